@@ -1,0 +1,96 @@
+// Command sparkdx explains why an Apache Spark application is slow or dies,
+// from the data Spark already writes and from the nodes it runs on.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags and returns an error;
+// only main turns errors into exit codes.
+type command struct {
+	name  string
+	usage string
+	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// exitError carries an exit code chosen by a subcommand (1: a finding at or
+// above --fail-on; 2: bad usage or unreadable input).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks bad usage or unreadable input (exit 2).
+func usageErr(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+// inputErr wraps an error reading input so that it exits 2.
+func inputErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: 2, err: err}
+}
+
+func commands() []command {
+	return []command{
+		{"version", "version", runVersion},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr, cmds)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range cmds {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		if err == nil {
+			return 0
+		}
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil && ee.err.Error() != "" {
+				fmt.Fprintf(stderr, "sparkdx %s: %v\n", c.name, ee.err)
+			}
+			return ee.code
+		}
+		fmt.Fprintf(stderr, "sparkdx %s: %v\n", c.name, err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "sparkdx: unknown command %q\n", args[0])
+	printUsage(stderr, cmds)
+	return 2
+}
+
+func printUsage(w io.Writer, cmds []command) {
+	fmt.Fprintln(w, "usage:")
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  sparkdx %s\n", c.usage)
+	}
+}

@@ -1,0 +1,77 @@
+// Package sparktest locates the shared real-Spark test data and the real
+// programs (JVMs, Prometheus, Chromium, ...) that tests run against. A test
+// that needs something missing fails when CI=true and skips elsewhere.
+package sparktest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Dir returns the shared test data directory: $SPARKDX_TESTDATA, or
+// ../shared/testdata next to the module root.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("SPARKDX_TESTDATA")
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			Missing(t, "module root: "+err.Error())
+		}
+		dir = filepath.Join(root, "..", "shared", "testdata")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "spark")); err != nil {
+		Missing(t, "shared Spark test data (set SPARKDX_TESTDATA): "+err.Error())
+	}
+	return dir
+}
+
+// Spark returns the directory holding the real Spark event logs.
+func Spark(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(Dir(t), "spark")
+}
+
+// Path joins elements under the Spark test data directory.
+func Path(t testing.TB, elem ...string) string {
+	t.Helper()
+	return filepath.Join(append([]string{Spark(t)}, elem...)...)
+}
+
+// Program returns the path of an installed program, or fails (CI) / skips.
+func Program(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, "program "+name)
+	}
+	return p
+}
+
+// Missing fails the test in CI and skips it elsewhere, saying what is missing.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("missing in CI: %s", what)
+	}
+	t.Skipf("skipping: missing %s", what)
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", os.ErrNotExist
+		}
+		dir = parent
+	}
+}
