@@ -96,13 +96,13 @@ func (d *Decoder) exclusion(v *fastjson.Value, node, forStage, excluded bool) Ev
 }
 
 func miscProcess(v *fastjson.Value) Event {
-	info := v.Get("Info")
-	e := EventMiscProcess{Time: v.GetInt64("Time")}
-	e.Process = model.MiscProcess{ID: str(v, "Process Id"), IsActive: true, AddTime: e.Time, RemoveTime: model.NoTime}
+	info := v.Get("info")
+	e := EventMiscProcess{Time: v.GetInt64("time")}
+	e.Process = model.MiscProcess{ID: str(v, "processId"), IsActive: true, AddTime: e.Time, RemoveTime: model.NoTime}
 	if info != nil {
-		e.Process.HostPort = str(info, "Host Port")
-		e.Process.TotalCores = info.GetInt("Cores")
-		e.Process.Logs = pairs(info.Get("Log Urls"))
+		e.Process.HostPort = str(info, "hostPort")
+		e.Process.TotalCores = info.GetInt("cores")
+		e.Process.Logs = pairs(info.Get("logUrlInfo"))
 	}
 	return e
 }

@@ -78,8 +78,7 @@ func (st *state) apply(ev Event) {
 	case EventAppStart:
 		st.appStart(e)
 	case EventAppEnd:
-		st.a.EndTime, st.a.Completed, st.a.ExitCode = e.Time, true, e.ExitCode
-		st.a.LastUpdated = e.Time
+		st.appEnd(e)
 	case EventEnvironment:
 		st.a.Env = e.Env
 		for _, p := range e.Env.SparkProperties {
@@ -125,6 +124,21 @@ func (st *state) appStart(e EventAppStart) {
 		if d := st.liveExecs["driver"]; d != nil {
 			d.Logs = e.DriverLogs
 			d.Attributes = e.DriverAttributes
+		}
+	}
+}
+
+// appEnd closes the attempt. The History Server reports the driver's total
+// duration as the application's and its GC time from the driver's own
+// TotalGCTime peak, not from the tasks it ran.
+func (st *state) appEnd(e EventAppEnd) {
+	a := st.a
+	a.EndTime, a.Completed, a.ExitCode, a.LastUpdated = e.Time, true, e.ExitCode, e.Time
+	if d := st.liveExecs["driver"]; d != nil && a.StartTime != model.NoTime {
+		d.TotalDuration = e.Time - a.StartTime
+		d.TotalGCTime = 0
+		if d.Peak.Set {
+			d.TotalGCTime = d.Peak.Values[model.MetricTotalGCTime]
 		}
 	}
 }
@@ -212,7 +226,7 @@ func (st *state) exclusion(ev EventExclusion) {
 	}
 	if ev.Node {
 		for _, e := range st.a.Executors {
-			if st.liveExecs[e.ID] != nil && e.Hostname() == ev.Host {
+			if st.liveExecs[e.ID] != nil && e.ID != "driver" && e.Hostname() == ev.Host {
 				e.IsExcluded = ev.Excluded
 			}
 		}

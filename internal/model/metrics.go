@@ -126,6 +126,7 @@ const (
 	MetricJVMOffHeapMemory           = 1
 	MetricProcessTreeJVMRSSMemory    = 11
 	MetricProcessTreePythonRSSMemory = 13
+	MetricTotalGCTime                = 20
 )
 
 // ExecutorMetricIndex returns the index of a metric name, or -1.
