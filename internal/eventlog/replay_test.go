@@ -161,6 +161,9 @@ func TestReplayBadLines(t *testing.T) {
 		if a.AppID != "app-1" || st.BadLines != 2 || st.Unknown["SparkListenerSomethingNew"] != 1 || st.Events != 2 {
 			t.Errorf("got app %q bad %d unknown %v events %d, want app-1 2 1 2", a.AppID, st.BadLines, st.Unknown, st.Events)
 		}
+		if st.Lines != 4 {
+			t.Errorf("got %d lines, want 4", st.Lines)
+		}
 		if len(st.FirstBad) == 0 || st.FirstBad[0].Line != 2 {
 			t.Errorf("got first bad %v, want line 2", st.FirstBad)
 		}
