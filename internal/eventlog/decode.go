@@ -7,6 +7,7 @@ package eventlog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/valyala/fastjson"
@@ -273,7 +274,12 @@ func jobProps(v *fastjson.Value) JobProps {
 		}
 	}
 	if t := str(v, "spark.job.tags"); t != "" {
-		p.JobTags = strings.Split(t, ",")
+		for _, tag := range strings.Split(t, ",") {
+			if tag != "" && !slices.Contains(p.JobTags, tag) {
+				p.JobTags = append(p.JobTags, tag)
+			}
+		}
+		slices.Sort(p.JobTags)
 	}
 	return p
 }

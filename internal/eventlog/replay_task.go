@@ -56,12 +56,16 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 			delta = &e.Metrics
 		}
 	}
-	completed, failed, killed := 0, 0, 0
+	// A Resubmitted end has no matching start (SPARK-41187): it does not
+	// make a task inactive.
+	completed, failed, killed, active := 0, 0, 0, 1
 	switch e.Reason.Reason {
 	case "Success":
 		completed = 1
 	case "TaskKilled", "TaskCommitDenied":
 		killed = 1
+	case "Resubmitted":
+		failed, active = 1, 0
 	default:
 		failed = 1
 	}
@@ -75,7 +79,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 		if delta != nil {
 			s.Metrics.Add(delta, 1)
 		}
-		s.ActiveTasks--
+		s.ActiveTasks -= active
 		s.CompletedTasks += completed
 		if completed > 0 {
 			if s.CompletedIndices == nil {
@@ -91,14 +95,14 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 			}
 			s.KilledSummary[e.Reason.KillReason]++
 		}
-		ls.activePerExecutor[e.Info.ExecutorID]--
+		ls.activePerExecutor[e.Info.ExecutorID] -= active
 		s.Peak.UpdatePeaks(&e.ExecMetrics)
 		es := s.ExecutorSummary(e.Info.ExecutorID)
 		es.Peak.UpdatePeaks(&e.ExecMetrics)
 		remove := s.ActiveTasks == 0 && (s.Status == model.StageComplete || s.Status == model.StageFailed)
 		idx := int64(e.StageID)<<32 | int64(e.Info.Index)
 		for _, j := range ls.jobs {
-			j.ActiveTasks--
+			j.ActiveTasks -= active
 			j.CompletedTasks += completed
 			if completed > 0 {
 				j.CompletedIndices[idx] = struct{}{}
@@ -121,7 +125,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 		}
 	}
 	if ex := st.liveExecs[e.Info.ExecutorID]; ex != nil {
-		ex.ActiveTasks--
+		ex.ActiveTasks -= active
 		ex.CompletedTasks += completed
 		ex.FailedTasks += failed
 		ex.TotalDuration += duration

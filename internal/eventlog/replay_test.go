@@ -139,6 +139,39 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got rdd %v, want none after unpersist", a.RDD(4))
 				}
 			}},
+		{"rdd block updates", `{"Event":"SparkListenerBlockManagerAdded","Block Manager ID":{"Executor ID":"1","Host":"h","Port":7},"Maximum Memory":1000,"Timestamp":1,"Maximum Onheap Memory":1000,"Maximum Offheap Memory":0}
+{"Event":"SparkListenerExecutorAdded","Timestamp":1,"Executor ID":"1","Executor Info":{"Host":"h","Total Cores":1}}
+{"Event":"SparkListenerStageSubmitted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":2,"RDD Info":[{"RDD ID":4,"Name":"r","Storage Level":{"Use Disk":false,"Use Memory":true,"Deserialized":true,"Replication":1},"Number of Partitions":2}]}}
+{"Event":"SparkListenerBlockUpdated","Block Updated Info":{"Block Manager ID":{"Executor ID":"1","Host":"h","Port":7},"Block ID":"rdd_4_0","Storage Level":{"Use Disk":false,"Use Memory":true,"Deserialized":true,"Replication":1},"Memory Size":100,"Disk Size":0}}
+{"Event":"SparkListenerBlockUpdated","Block Updated Info":{"Block Manager ID":{"Executor ID":"1","Host":"h","Port":7},"Block ID":"rdd_4_1","Storage Level":{"Use Disk":false,"Use Memory":true,"Deserialized":true,"Replication":1},"Memory Size":50,"Disk Size":0}}
+{"Event":"SparkListenerBlockUpdated","Block Updated Info":{"Block Manager ID":{"Executor ID":"1","Host":"h","Port":7},"Block ID":"rdd_4_1","Storage Level":{"Use Disk":false,"Use Memory":false,"Deserialized":false,"Replication":1},"Memory Size":50,"Disk Size":0}}`,
+			func(t *testing.T, a *model.Attempt) {
+				r := a.RDD(4)
+				e := a.Executor("1")
+				if r == nil || len(r.Partitions) != 1 || r.MemoryUsed != 100 || len(r.Distributions) != 1 || r.Distributions[0].MemoryUsed != 100 {
+					t.Fatalf("got rdd %+v, want one cached partition of 100 bytes on one executor", r)
+				}
+				if p := r.Partitions[0]; p.StorageLevel != "Memory Deserialized 1x Replicated" || p.BlockName != "rdd_4_0" {
+					t.Errorf("got partition %+v", p)
+				}
+				if e.RDDBlocks != 1 || e.MemoryUsed != 100 || e.UsedOnHeap != 100 {
+					t.Errorf("got executor blocks %d memory %d onHeap %d, want 1 100 100", e.RDDBlocks, e.MemoryUsed, e.UsedOnHeap)
+				}
+			}},
+		{"resubmitted does not make a task inactive", `{"Event":"SparkListenerExecutorAdded","Timestamp":10,"Executor ID":"1","Executor Info":{"Host":"h1","Total Cores":2}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ShuffleMapTask","Task End Reason":{"Reason":"Resubmitted"},"Task Info":{"Task ID":5,"Index":0,"Attempt":0,"Launch Time":1,"Executor ID":"1","Host":"h1","Locality":"ANY","Finish Time":9}}`,
+			func(t *testing.T, a *model.Attempt) {
+				if e := a.Executor("1"); e.ActiveTasks != 0 || e.FailedTasks != 1 {
+					t.Errorf("got active %d failed %d, want 0 1", e.ActiveTasks, e.FailedTasks)
+				}
+			}},
+		{"job tags sorted and unique", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":100,"Stage Infos":[],"Stage IDs":[],"Properties":{"spark.job.tags":"b,a,,b","spark.jobGroup.id":"g"}}`,
+			func(t *testing.T, a *model.Attempt) {
+				j := a.Job(1)
+				if j == nil || strings.Join(j.JobTags, ",") != "a,b" || j.JobGroup != "g" {
+					t.Errorf("got job %+v, want tags a,b and group g", j)
+				}
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -74,29 +74,36 @@ func (api *API) get(path string, q url.Values) (any, error) {
 		return nil, notFound("unknown resource: %s", path)
 	}
 	app := api.app(seg[1])
-	if app == nil {
-		return nil, notFound("unknown app: %s", seg[1])
-	}
 	if len(seg) == 2 {
+		if app == nil {
+			return nil, notFound("unknown app: %s", seg[1])
+		}
 		return appInfo(app), nil
 	}
+	// Below an application the History Server loads one attempt's UI: the
+	// attempt named in the path, or else the attempt without an id.
 	rest := seg[2:]
-	var at *model.Attempt
+	attemptID := ""
 	if !isResource(rest[0]) {
+		attemptID, rest = rest[0], rest[1:]
+	}
+	var at *model.Attempt
+	if app != nil {
 		for _, a := range app.Attempts {
-			if a.AttemptID == rest[0] {
+			if a.AttemptID == attemptID {
 				at = a
 			}
 		}
-		if at == nil {
-			return nil, notFound("unknown app: %s/%s", seg[1], rest[0])
+	}
+	if at == nil {
+		key := seg[1]
+		if attemptID != "" {
+			key += "/" + attemptID
 		}
-		rest = rest[1:]
-		if len(rest) == 0 {
-			return nil, notFound("unknown resource: %s", path)
-		}
-	} else {
-		at = app.Attempts[0]
+		return nil, notFound("no such app: %s", key)
+	}
+	if len(rest) == 0 {
+		return nil, notFound("unknown resource: %s", path)
 	}
 	return api.attemptResource(at, rest, q, path)
 }
@@ -158,7 +165,7 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 						return rddInfo(a, r, true), nil
 					}
 				}
-				return nil, notFound("unknown rdd: %s", rest[2])
+				return nil, notFound("no rdd found w/ id %s", rest[2])
 			}
 		}
 	case "environment":
