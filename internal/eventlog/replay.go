@@ -126,19 +126,9 @@ func (st *state) appStart(e EventAppStart) {
 	}
 }
 
-// appEnd closes the attempt. The History Server reports the driver's total
-// duration as the application's and its GC time from the driver's own
-// TotalGCTime peak, not from the tasks it ran.
 func (st *state) appEnd(e EventAppEnd) {
 	a := st.a
 	a.EndTime, a.Completed, a.ExitCode, a.LastUpdated = e.Time, true, e.ExitCode, e.Time
-	if d := st.liveExecs["driver"]; d != nil && a.StartTime != model.NoTime {
-		d.TotalDuration = e.Time - a.StartTime
-		d.TotalGCTime = 0
-		if d.Peak.Set {
-			d.TotalGCTime = d.Peak.Values[model.MetricTotalGCTime]
-		}
-	}
 }
 
 func (st *state) executor(id string, t int64) *model.Executor {

@@ -145,11 +145,11 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 		}
 	case "executors":
 		if len(rest) == 1 {
-			return executorList(a, true), nil
+			return executorList(a, true, api.nowMs()), nil
 		}
 	case "allexecutors":
 		if len(rest) == 1 {
-			return executorList(a, false), nil
+			return executorList(a, false, api.nowMs()), nil
 		}
 	case "stages":
 		return api.stages(a, rest[1:], q, path)

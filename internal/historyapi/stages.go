@@ -114,7 +114,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 			if err != nil {
 				return nil, err
 			}
-			if d := taskSummary(s, quantiles); d != nil {
+			if d := taskSummary(a, s, quantiles); d != nil {
 				return d, nil
 			}
 			return nil, notFound("No tasks reported metrics for %d / %d", id, attempt)
@@ -231,7 +231,7 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 		o.Set("peakExecutorMetrics", peakObj(&s.Peak))
 	}
 	if opts.withSummaries {
-		if d := taskSummary(s, opts.quantiles); d != nil {
+		if d := taskSummary(a, s, opts.quantiles); d != nil {
 			o.Set("taskMetricsDistributions", d)
 		}
 		if d := executorDistributions(s, opts.quantiles); d != nil {
