@@ -20,6 +20,7 @@ import (
 // Decoder must not be used by two goroutines at once.
 type Decoder struct {
 	p    fastjson.Parser
+	sub  fastjson.Parser // for parts of fast-path lines
 	strs map[string]string
 }
 
@@ -32,6 +33,14 @@ var errNoEvent = errors.New(`missing "Event"`)
 // DecodeLine decodes one JSON line. A line that is valid JSON but an event
 // replay does not know yields EventUnknown.
 func (d *Decoder) DecodeLine(line []byte) (Event, error) {
+	if ev := d.fastDecode(line); ev != nil {
+		return ev, nil
+	}
+	return d.decodeSlow(line)
+}
+
+// decodeSlow decodes any line through a fastjson tree.
+func (d *Decoder) decodeSlow(line []byte) (Event, error) {
 	v, err := d.p.ParseBytes(line)
 	if err != nil {
 		return nil, err
@@ -229,27 +238,46 @@ func ints(v *fastjson.Value) []int {
 	return out
 }
 
-func (d *Decoder) accumulables(v *fastjson.Value) []model.Accumulable {
+// accumulables reads an "Accumulables" array. Internal accumulators (task
+// metrics, which "Task Metrics" carries anyway) are dropped, and so are SQL
+// metrics unless keepSQL: the History Server shows neither on stages or
+// tasks, and per-task copies would dominate memory on large logs.
+func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool) []model.Accumulable {
 	a := v.GetArray()
 	if len(a) == 0 {
 		return nil
 	}
-	out := make([]model.Accumulable, 0, len(a))
+	var out []model.Accumulable
 	for _, x := range a {
-		acc := model.Accumulable{ID: x.GetInt64("ID"), Name: d.str(x, "Name"), Internal: x.GetBool("Internal"),
-			SQL: string(x.GetStringBytes("Metadata")) == "sql"}
-		if acc.Internal || acc.SQL || strings.HasPrefix(acc.Name, "internal.metrics.") {
-			// Neither the stage nor the task pages show these; skip the copy.
-			acc.Internal = true
-			out = append(out, acc)
+		o, err := x.Object()
+		if err != nil {
 			continue
 		}
-		if u := x.Get("Update"); u != nil {
-			acc.Update, acc.HasUpdate = anyString(u), true
+		var acc model.Accumulable
+		var update, value *fastjson.Value
+		o.Visit(func(k []byte, f *fastjson.Value) {
+			switch string(k) {
+			case "ID":
+				acc.ID = f.GetInt64()
+			case "Name":
+				acc.Name = d.intern(f.GetStringBytes())
+			case "Internal":
+				acc.Internal = f.GetBool()
+			case "Metadata":
+				acc.SQL = string(f.GetStringBytes()) == "sql"
+			case "Update":
+				update = f
+			case "Value":
+				value = f
+			}
+		})
+		if acc.Internal || (acc.SQL && !keepSQL) {
+			continue
 		}
-		if val := x.Get("Value"); val != nil {
-			acc.Value = anyString(val)
+		if update != nil {
+			acc.Update, acc.HasUpdate = anyString(update), true
 		}
+		acc.Value = anyString(value)
 		out = append(out, acc)
 	}
 	return out

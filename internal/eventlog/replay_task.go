@@ -3,10 +3,19 @@ package eventlog
 import "github.com/sparkdx/sparkdx/internal/model"
 
 func newTask(info *TaskInfo) *model.Task {
-	return &model.Task{TaskID: info.TaskID, Index: info.Index, Attempt: info.Attempt, PartitionID: info.PartitionID,
-		LaunchTime: info.LaunchTime, GettingResultTime: info.GettingResultTime, FinishTime: info.FinishTime,
-		ExecutorID: info.ExecutorID, Host: info.Host, Locality: info.Locality, Speculative: info.Speculative,
-		Failed: info.Failed, Killed: info.Killed, Accumulables: info.Accumulables}
+	t := &model.Task{}
+	setTaskInfo(t, info)
+	return t
+}
+
+// setTaskInfo copies "Task Info" into a task, as Spark replaces a live
+// task's TaskInfo on each event.
+func setTaskInfo(t *model.Task, info *TaskInfo) {
+	t.TaskID, t.Index, t.Attempt, t.PartitionID = info.TaskID, info.Index, info.Attempt, info.PartitionID
+	t.LaunchTime, t.GettingResultTime, t.FinishTime = info.LaunchTime, info.GettingResultTime, info.FinishTime
+	t.ExecutorID, t.Host, t.Locality = info.ExecutorID, info.Host, info.Locality
+	t.Speculative, t.Failed, t.Killed = info.Speculative, info.Failed, info.Killed
+	t.Accumulables = info.Accumulables
 }
 
 func (st *state) taskStart(e EventTaskStart) {
@@ -42,11 +51,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {
 		delete(st.liveTasks, e.Info.TaskID)
-		acc := t.Accumulables
-		*t = *newTask(&e.Info)
-		if e.Info.Accumulables == nil {
-			t.Accumulables = acc
-		}
+		setTaskInfo(t, &e.Info)
 		if e.Reason.Reason != "Success" {
 			t.ErrorMessage, t.HasErrorMessage = e.Reason.ErrorMessage, true
 		}
