@@ -158,12 +158,12 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 			}
 		}
 		return e
-	case "QueryStartedEvent":
-		return EventQueryStarted{ID: str(v, "id"), RunID: str(v, "runId"), Name: str(v, "name"), Time: isoTime(str(v, "timestamp"))}
+	case "QueryStartedEvent", "QueryStarted":
+		return queryStarted(v)
 	case "QueryProgressEvent", "QueryProgress":
 		return queryProgress(v)
 	case "QueryTerminatedEvent", "QueryTerminated":
-		return EventQueryTerminated{ID: str(v, "id"), RunID: str(v, "runId"), Exception: str(v, "exception")}
+		return queryTerminated(v)
 	}
 	return nil
 }

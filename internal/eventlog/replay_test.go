@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -371,6 +372,62 @@ func TestCompressedLogsMatchPlain(t *testing.T) {
 			got := apps[0].Attempts[0]
 			if len(got.Stages) != len(want.Stages) || got.Stage(1, 0).Metrics != want.Stage(1, 0).Metrics || got.EndTime != want.EndTime {
 				t.Errorf("replay of .%s differs from the plain log", ext)
+			}
+		})
+	}
+}
+
+// TestStreamingQuery checks the StreamingQueryHistorySuite oracle.
+func TestStreamingQuery(t *testing.T) {
+	apps, err := LoadApps(context.Background(), sparktest.Path(t, "extra", "sql-core-spark-events", "local-1596020211915"), ReplayOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := apps[0].Attempts[0]
+	if a.AppName != "StructuredKafkaWordCount" || len(a.Streaming) != 1 {
+		t.Fatalf("got app %q with %d queries, want StructuredKafkaWordCount with 1", a.AppName, len(a.Streaming))
+	}
+	q := a.Streaming[0]
+	if q.ID != "8d268dc2-bc9c-4be8-97a9-b135d2943028" || q.RunID != "e225d92f-2545-48f8-87a2-9c0309580f8a" || len(q.Progress) != 8 {
+		t.Errorf("got query %s run %s with %d progress events, want 8d268dc2…, e225d92f… and 8", q.ID, q.RunID, len(q.Progress))
+	}
+	var in, proc float64
+	for _, p := range q.Progress {
+		in += p.InputRowsPerSecond
+		proc += p.ProcessedRowsPerSecond
+	}
+	n := float64(len(q.Progress))
+	if got := fmt.Sprintf("%.2f %.2f", in/n, proc/n); got != "81.39 157.05" {
+		t.Errorf("got avg input/process rates %s, want 81.39 157.05", got)
+	}
+	if len(a.SQL) != 24 {
+		t.Errorf("got %d SQL executions, want 24", len(a.SQL))
+	}
+}
+
+// TestOldStreamingEvents: the StreamingQueryListener JSON of Spark 2.0.x
+// must replay without errors.
+func TestOldStreamingEvents(t *testing.T) {
+	for _, v := range []string{"2.0.0", "2.0.1", "2.0.2"} {
+		t.Run(v, func(t *testing.T) {
+			apps, err := LoadApps(context.Background(),
+				sparktest.Path(t, "extra", "structured-streaming", "query-event-logs-version-"+v+".txt"), ReplayOptions{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(apps) != 0 { // no ApplicationStart: not an application
+				t.Errorf("got %d apps, want 0", len(apps))
+			}
+			data, err := os.ReadFile(sparktest.Path(t, "extra", "structured-streaming", "query-event-logs-version-"+v+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, st, err := Replay(context.Background(), bytes.NewReader(data), ReplayOptions{Strict: true})
+			if err != nil || st.BadLines != 0 || len(st.Unknown) != 0 {
+				t.Fatalf("got err %v, bad %d, unknown %v", err, st.BadLines, st.Unknown)
+			}
+			if len(a.Streaming) == 0 || a.Streaming[0].Name == "" {
+				t.Errorf("got queries %+v, want named queries", a.Streaming)
 			}
 		})
 	}
