@@ -60,6 +60,10 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 			t.HasMetrics, t.Metrics = true, e.Metrics
 			delta = &e.Metrics
 		}
+		if !e.ExecMetrics.IsZero() {
+			m := e.ExecMetrics
+			t.ExecMetrics = &m
+		}
 	}
 	// A Resubmitted end has no matching start (SPARK-41187): it does not
 	// make a task inactive.

@@ -95,6 +95,17 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got %+v, want h:7 max 100 on 80 off 20", e)
 				}
 			}},
+		{"task executor metrics", `{"Event":"SparkListenerStageSubmitted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1,"Submission Time":5}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":6,"Executor ID":"1","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"Success"},"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":6,"Executor ID":"1","Host":"h","Locality":"ANY","Finish Time":9},"Task Executor Metrics":{"JVMHeapMemory":77,"ProcessTreePythonRSSMemory":5},"Task Metrics":{"Executor Run Time":3}}`,
+			func(t *testing.T, a *model.Attempt) {
+				s := a.Stage(0, 0)
+				tk := s.Tasks[0]
+				if tk.ExecMetrics == nil || tk.ExecMetrics.Values[model.MetricJVMHeapMemory] != 77 ||
+					s.Peak.Values[model.MetricProcessTreePythonRSSMemory] != 5 || s.ExecSummary[0].Peak.Values[model.MetricJVMHeapMemory] != 77 {
+					t.Errorf("got task metrics %v, stage peaks %v", tk.ExecMetrics, s.Peak)
+				}
+			}},
 		{"stage executor metrics peaks",
 			`{"Event":"SparkListenerExecutorAdded","Timestamp":10,"Executor ID":"1","Executor Info":{"Host":"h1","Total Cores":2}}
 {"Event":"SparkListenerStageExecutorMetrics","Executor ID":"1","Stage ID":0,"Stage Attempt ID":0,"Executor Metrics":{"JVMHeapMemory":500,"ProcessTreePythonRSSMemory":7}}

@@ -189,6 +189,16 @@ type ExecutorMetrics struct {
 	Set    bool
 }
 
+// IsZero tells whether every value is zero.
+func (m *ExecutorMetrics) IsZero() bool {
+	for _, v := range m.Values {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // UpdatePeaks raises each value to o's where o's is larger; an update marks
 // the metrics set even when every value is zero, as Spark does.
 func (m *ExecutorMetrics) UpdatePeaks(o *ExecutorMetrics) {
