@@ -27,8 +27,11 @@ type Decoder struct {
 // NewDecoder returns a Decoder.
 func NewDecoder() *Decoder { return &Decoder{strs: make(map[string]string, 64)} }
 
-// errNoEvent marks a JSON line without an "Event" field.
-var errNoEvent = errors.New(`missing "Event"`)
+// Lines that are JSON but not events.
+var (
+	errNoEvent   = errors.New(`missing "Event"`)
+	errNotObject = errors.New("not a JSON object")
+)
 
 // DecodeLine decodes one JSON line. A line that is valid JSON but an event
 // replay does not know yields EventUnknown.
@@ -46,7 +49,7 @@ func (d *Decoder) decodeSlow(line []byte) (Event, error) {
 		return nil, err
 	}
 	if v.Type() != fastjson.TypeObject {
-		return nil, errors.New("not a JSON object")
+		return nil, errNotObject
 	}
 	nb := v.GetStringBytes("Event")
 	if nb == nil {

@@ -443,3 +443,51 @@ func TestOldStreamingEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestInProgressLogs: cut logs of a running application replay without
+// error even in strict mode, and say they were cut.
+func TestInProgressLogs(t *testing.T) {
+	for _, name := range []string{"local-1642039451826.inprogress", "local-1642039451826.zstd.inprogress",
+		"local-1642039451826.lz4.inprogress", "local-1642039451826-cut.zstd.inprogress"} {
+		t.Run(name, func(t *testing.T) {
+			logs, err := Open(context.Background(), sparktest.Path(t, "compressed", name), OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !logs[0].InProgress {
+				t.Errorf("got InProgress false for %s, want true", name)
+			}
+			a, st, err := ReplayLog(context.Background(), logs[0], ReplayOptions{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.Truncated || a.Completed || a.AppID != "local-1642039451826" || st.Events == 0 {
+				t.Errorf("got truncated %v completed %v app %q events %d, want true false local-1642039451826 >0",
+					st.Truncated, a.Completed, a.AppID, st.Events)
+			}
+		})
+	}
+}
+
+// TestRollingCompressed: a rolling log in three compressed parts replays
+// like the plain log.
+func TestRollingCompressed(t *testing.T) {
+	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "app-20200706201101-0003"), ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := plain[0].Attempts[0]
+	for _, dir := range []string{"rolling-zstd", "rolling-lz4"} {
+		t.Run(dir, func(t *testing.T) {
+			apps, err := LoadApps(context.Background(), sparktest.Path(t, "compressed", dir, "eventlog_v2_app-20200706201101-0003"), ReplayOptions{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := apps[0].Attempts[0]
+			if len(got.Stages) != len(want.Stages) || got.Stage(2, 0).Metrics != want.Stage(2, 0).Metrics ||
+				len(got.Executors) != len(want.Executors) || !got.Completed {
+				t.Errorf("rolling %s replay differs from the plain log", dir)
+			}
+		})
+	}
+}
