@@ -213,6 +213,16 @@ func TestS3MinIO(t *testing.T) {
 			}
 		})
 	}
+	t.Run("bucket root", func(t *testing.T) {
+		var skipped []string
+		o := opts
+		o.Skipped = func(p string, _ error) { skipped = append(skipped, p) }
+		logs, err := Open(ctx, "s3://logs", o)
+		want := "s3://logs/compressed s3://logs/fixtures s3://logs/spark-events"
+		if err != nil || len(logs) != 0 || strings.Join(skipped, " ") != want {
+			t.Errorf("got %d logs, skipped %v, error %v; want none, skipped %s", len(logs), skipped, err, want)
+		}
+	})
 	t.Run("missing", func(t *testing.T) {
 		if _, err := Open(ctx, "s3://logs/nope", opts); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("got error %v, want fs.ErrNotExist", err)
