@@ -67,6 +67,8 @@ func TestSplitS3(t *testing.T) {
 		{"s3://b/", "b", ""},
 		{"s3://b/dir/", "b", "dir"},
 		{"s3://b/dir/app-1.lz4", "b", "dir/app-1.lz4"},
+		{"s3a://b/spark-logs", "b", "spark-logs"},
+		{"s3n://b/", "b", ""},
 	}
 	for _, tt := range tests {
 		b, k, err := splitS3(tt.in)
@@ -74,7 +76,7 @@ func TestSplitS3(t *testing.T) {
 			t.Errorf("splitS3(%q) = %q, %q, %v; want %q, %q", tt.in, b, k, err, tt.bucket, tt.key)
 		}
 	}
-	for _, bad := range []string{"s3://", "s3:///key", "/local"} {
+	for _, bad := range []string{"s3://", "s3:///key", "/local", "gs://b/k"} {
 		if _, _, err := splitS3(bad); err == nil {
 			t.Errorf("splitS3(%q): got no error", bad)
 		}
@@ -176,6 +178,8 @@ func TestS3MinIO(t *testing.T) {
 		upload(t, client, "logs", prefix, dir)
 	}
 	tests := []struct{ s3, local string }{
+		// Spark configurations name buckets with Hadoop's s3a:// scheme.
+		{"s3a://logs/spark-events/local-1430917381534", filepath.Join(trees["spark-events"], "local-1430917381534")},
 		{"spark-events", trees["spark-events"]},
 		{"compressed", trees["compressed"]},
 		{"compressed/rolling-zstd/eventlog_v2_app-20200706201101-0003", filepath.Join(trees["compressed"], "rolling-zstd", "eventlog_v2_app-20200706201101-0003")},
@@ -192,7 +196,11 @@ func TestS3MinIO(t *testing.T) {
 			var skipS3, skipLocal []string
 			s3Opts := opts
 			s3Opts.Skipped = func(p string, _ error) { skipS3 = append(skipS3, filepath.Base(p)) }
-			remote, err := Open(ctx, "s3://logs/"+tt.s3, s3Opts)
+			url := tt.s3
+			if !IsS3(url) {
+				url = "s3://logs/" + url
+			}
+			remote, err := Open(ctx, url, s3Opts)
 			if err != nil {
 				t.Fatal(err)
 			}
