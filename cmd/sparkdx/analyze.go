@@ -44,7 +44,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if a.AppID == "" {
 				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
 			}
-			reports = append(reports, report.Build(a, report.Log{Path: l.Path, Codec: logCodec(l),
+			reports = append(reports, report.Build(a, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}

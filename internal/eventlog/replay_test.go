@@ -469,9 +469,9 @@ func TestInProgressLogs(t *testing.T) {
 	}
 }
 
-// TestRollingCompressed: a rolling log in three compressed parts replays
+// TestReplayRollingCompressed: a rolling log in three compressed parts replays
 // like the plain log.
-func TestRollingCompressed(t *testing.T) {
+func TestReplayRollingCompressed(t *testing.T) {
 	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "app-20200706201101-0003"), ReplayOptions{})
 	if err != nil {
 		t.Fatal(err)
