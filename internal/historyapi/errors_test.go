@@ -35,6 +35,7 @@ func TestErrorResponses(t *testing.T) {
 		{"applications/local-1426533911241/3/jobs", 404, "no such app: local-1426533911241/3"},
 		{"applications/local-1422981780767/jobs/99", 404, "unknown job: 99"},
 		{"applications/local-1422981780767/storage/rdd/7", 404, "no rdd found w/ id 7"},
+		{"applications?minDate=yesterday", 400, "Couldn't parse date: yesterday"},
 	}
 	passed, failed := 0, 0
 	for _, c := range cases {
