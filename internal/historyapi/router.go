@@ -86,6 +86,16 @@ func (api *API) get(path string, q url.Values) (any, error) {
 	attemptID := ""
 	if !isResource(rest[0]) {
 		attemptID, rest = rest[0], rest[1:]
+		if len(rest) == 0 { // applications/{app}/{attempt}: the attempt's info
+			if app != nil {
+				for _, a := range app.Attempts {
+					if a.AttemptID == attemptID {
+						return attemptInfo(a), nil
+					}
+				}
+			}
+			return nil, notFound("unknown app %s, attempt %s", seg[1], attemptID)
+		}
 	}
 	var at *model.Attempt
 	if app != nil {
