@@ -41,6 +41,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				}
 				return inputErr(err)
 			}
+			if stats.BadLines > 0 {
+				first := stats.FirstBad[0]
+				first.Name = l.Path
+				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
+					l.Path, stats.BadLines, first)
+			}
 			if a.AppID == "" {
 				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
 			}

@@ -126,5 +126,8 @@ func TestAnalyzeInputErrors(t *testing.T) {
 		if !strings.Contains(out, `"badLines": 1`) || !strings.Contains(out, `"completed": true`) {
 			t.Errorf("got %s, want badLines 1 and a completed app", out)
 		}
+		if !strings.Contains(errs, "skipped 1 malformed lines") || !strings.Contains(errs, "bad-line.log line 2") {
+			t.Errorf("got stderr %q, want a warning naming the file and line", errs)
+		}
 	})
 }

@@ -3,6 +3,7 @@ package historyapi
 import (
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -133,10 +134,11 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 		return nil, err
 	}
 	tasks := append([]*model.Task(nil), s.Tasks...)
-	switch sortBy := q.Get("sortBy"); sortBy {
-	case "", "ID":
-	case "INCREASING_RUNTIME", "runtime", "DECREASING_RUNTIME", "-runtime":
-		desc := sortBy == "DECREASING_RUNTIME" || sortBy == "-runtime"
+	// TaskSorting.fromString: the short names, else the enum name in any case.
+	switch sortBy := strings.ToLower(q.Get("sortBy")); sortBy {
+	case "", "id":
+	case "increasing_runtime", "runtime", "decreasing_runtime", "-runtime":
+		desc := sortBy == "decreasing_runtime" || sortBy == "-runtime"
 		sort.SliceStable(tasks, func(i, j int) bool {
 			ki, kj := runTimeKey(tasks[i]), runTimeKey(tasks[j])
 			if ki != kj {
