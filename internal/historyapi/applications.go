@@ -86,7 +86,7 @@ func (api *API) appList(q url.Values) (any, error) {
 		now = api.Now()
 	}
 	out := []any{}
-	for _, app := range api.apps {
+	for _, app := range api.appSet() {
 		if limit >= 0 && len(out) >= limit {
 			break
 		}

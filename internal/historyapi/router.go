@@ -10,12 +10,16 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// API answers REST requests over a fixed set of loaded applications.
+// API answers REST requests over a set of loaded applications. The
+// applications are read-only once given; SetApps swaps in a new set (for a
+// server that reloads logs) while requests are served.
 type API struct {
+	mu   sync.RWMutex
 	apps []*model.App
 	// Now is the current time in epoch ms, used for running apps and tasks.
 	Now func() int64
@@ -23,6 +27,20 @@ type API struct {
 
 // New returns an API over apps (as eventlog.GroupApps orders them).
 func New(apps []*model.App) *API { return &API{apps: apps} }
+
+// SetApps replaces the applications served.
+func (api *API) SetApps(apps []*model.App) {
+	api.mu.Lock()
+	api.apps = apps
+	api.mu.Unlock()
+}
+
+// appSet returns the current applications.
+func (api *API) appSet() []*model.App {
+	api.mu.RLock()
+	defer api.mu.RUnlock()
+	return api.apps
+}
 
 // Error is a REST error with its HTTP status.
 type Error struct {
@@ -128,7 +146,7 @@ func isResource(s string) bool {
 }
 
 func (api *API) app(id string) *model.App {
-	for _, a := range api.apps {
+	for _, a := range api.appSet() {
 		if a.ID == id {
 			return a
 		}

@@ -60,7 +60,7 @@ func taskStatuses(vals []string) (map[string]bool, error) {
 
 func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path string) (any, error) {
 	if len(rest) == 0 {
-		return stageList(a, q)
+		return api.stageList(a, q)
 	}
 	id, err := strconv.Atoi(rest[0])
 	if err != nil {
@@ -125,7 +125,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 	return nil, notFound("unknown resource: %s", path)
 }
 
-func stageList(a *model.Attempt, q url.Values) (any, error) {
+func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 	want := map[string]bool{}
 	for _, s := range q["status"] {
 		u := strings.ToUpper(s)
@@ -150,7 +150,7 @@ func stageList(a *model.Attempt, q url.Values) (any, error) {
 	out := []any{}
 	for _, s := range stages {
 		if len(want) == 0 || want[s.Status] {
-			out = append(out, (&API{}).stageData(a, s, opts))
+			out = append(out, api.stageData(a, s, opts))
 		}
 	}
 	return out, nil
