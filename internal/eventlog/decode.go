@@ -161,6 +161,13 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 			}
 		}
 		return e
+	case "SparkListenerSpeculativeTaskSubmitted", "SparkListenerUnschedulableTaskSetAdded",
+		"SparkListenerUnschedulableTaskSetRemoved", "SparkListenerExecutorDecommissioned",
+		"SparkListenerSQLAdaptiveSQLMetricUpdates", "SparkListenerEffectiveSQLConf",
+		"SparkListenerExecutorUnexcludedForStage", "QueryIdleEvent":
+		// Spark writes these but the History Server's state does not
+		// depend on them.
+		return EventIgnored{Name: name}
 	case "QueryStartedEvent", "QueryStarted":
 		return queryStarted(v)
 	case "QueryProgressEvent", "QueryProgress":

@@ -491,3 +491,15 @@ func TestReplayRollingCompressed(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownButIgnoredEventsAreNotUnknown(t *testing.T) {
+	log := appStart + `{"Event":"SparkListenerSpeculativeTaskSubmitted","Stage ID":0,"Stage Attempt ID":0}` + "\n" +
+		`{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveSQLMetricUpdates","executionId":1,"sqlPlanMetrics":[]}` + "\n"
+	_, st, err := replayString(t, log, ReplayOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Unknown) != 0 || st.Events != 3 {
+		t.Errorf("got unknown %v and %d events, want none unknown of 3", st.Unknown, st.Events)
+	}
+}
