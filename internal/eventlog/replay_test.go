@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -302,13 +302,20 @@ func TestRollingLog(t *testing.T) {
 	}
 }
 
-// bigLog decodes the large benchmark log with the zstd tool.
+// bigLog decodes the large benchmark log through the codec package.
 func bigLog(b testing.TB) []byte {
-	path := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
-	zstd := sparktest.Program(b, "zstd")
-	out, err := exec.Command(zstd, "-dc", path).Output()
+	logs, err := Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), OpenOptions{})
 	if err != nil {
-		b.Fatalf("zstd -dc %s: %v", filepath.Base(path), err)
+		b.Fatal(err)
+	}
+	r, err := logs[0].NewReader(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	out, err := io.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return out
 }
