@@ -212,6 +212,12 @@ func TestReplayBadLines(t *testing.T) {
 			t.Errorf("got first bad %v, want line 2", st.FirstBad)
 		}
 	})
+	t.Run("missing required field", func(t *testing.T) {
+		_, _, err := replayString(t, appStart+`{"Event":"SparkListenerTaskEnd","Stage ID":1}`+"\n", ReplayOptions{Strict: true, Name: "app-42.log"})
+		if err == nil || err.Error() != `eventlog: app-42.log line 2: SparkListenerTaskEnd: missing "Task Info"` {
+			t.Errorf("got %v, want the line, event and missing field named", err)
+		}
+	})
 	t.Run("strict", func(t *testing.T) {
 		_, _, err := replayString(t, log, ReplayOptions{Strict: true, Name: "x.log"})
 		var le *LineError
