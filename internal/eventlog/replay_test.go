@@ -60,7 +60,7 @@ func TestReplayPerEventKind(t *testing.T) {
 {"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":120,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL"}}
 {"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":121,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL"}}
 {"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"Success"},"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":120,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL","Finish Time":150},"Task Metrics":{"Executor Run Time":25,"JVM GC Time":3,"Input Metrics":{"Bytes Read":100,"Records Read":1}}}
-{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExceptionFailure","Class Name":"java.lang.RuntimeException","Description":"boom","Stack Trace":[]},"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":121,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL","Finish Time":160,"Failed":true}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExceptionFailure","Class Name":"java.lang.RuntimeException","Description":"boom","Stack Trace":[{"Declaring Class":"a.B","Method Name":"run","File Name":"B.java","Line Number":7},{"Declaring Class":"a.C","Method Name":"go","File Name":"C.java","Line Number":-2}]},"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":121,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL","Finish Time":160,"Failed":true}}
 {"Event":"SparkListenerStageCompleted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"count","Number of Tasks":2,"Submission Time":110,"Completion Time":170,"Failure Reason":"task failed"}}
 {"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":180,"Job Result":{"Result":"JobFailed"}}`,
 			func(t *testing.T, a *model.Attempt) {
@@ -77,7 +77,7 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got stage %s runTime %d input %d, want FAILED 25 100", s.Status, s.Metrics.ExecutorRunTime, s.Metrics.InputBytesRead)
 				}
 				if len(s.Tasks) != 2 || s.Tasks[1].Status() != model.TaskFailed ||
-					s.Tasks[1].ErrorMessage != "java.lang.RuntimeException: boom\n" {
+					s.Tasks[1].ErrorMessage != "java.lang.RuntimeException: boom\n        a.B.run(B.java:7)\n        a.C.go(Native Method)" {
 					t.Errorf("got tasks %d, second %q %q", len(s.Tasks), s.Tasks[1].Status(), s.Tasks[1].ErrorMessage)
 				}
 				e := a.Executor("1")
