@@ -204,7 +204,9 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		select {
 		case buf = <-free:
 		default:
-			buf = make([]byte, 0, size+size/4)
+			// Start small: most logs in a directory are small, and a full
+			// buffer grows by doubling and is then reused.
+			buf = make([]byte, 0, min(size+size/4, 64<<10))
 		}
 		buf = append(buf[:0], carry...)
 		eof := false
