@@ -176,6 +176,20 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got active %d failed %d, want 0 1", e.ActiveTasks, e.FailedTasks)
 				}
 			}},
+		{"pending stage shared by two jobs is skipped for both", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
+{"Event":"SparkListenerJobStart","Job ID":2,"Submission Time":2,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
+{"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":5,"Job Result":{"Result":"JobSucceeded"}}`,
+			func(t *testing.T, a *model.Attempt) {
+				for _, id := range []int{1, 2} {
+					j := a.Job(id)
+					if len(j.SkippedStages) != 1 || j.SkippedTasks != 4 {
+						t.Errorf("job %d: got %d skipped stages, %d skipped tasks, want 1 and 4", id, len(j.SkippedStages), j.SkippedTasks)
+					}
+				}
+				if s := a.Stage(3, 0); s.Status != model.StageSkipped {
+					t.Errorf("got stage status %s, want SKIPPED", s.Status)
+				}
+			}},
 		{"job tags sorted and unique", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":100,"Stage Infos":[],"Stage IDs":[],"Properties":{"spark.job.tags":"b,a,,b","spark.jobGroup.id":"g"}}`,
 			func(t *testing.T, a *model.Attempt) {
 				j := a.Job(1)
