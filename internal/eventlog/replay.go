@@ -31,6 +31,7 @@ type liveStage struct {
 	s                 *model.StageAttempt
 	jobs              []*model.Job
 	activePerExecutor map[string]int
+	shadowOf          *model.StageAttempt // the finished run s stands in for
 }
 
 func newState(a *model.Attempt) *state {

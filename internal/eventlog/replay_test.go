@@ -190,6 +190,28 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got stage status %s, want SKIPPED", s.Status)
 				}
 			}},
+		{"a completed stage attempt listed again by a later job", `{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":1,"Stage Infos":[{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1}],"Stage IDs":[0]}
+{"Event":"SparkListenerStageSubmitted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1,"Submission Time":2}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ShuffleMapTask","Task End Reason":{"Reason":"Success"},"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY","Finish Time":4},"Task Metrics":{"Executor Run Time":1}}
+{"Event":"SparkListenerStageCompleted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1,"Submission Time":2,"Completion Time":5}}
+{"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":6,"Job Result":{"Result":"JobSucceeded"}}
+{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":7,"Stage Infos":[{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1,"Submission Time":2,"Completion Time":5}],"Stage IDs":[0]}
+{"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":8,"Job Result":{"Result":"JobSucceeded"}}`,
+			func(t *testing.T, a *model.Attempt) {
+				s := a.Stage(0, 0)
+				if s.Status != model.StageComplete || s.CompletedTasks != 1 || s.Metrics.ExecutorRunTime != 1 {
+					t.Errorf("model: got status %s, %d completed, run time %d; want the finished run kept",
+						s.Status, s.CompletedTasks, s.Metrics.ExecutorRunTime)
+				}
+				v := s.HistoryView
+				if v == nil || v.Status != model.StageSkipped || v.CompletedTasks != 0 || v.Metrics.ExecutorRunTime != 0 || len(v.Tasks) != 1 {
+					t.Errorf("history view: got %+v, want SKIPPED, 0 completed, run time 0, the stored task", v)
+				}
+				if j := a.Job(1); j.NumTasks != 0 || j.SkippedTasks != 1 {
+					t.Errorf("job 1: got %d tasks, %d skipped, want 0 and 1", j.NumTasks, j.SkippedTasks)
+				}
+			}},
 		{"job tags sorted and unique", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":100,"Stage Infos":[],"Stage IDs":[],"Properties":{"spark.job.tags":"b,a,,b","spark.jobGroup.id":"g"}}`,
 			func(t *testing.T, a *model.Attempt) {
 				j := a.Job(1)

@@ -149,14 +149,23 @@ func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 	})
 	out := []any{}
 	for _, s := range stages {
-		if len(want) == 0 || want[s.Status] {
+		if len(want) == 0 || want[shown(s).Status] {
 			out = append(out, api.stageData(a, s, opts))
 		}
 	}
 	return out, nil
 }
 
+// shown is the stage attempt as the History Server shows it.
+func shown(s *model.StageAttempt) *model.StageAttempt {
+	if s.HistoryView != nil {
+		return s.HistoryView
+	}
+	return s
+}
+
 func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpts) *Obj {
+	s = shown(s)
 	m := &s.Metrics
 	r := &m.ShuffleRead
 	p := &r.Push
