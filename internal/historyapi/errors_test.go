@@ -38,6 +38,8 @@ func TestErrorResponses(t *testing.T) {
 		{"applications?minDate=yesterday", 400, "Couldn't parse date: yesterday"},
 		{"applications/local-1426533911241/3", 404, "unknown app local-1426533911241, attempt 3"},
 		{"applications/local-1426533911241/2", 200, ""},
+		{"applications/local-1430917381534/stages/0/0/taskSummary?quantiles=-1,NaN,2", 200, ""},
+		{"applications/app-20200706201101-0003/stages/2/0?withSummaries=true&quantiles=-0.5,1.5", 200, ""},
 	}
 	passed, failed := 0, 0
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package historyapi
 
 import (
+	"math"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -13,6 +14,10 @@ func quantileValues(sorted []float64, quantiles []float64) []any {
 	out := make([]any, len(quantiles))
 	for i, q := range quantiles {
 		idx := min(int64(q*float64(n)), n-1)
+		if idx < 0 || math.IsNaN(q) { // Spark fails here; answer NaN instead
+			out[i] = "NaN"
+			continue
+		}
 		out[i] = sorted[idx]
 	}
 	return out
@@ -89,7 +94,7 @@ func (sm *summarizer) dist(f summaryMetric) []any {
 	})
 	out := make([]any, len(sm.positions))
 	for i, p := range sm.positions {
-		if p < int64(len(sm.buf)) {
+		if p >= 0 && p < int64(len(sm.buf)) {
 			out[i] = float64(sm.buf[p].value)
 		} else {
 			out[i] = "NaN" // Jackson quotes non-numeric doubles
@@ -114,7 +119,11 @@ func taskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 	}
 	sm := &summarizer{tasks: s.Tasks, durations: durations}
 	for _, q := range quantiles {
-		sm.positions = append(sm.positions, min(int64(q*float64(count)), count-1))
+		p := min(int64(q*float64(count)), count-1)
+		if math.IsNaN(q) {
+			p = -1
+		}
+		sm.positions = append(sm.positions, p)
 	}
 	m := plain
 	type tm = model.TaskMetrics
