@@ -68,7 +68,20 @@ func GroupApps(attempts []*model.Attempt) []*model.App {
 			byID[a.AppID] = app
 			apps = append(apps, app)
 		}
-		app.Attempts = append(app.Attempts, a)
+		// Two logs of the same attempt (say, a copy in another codec): the
+		// History Server keeps one; keep the most recently updated.
+		dup := false
+		for i, b := range app.Attempts {
+			if b.AttemptID == a.AttemptID {
+				dup = true
+				if a.LastUpdated >= b.LastUpdated {
+					app.Attempts[i] = a
+				}
+			}
+		}
+		if !dup {
+			app.Attempts = append(app.Attempts, a)
+		}
 	}
 	for _, app := range apps {
 		sort.SliceStable(app.Attempts, func(i, j int) bool { return app.Attempts[i].StartTime > app.Attempts[j].StartTime })

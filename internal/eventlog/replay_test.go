@@ -551,3 +551,19 @@ func TestKnownButIgnoredEventsAreNotUnknown(t *testing.T) {
 		t.Errorf("got unknown %v and %d events, want none unknown of 3", st.Unknown, st.Events)
 	}
 }
+
+func TestGroupAppsKeepsOneLogPerAttempt(t *testing.T) {
+	mk := func(app, attempt string, start, updated int64) *model.Attempt {
+		a := model.NewAttempt()
+		a.AppID, a.AttemptID, a.StartTime, a.LastUpdated, a.EndTime = app, attempt, start, updated, start+10
+		return a
+	}
+	old, newer := mk("a", "", 1, 100), mk("a", "", 1, 200)
+	apps := GroupApps([]*model.Attempt{old, mk("b", "1", 5, 5), newer, mk("b", "2", 9, 9)})
+	if len(apps) != 2 || len(apps[0].Attempts) != 2 || apps[0].ID != "b" || apps[0].Attempts[0].AttemptID != "2" {
+		t.Fatalf("got %+v, want b (attempts 2, 1) then a", apps)
+	}
+	if got := apps[1].Attempts; len(got) != 1 || got[0] != newer {
+		t.Errorf("got attempts %v for a, want only the newer log", got)
+	}
+}
