@@ -1,5 +1,7 @@
 package eventlog
 
+import "bytes"
+
 // scanner walks one JSON line for the task fast path. Any input it is not
 // sure to read exactly as fastjson would sets bad, and the caller then
 // uses the general decoder instead.
@@ -118,21 +120,26 @@ func (s *scanner) rawString() ([]byte, bool) {
 	s.i++
 	start := s.i
 	esc := false
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '"':
-			out := s.b[start:s.i]
-			s.i++
-			return out, esc
-		case '\\':
-			esc = true
-			s.i += 2
-			continue
+	for {
+		j := bytes.IndexByte(s.b[s.i:], '"')
+		if j < 0 {
+			s.bad = true
+			s.i = len(s.b)
+			return nil, esc
 		}
-		s.i++
+		k := bytes.IndexByte(s.b[s.i:s.i+j], '\\')
+		if k < 0 {
+			s.i += j + 1
+			return s.b[start : s.i-1], esc
+		}
+		esc = true
+		s.i += k + 2 // past the backslash and the character it escapes
+		if s.i > len(s.b) {
+			s.bad = true
+			s.i = len(s.b)
+			return nil, esc
+		}
 	}
-	s.bad = true
-	return nil, esc
 }
 
 // number reads a number token with fastjson's lenient character set and
