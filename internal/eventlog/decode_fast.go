@@ -1,8 +1,6 @@
 package eventlog
 
 import (
-	"bytes"
-
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
@@ -13,15 +11,18 @@ import (
 // the general fastjson decoder, which also produces the error messages.
 // FuzzFastPath checks that both paths decode every line alike.
 
-var (
-	prefixTaskEnd   = []byte(`{"Event":"SparkListenerTaskEnd",`)
-	prefixTaskStart = []byte(`{"Event":"SparkListenerTaskStart",`)
+const (
+	prefixTaskEnd   = `{"Event":"SparkListenerTaskEnd",`
+	prefixTaskStart = `{"Event":"SparkListenerTaskStart",`
+	successReason   = `{"Reason":"Success"}`
 )
+
+func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
 
 // fastDecode returns the event of a task line, or nil to use the general path.
 func (d *Decoder) fastDecode(line []byte) Event {
 	switch {
-	case bytes.HasPrefix(line, prefixTaskEnd):
+	case hasPrefix(line, prefixTaskEnd):
 		s := scanner{b: line}
 		e := &EventTaskEnd{}
 		e.Info.PartitionID = -1
@@ -44,7 +45,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 		}
 		e.ExecMetrics.Set = true
 		return e
-	case bytes.HasPrefix(line, prefixTaskStart):
+	case hasPrefix(line, prefixTaskStart):
 		s := scanner{b: line}
 		e := EventTaskStart{}
 		e.Info.PartitionID = -1
@@ -143,9 +144,7 @@ func (d *Decoder) taskEndField(s *scanner, k []byte, e *EventTaskEnd) {
 	}
 }
 
-var successReason = []byte(`{"Reason":"Success"}`)
-
-func isSuccessReason(raw []byte) bool { return bytes.Equal(raw, successReason) }
+func isSuccessReason(raw []byte) bool { return string(raw) == successReason }
 
 func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 	s.object(func(k []byte) {

@@ -2,7 +2,6 @@ package eventlog
 
 import (
 	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -51,7 +50,7 @@ func TestFastPathMatchesGeneralDecoder(t *testing.T) {
 				taskLines, fast := 0, 0
 				for sc.Scan() {
 					ln := sc.Bytes()
-					if bytes.HasPrefix(ln, prefixTaskEnd) || bytes.HasPrefix(ln, prefixTaskStart) {
+					if hasPrefix(ln, prefixTaskEnd) || hasPrefix(ln, prefixTaskStart) {
 						taskLines++
 						if checkFastPath(t, d, ln) {
 							fast++
@@ -77,7 +76,7 @@ func FuzzFastPath(f *testing.F) {
 	sc.Buffer(nil, 1<<24)
 	n := 0
 	for sc.Scan() && n < 12 {
-		if ln := sc.Bytes(); bytes.HasPrefix(ln, prefixTaskEnd) || bytes.HasPrefix(ln, prefixTaskStart) {
+		if ln := sc.Bytes(); hasPrefix(ln, prefixTaskEnd) || hasPrefix(ln, prefixTaskStart) {
 			f.Add(append([]byte(nil), ln...))
 			n++
 		}

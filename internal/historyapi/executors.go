@@ -50,7 +50,7 @@ func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
 
 func peakObj(m *model.ExecutorMetrics) *Obj {
 	o := obj()
-	for i, n := range model.ExecutorMetricNames {
+	for i, n := range model.ExecutorMetricNames() {
 		o.Set(n, m.Values[i])
 	}
 	return o

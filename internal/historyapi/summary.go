@@ -210,7 +210,7 @@ func executorDistributions(s *model.StageAttempt, quantiles []float64) *Obj {
 			withPeak = append(withPeak, e)
 		}
 	}
-	for i, name := range model.ExecutorMetricNames {
+	for i, name := range model.ExecutorMetricNames() {
 		vals := make([]float64, len(withPeak))
 		for j, e := range withPeak {
 			vals[j] = float64(e.Peak.Values[i])

@@ -106,8 +106,11 @@ func (m *TaskMetrics) ShuffleReadBytes() int64 {
 	return m.ShuffleRead.LocalBytesRead + m.ShuffleRead.RemoteBytesRead
 }
 
-// ExecutorMetricNames are Spark's ExecutorMetricType names in their fixed order.
-var ExecutorMetricNames = [NumExecutorMetrics]string{
+// ExecutorMetricNames returns Spark's ExecutorMetricType names in their
+// fixed order (a copy: the table itself never changes).
+func ExecutorMetricNames() [NumExecutorMetrics]string { return executorMetricNames }
+
+var executorMetricNames = [NumExecutorMetrics]string{
 	"JVMHeapMemory", "JVMOffHeapMemory", "OnHeapExecutionMemory", "OffHeapExecutionMemory",
 	"OnHeapStorageMemory", "OffHeapStorageMemory", "OnHeapUnifiedMemory", "OffHeapUnifiedMemory",
 	"DirectPoolMemory", "MappedPoolMemory",
