@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -37,23 +38,31 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 // LoadApps replays every log at path (a file, a rolling dir or a dir of
 // logs) and groups the attempts into applications, newest first as the
 // History Server lists them. Logs without an application id are skipped.
+// Like the History Server, a log that cannot be read is left out: its
+// error is joined into the returned error while the other applications
+// are still returned.
 func LoadApps(ctx context.Context, path string, opts ReplayOptions) ([]*model.App, error) {
 	logs, err := Open(ctx, path, OpenOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}
 	var attempts []*model.Attempt
+	var errs []error
 	for _, l := range logs {
 		a, _, err := ReplayLog(ctx, l, opts)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			errs = append(errs, err)
+			continue
 		}
 		if a.AppID == "" {
 			continue
 		}
 		attempts = append(attempts, a)
 	}
-	return GroupApps(attempts), nil
+	return GroupApps(attempts), errors.Join(errs...)
 }
 
 // GroupApps groups attempts by application id: attempts newest start first,
