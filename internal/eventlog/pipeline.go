@@ -160,6 +160,9 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 		return stats, err
 	}
 	if readErr != nil && !errors.Is(readErr, context.Canceled) {
+		if _, own := r.(*Reader); own { // its errors name the part file
+			return stats, readErr
+		}
 		return stats, fmt.Errorf("eventlog: %s: %w", opts.Name, readErr)
 	}
 	if e := ctx.Err(); e != nil {

@@ -13,7 +13,7 @@ import (
 func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
 	r, err := l.NewReader(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("eventlog: %s: %w", l.Path, err)
+		return nil, nil, err // names the log already
 	}
 	defer r.Close()
 	if opts.Name == "" {
