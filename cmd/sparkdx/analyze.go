@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/report"
@@ -15,10 +16,17 @@ import (
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "json", "output format: json")
+	format := fs.String("format", "json", "output format: json (text and html come with the analyzer)")
+	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	failOn := fs.String("fail-on", "", "exit 1 on a finding at or above `SEVERITY` (warning|critical)")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
+	}
+	switch *failOn {
+	case "", "warning", "critical":
+	default:
+		return usageErr("--fail-on %s: want warning or critical", *failOn)
 	}
 	if fs.NArg() == 0 {
 		return usageErr("usage: sparkdx analyze [--format json] [--strict] LOG...")
@@ -55,5 +63,16 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}
 	}
-	return report.WriteJSON(stdout, reports)
+	if *out == "" {
+		return report.WriteJSON(stdout, reports)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return usageErr("-o: %v", err)
+	}
+	if err := report.WriteJSON(f, reports); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
