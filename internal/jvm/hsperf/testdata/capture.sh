@@ -18,6 +18,9 @@ for cmd in "threads 5" "alloc 64" "classes 300" "gc" "drop" "gc" "classes 50" "a
 done
 # Each command answers "ok"; the first "ok" is the start-up banner.
 until [ "$(grep -c '^ok$' "$tmp/out")" -ge 9 ]; do sleep 0.1; done
+# Concurrent collectors (ZGC, Shenandoah) go on collecting after the last
+# allocation; let them finish so that the copy and jstat see the same state.
+sleep 3
 file=/tmp/hsperfdata_$(id -un)/$pid
 cp "$file" "$here/$name.hsperf"
 "$jdk/bin/jstat" -gc "$pid" >"$here/$name.jstat-gc"
