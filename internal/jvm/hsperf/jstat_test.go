@@ -112,14 +112,22 @@ func parseJstat(t *testing.T, out string) (headers, values []string) {
 // jstat runs, but only within that interval.
 func compareJstat(t *testing.T, option, out string, before, after *Snapshot) {
 	t.Helper()
+	for _, m := range jstatMismatches(t, option, out, before, after) {
+		t.Error(m)
+	}
+}
+
+func jstatMismatches(t *testing.T, option, out string, before, after *Snapshot) []string {
+	t.Helper()
 	headers, values := parseJstat(t, out)
 	b, a := jstatColumns(before, option), jstatColumns(after, option)
 	if len(b) != len(headers) {
 		t.Fatalf("jstat -%s has columns %v, want %d", option, headers, len(b))
 	}
+	var bad []string
 	for i, h := range headers {
 		if b[i].header != h {
-			t.Errorf("jstat -%s column %d is %s, want %s", option, i, h, b[i].header)
+			bad = append(bad, fmt.Sprintf("jstat -%s column %d is %s, want %s", option, i, h, b[i].header))
 			continue
 		}
 		got := values[i]
@@ -130,8 +138,9 @@ func compareJstat(t *testing.T, option, out string, before, after *Snapshot) {
 		half := 0.5 * math.Pow10(-b[i].digits)
 		lo, hi := min(b[i].value, a[i].value)-half, max(b[i].value, a[i].value)+half
 		if err != nil || b[i].missing || a[i].missing || v < lo || v > hi {
-			t.Errorf("jstat -%s %s: jstat printed %s, hsperf read %s before and %s after",
-				option, h, got, b[i], a[i])
+			bad = append(bad, fmt.Sprintf("jstat -%s %s: jstat printed %s, hsperf read %s before and %s after",
+				option, h, got, b[i], a[i]))
 		}
 	}
+	return bad
 }

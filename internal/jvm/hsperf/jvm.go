@@ -71,10 +71,10 @@ type Collector struct {
 
 // Generation is one sun.gc.generation.N with its spaces.
 type Generation struct {
-	Index                                 int
-	Name                                  string
-	Capacity, MinCapacity, MaxCapacity    int64
-	Spaces                                []Space
+	Index                              int
+	Name                               string
+	Capacity, MinCapacity, MaxCapacity int64
+	Spaces                             []Space
 }
 
 // Used is the sum of the generation's spaces' used bytes.
@@ -88,8 +88,8 @@ func (g *Generation) Used() int64 {
 
 // Space is one sun.gc.generation.N.space.M.
 type Space struct {
-	Index                                   int
-	Name                                    string
+	Index                                     int
+	Name                                      string
 	Used, Capacity, MaxCapacity, InitCapacity int64
 }
 
@@ -113,8 +113,9 @@ type Threads struct {
 	Live, Daemon, Peak, Started int64
 }
 
-// Safepoints are sun.rt.safepoint*: how often and how long all Java
-// threads were stopped.
+// Safepoints are sun.rt.safepoint*: how often all Java threads were
+// stopped, how long the VM operations ran (Time) and how long it took to
+// bring the threads to a stop (SyncTime, not part of Time).
 type Safepoints struct {
 	Count          int64
 	Time, SyncTime time.Duration
