@@ -171,6 +171,8 @@ type Prologue struct {
 type Snapshot struct {
 	Prologue
 	// PID is the process id taken from the file name by ReadFile, else 0.
+	// For a JVM in a container it is the pid inside the container's pid
+	// namespace, which is what the JVM names its file after.
 	PID int
 	// Entries in buffer order.
 	Entries []Entry
@@ -358,7 +360,9 @@ func cstring(s string) (string, bool) {
 	return s, false
 }
 
-// ReadFile reads and parses an hsperfdata file. When the file name is a
+// ReadFile reads and parses an hsperfdata file. A plain read of the file
+// the JVM has mapped sees its current counters; a value being written at
+// that moment may be torn, which a later sample corrects. When the file name is a
 // number (as /tmp/hsperfdata_<user>/<pid> is) it becomes Snapshot.PID.
 // Errors, including Snapshot.Partial, name the file.
 func ReadFile(path string) (*Snapshot, error) {

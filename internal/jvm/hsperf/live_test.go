@@ -23,7 +23,7 @@ const (
 
 // jdk returns the home of a JDK after checking it has java, javac and jstat.
 // JDK 17 is required (fails in CI when missing); JDK 25 is tested if present.
-func jdk(t *testing.T, home string, required bool) string {
+func jdk(t testing.TB, home string, required bool) string {
 	t.Helper()
 	for _, tool := range []string{"java", "javac", "jstat"} {
 		if _, err := os.Stat(filepath.Join(home, "bin", tool)); err != nil {
@@ -37,7 +37,7 @@ func jdk(t *testing.T, home string, required bool) string {
 }
 
 // compile compiles testdata/Workload.java with the JDK's javac.
-func compile(t *testing.T, home string) string {
+func compile(t testing.TB, home string) string {
 	t.Helper()
 	dir := t.TempDir()
 	src, err := filepath.Abs(filepath.Join("testdata", "Workload.java"))
@@ -61,7 +61,7 @@ type workload struct {
 
 // startWorkload runs argv (java ... Workload, maybe behind a wrapper) and
 // waits for its first "ok".
-func startWorkload(t *testing.T, argv []string, env ...string) *workload {
+func startWorkload(t testing.TB, argv []string, env ...string) *workload {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -95,7 +95,7 @@ func startWorkload(t *testing.T, argv []string, env ...string) *workload {
 
 // do sends commands one at a time and waits for each "ok"; with none it
 // waits for the start-up "ok".
-func (w *workload) do(t *testing.T, cmds ...string) {
+func (w *workload) do(t testing.TB, cmds ...string) {
 	t.Helper()
 	wait := func(what string) {
 		if !w.lines.Scan() {
@@ -256,7 +256,7 @@ func liveJVM(t *testing.T, home, version, classes, gcFlag string) {
 	}
 }
 
-func currentUser(t *testing.T) string {
+func currentUser(t testing.TB) string {
 	t.Helper()
 	if u := os.Getenv("USER"); u != "" {
 		return u
@@ -355,6 +355,9 @@ func TestLiveContainer(t *testing.T) {
 	s, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if s.PID != nspid {
+		t.Errorf("got PID %d, want %d (the pid in the container)", s.PID, nspid)
 	}
 	j := s.JVM()
 	if j.MainClass != "Workload" || j.Classes.Unloaded < 300 {
