@@ -362,9 +362,9 @@ func cstring(s string) (string, bool) {
 
 // ReadFile reads and parses an hsperfdata file. A plain read of the file
 // the JVM has mapped sees its current counters; a value being written at
-// that moment may be torn, which a later sample corrects. When the file name is a
-// number (as /tmp/hsperfdata_<user>/<pid> is) it becomes Snapshot.PID.
-// Errors, including Snapshot.Partial, name the file.
+// that moment may be torn, which the next sample corrects. When the file
+// name is a number (as /tmp/hsperfdata_<user>/<pid> is) it becomes
+// Snapshot.PID. Errors, including Snapshot.Partial, name the file.
 func ReadFile(path string) (*Snapshot, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
