@@ -190,14 +190,21 @@ type FormatError struct {
 	File   string // set by ReadFile
 	Offset int
 	Msg    string
+	Err    error // ErrNotInitialized, or nil
 }
 
 func (e *FormatError) Error() string {
-	if e.File != "" {
-		return fmt.Sprintf("hsperf: %s offset %d: %s", e.File, e.Offset, e.Msg)
+	msg := e.Msg
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
 	}
-	return fmt.Sprintf("hsperf: offset %d: %s", e.Offset, e.Msg)
+	if e.File != "" {
+		return fmt.Sprintf("hsperf: %s offset %d: %s", e.File, e.Offset, msg)
+	}
+	return fmt.Sprintf("hsperf: offset %d: %s", e.Offset, msg)
 }
+
+func (e *FormatError) Unwrap() error { return e.Err }
 
 func formatErr(off int, format string, a ...any) *FormatError {
 	return &FormatError{Offset: off, Msg: fmt.Sprintf(format, a...)}
@@ -221,10 +228,21 @@ func Parse(b []byte) (*Snapshot, error) {
 	return s, nil
 }
 
+// ErrNotInitialized is wrapped by the error for an empty buffer or one whose
+// prologue is still zero: the JVM has created (and sized) its file but not
+// written it yet. Reading again a moment later succeeds.
+var ErrNotInitialized = errors.New("not initialized yet")
+
 func parsePrologue(b []byte) (Prologue, error) {
 	var p Prologue
+	if len(b) == 0 {
+		return p, &FormatError{Offset: 0, Msg: "empty", Err: ErrNotInitialized}
+	}
 	if len(b) < prologueSize {
 		return p, formatErr(0, "buffer of %d bytes is shorter than the %d-byte prologue", len(b), prologueSize)
+	}
+	if [4]byte(b[:4]) == [4]byte{} {
+		return p, &FormatError{Offset: 0, Msg: "magic is zero", Err: ErrNotInitialized}
 	}
 	if [4]byte(b[:4]) != magic {
 		return p, formatErr(0, "magic %#08x, want 0xcafec0c0", binary.BigEndian.Uint32(b))

@@ -384,3 +384,83 @@ func childPID(t *testing.T, pid int) int {
 	t.Fatalf("pid %d has no single child", pid)
 	return 0
 }
+
+// TestLiveStartup reads the file of a starting JVM as fast as it can: every
+// read is a usable snapshot (maybe not yet accessible, maybe ending in a
+// half-written entry) or, before the JVM writes the prologue, an
+// ErrNotInitialized; nothing else.
+func TestLiveStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := jdk(t, jdk17Home, true)
+	classes := compile(t, home)
+	w := startWorkloadNoWait(t, []string{filepath.Join(home, "bin", "java"), "-cp", classes, "Workload"})
+	path := filepath.Join(os.TempDir(), "hsperfdata_"+currentUser(t), strconv.Itoa(w.pid))
+	states := map[string]int{}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			states["no file yet"]++
+			continue
+		case errors.Is(err, ErrNotInitialized):
+			states["prologue not written"]++
+			continue
+		case err != nil:
+			t.Fatalf("read %d: %v", len(states), err)
+		case !s.Accessible:
+			states["not accessible"]++
+		case s.Partial != nil:
+			states["accessible, partial"]++
+		default:
+			states["complete"]++
+		}
+		if s.Partial != nil {
+			states["partial"]++
+			if !strings.Contains(s.Partial.Error(), path+" offset ") {
+				t.Errorf("Partial %v does not name the file and offset", s.Partial)
+			}
+		}
+		if _, ok := s.String("sun.rt.javaCommand"); ok && s.Accessible && s.Partial == nil {
+			break
+		}
+	}
+	t.Logf("reads during start-up: %v", states)
+	if states["complete"] == 0 {
+		t.Fatalf("never read a complete snapshot: %v", states)
+	}
+	w.do(t)
+}
+
+// startWorkloadNoWait starts the workload and returns at once.
+func startWorkloadNoWait(t *testing.T, argv []string) *workload {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workload{cmd: cmd, pid: cmd.Process.Pid, in: in, lines: bufio.NewScanner(out)}
+	t.Cleanup(func() {
+		w.in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return w
+}
