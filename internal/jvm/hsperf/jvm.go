@@ -27,7 +27,8 @@ type JVM struct {
 
 	// StartTime is when the VM began to be created (sun.rt.createVmBeginTime).
 	StartTime time.Time
-	// Uptime is sun.os.hrt.ticks converted; zero on JDKs without it.
+	// Uptime is sun.os.hrt.ticks converted; zero on JDKs without it
+	// (JDK 25), where time.Since(StartTime) is the measure left.
 	Uptime time.Duration
 
 	// Collector is sun.gc.policy.name ("Copy:MSC", "GarbageFirst", ...),
@@ -64,9 +65,29 @@ type Collector struct {
 	Name        string
 	Kind        GCKind
 	Invocations int64
-	// Time is the total pause time; LastEntry and LastExit are when the
-	// last collection began and ended, measured from JVM start.
+	// Time is the total time the collector counts: for ZGC, Shenandoah
+	// and G1's concurrent cycles only their pauses, not the concurrent
+	// work. LastEntry and LastExit are when the last collection began and
+	// ended, measured from JVM start.
 	Time, LastEntry, LastExit time.Duration
+}
+
+// GCTime is the time of all collectors, jstat's GCT.
+func (j *JVM) GCTime() time.Duration {
+	var d time.Duration
+	for _, c := range j.Collectors {
+		d += c.Time
+	}
+	return d
+}
+
+// GCCount is the number of collections of all collectors.
+func (j *JVM) GCCount() int64 {
+	var n int64
+	for _, c := range j.Collectors {
+		n += c.Invocations
+	}
+	return n
 }
 
 // Generation is one sun.gc.generation.N with its spaces.

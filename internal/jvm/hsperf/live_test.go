@@ -241,14 +241,7 @@ func liveJVM(t *testing.T, home, version, classes, gcFlag string) {
 	if got := j2.Threads.Started - j.Threads.Started; got < 3 {
 		t.Errorf("got %d more threads started, want >= 3", got)
 	}
-	var n1, n2 int64
-	for _, c := range j.Collectors {
-		n1 += c.Invocations
-	}
-	for _, c := range j2.Collectors {
-		n2 += c.Invocations
-	}
-	if n2 <= n1 {
+	if n1, n2 := j.GCCount(), j2.GCCount(); n2 <= n1 {
 		t.Errorf("got %d collections after System.gc(), want more than %d", n2, n1)
 	}
 	if j2.Safepoints.Count <= j.Safepoints.Count {
