@@ -44,7 +44,7 @@ type JVM struct {
 	Threads      Threads
 	Safepoints   Safepoints
 	JIT          JIT
-	GCThreadsCPU time.Duration // sun.threads.total_gc_cpu_time (JDK 21+)
+	GCThreadsCPU time.Duration // sun.threads.total_gc_cpu_time: CPU of GC threads (in JDK 25, not 17)
 
 	Heap Heap
 }
