@@ -29,6 +29,10 @@ type Histogram struct {
 	Truncated      bool          // the dump ends inside a record
 	TruncatedAt    int64         // where the input ended, when Truncated
 	UnsizedClasses int           // classes with instances but no CLASS DUMP (sized as bare headers)
+	// GapCorrections counts classes whose computed size was larger than the
+	// gap to the next object in the heap and was lowered to it: layout
+	// rules this JVM applies that the replay does not know.
+	GapCorrections int
 }
 
 // fillerClasses are what G1 (JDK 19+) writes over dead space; they are not
@@ -121,6 +125,9 @@ func (z *sizer) shape(id uint64) *shape {
 	z.depth--
 	name := z.s.className(id)
 	spec := contendedFields(name)
+	if spec != nil && spec.unless != "" && z.declares(c, spec.unless) {
+		spec = nil
+	}
 	groups := map[string]int{}
 	var fields []layoutField
 	for _, f := range c.fields {
@@ -142,8 +149,8 @@ func (z *sizer) shape(id uint64) *shape {
 		fields = append(fields, lf)
 	}
 	for _, f := range injectedFields(name) {
-		if z.declares(c, f.name) {
-			continue // declared in Java in this JDK: already in the dump
+		if z.declares(c, f.name) || (f.when != "" && !z.declares(c, f.when)) || (f.unless != "" && z.declares(c, f.unless)) {
+			continue // declared in Java, or not injected by this JDK
 		}
 		lf := layoutField{size: typeSize(f.typ, 8), ref: f.typ == typeObject}
 		if lf.ref {
@@ -251,6 +258,7 @@ func (s *scanner) result() *Histogram {
 	SortClasses(h.Classes)
 	SortClasses(h.Fillers)
 	h.Largest = s.largest(z, l, li)
+	h.GapCorrections = z.corrected
 	if z.corrected > 0 {
 		h.LayoutEvidence += fmt.Sprintf("; %d class sizes lowered to the gap between adjacent objects", z.corrected)
 	}

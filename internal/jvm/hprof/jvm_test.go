@@ -49,7 +49,13 @@ type population struct {
 // runs it until it prints "ready PID".
 func startPopulation(t *testing.T, j jdk, n int, flags ...string) *population {
 	t.Helper()
-	src, err := filepath.Abs("testdata/Population.java")
+	return startProgram(t, j, "Population", []string{fmt.Sprint(n)}, flags...)
+}
+
+// startProgram compiles testdata/MAIN.java and runs it until "ready PID".
+func startProgram(t *testing.T, j jdk, main string, progArgs []string, flags ...string) *population {
+	t.Helper()
+	src, err := filepath.Abs("testdata/" + main + ".java")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +63,7 @@ func startPopulation(t *testing.T, j jdk, n int, flags ...string) *population {
 	if out, err := exec.Command(filepath.Join(j.home, "bin", "javac"), "-d", classes, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
-	args := append(append([]string{}, flags...), "-cp", classes, "Population", fmt.Sprint(n))
+	args := append(append(append([]string{}, flags...), "-cp", classes, main), progArgs...)
 	cmd := exec.Command(filepath.Join(j.home, "bin", "java"), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -162,6 +168,9 @@ func TestHistogramMatchesJVM(t *testing.T) {
 						if h.Layout.CompressedOops != c.want.CompressedOops || h.Layout.CompressedClassPointers != c.want.CompressedClassPointers {
 							t.Errorf("got layout %v, want %v (%s)", h.Layout, c.want, h.LayoutEvidence)
 						}
+						if h.GapCorrections != 0 {
+							t.Errorf("got %d class sizes corrected from address gaps, want the layout replay exact (%s)", h.GapCorrections, h.LayoutEvidence)
+						}
 						compareHistograms(t, h, want, c.cds)
 						checkPopulation(t, h, n)
 					})
@@ -242,5 +251,62 @@ func checkPopulation(t *testing.T, h *Histogram, n int64) {
 	}
 	if len(h.Largest) == 0 || h.Largest[0].Class != "[B" || h.Largest[0].Length != 4<<20 {
 		t.Errorf("largest object: got %+v, want the 4 MiB byte[]", h.Largest[:min(1, len(h.Largest))])
+	}
+}
+
+// TestFillersJDK25 checks the filler accounting on a JDK that writes G1
+// filler objects: the JVM's histogram names filler arrays
+// [Ljdk.internal.vm.FillerElement;, but the heap dumper writes them as plain
+// int[] records, so they can only show up in [I — by exactly their amount.
+func TestFillersJDK25(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	var j25 *jdk
+	for _, j := range jdks(t) {
+		if j.name == "temurin-25" {
+			j25 = &j
+		}
+	}
+	if j25 == nil {
+		sparktest.Missing(t, "Temurin 25 at /usr/lib/jvm/temurin-25-jdk-amd64")
+	}
+	p := startProgram(t, *j25, "Churn", nil, "-Xshare:off", "-XX:+UseG1GC", "-XX:+ExplicitGCInvokesConcurrent", "-Xmx512m")
+	p.jcmd(t, "VM.version")
+	hist := p.jcmd(t, "GC.class_histogram", "-all")
+	dump := filepath.Join(t.TempDir(), "churn.hprof")
+	p.jcmd(t, "GC.heap_dump", "-all", dump)
+	want, err := parseClassHistogram(strings.NewReader(hist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	filler, ok := want["[Ljdk.internal.vm.FillerElement;"]
+	if !ok {
+		t.Skip("no filler arrays in this run's heap; nothing to check")
+	}
+	h, err := ReadFile(dump, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := histMap(h)
+	wantInts := want["[I"]
+	if g := got["[I"]; g.Instances != wantInts.Instances+filler.Instances || g.Bytes != wantInts.Bytes+filler.Bytes {
+		t.Errorf("[I: got %d/%d, want the JVM's %d/%d plus fillers %d/%d", g.Instances, g.Bytes,
+			wantInts.Instances, wantInts.Bytes, filler.Instances, filler.Bytes)
+	}
+	delete(want, "[Ljdk.internal.vm.FillerElement;")
+	delete(want, "[I")
+	delete(got, "[I")
+	// Without a full GC first, the heap still holds mirrors of unloaded
+	// classes: the histogram counts them, the dumper writes mirrors of
+	// loaded classes only.
+	if g, w := got["java.lang.Class"], want["java.lang.Class"]; g.Instances == 0 || g.Instances > w.Instances || g.Bytes > w.Bytes {
+		t.Errorf("java.lang.Class: got %+v, want at most %+v", g, w)
+	}
+	delete(want, "java.lang.Class")
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: got %+v, want %+v", name, got[name], w)
+		}
 	}
 }

@@ -77,7 +77,7 @@ const objectAlignment = 8
 
 func alignUp(v, a int) int { return (v + a - 1) / a * a }
 
-func alignUp64(v, a int64) int64 { return (v + a - 1) / a * a }
+func alignUp64(v, a int64) int64 { return (v + a - 1) &^ (a - 1) } // a: a power of two
 
 // candidateLayouts are the layouts inference chooses from, most common first
 // (ties in the evidence go to the earlier one).

@@ -58,6 +58,7 @@ func read(r io.Reader, opts Options, trace func(kind byte, addr, class uint64, l
 		top:       topObjects{max: 4 * opts.Top},
 		trace:     trace,
 	}
+	s.initGeometry()
 	if opts.MaxStrings > 0 {
 		s.strings = newStringTracker(opts.MaxStrings, opts.SizeHint)
 	}

@@ -111,6 +111,10 @@ type scanner struct {
 	prims     [12]primStat
 	mirrors   int64 // CLASS DUMP records: one java.lang.Class instance each
 
+	// arrayGeom[i] holds, for candidate layout i, the element-0 offset by
+	// element size (index 1, 2, 4, 8) and the reference size at index 0,
+	// so the per-array size needs no division.
+	arrayGeom [maxLayouts][9]int64
 	score     [maxLayouts]int64
 	prevAddr  uint64
 	prevSizes [maxLayouts]int64
@@ -284,6 +288,15 @@ func (s *scanner) sub(tag byte) error {
 	return fmt.Errorf("unknown heap dump sub-record tag")
 }
 
+func (s *scanner) initGeometry() {
+	for i, l := range s.cands {
+		s.arrayGeom[i][0] = int64(l.RefBytes())
+		for _, es := range []int{1, 2, 4, 8} {
+			s.arrayGeom[i][es] = int64(l.arrayBase(es))
+		}
+	}
+}
+
 func (s *scanner) class(id uint64) *classInfo {
 	if id == s.lastID && s.lastClass != nil {
 		return s.lastClass
@@ -341,8 +354,10 @@ func (s *scanner) objArray() error {
 		s.trace(kindObjArray, addr, classID, int64(n))
 	}
 	s.observe(addr)
-	for i, l := range s.cands {
-		sz := l.ArrayBytes(l.RefBytes(), n)
+	for i := range s.cands {
+		g := &s.arrayGeom[i]
+		ref := g[0]
+		sz := (g[ref] + ref*int64(n) + objectAlignment - 1) &^ (objectAlignment - 1)
 		c.arrayBytes[i] += sz
 		s.prevSizes[i] = sz
 	}
@@ -371,8 +386,8 @@ func (s *scanner) primArray() error {
 		s.trace(kindPrimArray, addr, uint64(t), int64(n))
 	}
 	s.observe(addr)
-	for i, l := range s.cands {
-		sz := l.ArrayBytes(es, n)
+	for i := range s.cands {
+		sz := (s.arrayGeom[i][es] + int64(es)*int64(n) + objectAlignment - 1) &^ (objectAlignment - 1)
 		p.bytes[i] += sz
 		s.prevSizes[i] = sz
 	}
