@@ -50,7 +50,7 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		h, err := hprof.ReadFile(path, opts)
+		h, err := hprof.ReadFile(ctx, path, opts)
 		if err != nil {
 			return nil, inputErr(err)
 		}
@@ -106,6 +106,7 @@ type heapLayoutJSON struct {
 	CompressedClassPointers bool   `json:"compressedClassPointers"`
 	CompactHeaders          bool   `json:"compactHeaders"`
 	ElementAlignedArrays    bool   `json:"elementAlignedArrays"`
+	ThirtyTwoBit            bool   `json:"thirtyTwoBit"`
 	Evidence                string `json:"evidence"`
 }
 
@@ -140,7 +141,7 @@ func writeHeapJSON(w io.Writer, r heapReport) error {
 		Schema: "sparkdx.heap/v1",
 		Dump:   dumpJSON(r.Path, h),
 		Layout: heapLayoutJSON{h.Layout.CompressedOops, h.Layout.CompressedClassPointers, h.Layout.CompactHeaders,
-			h.Layout.ElementAlignedArrays, h.LayoutEvidence},
+			h.Layout.ElementAlignedArrays, h.Layout.ThirtyTwoBit, h.LayoutEvidence},
 		Totals:           heapTotalsJSON{inst, bytes},
 		Classes:          nonNil(h.Classes),
 		Fillers:          nonNil(h.Fillers),

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,7 +79,7 @@ func BenchmarkReadFile(b *testing.B) {
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ReadFile(path, Options{}); err != nil {
+		if _, err := ReadFile(context.Background(), path, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,8 +8,10 @@ import (
 // dumpBuilder writes HPROF records the way HotSpot's heap dumper does, for
 // tests that need exact control over the input.
 type dumpBuilder struct {
-	out bytes.Buffer
-	seg bytes.Buffer
+	out     bytes.Buffer
+	seg     bytes.Buffer
+	idSize  int
+	heapTag byte // HEAP DUMP (1.0.1) or HEAP DUMP SEGMENT (1.0.2)
 }
 
 type fieldSpec struct {
@@ -17,11 +19,14 @@ type fieldSpec struct {
 	typ  byte
 }
 
-func newDump(version string) *dumpBuilder {
-	b := &dumpBuilder{}
+func newDump(version string, idSize int) *dumpBuilder {
+	b := &dumpBuilder{idSize: idSize, heapTag: tagHeapDumpSegment}
+	if version == "JAVA PROFILE 1.0.1" {
+		b.heapTag = tagHeapDump
+	}
 	b.out.WriteString(version)
 	b.out.WriteByte(0)
-	b.u4(&b.out, 8)
+	b.u4(&b.out, uint32(idSize))
 	b.u8(&b.out, 1700000000000)
 	return b
 }
@@ -30,6 +35,14 @@ func (b *dumpBuilder) u1(w *bytes.Buffer, v byte)   { w.WriteByte(v) }
 func (b *dumpBuilder) u2(w *bytes.Buffer, v uint16) { _ = binary.Write(w, binary.BigEndian, v) }
 func (b *dumpBuilder) u4(w *bytes.Buffer, v uint32) { _ = binary.Write(w, binary.BigEndian, v) }
 func (b *dumpBuilder) u8(w *bytes.Buffer, v uint64) { _ = binary.Write(w, binary.BigEndian, v) }
+
+func (b *dumpBuilder) id(w *bytes.Buffer, v uint64) {
+	if b.idSize == 4 {
+		b.u4(w, uint32(v))
+		return
+	}
+	b.u8(w, v)
+}
 
 func (b *dumpBuilder) record(tag byte, body []byte) {
 	b.u1(&b.out, tag)
@@ -40,7 +53,7 @@ func (b *dumpBuilder) record(tag byte, body []byte) {
 
 func (b *dumpBuilder) utf8(id uint64, s string) {
 	var w bytes.Buffer
-	b.u8(&w, id)
+	b.id(&w, id)
 	w.WriteString(s)
 	b.record(tagUTF8, w.Bytes())
 }
@@ -48,24 +61,24 @@ func (b *dumpBuilder) utf8(id uint64, s string) {
 func (b *dumpBuilder) loadClass(serial uint32, classID, nameID uint64) {
 	var w bytes.Buffer
 	b.u4(&w, serial)
-	b.u8(&w, classID)
+	b.id(&w, classID)
 	b.u4(&w, 0)
-	b.u8(&w, nameID)
+	b.id(&w, nameID)
 	b.record(tagLoadClass, w.Bytes())
 }
 
 func (b *dumpBuilder) classDump(classID, superID uint64, statics, fields []fieldSpec) {
 	w := &b.seg
 	b.u1(w, subClassDump)
-	b.u8(w, classID)
+	b.id(w, classID)
 	b.u4(w, 0)
-	b.u8(w, superID)
+	b.id(w, superID)
 	for range 5 {
-		b.u8(w, 0) // loader, signers, protection domain, reserved x2
+		b.id(w, 0) // loader, signers, protection domain, reserved x2
 	}
 	size := 0
 	for _, f := range fields {
-		size += typeSize(f.typ, 8)
+		size += typeSize(f.typ, b.idSize)
 	}
 	b.u4(w, uint32(size))
 	b.u2(w, 1) // one constant pool entry, as some dumps have
@@ -74,29 +87,29 @@ func (b *dumpBuilder) classDump(classID, superID uint64, statics, fields []field
 	b.u4(w, 7)
 	b.u2(w, uint16(len(statics)))
 	for _, f := range statics {
-		b.u8(w, f.name)
+		b.id(w, f.name)
 		b.u1(w, f.typ)
-		w.Write(make([]byte, typeSize(f.typ, 8)))
+		w.Write(make([]byte, typeSize(f.typ, b.idSize)))
 	}
 	b.u2(w, uint16(len(fields)))
 	for _, f := range fields {
-		b.u8(w, f.name)
+		b.id(w, f.name)
 		b.u1(w, f.typ)
 	}
 }
 
 func (b *dumpBuilder) root(tag byte, id uint64, extra int) {
 	b.u1(&b.seg, tag)
-	b.u8(&b.seg, id)
+	b.id(&b.seg, id)
 	b.seg.Write(make([]byte, extra))
 }
 
 func (b *dumpBuilder) instance(id, classID uint64, data []byte) {
 	w := &b.seg
 	b.u1(w, subInstanceDump)
-	b.u8(w, id)
+	b.id(w, id)
 	b.u4(w, 0)
-	b.u8(w, classID)
+	b.id(w, classID)
 	b.u4(w, uint32(len(data)))
 	w.Write(data)
 }
@@ -104,19 +117,19 @@ func (b *dumpBuilder) instance(id, classID uint64, data []byte) {
 func (b *dumpBuilder) objArray(id, classID uint64, elems ...uint64) {
 	w := &b.seg
 	b.u1(w, subObjArrayDump)
-	b.u8(w, id)
+	b.id(w, id)
 	b.u4(w, 0)
 	b.u4(w, uint32(len(elems)))
-	b.u8(w, classID)
+	b.id(w, classID)
 	for _, e := range elems {
-		b.u8(w, e)
+		b.id(w, e)
 	}
 }
 
 func (b *dumpBuilder) primArray(id uint64, typ byte, data []byte) {
 	w := &b.seg
 	b.u1(w, subPrimArrayDump)
-	b.u8(w, id)
+	b.id(w, id)
 	b.u4(w, 0)
 	b.u4(w, uint32(len(data)/typeSize(typ, 8)))
 	b.u1(w, typ)
@@ -126,7 +139,7 @@ func (b *dumpBuilder) primArray(id uint64, typ byte, data []byte) {
 // flush closes the current HEAP DUMP SEGMENT.
 func (b *dumpBuilder) flush() {
 	if b.seg.Len() > 0 {
-		b.record(tagHeapDumpSegment, b.seg.Bytes())
+		b.record(b.heapTag, b.seg.Bytes())
 		b.seg.Reset()
 	}
 }
@@ -160,7 +173,13 @@ const (
 // (32 bytes each), 4 Strings of which 3 share the value "dup" in separate
 // arrays, an Object[5], an Object[0] and a CleanupTaskWeakReference.
 func syntheticDump() []byte {
-	b := newDump("JAVA PROFILE 1.0.2")
+	return buildSynthetic("JAVA PROFILE 1.0.2", 8, 0x700000000)
+}
+
+// buildSynthetic writes the synthetic heap in a given format version and
+// identifier size, with objects from address base on.
+func buildSynthetic(version string, idSize int, base uint64) []byte {
+	b := newDump(version, idSize)
 	names := map[uint64]string{
 		0x8001: "java/lang/Object", 0x8002: "java/lang/String", 0x8003: "Foo$Bar",
 		0x8004: "[Ljava/lang/Object;", 0x8005: "[B", 0x8006: "org/apache/spark/CleanupTaskWeakReference",
@@ -179,7 +198,8 @@ func syntheticDump() []byte {
 	b.root(subRootStickyClass, idObject, 0)
 	b.root(subRootJavaFrame, 0x5000, 8)
 	b.root(subRootThreadObj, 0x5000, 8)
-	b.root(subRootJNIGlobal, 0x5000, 8)
+	b.root(subRootJNIGlobal, 0x5000, idSize)
+	b.root(subHeapDumpInfo, 0x5000, 4)
 	b.classDump(idObject, 0, nil, nil)
 	b.classDump(idString, idObject, []fieldSpec{{nameRR, typeObject}}, []fieldSpec{{nameValue, typeObject}, {nameCoder, typeByte}, {nameHash, typeInt}})
 	b.classDump(idFoo, idObject, []fieldSpec{{nameStatic, typeLong}}, []fieldSpec{{nameA, typeInt}, {nameB, typeLong}, {nameC, typeObject}})
@@ -188,15 +208,19 @@ func syntheticDump() []byte {
 	b.classDump(idCleanRef, idObject, nil, nil)
 	b.flush()
 
-	addr := uint64(0x700000000)
-	foo := make([]byte, 4+8+8)
+	addr := base
+	foo := make([]byte, 4+8+idSize)
 	for range 3 {
 		b.instance(addr, idFoo, foo)
 		addr += 32
 	}
 	str := func(value uint64) []byte {
-		d := make([]byte, 8+1+4)
-		binary.BigEndian.PutUint64(d, value)
+		d := make([]byte, idSize+1+4)
+		if idSize == 4 {
+			binary.BigEndian.PutUint32(d, uint32(value))
+		} else {
+			binary.BigEndian.PutUint64(d, value)
+		}
 		return d
 	}
 	for _, v := range []string{"dup", "dup", "dup", "unique"} {
@@ -206,7 +230,7 @@ func syntheticDump() []byte {
 		b.instance(addr, idString, str(arr))
 		addr += 24
 	}
-	b.objArray(addr, idObjArr, 0, 0, 0x700000000, 0, 0)
+	b.objArray(addr, idObjArr, 0, 0, base, 0, 0)
 	addr += 40
 	b.objArray(addr, idObjArr)
 	addr += 16

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"testing"
 )
@@ -17,7 +18,7 @@ func FuzzHprof(f *testing.F) {
 	}
 	f.Add([]byte("JAVA PROFILE 1.0.1\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := Read(bytes.NewReader(data), Options{Top: 5, BufferSize: 64 << 10})
+		h, err := Read(context.Background(), bytes.NewReader(data), Options{Top: 5, BufferSize: 64 << 10})
 		if err != nil {
 			return
 		}

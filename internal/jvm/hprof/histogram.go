@@ -64,12 +64,10 @@ func externalName(internal string) string {
 
 func (s *scanner) chooseLayout() (int, string) {
 	best := -1
-	var total int64
 	for i, l := range s.cands {
-		if !s.opts.Layout.allows(l) {
+		if !s.opts.Layout.allows(l) && !l.ThirtyTwoBit {
 			continue
 		}
-		total += s.score[i]
 		if best < 0 || s.score[i] > s.score[best] {
 			best = i
 		}
@@ -240,7 +238,7 @@ func (s *scanner) result() *Histogram {
 	}
 	for t, p := range s.prims {
 		if p.count > 0 {
-			st := stat(primArrayNames[t])
+			st := stat(primArrayName(uint64(t)))
 			st.Instances += p.count
 			st.Bytes += p.bytes[li]
 		}
@@ -282,7 +280,7 @@ func (s *scanner) largest(z *sizer, l Layout, li int) []Object {
 			o.Class = s.className(e.class)
 			o.Bytes = l.ArrayBytes(l.RefBytes(), uint32(e.length))
 		case kindPrimArray:
-			o.Class = primArrayNames[e.class]
+			o.Class = primArrayName(e.class)
 			o.Bytes = l.ArrayBytes(typeSize(byte(e.class), 8), uint32(e.length))
 		}
 		if isFiller(o.Class) {

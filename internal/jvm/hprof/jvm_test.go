@@ -158,7 +158,7 @@ func TestHistogramMatchesJVM(t *testing.T) {
 				}
 				for _, dump := range dumps {
 					t.Run(filepath.Base(dump), func(t *testing.T) {
-						h, err := ReadFile(dump, Options{})
+						h, err := ReadFile(context.Background(), dump, Options{})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -284,7 +284,7 @@ func TestFillersJDK25(t *testing.T) {
 	if !ok {
 		t.Skip("no filler arrays in this run's heap; nothing to check")
 	}
-	h, err := ReadFile(dump, Options{})
+	h, err := ReadFile(context.Background(), dump, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

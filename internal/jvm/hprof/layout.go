@@ -15,6 +15,7 @@ type Layout struct {
 	CompressedOops          bool // 4-byte references
 	CompressedClassPointers bool // 12-byte instance header
 	CompactHeaders          bool // JDK 24+ -XX:+UseCompactObjectHeaders: 8-byte header
+	ThirtyTwoBit            bool // a 32-bit JVM (4-byte identifiers): 8-byte header, 4-byte references
 	// ElementAlignedArrays: array elements start right after the length,
 	// aligned to the element size (JDK 22+); before, at the next 8-byte
 	// boundary. Only matters without compressed class pointers.
@@ -23,6 +24,9 @@ type Layout struct {
 
 // String names the layout with the JVM flags that produce it.
 func (l Layout) String() string {
+	if l.ThirtyTwoBit {
+		return "32-bit JVM"
+	}
 	s := fmt.Sprintf("%sUseCompressedOops %sUseCompressedClassPointers", plus(l.CompressedOops), plus(l.CompressedClassPointers))
 	if l.CompactHeaders {
 		s += " +UseCompactObjectHeaders"
@@ -43,7 +47,7 @@ func plus(b bool) string {
 // HeaderBytes is the instance header size: mark word plus class pointer.
 func (l Layout) HeaderBytes() int {
 	switch {
-	case l.CompactHeaders:
+	case l.CompactHeaders, l.ThirtyTwoBit:
 		return 8
 	case l.CompressedClassPointers:
 		return 12
@@ -53,7 +57,7 @@ func (l Layout) HeaderBytes() int {
 
 // RefBytes is the size of a reference field or array element.
 func (l Layout) RefBytes() int {
-	if l.CompressedOops {
+	if l.CompressedOops || l.ThirtyTwoBit {
 		return 4
 	}
 	return 8
@@ -62,7 +66,7 @@ func (l Layout) RefBytes() int {
 // arrayBase is the offset of element 0 for elements of elemSize bytes.
 func (l Layout) arrayBase(elemSize int) int {
 	end := l.HeaderBytes() + 4 // header then the 4-byte length
-	if l.ElementAlignedArrays || l.CompactHeaders {
+	if l.ElementAlignedArrays || l.CompactHeaders || l.ThirtyTwoBit {
 		return alignUp(end, elemSize)
 	}
 	return alignUp(end, 8)
@@ -79,9 +83,13 @@ func alignUp(v, a int) int { return (v + a - 1) / a * a }
 
 func alignUp64(v, a int64) int64 { return (v + a - 1) &^ (a - 1) } // a: a power of two
 
-// candidateLayouts are the layouts inference chooses from, most common first
-// (ties in the evidence go to the earlier one).
-func candidateLayouts() []Layout {
+// candidateLayouts are the layouts inference chooses from for a dump with
+// identifiers of idSize bytes, most common first (ties in the evidence go
+// to the earlier one).
+func candidateLayouts(idSize int) []Layout {
+	if idSize == 4 {
+		return []Layout{{ThirtyTwoBit: true}}
+	}
 	return []Layout{
 		{CompressedOops: true, CompressedClassPointers: true},
 		{CompressedOops: false, CompressedClassPointers: true},

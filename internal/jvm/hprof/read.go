@@ -8,6 +8,7 @@ package hprof
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,11 +35,8 @@ const (
 
 // Read scans an uncompressed dump from r. A dump that ends inside a record
 // is not an error: the histogram so far comes back with Truncated set.
-func Read(r io.Reader, opts Options) (*Histogram, error) {
-	return read(r, opts, nil)
-}
-
-func read(r io.Reader, opts Options, trace func(kind byte, addr, class uint64, length int64)) (*Histogram, error) {
+// Cancelling ctx stops the scan at the next buffer refill.
+func Read(ctx context.Context, r io.Reader, opts Options) (*Histogram, error) {
 	if opts.Top <= 0 {
 		opts.Top = defaultTop
 	}
@@ -49,16 +47,14 @@ func read(r io.Reader, opts Options, trace func(kind byte, addr, class uint64, l
 		opts.BufferSize = defaultBuffer
 	}
 	s := &scanner{
-		d:         newDecoder(r, opts.BufferSize),
+		d:         newDecoder(ctxReader{ctx, r}, opts.BufferSize),
 		opts:      opts,
-		cands:     candidateLayouts(),
+		cands:     candidateLayouts(8),
 		utf8:      map[uint64]string{},
 		loadNames: map[uint64]uint64{},
 		classes:   map[uint64]*classInfo{},
 		top:       topObjects{max: 4 * opts.Top},
-		trace:     trace,
 	}
-	s.initGeometry()
 	if opts.MaxStrings > 0 {
 		s.strings = newStringTracker(opts.MaxStrings, opts.SizeHint)
 	}
@@ -81,7 +77,7 @@ func read(r io.Reader, opts Options, trace func(kind byte, addr, class uint64, l
 
 // ReadFile reads a dump file, gzip-compressed or not. Offsets in errors are
 // in the uncompressed stream.
-func ReadFile(path string, opts Options) (*Histogram, error) {
+func ReadFile(ctx context.Context, path string, opts Options) (*Histogram, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("hprof: %w", err)
@@ -106,9 +102,22 @@ func ReadFile(path string, opts Options) (*Histogram, error) {
 			return nil, fmt.Errorf("hprof: %w", err)
 		}
 	}
-	h, err := Read(r, opts)
+	h, err := Read(ctx, r, opts)
 	if err != nil {
 		return nil, fmt.Errorf("hprof: %s %w", filepath.Base(path), err)
 	}
 	return h, nil
+}
+
+// ctxReader makes a long scan cancellable without a check per record.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

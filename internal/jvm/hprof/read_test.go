@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ func histMap(h *Histogram) map[string]ClassStat {
 }
 
 func TestReadSynthetic(t *testing.T) {
-	h, err := Read(bytes.NewReader(syntheticDump()), Options{})
+	h, err := Read(context.Background(), bytes.NewReader(syntheticDump()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +57,39 @@ func TestReadSynthetic(t *testing.T) {
 	}
 }
 
+// TestRead32Bit reads the synthetic heap as a 32-bit JVM writes it: format
+// 1.0.1, 4-byte identifiers, one HEAP DUMP record.
+func TestRead32Bit(t *testing.T) {
+	h, err := Read(context.Background(), bytes.NewReader(buildSynthetic("JAVA PROFILE 1.0.1", 4, 0x70000000)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Layout.ThirtyTwoBit || h.IDSize != 4 || h.Version != "JAVA PROFILE 1.0.1" {
+		t.Fatalf("got layout %v, id size %d, version %q; want 32-bit, 4, 1.0.1", h.Layout, h.IDSize, h.Version)
+	}
+	// 8-byte headers, 4-byte references, arrays from offset 12.
+	want := map[string]ClassStat{
+		"Foo$Bar":             {"Foo$Bar", 3, 3 * 24},
+		"java.lang.String":    {"java.lang.String", 4, 4 * 24},
+		"[B":                  {"[B", 4, 3*16 + 24},
+		"[Ljava.lang.Object;": {"[Ljava.lang.Object;", 2, 32 + 16},
+		"org.apache.spark.CleanupTaskWeakReference": {"org.apache.spark.CleanupTaskWeakReference", 1, 8},
+		"java.lang.Class": {"java.lang.Class", 6, 6*8 + 8},
+	}
+	got := histMap(h)
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: got %+v, want %+v", name, got[name], w)
+		}
+	}
+	if h.Strings.Duplicates != 2 {
+		t.Errorf("duplicate strings: got %d, want 2", h.Strings.Duplicates)
+	}
+}
+
 func TestReadLayoutOverride(t *testing.T) {
 	no := false
-	h, err := Read(bytes.NewReader(syntheticDump()), Options{Layout: LayoutChoice{CompressedOops: &no}})
+	h, err := Read(context.Background(), bytes.NewReader(syntheticDump()), Options{Layout: LayoutChoice{CompressedOops: &no}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +122,7 @@ func TestReadGzipMultiMember(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := ReadFile(path, Options{})
+	h, err := ReadFile(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +136,7 @@ func TestReadGzipMultiMember(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes()[:buf.Len()-40], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err = ReadFile(path, Options{})
+	h, err = ReadFile(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("truncated gzip: got error %v, want a truncated histogram", err)
 	}
@@ -121,7 +152,7 @@ func TestReadTruncated(t *testing.T) {
 	dump := syntheticDump()
 	full := histMap(mustRead(t, dump))
 	for n := 0; n < len(dump); n++ {
-		h, err := Read(bytes.NewReader(dump[:n]), Options{})
+		h, err := Read(context.Background(), bytes.NewReader(dump[:n]), Options{})
 		if n < 31 {
 			if err == nil {
 				t.Fatalf("cut at %d (inside the header): got no error", n)
@@ -161,7 +192,7 @@ func recordBoundary(dump []byte, n int) bool {
 
 func mustRead(t *testing.T, dump []byte) *Histogram {
 	t.Helper()
-	h, err := Read(bytes.NewReader(dump), Options{})
+	h, err := Read(context.Background(), bytes.NewReader(dump), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +227,7 @@ func TestReadGarbage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Read(bytes.NewReader(tt.in), Options{})
+			_, err := Read(context.Background(), bytes.NewReader(tt.in), Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got error %v, want one containing %q", err, tt.want)
 			}
@@ -239,5 +270,14 @@ func TestDiff(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("row %d: got %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Read(ctx, bytes.NewReader(syntheticDump()), Options{})
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("got error %v, want context canceled", err)
 	}
 }

@@ -4,71 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 )
-
-// Top-level record tags.
-const (
-	tagUTF8            = 0x01
-	tagLoadClass       = 0x02
-	tagHeapDump        = 0x0C
-	tagHeapDumpSegment = 0x1C
-	tagHeapDumpEnd     = 0x2C
-)
-
-// Heap dump sub-record tags.
-const (
-	subRootUnknown     = 0xFF
-	subRootJNIGlobal   = 0x01
-	subRootJNILocal    = 0x02
-	subRootJavaFrame   = 0x03
-	subRootNativeStack = 0x04
-	subRootStickyClass = 0x05
-	subRootThreadBlock = 0x06
-	subRootMonitorUsed = 0x07
-	subRootThreadObj   = 0x08
-	subClassDump       = 0x20
-	subInstanceDump    = 0x21
-	subObjArrayDump    = 0x22
-	subPrimArrayDump   = 0x23
-	subHeapDumpInfo    = 0xFE
-)
-
-// HPROF basic types.
-const (
-	typeObject  = 2
-	typeBoolean = 4
-	typeChar    = 5
-	typeFloat   = 6
-	typeDouble  = 7
-	typeByte    = 8
-	typeShort   = 9
-	typeInt     = 10
-	typeLong    = 11
-)
-
-// typeSize is the size of a value of type t in the dump (0: not a type).
-func typeSize(t byte, idSize int) int {
-	switch t {
-	case typeObject:
-		return idSize
-	case typeBoolean, typeByte:
-		return 1
-	case typeChar, typeShort:
-		return 2
-	case typeFloat, typeInt:
-		return 4
-	case typeDouble, typeLong:
-		return 8
-	}
-	return 0
-}
-
-// primArrayNames are the JVM's names of primitive array classes by type.
-var primArrayNames = [12]string{
-	typeBoolean: "[Z", typeChar: "[C", typeFloat: "[F", typeDouble: "[D",
-	typeByte: "[B", typeShort: "[S", typeInt: "[I", typeLong: "[J",
-}
 
 const maxLayouts = 8
 
@@ -128,10 +64,6 @@ type scanner struct {
 	version  string
 	records  int64
 	segments int64
-
-	// trace, when set (tests), sees every object: kind, address, class id
-	// (element type for primitive arrays) and array length (-1: instance).
-	trace func(kind byte, addr, class uint64, length int64)
 }
 
 func (s *scanner) header() error {
@@ -151,6 +83,8 @@ func (s *scanner) header() error {
 		return fmt.Errorf("offset 19: identifier size %d, want 4 or 8", idSize)
 	}
 	s.d.idSize = int(idSize)
+	s.cands = candidateLayouts(int(idSize))
+	s.initGeometry()
 	if _, err := s.d.next(8); err != nil {
 		return fmt.Errorf("offset 23: header cut short: %v", err)
 	}
@@ -321,9 +255,6 @@ func (s *scanner) instance() error {
 	n := int64(uint32(b[2*idSize+4])<<24 | uint32(b[2*idSize+5])<<16 | uint32(b[2*idSize+6])<<8 | uint32(b[2*idSize+7]))
 	c := s.class(classID)
 	c.instances++
-	if s.trace != nil {
-		s.trace(kindInstance, addr, classID, -1)
-	}
 	s.observe(addr)
 	s.prevValid = false
 	s.prevInst = c
@@ -350,9 +281,6 @@ func (s *scanner) objArray() error {
 	classID := getID(b[idSize+8:], idSize)
 	c := s.class(classID)
 	c.arrays++
-	if s.trace != nil {
-		s.trace(kindObjArray, addr, classID, int64(n))
-	}
 	s.observe(addr)
 	for i := range s.cands {
 		g := &s.arrayGeom[i]
@@ -382,9 +310,6 @@ func (s *scanner) primArray() error {
 	}
 	p := &s.prims[t]
 	p.count++
-	if s.trace != nil {
-		s.trace(kindPrimArray, addr, uint64(t), int64(n))
-	}
 	s.observe(addr)
 	for i := range s.cands {
 		sz := (s.arrayGeom[i][es] + int64(es)*int64(n) + objectAlignment - 1) &^ (objectAlignment - 1)
@@ -424,88 +349,4 @@ func (s *scanner) observe(addr uint64) {
 			s.score[i]++
 		}
 	}
-}
-
-func (s *scanner) classDump() error {
-	d := s.d
-	idSize := d.idSize
-	b, err := d.next(7*idSize + 8)
-	if err != nil {
-		return err
-	}
-	classID := getID(b, idSize)
-	superID := getID(b[idSize+4:], idSize)
-	c := s.class(classID)
-	c.superID = superID
-	c.dumped = true
-	if s.trace != nil {
-		s.trace(kindClass, classID, classID, -1)
-	}
-	s.mirrors++
-	s.prevValid = false
-	s.prevInst = nil
-	cp, err := d.u2()
-	if err != nil {
-		return err
-	}
-	for i := 0; i < int(cp); i++ {
-		h, err := d.next(3)
-		if err != nil {
-			return err
-		}
-		sz := typeSize(h[2], idSize)
-		if sz == 0 {
-			return fmt.Errorf("constant pool entry %d: bad type %d", i, h[2])
-		}
-		if err := d.skip(int64(sz)); err != nil {
-			return err
-		}
-	}
-	statics, err := d.u2()
-	if err != nil {
-		return err
-	}
-	c.staticRefs, c.staticPrims = 0, c.staticPrims[:0]
-	for i := 0; i < int(statics); i++ {
-		h, err := d.next(idSize + 1)
-		if err != nil {
-			return err
-		}
-		t := h[idSize]
-		sz := typeSize(t, idSize)
-		if sz == 0 {
-			return fmt.Errorf("static field %d: bad type %d", i, t)
-		}
-		if name := s.utf8[getID(h, idSize)]; strings.HasPrefix(name, "<") {
-			// "<resolved_references>", "<init_lock>": the dumper's synthetic
-			// statics exposing VM-held references, not mirror fields.
-		} else if t == typeObject {
-			c.staticRefs++
-		} else {
-			c.staticPrims = append(c.staticPrims, sz)
-		}
-		if err := d.skip(int64(sz)); err != nil {
-			return err
-		}
-	}
-	fields, err := d.u2()
-	if err != nil {
-		return err
-	}
-	c.fields = c.fields[:0]
-	for i := 0; i < int(fields); i++ {
-		h, err := d.next(idSize + 1)
-		if err != nil {
-			return err
-		}
-		t := h[idSize]
-		if typeSize(t, idSize) == 0 {
-			return fmt.Errorf("instance field %d: bad type %d", i, t)
-		}
-		c.fields = append(c.fields, fieldDesc{getID(h, idSize), t})
-	}
-	if s.strings != nil && s.strings.classID == classID {
-		s.strings.setFields(c.fields, s.utf8, idSize)
-	}
-	return nil
 }

@@ -9,7 +9,6 @@ const (
 	kindInstance = iota
 	kindObjArray
 	kindPrimArray
-	kindClass
 )
 
 // topObjects keeps the largest objects seen so far in a min-heap ordered by
@@ -35,7 +34,7 @@ func (t *topObjects) offer(raw int64, addr, class uint64, length int64) {
 	kind := byte(kindInstance)
 	if length >= 0 {
 		kind = kindObjArray
-		if class < 12 && primArrayNames[class] != "" {
+		if primArrayName(class) != "" {
 			kind = kindPrimArray
 		}
 	}
