@@ -237,13 +237,13 @@ func writeClassTable(w io.Writer, classes []hprof.ClassStat, top int) {
 		shown = shown[:top]
 	}
 	for i, c := range shown {
-		fmt.Fprintf(w, "%4d: %14d %14d  %s\n", i+1, c.Instances, c.Bytes, c.Class)
+		fmt.Fprintf(w, "%4d:%14d%15d  %s\n", i+1, c.Instances, c.Bytes, c.Class)
 	}
 	if len(shown) < len(classes) {
 		fmt.Fprintf(w, "  ... %d more classes (--top 0 shows all)\n", len(classes)-len(shown))
 	}
 	inst, bytes := hprof.Totals(classes)
-	fmt.Fprintf(w, "Total %14d %14d\n", inst, bytes)
+	fmt.Fprintf(w, "Total%14d%15d\n", inst, bytes)
 }
 
 func writeGrowth(w io.Writer, base string, growth []hprof.Growth, top int) {

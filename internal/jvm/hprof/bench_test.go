@@ -17,8 +17,9 @@ import (
 const benchDumpMB = 560
 
 // benchDump returns a heap dump of at least 500 MB made once by a real JVM
-// and cached under os.TempDir(), keyed by the generator's version.
-func benchDump(b *testing.B) string {
+// and cached under os.TempDir(), keyed by the generator's version; with gz,
+// the same heap dumped with -gz=1.
+func benchDump(b *testing.B, gz bool) string {
 	b.Helper()
 	jcmd, err := exec.LookPath("jcmd")
 	if err != nil {
@@ -30,8 +31,15 @@ func benchDump(b *testing.B) string {
 	}
 	key := fmt.Sprintf("sparkdx-hprof-bench-v1-%d-%x", benchDumpMB, len(src))
 	path := filepath.Join(os.TempDir(), key+".hprof")
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= 500<<20 {
-		return path
+	gzPath := path + ".gz"
+	want := path
+	if gz {
+		want = gzPath
+	}
+	_, errPlain := os.Stat(path)
+	_, errGz := os.Stat(gzPath)
+	if errPlain == nil && errGz == nil {
+		return want
 	}
 	home := filepath.Dir(filepath.Dir(jcmd))
 	if real, err := filepath.EvalSymlinks(jcmd); err == nil {
@@ -59,24 +67,44 @@ func benchDump(b *testing.B) string {
 	if pid == "" {
 		b.Fatal("BigHeap never became ready")
 	}
-	tmp := path + ".tmp"
-	_ = os.Remove(tmp)
-	if out, err := exec.Command(filepath.Join(home, "bin", "jcmd"), pid, "GC.heap_dump", tmp).CombinedOutput(); err != nil {
-		b.Fatalf("jcmd GC.heap_dump: %v\n%s", err, out)
+	for _, d := range []struct {
+		path string
+		args []string
+	}{{path, nil}, {gzPath, []string{"-gz=1"}}} {
+		tmp := d.path + ".tmp"
+		_ = os.Remove(tmp)
+		args := append(append([]string{pid, "GC.heap_dump"}, d.args...), tmp)
+		if out, err := exec.Command(filepath.Join(home, "bin", "jcmd"), args...).CombinedOutput(); err != nil {
+			b.Fatalf("jcmd GC.heap_dump: %v\n%s", err, out)
+		}
+		if err := os.Rename(tmp, d.path); err != nil {
+			b.Fatal(err)
+		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		b.Fatal(err)
+	if fi, err := os.Stat(path); err != nil || fi.Size() < 500<<20 {
+		b.Fatalf("benchmark dump %s: %v, want at least 500 MB", path, err)
 	}
-	return path
+	return want
 }
 
+// BenchmarkReadFile reads the plain dump (from page cache after the first
+// iteration); MB/s are dump bytes.
 func BenchmarkReadFile(b *testing.B) {
-	path := benchDump(b)
-	fi, err := os.Stat(path)
+	benchRead(b, benchDump(b, false))
+}
+
+// BenchmarkReadFileGzip reads the same heap dumped with -gz=1; MB/s are
+// uncompressed dump bytes, comparable with BenchmarkReadFile.
+func BenchmarkReadFileGzip(b *testing.B) {
+	benchRead(b, benchDump(b, true))
+}
+
+func benchRead(b *testing.B, path string) {
+	h, err := ReadFile(context.Background(), path, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(fi.Size())
+	b.SetBytes(h.BytesRead)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := ReadFile(context.Background(), path, Options{}); err != nil {
