@@ -20,7 +20,6 @@ func (s *scanner) classDump() error {
 	c := s.class(classID)
 	c.superID = superID
 	c.dumped = true
-	s.mirrors++
 	s.prevValid = false
 	s.prevInst = nil
 	cp, err := d.u2()

@@ -45,7 +45,6 @@ type scanner struct {
 	lastID    uint64
 	lastClass *classInfo
 	prims     [12]primStat
-	mirrors   int64 // CLASS DUMP records: one java.lang.Class instance each
 
 	// arrayGeom[i] holds, for candidate layout i, the element-0 offset by
 	// element size (index 1, 2, 4, 8) and the reference size at index 0,
@@ -61,9 +60,8 @@ type scanner struct {
 	top     topObjects
 	strings *stringTracker
 
-	version  string
-	records  int64
-	segments int64
+	version string
+	records int64
 }
 
 func (s *scanner) header() error {
@@ -169,7 +167,6 @@ func (s *scanner) record(tag byte, length int64) error {
 		}
 		return nil
 	case tagHeapDump, tagHeapDumpSegment:
-		s.segments++
 		return s.heap(length)
 	case 0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E, tagHeapDumpEnd:
 		return s.d.skip(length)
