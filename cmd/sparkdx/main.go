@@ -45,6 +45,7 @@ func inputErr(err error) error {
 
 func commands() []command {
 	return []command{
+		{"heap", heapUsage, runHeap},
 		{"version", "version", runVersion},
 	}
 }
