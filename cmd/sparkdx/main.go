@@ -46,6 +46,7 @@ func inputErr(err error) error {
 func commands() []command {
 	return []command{
 		{"version", "version", runVersion},
+		{"agent", agentUsage, runAgent},
 	}
 }
 
