@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,8 +32,25 @@ func fixtureAgent(t testing.TB, root string, cfg Config) *Agent {
 // change.
 func copyFixture(t *testing.T, name string) string {
 	t.Helper()
+	src := filepath.Join("testdata", name)
 	dst := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("testdata", name))); err != nil {
+	// Symbolic links (hsperfdata files shared with internal/jvm/hsperf)
+	// are copied as the files they point to.
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return dst

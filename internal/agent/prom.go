@@ -170,9 +170,9 @@ func collectJVMMetrics(e emitter, j *JVM) {
 	}
 	e.counter("jvm_class_loaded_total", "JVM classes loaded since start.", float64(j.ClassesLoaded))
 	e.counter("jvm_class_unloaded_total", "JVM classes unloaded since start.", float64(j.ClassesUnloaded))
-	e.gauge("jvm_class_count", "JVM classes currently loaded.", float64(j.ClassesLoaded-min(j.ClassesUnloaded, j.ClassesLoaded)))
-	e.gauge("jvm_thread_count", "JVM live threads, by daemon status.", float64(j.ThreadsDaemon), "daemon", "true")
-	e.gauge("jvm_thread_count", "JVM live threads, by daemon status.", float64(j.ThreadsLive-min(j.ThreadsDaemon, j.ThreadsLive)), "daemon", "false")
+	e.gauge("jvm_class_current", "JVM classes currently loaded (jvm.class.count; renamed: promtool rejects _count on a gauge).", float64(j.ClassesLoaded-min(j.ClassesUnloaded, j.ClassesLoaded)))
+	e.gauge("jvm_thread_live", "JVM live threads, by daemon status (jvm.thread.count; renamed: promtool rejects _count on a gauge).", float64(j.ThreadsDaemon), "daemon", "true")
+	e.gauge("jvm_thread_live", "JVM live threads, by daemon status (jvm.thread.count; renamed: promtool rejects _count on a gauge).", float64(j.ThreadsLive-min(j.ThreadsDaemon, j.ThreadsLive)), "daemon", "false")
 	e.gauge("jvm_thread_peak", "JVM peak live threads.", float64(j.ThreadsPeak))
 	e.counter("jvm_safepoints_total", "JVM safepoints reached.", float64(j.Safepoints))
 	e.counter("jvm_safepoint_duration_seconds_total", "JVM time spent at safepoints.", j.SafepointSeconds)
