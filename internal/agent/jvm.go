@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/jvm/hsperf"
@@ -115,6 +116,7 @@ func fromHsperf(path string, hj *hsperf.JVM) *JVM {
 			if name == "" || names[name] {
 				name = fmt.Sprintf("%s-%s", g.Name, s.Name)
 			}
+			name = strings.ToLower(name) // Shenandoah says "Heap", the others "old"
 			names[name] = true
 			j.Memory = append(j.Memory, Pool{Name: name, Type: "heap", UsedBytes: nonNeg(s.Used),
 				CommittedBytes: nonNeg(s.Capacity), MaxBytes: nonNeg(s.MaxCapacity)})
