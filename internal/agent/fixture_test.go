@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -103,4 +105,11 @@ func TestSnapshotJSONGolden(t *testing.T) {
 			golden(t, node+".json", b.Bytes())
 		})
 	}
+}
+
+// skipOrFail reports a missing prerequisite the way sparktest does: a
+// failure under CI=true, a skip elsewhere.
+func skipOrFail(t *testing.T, what string) {
+	t.Helper()
+	sparktest.Missing(t, what)
 }
