@@ -93,6 +93,7 @@ type Agent struct {
 	dumps *heapDumper
 
 	prev     map[procKey]Process
+	memory   map[procKey]*known
 	prevNode Node
 	dumped   map[procKey]string // heap dump paths, carried into exit events
 
@@ -146,24 +147,28 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := scan(a.fs, errs)
+	t, memory, err := scan(a.fs, a.memory, errs)
 	if err != nil {
 		return nil, err
 	}
+	a.memory = memory
 	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime}
 	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}
 	seen := make(map[procKey]Process, len(a.prev))
 	for _, f := range discover(t) {
-		if f.id.needsEnviron() {
+		k := f.info.known
+		if !k.env && k.id.needsEnviron() {
+			k.env = true
 			if env, err := f.info.proc.Environ(); err == nil {
-				f.id.fromEnviron(env)
+				k.id.fromEnviron(env)
 			} else {
 				errs["environ"]++
 			}
+			f.id = k.id
 		}
 		p := pc.collect(f, errs)
-		p.Container = a.cont.collect(f.info.proc, errs)
-		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, errs)
+		p.Container = a.cont.collect(f.info.proc, k, errs)
+		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)
 		key := procKey{p.PID, p.startTicks}
 		if a.dumps != nil {
 			if ev, ok := a.dumps.check(ctx, key, &p, now); ok {
