@@ -20,6 +20,9 @@ type Config struct {
 	CgroupRoot string        // cgroup mount; default /sys/fs/cgroup
 	Host       string        // host label; default os.Hostname
 	Interval   time.Duration // sampling interval; default 10s
+	// PSSEvery is how long a process's proportional set size is reused
+	// before smaps_rollup is read again; default 1m, negative: every cycle.
+	PSSEvery time.Duration
 
 	// HeapDumpAt, when above 0, asks for one heap dump per JVM whose old
 	// generation (or whole heap) stays above this fraction of its maximum
@@ -63,6 +66,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Interval == 0 {
 		c.Interval = 10 * time.Second
+	}
+	if c.PSSEvery == 0 {
+		c.PSSEvery = time.Minute
 	}
 	if c.HeapDumpEvery == 0 {
 		c.HeapDumpEvery = 10 * time.Minute
@@ -152,7 +158,7 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	a.memory = memory
-	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime}
+	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery}
 	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}
 	seen := make(map[procKey]Process, len(a.prev))
 	for _, f := range discover(t) {

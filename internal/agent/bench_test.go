@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeBenchNode writes a fake node with jvms Spark executors (each with a
@@ -93,38 +94,48 @@ func writeBenchNode(b *testing.B, jvms, others int) (string, int64) {
 
 // BenchmarkCycle is one full sampling cycle over a fake node with 50 Spark
 // JVMs (hsperfdata, cgroup, Python workers) and 100 other processes. The
-// goal is at most 20 ms of CPU per cycle; cpu-ns/op reports it.
+// goal is at most 20 ms of CPU per cycle; cpu-ns/op reports it. Sub-
+// benchmarks read smaps_rollup every cycle or reuse PSS (the default).
 func BenchmarkCycle(b *testing.B) {
 	root, size := writeBenchNode(b, 50, 100)
-	a := fixtureAgent(b, root, Config{Host: "bench"})
-	ctx := context.Background()
-	if s, err := a.Sample(ctx); err != nil || len(s.Processes) != 50 {
-		b.Fatalf("got %v processes (%v), want 50", len(s.Processes), err)
+	for _, bc := range pssCases {
+		b.Run(bc.name, func(b *testing.B) {
+			a := fixtureAgent(b, root, Config{Host: "bench", PSSEvery: bc.every})
+			b.SetBytes(size)
+			benchCycles(b, a, 50)
+		})
 	}
-	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for i := 0; i < b.N; i++ {
-		if _, err := a.Sample(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
+var pssCases = []struct {
+	name  string
+	every time.Duration
+}{{"pss-every-cycle", -1}, {"pss-every-minute", time.Minute}}
+
 // BenchmarkCycleLive samples this machine's real /proc (whatever runs on
-// it, Spark-named JVMs included when tests or a measurement started them).
+// it, Spark-named JVMs included when testdata/measure/real.sh started them).
 func BenchmarkCycleLive(b *testing.B) {
-	a, err := New(Config{Host: "live"})
-	if err != nil {
-		b.Fatal(err)
+	for _, bc := range pssCases {
+		b.Run(bc.name, func(b *testing.B) {
+			a, err := New(Config{Host: "live", PSSEvery: bc.every})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchCycles(b, a, -1)
+		})
 	}
+}
+
+// benchCycles runs b.N cycles after a first one (which reads every
+// process's command line and finds its files) and reports CPU per cycle.
+func benchCycles(b *testing.B, a *Agent, want int) {
 	ctx := context.Background()
 	s, err := a.Sample(ctx)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if want >= 0 && len(s.Processes) != want {
+		b.Fatalf("got %d Spark processes, want %d", len(s.Processes), want)
 	}
 	b.ReportMetric(float64(len(s.Processes)), "spark-procs")
 	b.ReportAllocs()

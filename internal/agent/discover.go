@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/prometheus/procfs"
 )
@@ -35,6 +36,9 @@ type known struct {
 	cgroupOK bool
 	hsperf   string // hsperfdata file, "" until found
 	noPerf   string // why the JVM writes no hsperfdata (-XX:-UsePerfData)
+
+	pss   uint64 // last proportional set size read, and when
+	pssAt time.Time
 }
 
 // table is the node's process tree from one walk of /proc.
