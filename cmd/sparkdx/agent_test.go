@@ -105,6 +105,19 @@ func TestAgentServesMetrics(t *testing.T) {
 		resp.Body.Close()
 		body = string(b)
 	}
+	resp, err := http.Get("http://" + addr + "/snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Host      string            `json:"host"`
+		Processes []json.RawMessage `json:"processes"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&snap)
+	resp.Body.Close()
+	if err != nil || snap.Host != "node1" || len(snap.Processes) != 4 {
+		t.Errorf("/snapshot: got host %q, %d processes (%v), want node1 and 4", snap.Host, len(snap.Processes), err)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("got exit %d, want 0 after cancel", code)

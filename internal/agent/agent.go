@@ -107,6 +107,7 @@ type Agent struct {
 	last   *Snapshot
 	errors map[string]uint64 // cumulative, by source
 	exits  map[exitKey]uint64
+	recent []Event // the last maxRecent events, oldest first
 	cycles uint64
 	cpu    time.Duration
 }
@@ -204,6 +205,10 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 			a.exits[exitKey{ev.Role, ev.Cause}]++
 		}
 	}
+	a.recent = append(a.recent, snap.Events...)
+	if n := len(a.recent) - maxRecent; n > 0 {
+		a.recent = append([]Event(nil), a.recent[n:]...)
+	}
 	a.last = snap
 	a.cycles++
 	a.cpu += cpuTime() - startCPU
@@ -240,6 +245,16 @@ func (a *Agent) Last() *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.last
+}
+
+// maxRecent is how many events Events keeps.
+const maxRecent = 200
+
+// Events returns the most recent events (exits, heap dumps), oldest first.
+func (a *Agent) Events() []Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Event{}, a.recent...)
 }
 
 // Stats are the agent's own cumulative counters.
