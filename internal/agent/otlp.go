@@ -69,6 +69,7 @@ type otlpInstruments struct {
 	cgThrottled                     metric.Float64ObservableCounter
 	treeMem                         metric.Int64ObservableUpDownCounter
 	nodeMemAvailable, nodeMemTotal  metric.Int64ObservableUpDownCounter
+	exits                           metric.Int64ObservableCounter
 }
 
 func registerOTLP(m metric.Meter, a *Agent) error {
