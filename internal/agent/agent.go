@@ -41,9 +41,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("interval %v: must be positive", c.Interval)
 	}
 	if c.HeapDumpAt < 0 || c.HeapDumpAt >= 1 {
-		if c.HeapDumpAt != 0 {
-			return fmt.Errorf("heap dump threshold %v: must be between 0 and 1", c.HeapDumpAt)
-		}
+		return fmt.Errorf("heap dump threshold %v: must be above 0 and below 1", c.HeapDumpAt)
 	}
 	if c.HeapDumpAt > 0 && c.HeapDumpDir == "" {
 		return errors.New("heap dump threshold set without a heap dump directory")
@@ -179,7 +177,6 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 		key := procKey{p.PID, p.startTicks}
 		if a.dumps != nil {
 			if ev, ok := a.dumps.check(ctx, key, &p, now); ok {
-				a.cfg.Logger.Info("heap dump", "pid", p.PID, "app", p.AppID, "executor", p.ExecutorID, "path", ev.HeapDump, "error", ev.Detail)
 				if ev.HeapDump != "" {
 					a.dumped[key] = ev.HeapDump
 				}
@@ -226,7 +223,8 @@ func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
 			a.cfg.Logger.Error("sample", "error", err)
 		} else {
 			for _, ev := range snap.Events {
-				a.cfg.Logger.Info("event", "type", ev.Type, "pid", ev.PID, "role", ev.Role, "app", ev.AppID, "executor", ev.ExecutorID, "cause", ev.Cause)
+				a.cfg.Logger.Info("event", "type", ev.Type, "pid", ev.PID, "role", ev.Role, "app", ev.AppID,
+					"executor", ev.ExecutorID, "cause", ev.Cause, "heapDump", ev.HeapDump, "detail", ev.Detail)
 			}
 			if onSample != nil {
 				onSample(snap)

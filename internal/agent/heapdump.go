@@ -123,3 +123,9 @@ func freeBytes(dir string) (uint64, error) {
 	}
 	return st.Bavail * uint64(st.Bsize), nil
 }
+
+// forget drops what the dumper keeps about a process that is gone.
+func (h *heapDumper) forget(key procKey) {
+	delete(h.above, key)
+	delete(h.done, key)
+}
