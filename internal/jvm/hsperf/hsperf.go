@@ -171,6 +171,8 @@ type Prologue struct {
 type Snapshot struct {
 	Prologue
 	// PID is the process id taken from the file name by ReadFile, else 0.
+	// For a JVM in a container it is the pid inside the container's pid
+	// namespace, which is what the JVM names its file after.
 	PID int
 	// Entries in buffer order.
 	Entries []Entry
@@ -188,14 +190,21 @@ type FormatError struct {
 	File   string // set by ReadFile
 	Offset int
 	Msg    string
+	Err    error // ErrNotInitialized, or nil
 }
 
 func (e *FormatError) Error() string {
-	if e.File != "" {
-		return fmt.Sprintf("hsperf: %s offset %d: %s", e.File, e.Offset, e.Msg)
+	msg := e.Msg
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
 	}
-	return fmt.Sprintf("hsperf: offset %d: %s", e.Offset, e.Msg)
+	if e.File != "" {
+		return fmt.Sprintf("hsperf: %s offset %d: %s", e.File, e.Offset, msg)
+	}
+	return fmt.Sprintf("hsperf: offset %d: %s", e.Offset, msg)
 }
+
+func (e *FormatError) Unwrap() error { return e.Err }
 
 func formatErr(off int, format string, a ...any) *FormatError {
 	return &FormatError{Offset: off, Msg: fmt.Sprintf(format, a...)}
@@ -219,10 +228,21 @@ func Parse(b []byte) (*Snapshot, error) {
 	return s, nil
 }
 
+// ErrNotInitialized is wrapped by the error for an empty buffer or one whose
+// prologue is still zero: the JVM has created (and sized) its file but not
+// written it yet. Reading again a moment later succeeds.
+var ErrNotInitialized = errors.New("not initialized yet")
+
 func parsePrologue(b []byte) (Prologue, error) {
 	var p Prologue
+	if len(b) == 0 {
+		return p, &FormatError{Offset: 0, Msg: "empty", Err: ErrNotInitialized}
+	}
 	if len(b) < prologueSize {
 		return p, formatErr(0, "buffer of %d bytes is shorter than the %d-byte prologue", len(b), prologueSize)
+	}
+	if [4]byte(b[:4]) == [4]byte{} {
+		return p, &FormatError{Offset: 0, Msg: "magic is zero", Err: ErrNotInitialized}
 	}
 	if [4]byte(b[:4]) != magic {
 		return p, formatErr(0, "magic %#08x, want 0xcafec0c0", binary.BigEndian.Uint32(b))
@@ -358,9 +378,11 @@ func cstring(s string) (string, bool) {
 	return s, false
 }
 
-// ReadFile reads and parses an hsperfdata file. When the file name is a
-// number (as /tmp/hsperfdata_<user>/<pid> is) it becomes Snapshot.PID.
-// Errors, including Snapshot.Partial, name the file.
+// ReadFile reads and parses an hsperfdata file. A plain read of the file
+// the JVM has mapped sees its current counters; a value being written at
+// that moment may be torn, which the next sample corrects. When the file
+// name is a number (as /tmp/hsperfdata_<user>/<pid> is) it becomes
+// Snapshot.PID. Errors, including Snapshot.Partial, name the file.
 func ReadFile(path string) (*Snapshot, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

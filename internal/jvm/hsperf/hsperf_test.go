@@ -282,9 +282,11 @@ func TestParseErrors(t *testing.T) {
 		entries int    // entries read when Partial
 	}{
 		{name: "empty", mutate: func(b []byte) []byte { return nil },
-			err: "hsperf: offset 0: buffer of 0 bytes is shorter than the 32-byte prologue"},
+			err: "hsperf: offset 0: empty: not initialized yet"},
 		{name: "short", mutate: func(b []byte) []byte { return b[:31] },
-			err: "hsperf: offset 0: buffer of 31 bytes is shorter"},
+			err: "hsperf: offset 0: buffer of 31 bytes is shorter than the 32-byte prologue"},
+		{name: "zero prologue", mutate: func(b []byte) []byte { clear(b); return b },
+			err: "hsperf: offset 0: magic is zero: not initialized yet"},
 		{name: "magic", mutate: func(b []byte) []byte { b[0] = 0xca; b[1] = 0xfe; b[2] = 0xba; b[3] = 0xbe; return b },
 			err: "hsperf: offset 0: magic 0xcafebabe, want 0xcafec0c0"},
 		{name: "byte order", mutate: func(b []byte) []byte { b[4] = 7; return b },

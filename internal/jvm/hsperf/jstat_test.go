@@ -70,16 +70,14 @@ func jstatColumns(s *Snapshot, option string) []column {
 			kb("CCSC", j.ClassSpace.Capacity, "sun.gc.compressedclassspace.capacity"),
 			kb("CCSU", j.ClassSpace.Used, "sun.gc.compressedclassspace.used"),
 		}
-		var total float64
 		for i, h := range []string{"YGC", "FGC", "CGC"} {
 			c := collector(i)
 			missing := !has(fmt.Sprintf("sun.gc.collector.%d.invocations", i))
 			cols = append(cols,
 				column{header: h, value: float64(c.Invocations), missing: missing},
 				column{header: h + "T", value: c.Time.Seconds(), digits: 3, missing: missing})
-			total += c.Time.Seconds()
 		}
-		return append(cols, column{header: "GCT", value: total, digits: 3})
+		return append(cols, column{header: "GCT", value: j.GCTime().Seconds(), digits: 3})
 	case "class":
 		return []column{
 			{header: "Loaded", value: float64(j.Classes.Loaded)},

@@ -27,7 +27,8 @@ type JVM struct {
 
 	// StartTime is when the VM began to be created (sun.rt.createVmBeginTime).
 	StartTime time.Time
-	// Uptime is sun.os.hrt.ticks converted; zero on JDKs without it.
+	// Uptime is sun.os.hrt.ticks converted; zero on JDKs without it
+	// (JDK 25), where time.Since(StartTime) is the measure left.
 	Uptime time.Duration
 
 	// Collector is sun.gc.policy.name ("Copy:MSC", "GarbageFirst", ...),
@@ -43,7 +44,7 @@ type JVM struct {
 	Threads      Threads
 	Safepoints   Safepoints
 	JIT          JIT
-	GCThreadsCPU time.Duration // sun.threads.total_gc_cpu_time (JDK 21+)
+	GCThreadsCPU time.Duration // sun.threads.total_gc_cpu_time: CPU of GC threads (in JDK 25, not 17)
 
 	Heap Heap
 }
@@ -64,9 +65,29 @@ type Collector struct {
 	Name        string
 	Kind        GCKind
 	Invocations int64
-	// Time is the total pause time; LastEntry and LastExit are when the
-	// last collection began and ended, measured from JVM start.
+	// Time is the total time the collector counts: for ZGC, Shenandoah
+	// and G1's concurrent cycles only their pauses, not the concurrent
+	// work. LastEntry and LastExit are when the last collection began and
+	// ended, measured from JVM start.
 	Time, LastEntry, LastExit time.Duration
+}
+
+// GCTime is the time of all collectors, jstat's GCT.
+func (j *JVM) GCTime() time.Duration {
+	var d time.Duration
+	for _, c := range j.Collectors {
+		d += c.Time
+	}
+	return d
+}
+
+// GCCount is the number of collections of all collectors.
+func (j *JVM) GCCount() int64 {
+	var n int64
+	for _, c := range j.Collectors {
+		n += c.Invocations
+	}
+	return n
 }
 
 // Generation is one sun.gc.generation.N with its spaces.
@@ -245,97 +266,119 @@ func (s *Snapshot) pool(prefix string) Pool {
 	}
 }
 
-// gc collects sun.gc.collector.N.* and sun.gc.generation.N[.space.M].* in
-// one pass, whatever indexes the collector publishes.
+// gcCounters gathers sun.gc.collector.N.* and sun.gc.generation.N[.space.M].*
+// whatever indexes the collector publishes: ZGC on JDK 17 has only
+// generation 1 and collector 2, Shenandoah a generation without spaces.
+type gcCounters struct {
+	hz     int64
+	cols   map[int]*Collector
+	gens   map[int]*Generation
+	spaces map[[2]int]*Space
+}
+
+// gc collects the collectors and generations in one pass over the entries.
 func (s *Snapshot) gc(hz int64) ([]Collector, []Generation) {
-	cols := map[int]*Collector{}
-	gens := map[int]*Generation{}
-	spaces := map[[2]int]*Space{}
+	c := gcCounters{hz: hz, cols: map[int]*Collector{}, gens: map[int]*Generation{}, spaces: map[[2]int]*Space{}}
 	for i := range s.Entries {
 		e := &s.Entries[i]
 		if rest, ok := strings.CutPrefix(e.Name, "sun.gc.collector."); ok {
-			n, field, ok := cutIndex(rest)
-			if !ok {
-				continue
-			}
-			c := cols[n]
-			if c == nil {
-				c = &Collector{Index: n}
-				cols[n] = c
-			}
-			switch field {
-			case "name":
-				c.Name = e.Text
-			case "invocations":
-				c.Invocations = e.Long
-			case "time":
-				c.Time = ticksToDuration(e.Long, hz)
-			case "lastEntryTime":
-				c.LastEntry = ticksToDuration(e.Long, hz)
-			case "lastExitTime":
-				c.LastExit = ticksToDuration(e.Long, hz)
-			}
-			continue
-		}
-		rest, ok := strings.CutPrefix(e.Name, "sun.gc.generation.")
-		if !ok {
-			continue
-		}
-		n, field, ok := cutIndex(rest)
-		if !ok {
-			continue
-		}
-		g := gens[n]
-		if g == nil {
-			g = &Generation{Index: n}
-			gens[n] = g
-		}
-		if rest, ok := strings.CutPrefix(field, "space."); ok {
-			m, field, ok := cutIndex(rest)
-			if !ok {
-				continue
-			}
-			sp := spaces[[2]int{n, m}]
-			if sp == nil {
-				sp = &Space{Index: m}
-				spaces[[2]int{n, m}] = sp
-			}
-			switch field {
-			case "name":
-				sp.Name = e.Text
-			case "used":
-				sp.Used = e.Long
-			case "capacity":
-				sp.Capacity = e.Long
-			case "maxCapacity":
-				sp.MaxCapacity = e.Long
-			case "initCapacity":
-				sp.InitCapacity = e.Long
-			}
-			continue
-		}
-		switch field {
-		case "name":
-			g.Name = e.Text
-		case "capacity":
-			g.Capacity = e.Long
-		case "minCapacity":
-			g.MinCapacity = e.Long
-		case "maxCapacity":
-			g.MaxCapacity = e.Long
+			c.collector(rest, e)
+		} else if rest, ok := strings.CutPrefix(e.Name, "sun.gc.generation."); ok {
+			c.generation(rest, e)
 		}
 	}
-	for k, sp := range spaces {
-		gens[k[0]].Spaces = append(gens[k[0]].Spaces, *sp)
+	return c.sorted()
+}
+
+func (c *gcCounters) collector(rest string, e *Entry) {
+	n, field, ok := cutIndex(rest)
+	if !ok {
+		return
 	}
-	var cs []Collector
-	for _, c := range cols {
-		c.Kind = gcKind(c.Index, c.Name)
-		cs = append(cs, *c)
+	col := c.cols[n]
+	if col == nil {
+		col = &Collector{Index: n}
+		c.cols[n] = col
+	}
+	switch field {
+	case "name":
+		col.Name = e.Text
+	case "invocations":
+		col.Invocations = e.Long
+	case "time":
+		col.Time = ticksToDuration(e.Long, c.hz)
+	case "lastEntryTime":
+		col.LastEntry = ticksToDuration(e.Long, c.hz)
+	case "lastExitTime":
+		col.LastExit = ticksToDuration(e.Long, c.hz)
+	}
+}
+
+func (c *gcCounters) generation(rest string, e *Entry) {
+	n, field, ok := cutIndex(rest)
+	if !ok {
+		return
+	}
+	g := c.gens[n]
+	if g == nil {
+		g = &Generation{Index: n}
+		c.gens[n] = g
+	}
+	if rest, ok := strings.CutPrefix(field, "space."); ok {
+		c.space(n, rest, e)
+		return
+	}
+	switch field {
+	case "name":
+		g.Name = e.Text
+	case "capacity":
+		g.Capacity = e.Long
+	case "minCapacity":
+		g.MinCapacity = e.Long
+	case "maxCapacity":
+		g.MaxCapacity = e.Long
+	}
+}
+
+func (c *gcCounters) space(gen int, rest string, e *Entry) {
+	m, field, ok := cutIndex(rest)
+	if !ok {
+		return
+	}
+	key := [2]int{gen, m}
+	sp := c.spaces[key]
+	if sp == nil {
+		sp = &Space{Index: m}
+		c.spaces[key] = sp
+	}
+	switch field {
+	case "name":
+		sp.Name = e.Text
+	case "used":
+		sp.Used = e.Long
+	case "capacity":
+		sp.Capacity = e.Long
+	case "maxCapacity":
+		sp.MaxCapacity = e.Long
+	case "initCapacity":
+		sp.InitCapacity = e.Long
+	}
+}
+
+// sorted returns collectors, generations and spaces in index order.
+func (c *gcCounters) sorted() ([]Collector, []Generation) {
+	for k, sp := range c.spaces {
+		g := c.gens[k[0]]
+		g.Spaces = append(g.Spaces, *sp)
+	}
+	cs := make([]Collector, 0, len(c.cols))
+	for _, col := range c.cols {
+		col.Kind = gcKind(col.Index, col.Name)
+		cs = append(cs, *col)
 	}
 	sort.Slice(cs, func(a, b int) bool { return cs[a].Index < cs[b].Index })
-	var gs []Generation
-	for _, g := range gens {
+	gs := make([]Generation, 0, len(c.gens))
+	for _, g := range c.gens {
 		sort.Slice(g.Spaces, func(a, b int) bool { return g.Spaces[a].Index < g.Spaces[b].Index })
 		gs = append(gs, *g)
 	}

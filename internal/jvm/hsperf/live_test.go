@@ -23,7 +23,7 @@ const (
 
 // jdk returns the home of a JDK after checking it has java, javac and jstat.
 // JDK 17 is required (fails in CI when missing); JDK 25 is tested if present.
-func jdk(t *testing.T, home string, required bool) string {
+func jdk(t testing.TB, home string, required bool) string {
 	t.Helper()
 	for _, tool := range []string{"java", "javac", "jstat"} {
 		if _, err := os.Stat(filepath.Join(home, "bin", tool)); err != nil {
@@ -37,7 +37,7 @@ func jdk(t *testing.T, home string, required bool) string {
 }
 
 // compile compiles testdata/Workload.java with the JDK's javac.
-func compile(t *testing.T, home string) string {
+func compile(t testing.TB, home string) string {
 	t.Helper()
 	dir := t.TempDir()
 	src, err := filepath.Abs(filepath.Join("testdata", "Workload.java"))
@@ -61,7 +61,7 @@ type workload struct {
 
 // startWorkload runs argv (java ... Workload, maybe behind a wrapper) and
 // waits for its first "ok".
-func startWorkload(t *testing.T, argv []string, env ...string) *workload {
+func startWorkload(t testing.TB, argv []string, env ...string) *workload {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -95,7 +95,7 @@ func startWorkload(t *testing.T, argv []string, env ...string) *workload {
 
 // do sends commands one at a time and waits for each "ok"; with none it
 // waits for the start-up "ok".
-func (w *workload) do(t *testing.T, cmds ...string) {
+func (w *workload) do(t testing.TB, cmds ...string) {
 	t.Helper()
 	wait := func(what string) {
 		if !w.lines.Scan() {
@@ -241,14 +241,7 @@ func liveJVM(t *testing.T, home, version, classes, gcFlag string) {
 	if got := j2.Threads.Started - j.Threads.Started; got < 3 {
 		t.Errorf("got %d more threads started, want >= 3", got)
 	}
-	var n1, n2 int64
-	for _, c := range j.Collectors {
-		n1 += c.Invocations
-	}
-	for _, c := range j2.Collectors {
-		n2 += c.Invocations
-	}
-	if n2 <= n1 {
+	if n1, n2 := j.GCCount(), j2.GCCount(); n2 <= n1 {
 		t.Errorf("got %d collections after System.gc(), want more than %d", n2, n1)
 	}
 	if j2.Safepoints.Count <= j.Safepoints.Count {
@@ -256,7 +249,7 @@ func liveJVM(t *testing.T, home, version, classes, gcFlag string) {
 	}
 }
 
-func currentUser(t *testing.T) string {
+func currentUser(t testing.TB) string {
 	t.Helper()
 	if u := os.Getenv("USER"); u != "" {
 		return u
@@ -356,6 +349,9 @@ func TestLiveContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s.PID != nspid {
+		t.Errorf("got PID %d, want %d (the pid in the container)", s.PID, nspid)
+	}
 	j := s.JVM()
 	if j.MainClass != "Workload" || j.Classes.Unloaded < 300 {
 		t.Errorf("got main class %q, %d classes unloaded, want Workload and >= 300", j.MainClass, j.Classes.Unloaded)
@@ -380,4 +376,84 @@ func childPID(t *testing.T, pid int) int {
 	}
 	t.Fatalf("pid %d has no single child", pid)
 	return 0
+}
+
+// TestLiveStartup reads the file of a starting JVM as fast as it can: every
+// read is a usable snapshot (maybe not yet accessible, maybe ending in a
+// half-written entry) or, before the JVM writes the prologue, an
+// ErrNotInitialized; nothing else.
+func TestLiveStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := jdk(t, jdk17Home, true)
+	classes := compile(t, home)
+	w := startWorkloadNoWait(t, []string{filepath.Join(home, "bin", "java"), "-cp", classes, "Workload"})
+	path := filepath.Join(os.TempDir(), "hsperfdata_"+currentUser(t), strconv.Itoa(w.pid))
+	states := map[string]int{}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			states["no file yet"]++
+			continue
+		case errors.Is(err, ErrNotInitialized):
+			states["prologue not written"]++
+			continue
+		case err != nil:
+			t.Fatalf("read %d: %v", len(states), err)
+		case !s.Accessible:
+			states["not accessible"]++
+		case s.Partial != nil:
+			states["accessible, partial"]++
+		default:
+			states["complete"]++
+		}
+		if s.Partial != nil {
+			states["partial"]++
+			if !strings.Contains(s.Partial.Error(), path+" offset ") {
+				t.Errorf("Partial %v does not name the file and offset", s.Partial)
+			}
+		}
+		if _, ok := s.String("sun.rt.javaCommand"); ok && s.Accessible && s.Partial == nil {
+			break
+		}
+	}
+	t.Logf("reads during start-up: %v", states)
+	if states["complete"] == 0 {
+		t.Fatalf("never read a complete snapshot: %v", states)
+	}
+	w.do(t)
+}
+
+// startWorkloadNoWait starts the workload and returns at once.
+func startWorkloadNoWait(t *testing.T, argv []string) *workload {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workload{cmd: cmd, pid: cmd.Process.Pid, in: in, lines: bufio.NewScanner(out)}
+	t.Cleanup(func() {
+		w.in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return w
 }
