@@ -101,6 +101,11 @@ func (c containerCollector) resolve(pid int, cgs []procfs.Cgroup) (cgroupDirs, b
 	for i, root := range roots {
 		// Inside the process's own namespace its cgroup is the root.
 		own := i == 1
+		if !own && (escapes(v1mem) || escapes(v2)) {
+			// Seen from another cgroup namespace (an agent pod without
+			// the host's), the path climbs out of the agent's own mount.
+			continue
+		}
 		if v1mem != nil {
 			mem := filepath.Join(root, "memory", pathIn(v1mem.Path, own))
 			if isDir(mem) {
@@ -129,6 +134,10 @@ func (c containerCollector) resolve(pid int, cgs []procfs.Cgroup) (cgroupDirs, b
 		}
 	}
 	return cgroupDirs{}, false
+}
+
+func escapes(cg *procfs.Cgroup) bool {
+	return cg != nil && strings.Contains(cg.Path, "/..")
 }
 
 func pathIn(p string, own bool) string {
