@@ -177,14 +177,14 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 		key := procKey{p.PID, p.startTicks}
 		if a.dumps != nil {
 			if ev, ok := a.dumps.check(ctx, key, &p, now); ok {
-				if ev.HeapDump != "" {
-					a.dumped[key] = ev.HeapDump
-				}
 				snap.Events = append(snap.Events, ev)
 			}
 		}
 		seen[key] = p
 		snap.Processes = append(snap.Processes, p)
+	}
+	if a.dumps != nil {
+		a.finishedDumps(snap, seen)
 	}
 	snap.Events = append(snap.Events, a.exitEvents(seen, node, now)...)
 	if len(errs) > 0 {
@@ -210,6 +210,27 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	a.cycles++
 	a.cpu += cpuTime() - startCPU
 	return snap, nil
+}
+
+// finishedDumps reports the heap dumps that ended since the last cycle and
+// remembers their paths for the exit events of processes still known.
+func (a *Agent) finishedDumps(snap *Snapshot, seen map[procKey]Process) {
+	for _, r := range a.dumps.finished() {
+		snap.Events = append(snap.Events, r.ev)
+		if r.ev.HeapDump == "" {
+			continue
+		}
+		_, now := seen[r.key]
+		_, before := a.prev[r.key]
+		if now || before {
+			a.dumped[r.key] = r.ev.HeapDump
+		}
+		for i := range snap.Processes {
+			if p := &snap.Processes[i]; p.PID == r.key.pid && p.startTicks == r.key.start {
+				p.HeapDump = r.ev.HeapDump
+			}
+		}
+	}
 }
 
 // Run samples every interval until ctx ends, handing each snapshot to
