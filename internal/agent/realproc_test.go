@@ -193,6 +193,19 @@ func TestRealExecutorWithPythonWorkers(t *testing.T) {
 		t.Errorf("got start time %v, want within the last minute", start)
 	}
 
+	// ps reads the same kernel figures through its own parser.
+	if ps, err := exec.LookPath("ps"); err == nil {
+		out, err := exec.Command(ps, "-o", "rss=,nlwp=", "-p", fmt.Sprint(exe.pid)).Output()
+		var rssKB, threads int
+		if _, serr := fmt.Sscan(string(out), &rssKB, &threads); err != nil || serr != nil {
+			t.Fatalf("ps: %v %v: %q", err, serr, out)
+		}
+		now := waitFor(t, a, exe.pid, "again", func(Process) bool { return true })
+		if r := float64(now.RSSBytes) / float64(rssKB*1024); r < 0.9 || r > 1.1 || now.Threads < threads-3 || now.Threads > threads+3 {
+			t.Errorf("got rss %d threads %d, ps says rss %d KiB threads %d", now.RSSBytes, now.Threads, rssKB, threads)
+		}
+	}
+
 	d := waitFor(t, a, drv.pid, "driver", func(Process) bool { return true })
 	if d.Role != RoleDriver || d.AppID != "app-20260101000000-0042" || d.ExecutorID != "driver" {
 		t.Errorf("driver: got role %q app %q executor %q, want driver app-20260101000000-0042 driver", d.Role, d.AppID, d.ExecutorID)
