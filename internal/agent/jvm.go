@@ -80,7 +80,9 @@ func (c jvmCollector) collect(pid int, startMillis int64, k *known, errs map[str
 		return c.collect(pid, startMillis, k, errs)
 	}
 	if err != nil {
-		errs["hsperf"]++
+		if !errors.Is(err, hsperf.ErrNotInitialized) { // a JVM still starting is not a failure
+			errs["hsperf"]++
+		}
 		return nil, err.Error()
 	}
 	if snap.Partial != nil {
