@@ -47,6 +47,7 @@ func commands() []command {
 	return []command{
 		{"heap", heapUsage, runHeap},
 		{"version", "version", runVersion},
+		{"agent", agentUsage, runAgent},
 	}
 }
 
