@@ -167,7 +167,7 @@ func stage(s *analyze.Stage) Stage {
 		InputBytes: s.InputBytes, OutputBytes: s.OutputBytes, ShuffleReadBytes: s.ShuffleReadBytes,
 		ShuffleWriteBytes: s.ShuffleWriteBytes, FetchWaitMs: s.FetchWaitMs, MemorySpilledBytes: s.MemorySpilledBytes,
 		DiskSpilledBytes: s.DiskSpilledBytes,
-		Skew: Skew{DurationMaxOverMedian: s.SkewDuration, BytesMaxOverMedian: s.SkewBytes}}
+		Skew:             Skew{DurationMaxOverMedian: s.SkewDuration, BytesMaxOverMedian: s.SkewBytes}}
 }
 
 func sqlExecution(x *analyze.SQLExecution) SQLExecution {
