@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -10,24 +9,36 @@ import (
 // MetricOutputRows is the SQL metric every row-producing node carries.
 const MetricOutputRows = "number of output rows"
 
-// accumulatorValues collects the final value of every accumulator from
-// the stages' accumulables (their value at stage completion); the largest
-// value wins when several stages carry the same accumulator.
+// accumulatorValues totals every SQL metric accumulator: the sum of the
+// updates of successful task attempts, as Spark's SQL listener aggregates
+// them, or the stage's final value when no task carried an update.
 func accumulatorValues(a *model.Attempt) map[int64]int64 {
-	vals := map[int64]int64{}
+	tasks := map[int64]int64{}
+	stages := map[int64]int64{}
 	for _, s := range a.Stages {
 		for i := range s.Accumulables {
 			acc := &s.Accumulables[i]
-			v, err := strconv.ParseInt(acc.Value, 10, 64)
-			if err != nil {
+			if acc.SQL {
+				stages[acc.ID] = max(stages[acc.ID], acc.Num)
+			}
+		}
+		for _, t := range s.Tasks {
+			if !t.Successful() {
 				continue
 			}
-			if old, ok := vals[acc.ID]; !ok || v > old {
-				vals[acc.ID] = v
+			for i := range t.Accumulables {
+				if acc := &t.Accumulables[i]; acc.SQL {
+					tasks[acc.ID] += acc.Num
+				}
 			}
 		}
 	}
-	return vals
+	for id, v := range stages {
+		if _, ok := tasks[id]; !ok {
+			tasks[id] = v
+		}
+	}
+	return tasks
 }
 
 // sqlStats flattens each execution's plan with the metric values found.
@@ -72,7 +83,7 @@ func flatten(p *model.SQLPlanNode, nodes *[]SQLNode, vals, driver map[int64]int6
 			n.Metrics = map[string]int64{}
 		}
 		n.Metrics[m.Name] = v
-		if m.Name == MetricOutputRows {
+		if m.Name == MetricOutputRows || m.Name == "output rows" { // the latter: RAPIDS GPU nodes
 			n.Rows = v
 		}
 	}
