@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -93,7 +94,7 @@ func ParseSize(s string, unit, def int64) int64 {
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
 		return def
 	}
 	return n * mult

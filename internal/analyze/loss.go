@@ -68,7 +68,7 @@ func lostFailure(msg string) (exec string, causedByApp bool, reason string, ok b
 	}
 	rest := msg[len(prefix):]
 	i := strings.IndexByte(rest, ' ')
-	if i < 0 {
+	if i <= 0 {
 		return "", false, "", false
 	}
 	exec, rest = rest[:i], rest[i+1:]

@@ -128,6 +128,15 @@ func simulate(groups []*jobGroup, driverMs int64, cores int) int64 {
 	if cores <= 0 {
 		return 0
 	}
+	most := 0 // more slots than the largest group's tasks change nothing
+	for _, g := range groups {
+		n := 0
+		for _, s := range g.stages {
+			n += len(s.Tasks)
+		}
+		most = max(most, n)
+	}
+	cores = max(min(cores, most), 1)
 	total := driverMs
 	h := make(slots, cores)
 	var durs []int64
