@@ -210,6 +210,7 @@ type Executor struct {
 	WastedCoreHours float64
 
 	Tasks, FailedTasks int
+	OOMTaskErrors      int // failed tasks whose error is an OutOfMemoryError
 	GCTimeMs           int64
 	RunTimeMs          int64
 

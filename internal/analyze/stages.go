@@ -104,6 +104,9 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 					}
 				}
 			}
+			if a := acc[t.ExecutorID]; a != nil && strings.Contains(t.ErrorMessage, "OutOfMemoryError") {
+				a.oomErrors++
+			}
 			if out.FailureReasons == nil {
 				out.FailureReasons = map[string]int{}
 			}
