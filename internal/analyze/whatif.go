@@ -180,8 +180,9 @@ func whatIf(groups []*jobGroup, cp CriticalPath, execs, coresPerExec int) []What
 	}
 	var out []WhatIf
 	for _, f := range []float64{0.5, 1, 2, 4} {
+		// Scale cores, not just executors: half of one executor is half its cores.
 		n := max(int(float64(execs)*f+0.5), 1)
-		c := n * coresPerExec
+		c := max(int(float64(execs*coresPerExec)*f+0.5), 1)
 		est := simulate(groups, cp.DriverMs, c)
 		w := WhatIf{Factor: f, Executors: n, Cores: c, EstimatedMs: est}
 		if busy := est - cp.DriverMs; busy > 0 {
