@@ -46,8 +46,8 @@ func TestThresholdEdges(t *testing.T) {
 			s.InputBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 4<<40, 3<<40, 1<<40
 		}), diagnose.Info},
 		{"gc 0.20", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 10*mn, 2*mn }), diagnose.Critical},
-		{"gc 0.099", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 1000 * sec, 99 * sec }), diagnose.None},
-		{"gc under 5 min", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 4 * mn, 2 * mn }), diagnose.None},
+		{"gc 0.099", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 1000*sec, 99*sec }), diagnose.None},
+		{"gc under 5 min", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 4*mn, 2*mn }), diagnose.None},
 		{"tiny 5001 × 499 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
 			s.NumTasks, s.TaskDurationMs.P50 = 5001, 499
 		}), diagnose.Warning},
