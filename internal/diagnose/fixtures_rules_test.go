@@ -118,7 +118,7 @@ var fixtures = map[string]func() (fires, quiet *fx){
 	},
 	// Executor 2 killed by YARN for exceeding memory limits while running
 	// a task (ExecutorLostFailure, caused by the app), vs executors
-	// released by dynamic allocation.
+	// released by dynamic allocation and one lost unrelated to its tasks.
 	"executor-lost": func() (*fx, *fx) {
 		const kill = "Container killed by YARN for exceeding physical memory limits. 5.5 GB of 5.5 GB physical memory used. " +
 			"Consider boosting spark.executor.memoryOverhead."
@@ -134,9 +134,18 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		fires.executorRemoved("2", 10*sec+40*sec+1, kill)
 		fires.appEnd(end + 5*sec)
 
+		// Quiet: executor 3's node went away; Spark says the loss was
+		// unrelated to the running tasks ("Exit Caused By App": false).
+		const gone = "Remote RPC client disassociated. Likely due to containers exceeding thresholds, or network issues."
 		quiet := newApp("lost", "spark.dynamicAllocation.enabled", "true")
-		quiet.executors(2, 4, 5*sec)
-		end = quiet.job(0, -1, &stage{id: 0, submit: 10 * sec, tasks: uniform(8, mn, 2, 4, nil)})
+		quiet.executors(3, 4, 5*sec)
+		end = quiet.job(0, -1, &stage{id: 0, submit: 10 * sec, tasks: uniform(12, mn, 3, 4, func(i int, t *task) {
+			if i == 2 {
+				t.dur = 30 * sec
+				t.reason = obj{"Reason", "ExecutorLostFailure", "Executor ID", "3", "Exit Caused By App", false, "Loss Reason", gone}
+			}
+		})})
+		quiet.executorRemoved("3", 10*sec+30*sec+1, gone)
 		quiet.executorRemoved("1", end+mn, "Container container_e18_1700000000000_0001_01_000002 exited from explicit termination request.")
 		quiet.executorRemoved("2", end+mn, "Container container_e18_1700000000000_0001_01_000003 exited from explicit termination request.")
 		quiet.appEnd(end + 2*mn)
