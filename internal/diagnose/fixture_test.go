@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -180,8 +181,10 @@ func (f *fx) job(id int, sqlID int64, stages ...*stage) int64 {
 	var ids []int
 	var infos []any
 	for _, s := range stages {
-		ids = append(ids, s.id)
-		infos = append(infos, s.info(false, 0))
+		if !slices.Contains(ids, s.id) { // a re-attempt runs in the same job
+			ids = append(ids, s.id)
+			infos = append(infos, s.info(false, 0))
+		}
 	}
 	props := obj{}
 	if sqlID >= 0 {
@@ -199,10 +202,8 @@ func (f *fx) job(id int, sqlID int64, stages ...*stage) int64 {
 		return end
 	}
 	result := obj{"Result", "JobSucceeded"}
-	for _, s := range stages {
-		if s.failure != "" {
-			result = obj{"Result", "JobFailed", "Exception", obj{"Message", s.failure}}
-		}
+	if last := stages[len(stages)-1]; last.failure != "" {
+		result = obj{"Result", "JobFailed", "Exception", obj{"Message", last.failure}}
 	}
 	f.emit(obj{"Event", "SparkListenerJobEnd", "Job ID", id, "Completion Time", t0 + end + 1, "Job Result", result})
 	return end + 1

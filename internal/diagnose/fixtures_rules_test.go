@@ -190,9 +190,9 @@ var fixtures = map[string]func() (fires, quiet *fx){
 								"Shuffle ID", 0, "Map ID", 5, "Map Index", 5, "Reduce ID", 3, "Message", "Failed to connect to host-2/10.0.0.2:7337"}
 						}
 					})}
-				end = f.job(1, -1, s1)
-				s2 := &stage{id: 1, attempt: 1, submit: end + sec, tasks: uniform(4, 10*sec, 2, 4, func(i int, t *task) { t.shRead = 64 * mb })}
-				end = f.job(2, -1, s2)
+				s2 := &stage{id: 1, attempt: 1, submit: s1.submit + 10*sec + 3*sec,
+					tasks: uniform(4, 10*sec, 2, 4, func(i int, t *task) { t.shRead = 64 * mb })}
+				end = f.job(1, -1, s1, s2) // Spark re-attempts the stage within the job
 			}
 			f.appEnd(end + 5*sec)
 			return f
