@@ -89,3 +89,26 @@ func TestThresholdEdges(t *testing.T) {
 		})
 	}
 }
+
+func TestOOMRiskNeedsGCForCritical(t *testing.T) {
+	res := func(major, gc, run int64) *analyze.Result {
+		return &analyze.Result{Config: analyze.Config{ExecutorMemoryBytes: 4 * gb, DriverMemoryBytes: gb},
+			Executors: []analyze.Executor{{ID: "7", HasPeaks: true, PeakJVMHeapBytes: 4*gb - 100*mb,
+				MajorGCCount: major, GCTimeMs: gc, RunTimeMs: run}}}
+	}
+	for _, c := range []struct {
+		name           string
+		major, gc, run int64
+		want           diagnose.Severity
+	}{
+		{"major GCs", 2, 0, mn, diagnose.Critical},
+		{"GC-bound", 0, mn, 10 * mn, diagnose.Critical},
+		{"no GC sign", 0, sec, 10 * mn, diagnose.Warning},
+	} {
+		fs := diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: res(c.major, c.gc, c.run)},
+			[]*diagnose.Rule{diagnose.OOMRisk})
+		if got := diagnose.Worst(fs); got != c.want || len(fs) != 1 || fs[0].ExecutorIDs[0] != "7" {
+			t.Errorf("%s: got %v%s, want %v on executor 7", c.name, got, dump(fs), c.want)
+		}
+	}
+}
