@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -51,6 +53,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(logs) == 0 {
 			return inputErr(fmt.Errorf("%s: no event log found", path))
 		}
+		// A listed directory may hold other files (checksums, notes).
+		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
 			a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict})
 			if err != nil {
@@ -60,14 +64,18 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				}
 				return inputErr(err)
 			}
+			if a.AppID == "" {
+				if listing {
+					fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
+					continue
+				}
+				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
+			}
 			if stats.BadLines > 0 {
 				first := stats.FirstBad[0]
 				first.Name = l.Path
 				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
 					l.Path, stats.BadLines, first)
-			}
-			if a.AppID == "" {
-				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
 			}
 			res := analyze.Analyze(a)
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
@@ -77,6 +85,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}
+	}
+	if len(reports) == 0 {
+		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
 	}
 	if err := report.WriteJSON(stdout, reports); err != nil {
 		return err
