@@ -30,9 +30,14 @@ func readConfig(env *model.Environment) Config {
 	if v, ok := get("spark.driver.memory"); ok {
 		c.DriverMemoryBytes = ParseSize(v, mib, c.DriverMemoryBytes)
 	}
+	// Kubernetes reserves 0.40 for non-JVM (Python, R) jobs (docs/running-on-kubernetes.md).
 	factor := 0.10
-	if v, ok := get("spark.executor.memoryOverheadFactor"); ok {
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f > 0 {
+	if strings.HasPrefix(c.Master, "k8s") && (props["spark.kubernetes.resource.type"] == "python" ||
+		props["spark.kubernetes.resource.type"] == "r") {
+		factor = 0.40
+	}
+	for _, k := range []string{"spark.kubernetes.memoryOverheadFactor", "spark.executor.memoryOverheadFactor"} {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(props[k]), 64); err == nil && f > 0 {
 			factor = f
 		}
 	}
