@@ -48,6 +48,8 @@ func commands() []command {
 		{"heap", heapUsage, runHeap},
 		{"version", "version", runVersion},
 		{"agent", agentUsage, runAgent},
+		{"api", "api --log-dir DIR REST_PATH", runAPI},
+		{"analyze", "analyze [--format json] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
 	}
 }
 

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/report"
+)
+
+// runAnalyze replays each LOG, analyzes and diagnoses it, and prints the
+// sparkdx.report/v1 JSON. With --fail-on it exits 1 when a finding reaches
+// that severity.
+func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "json", "output format: json")
+	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
+	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("%v", err)
+	}
+	if fs.NArg() == 0 {
+		return usageErr("usage: sparkdx analyze [--format json] [--fail-on warning|critical] [--strict] LOG...")
+	}
+	if *format != "json" {
+		return usageErr("--format %s: only json is implemented yet", *format)
+	}
+	threshold := diagnose.None
+	if *failOn != "" {
+		s, err := diagnose.ParseSeverity(*failOn)
+		if err != nil || s == diagnose.Info {
+			return usageErr("--fail-on %q: want warning or critical", *failOn)
+		}
+		threshold = s
+	}
+	now := time.Now()
+	var reports []*report.Report
+	worst := diagnose.None
+	for _, path := range fs.Args() {
+		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+		if err != nil {
+			return inputErr(fmt.Errorf("%s: %w", path, err))
+		}
+		if len(logs) == 0 {
+			return inputErr(fmt.Errorf("%s: no event log found", path))
+		}
+		// A listed directory may hold other files (checksums, notes).
+		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
+		for _, l := range logs {
+			a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict})
+			if err != nil {
+				var le *eventlog.LineError
+				if errors.As(err, &le) {
+					le.Name = l.Path
+				}
+				return inputErr(err)
+			}
+			if a.AppID == "" {
+				if listing {
+					fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
+					continue
+				}
+				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
+			}
+			if stats.BadLines > 0 {
+				first := stats.FirstBad[0]
+				first.Name = l.Path
+				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
+					l.Path, stats.BadLines, first)
+			}
+			res := analyze.Analyze(a)
+			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
+				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
+			worst = max(worst, diagnose.Worst(findings))
+			reports = append(reports, report.Build(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
+				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
+				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
+		}
+	}
+	if len(reports) == 0 {
+		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
+	}
+	if err := report.WriteJSON(stdout, reports); err != nil {
+		return err
+	}
+	if threshold != diagnose.None && worst >= threshold {
+		return &exitError{code: 1, err: fmt.Errorf("a finding is %s (--fail-on %s)", worst, threshold)}
+	}
+	return nil
+}
