@@ -15,22 +15,24 @@ import (
 )
 
 // runAnalyze replays each LOG, analyzes and diagnoses it, and prints the
-// sparkdx.report/v1 JSON. With --fail-on it exits 1 when a finding reaches
-// that severity.
+// report: text for people, sparkdx.report/v1 JSON for programs, or one
+// self-contained HTML page. With --fail-on it exits 1 when a finding
+// reaches that severity.
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "json", "output format: json")
+	format := fs.String("format", "text", "output format: text, json or html")
+	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format json] [--fail-on warning|critical] [--strict] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...")
 	}
-	if *format != "json" {
-		return usageErr("--format %s: only json is implemented yet", *format)
+	if *format != "text" && *format != "json" && *format != "html" {
+		return usageErr("--format %s: want text, json or html", *format)
 	}
 	threshold := diagnose.None
 	if *failOn != "" {
@@ -41,7 +43,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		threshold = s
 	}
 	now := time.Now()
-	var reports []*report.Report
+	var inputs []*report.Input
 	worst := diagnose.None
 	for _, path := range fs.Args() {
 		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
@@ -49,7 +51,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return inputErr(fmt.Errorf("%s: %w", path, err))
 		}
 		for _, l := range logs {
-			a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict})
+			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict}, stderr)
 			if err != nil {
 				var le *eventlog.LineError
 				if errors.As(err, &le) {
@@ -64,12 +66,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
 			worst = max(worst, diagnose.Worst(findings))
-			reports = append(reports, report.Build(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
+			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}
 	}
-	if err := report.WriteJSON(stdout, reports); err != nil {
+	if err := writeReport(stdout, *out, *format, inputs); err != nil {
 		return err
 	}
 	if threshold != diagnose.None && worst >= threshold {

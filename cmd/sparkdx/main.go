@@ -47,7 +47,7 @@ func commands() []command {
 	return []command{
 		{"version", "version", runVersion},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
-		{"analyze", "analyze [--format json] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
+		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
 	}
 }
 
