@@ -50,6 +50,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return inputErr(fmt.Errorf("%s: %w", path, err))
 		}
+		if len(logs) == 0 {
+			return inputErr(fmt.Errorf("%s: no event log found", path))
+		}
 		for _, l := range logs {
 			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict}, stderr)
 			if err != nil {

@@ -2,5 +2,10 @@ package main
 
 import "github.com/sparkdx/sparkdx/internal/eventlog"
 
-// logCodec names a log's codec; plain until the codec branch is merged.
-func logCodec(l *eventlog.Log) string { return "none" }
+// logCodec names a log's codec as Spark does ("none" for plain logs).
+func logCodec(l *eventlog.Log) string {
+	if l.Codec == "" {
+		return "none"
+	}
+	return l.Codec.String()
+}
