@@ -48,6 +48,7 @@ func commands() []command {
 		{"version", "version", runVersion},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
 		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
+		{"diff", "diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG", runDiff},
 	}
 }
 

@@ -24,7 +24,7 @@ type htmlPage struct {
 	CSS   template.CSS
 	JS    template.JS
 	Apps  []htmlApp
-	Diff  any // the comparison, for sparkdx diff
+	Diff  *htmlDiff // the comparison, for sparkdx diff
 }
 
 // htmlApp is one application attempt's section.
