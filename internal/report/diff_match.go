@@ -19,7 +19,7 @@ import (
 //     numbers ("count at Query.scala"), for code that moved;
 //  3. between two matched stages, the same operation ("count") in the
 //     same order, for code that moved to another file;
-//  and what is left was added or removed.
+//     and what is left was added or removed.
 const (
 	MatchName        = "name"
 	MatchNameNoLines = "name-without-line-numbers"
