@@ -18,8 +18,9 @@ import (
 //  2. between two stages matched so, the same call site without its line
 //     numbers ("count at Query.scala"), for code that moved;
 //  3. between two matched stages, the same operation ("count") in the
-//     same order, for code that moved to another file;
-//     and what is left was added or removed.
+//     same order, for code that moved to another file.
+//
+// What is left was added or removed.
 const (
 	MatchName        = "name"
 	MatchNameNoLines = "name-without-line-numbers"
