@@ -214,7 +214,7 @@ func writeFindingChanges(w io.Writer, f FindingChanges, st style, width int) {
 				shown = c.BeforeSeverity
 			}
 			fmt.Fprintf(w, "  %s  %s  %s  %s\n", label, st.severity(shown, fmt.Sprintf("%-8s", strings.ToUpper(sev))),
-				st.bold(oneLine(c.Title)), st.dim("["+c.Rule+"]"))
+				st.bold(oneLine(c.Title)), st.dim("["+oneLine(c.Rule)+"]"))
 			for _, l := range wrap(oneLine(c.Detail), width-19) {
 				fmt.Fprintf(w, "%19s%s\n", "", l)
 			}

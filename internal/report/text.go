@@ -305,7 +305,7 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 	for _, f := range fs {
 		sev := f.Severity.String()
 		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
-		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+f.Rule+"]"))
+		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+oneLine(f.Rule)+"]"))
 		for _, l := range wrap(oneLine(f.Detail), width-len(indent)) {
 			fmt.Fprintf(w, "%s%s\n", indent, l)
 		}
