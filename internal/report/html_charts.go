@@ -274,7 +274,7 @@ func memoryChart(in *Input) svgChart {
 // multiples) giving about n ticks.
 func byteStep(span float64, n int) float64 {
 	unit := 1.0
-	for span/unit >= 1024*float64(n) && unit < 1<<40 {
+	for span/unit >= 1024 && unit < 1<<40 {
 		unit *= 1024
 	}
 	return niceStep(span/unit, n) * unit
