@@ -64,6 +64,7 @@ func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions
 	}
 	opts.InProgress = opts.InProgress || l.InProgress
 	p := report.NewProgress(stderr, l.Name, l.Size)
+	p.Stored = r.StoredBytes
 	a, stats, err := eventlog.Replay(ctx, p.Reader(r), opts)
 	p.Finish()
 	if err != nil {

@@ -43,6 +43,24 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestProgressStored checks a compressed log's bar follows the stored
+// bytes read, not the (larger) decoded ones.
+func TestProgressStored(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(0, 0)
+	stored := int64(0)
+	p := NewProgress(&out, "app.zstd", 400)
+	p.Now = func() time.Time { return now }
+	p.Stored = func() int64 { return stored }
+	p.Add(1)
+	now = now.Add(time.Second)
+	stored = 100
+	p.Add(2000)
+	if got := out.String(); !strings.Contains(got, " 25%") || !strings.Contains(got, "100 B of 400 B") {
+		t.Errorf("got %q, want 25%% from the stored bytes", got)
+	}
+}
+
 func TestProgressReaderCounts(t *testing.T) {
 	var out bytes.Buffer
 	p := NewProgress(&out, "x", 0)
