@@ -65,6 +65,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				}
 				return inputErr(err)
 			}
+			if stats.BadLines > 0 {
+				first := stats.FirstBad[0]
+				first.Name = l.Path
+				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
+					l.Path, stats.BadLines, first)
+			}
 			if a.AppID == "" {
 				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
 			}
@@ -72,7 +78,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
 			worst = max(worst, diagnose.Worst(findings))
-			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
+			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}

@@ -87,7 +87,7 @@ func loadOne(ctx context.Context, path string, strict bool, now time.Time, stder
 	res := analyze.Analyze(a)
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 		InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
-	return report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
+	return report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 		Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}), nil
 }

@@ -11,16 +11,21 @@ const (
 // fixtures builds, per rule, a log where the rule must fire and one where
 // it must stay silent. The comment of each says what the numbers are.
 var fixtures = map[string]func() (fires, quiet *fx){
-	// 6 min of 8.5 without an executor (70 %) vs 10 s of 7 min.
+	// Dynamic allocation with no initial executors: stage 0 is submitted
+	// at 10 s and its executors come 6 min later (70 % of 8.5 min). Quiet:
+	// the driver works alone for 3 min (not waiting: Spark requests
+	// executors only for pending tasks), then executors come in 5 s.
 	"resource-wait": func() (*fx, *fx) {
-		build := func(firstExec int64) *fx {
+		build := func(submit, firstExec int64) *fx {
 			f := newApp("rw", "spark.dynamicAllocation.enabled", "true", "spark.dynamicAllocation.maxExecutors", "10")
 			f.executors(2, 4, firstExec)
-			end := f.job(0, -1, &stage{id: 0, submit: firstExec + 5*sec, tasks: uniform(16, 30*sec, 2, 4, nil)})
+			end := f.job(0, -1, &stage{id: 0, submit: submit, tasks: uniform(16, 30*sec, 2, 4, func(i int, t *task) {
+				t.launch += firstExec - submit + sec
+			})})
 			f.appEnd(max(end+2*mn, 7*mn))
 			return f
 		}
-		return build(6 * mn), build(10 * sec)
+		return build(10*sec, 6*mn), build(3*mn, 3*mn+5*sec)
 	},
 	// A write whose driver-side job commit takes 5 min after 1 min of
 	// write tasks, vs a 5 s commit after 6 min of compute.

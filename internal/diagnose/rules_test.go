@@ -30,7 +30,7 @@ type want struct {
 
 var wants = map[string][]want{
 	"resource-wait": {{severity: diagnose.Critical,
-		evidence: map[string]any{"resourceWaitMs": 6 * mn, "firstExecutorDelayMs": 6 * mn, "requestedExecutors": 10}}},
+		evidence: map[string]any{"resourceWaitMs": 6*mn - 10*sec, "firstExecutorDelayMs": 6 * mn, "requestedExecutors": 10}}},
 	"slow-output-write": {{severity: diagnose.Critical, stageIDs: []int{1},
 		evidence: map[string]any{"jobCommitMs": 5 * mn, "filesWritten": 8, "bytesWritten": 8 * 512 * mb}}},
 	"data-skew": {{severity: diagnose.Critical, stageIDs: []int{0},

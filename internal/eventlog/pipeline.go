@@ -61,14 +61,16 @@ const maxFirstBad = 10
 
 // chunk is a run of whole lines and, once decoded, their events.
 type chunk struct {
-	buf       []byte // owned buffer; data is buf[:n]
-	data      []byte
-	firstLine int64
-	last      bool // data ends the input (its last line may lack '\n')
-	events    []Event
-	bad       []*LineError
-	cutLast   bool
-	done      chan struct{}
+	buf          []byte // owned buffer; data is buf[:n]
+	data         []byte
+	firstLine    int64
+	lines        int64 // lines in data, counting a last one without '\n'
+	last         bool  // data ends the input (its last line may lack '\n')
+	events       []Event
+	bad          []*LineError
+	cutLast      bool // the last non-blank line is not valid JSON
+	cutNoNewline bool // ... and no newline follows it
+	done         chan struct{}
 }
 
 // Replay decodes the JSON lines of r and applies them, in order, to a new
@@ -163,7 +165,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) error {
 	stats.Bytes += int64(len(c.data))
 	for _, b := range c.bad {
-		if c.cutLast && b == c.bad[len(c.bad)-1] {
+		if c.cutLast && b == c.bad[len(c.bad)-1] && (opts.InProgress || c.cutNoNewline) {
 			if opts.Strict && !opts.InProgress {
 				return b
 			}
@@ -186,10 +188,7 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 		}
 		st.apply(ev)
 	}
-	stats.Lines = c.firstLine - 1 + int64(bytes.Count(c.data, []byte{'\n'}))
-	if c.last && len(c.data) > 0 && c.data[len(c.data)-1] != '\n' {
-		stats.Lines++
-	}
+	stats.Lines = c.firstLine - 1 + c.lines
 	return nil
 }
 
@@ -230,7 +229,11 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		}
 		carry = append(carry[:0], buf[cut:]...)
 		c := &chunk{buf: buf, data: buf[:cut], firstLine: line, last: eof, done: make(chan struct{})}
-		line += int64(bytes.Count(c.data, []byte{'\n'}))
+		c.lines = int64(bytes.Count(c.data, []byte{'\n'}))
+		if eof && cut > 0 && buf[cut-1] != '\n' {
+			c.lines++
+		}
+		line += c.lines
 		if !emit(c) {
 			return ctx.Err()
 		}
@@ -259,12 +262,13 @@ func decodeChunk(d *Decoder, c *chunk, name string) {
 			ev, err := d.DecodeLine(ln)
 			if err != nil {
 				c.bad = append(c.bad, &LineError{Name: name, Line: line, Event: eventNameOf(ln), Err: err})
-				if i < 0 && c.last {
-					c.cutLast = true
-				}
 			} else {
 				c.events = append(c.events, ev)
 			}
+			// The last non-blank line of a log may be cut: Spark was still
+			// writing it (with or without a newline after it).
+			c.cutLast = c.last && err != nil && !errors.Is(err, errNoEvent) && !errors.Is(err, errNotObject)
+			c.cutNoNewline = c.cutLast && i < 0
 		}
 		line++
 	}

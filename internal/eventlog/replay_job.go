@@ -161,4 +161,9 @@ func (st *state) stageCompleted(e EventStageCompleted) {
 	if s.ActiveTasks == 0 {
 		delete(st.liveStages, k)
 	}
+	for id, e := range st.deadExecs {
+		if !st.activeForLiveStages(e) {
+			delete(st.deadExecs, id)
+		}
+	}
 }

@@ -165,8 +165,11 @@ func memorySeries(a *model.Attempt) (ids []string, series map[string][]memSample
 	}
 	for _, s := range a.Stages {
 		for _, t := range s.Tasks {
-			if t.FinishTime > 0 && t.PeakJVMHeap > 0 {
-				series[t.ExecutorID] = append(series[t.ExecutorID], memSample{t.FinishTime, t.PeakJVMHeap})
+			if t.FinishTime <= 0 || t.ExecMetrics == nil {
+				continue
+			}
+			if v := t.ExecMetrics.Values[model.MetricJVMHeapMemory]; v > 0 {
+				series[t.ExecutorID] = append(series[t.ExecutorID], memSample{t.FinishTime, v})
 			}
 		}
 		if s.CompletionTime <= 0 {
