@@ -46,7 +46,9 @@ func WriteDiffHTML(w io.Writer, d *Diff, before, after *Input) error {
 	page.Diff = htmlDiffOf(d)
 	for i, in := range []*Input{before, after} {
 		if in != nil {
-			page.Apps = append(page.Apps, htmlAppOf(in, i))
+			app := htmlAppOf(in, i)
+			app.Role = []string{"before", "after"}[i]
+			page.Apps = append(page.Apps, app)
 		}
 	}
 	return renderPage(w, page)

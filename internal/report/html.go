@@ -30,6 +30,7 @@ type htmlPage struct {
 // htmlApp is one application attempt's section.
 type htmlApp struct {
 	Anchor    string
+	Role      string // "before" or "after" on a diff page
 	In        *Input
 	Headline  []kv
 	SLIs      []kv
@@ -137,6 +138,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	}
 	app.SLIs = htmlSLIs(r)
 	app.Charts = []svgChart{phaseGantt(r), stageTimeline(r), memoryChart(in), durationHeatmap(in), skewChart(r)}
+	for i := range app.Charts {
+		// Element ids stay unique when a page holds several runs.
+		app.Charts[i].ID = app.Anchor + "-" + app.Charts[i].ID
+	}
 	for _, s := range r.Stages {
 		app.Stages = append(app.Stages, htmlStageOf(s))
 	}

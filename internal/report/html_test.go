@@ -43,7 +43,7 @@ func TestHTMLSelfContained(t *testing.T) {
 			if got := strings.Count(page, "<script"); got != 1 {
 				t.Errorf("got %d <script elements, want 1 (our own)", got)
 			}
-			for _, chart := range []string{"chart-phases", "chart-stages", "chart-memory", "chart-heatmap", "chart-skew"} {
+			for _, chart := range []string{"chart-app-0-phases", "chart-app-0-stages", "chart-app-0-memory", "chart-app-0-heatmap", "chart-app-0-skew"} {
 				if !strings.Contains(page, `id="`+chart+`"`) {
 					t.Errorf("got no %s section", chart)
 				}
@@ -98,6 +98,11 @@ const pageFacts = `JSON.stringify({
   h1: document.querySelector("h1") ? document.querySelector("h1").textContent : "",
   scripts: document.scripts.length,
   injected: document.querySelectorAll("img, iframe, object, embed, b, script:not(:last-of-type)").length,
+  duplicateIds: (function () {
+    var seen = {}, dup = 0;
+    document.querySelectorAll("[id]").forEach(function (e) { if (seen[e.id]) dup++; seen[e.id] = true; });
+    return dup;
+  })(),
   charts: Array.from(document.querySelectorAll("figure.chart")).map(function (f) {
     var svg = f.querySelector("svg");
     return {id: f.id, width: svg ? svg.getBoundingClientRect().width : 0,
@@ -192,8 +197,9 @@ func TestDiffHTMLInChromium(t *testing.T) {
 				t.Errorf("page problem: %s", p)
 			}
 			f := got.Facts
-			if f["ready"] != "1" || f["scripts"] != 1.0 || f["injected"] != 0.0 {
-				t.Errorf("got ready %v, scripts %v, injected %v; want 1, 1, 0", f["ready"], f["scripts"], f["injected"])
+			if f["ready"] != "1" || f["scripts"] != 1.0 || f["injected"] != 0.0 || f["duplicateIds"] != 0.0 {
+				t.Errorf("got ready %v, scripts %v, injected %v, duplicate ids %v; want 1, 1, 0, 0",
+					f["ready"], f["scripts"], f["injected"], f["duplicateIds"])
 			}
 			if f["h1"] != "Before → after" {
 				t.Errorf("got first heading %q, want the comparison first", f["h1"])
@@ -220,6 +226,9 @@ func checkFacts(t *testing.T, in *Input, f map[string]any) {
 	}
 	if n, _ := f["scripts"].(float64); n != 1 {
 		t.Errorf("got %v scripts in the DOM, want 1", f["scripts"])
+	}
+	if n, _ := f["duplicateIds"].(float64); n != 0 {
+		t.Errorf("got %v duplicate element ids, want 0", n)
 	}
 	if n, _ := f["injected"].(float64); n != 0 {
 		t.Errorf("got %v elements injected from log text, want 0", f["injected"])
@@ -249,10 +258,10 @@ func checkFacts(t *testing.T, in *Input, f map[string]any) {
 			t.Errorf("chart %v: got %v shapes, want at least 3", c["id"], n)
 		}
 	}
-	if !drawn["chart-phases"] {
+	if !drawn["chart-app-0-phases"] {
 		t.Errorf("got no phase Gantt drawn, want one")
 	}
-	if len(in.Result.Stages) > 0 && (!drawn["chart-stages"] || !drawn["chart-heatmap"]) {
+	if len(in.Result.Stages) > 0 && (!drawn["chart-app-0-stages"] || !drawn["chart-app-0-heatmap"]) {
 		t.Errorf("got charts %v drawn, want the stage timeline and the duration heatmap for an app with stages", drawn)
 	}
 	if s, ok := f["sorted"].([]any); ok && len(s) == 2 {
