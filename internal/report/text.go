@@ -289,6 +289,10 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 // the JSON and HTML reports carry all of it.
 const maxEvidenceLines = 3
 
+// detailedFindings is how many findings get their detail, evidence and
+// recipe; the rest (the least severe) get one line each.
+const detailedFindings = 6
+
 func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 	counts := map[diagnose.Severity]int{}
 	for _, f := range fs {
@@ -302,10 +306,13 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		return
 	}
 	const indent = "            "
-	for _, f := range fs {
+	for i, f := range fs {
 		sev := f.Severity.String()
 		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
 		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+oneLine(f.Rule)+"]"))
+		if i >= detailedFindings {
+			continue // past a screenful, one line each
+		}
 		for _, l := range wrap(oneLine(f.Detail), width-len(indent)) {
 			fmt.Fprintf(w, "%s%s\n", indent, l)
 		}

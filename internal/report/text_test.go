@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +230,34 @@ func TestPhaseColumns(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("column %d: got %s, want %s", i, got[i], want[i])
 		}
+	}
+}
+
+// TestTextFindingsFitAScreen checks that past detailedFindings findings
+// only the title lines are printed, most severe first.
+func TestTextFindingsFitAScreen(t *testing.T) {
+	in := realInput(t, "spark-events/local-1430917381534")
+	in.Report.Findings = nil
+	for i := range 10 {
+		sev := diagnose.Info
+		if i == 9 {
+			sev = diagnose.Critical
+		}
+		in.Report.Findings = append(in.Report.Findings, diagnose.Finding{Rule: fmt.Sprintf("rule-%d", i),
+			Severity: sev, Title: fmt.Sprintf("title %d", i), Detail: "detail", Recipe: "r.md"})
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []*Input{in}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if got := strings.Count(out, "recipe   r.md"); got != detailedFindings {
+		t.Errorf("got %d findings with details, want %d", got, detailedFindings)
+	}
+	if got := strings.Count(out, "  title "); got != 10 {
+		t.Errorf("got %d finding titles, want all 10", got)
+	}
+	if i, j := strings.Index(out, "title 9"), strings.Index(out, "title 0"); i < 0 || i > j {
+		t.Errorf("got the critical finding at %d after the first info one at %d, want it first", i, j)
 	}
 }
