@@ -126,6 +126,7 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		kv{"log", fmt.Sprintf("%s (%s, %d events, %d bad lines)", l.Path, fmtBytes(l.Bytes), l.Events, l.BadLines)})
 	for _, f := range sortedFindings(in.Report.Findings) {
 		app.Counts[f.Severity.String()]++
+		f.Recipe = recipePath(f.Recipe)
 		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", ")}
 		for _, k := range sortedKeys(f.Evidence) {
 			hf.Evidence = append(hf.Evidence, kv{k, evidenceFull(k, f.Evidence[k])})

@@ -330,7 +330,7 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 			}
 		}
 		if f.Recipe != "" {
-			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), oneLine(f.Recipe))
+			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), oneLine(recipePath(f.Recipe)))
 		}
 	}
 }
@@ -353,6 +353,15 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// recipePath names a finding's recipe by its path in the repository (the
+// rules give it relative to docs/recipes/).
+func recipePath(r string) string {
+	if r == "" || strings.HasPrefix(r, "docs/") || strings.Contains(r, "://") {
+		return r
+	}
+	return "docs/recipes/" + r
 }
 
 // wrap breaks text into lines of at most n columns at spaces.
