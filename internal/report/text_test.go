@@ -251,7 +251,7 @@ func TestTextFindingsFitAScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if got := strings.Count(out, "recipe   r.md"); got != detailedFindings {
+	if got := strings.Count(out, "recipe   docs/recipes/r.md"); got != detailedFindings {
 		t.Errorf("got %d findings with details, want %d", got, detailedFindings)
 	}
 	if got := strings.Count(out, "  title "); got != 10 {
