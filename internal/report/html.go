@@ -47,6 +47,7 @@ type htmlFinding struct {
 	diagnose.Finding
 	Sev      string
 	Evidence []kv
+	Tables   []evidenceTable // evidence lists of records
 	Stages   string
 	Execs    string
 }
@@ -129,6 +130,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		f.Recipe = recipePath(f.Recipe)
 		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", ")}
 		for _, k := range sortedKeys(f.Evidence) {
+			if t, ok := evidenceRecords(k, f.Evidence[k]); ok {
+				hf.Tables = append(hf.Tables, t)
+				continue
+			}
 			hf.Evidence = append(hf.Evidence, kv{k, evidenceFull(k, f.Evidence[k])})
 		}
 		app.Findings = append(app.Findings, hf)

@@ -261,3 +261,23 @@ func TestTextFindingsFitAScreen(t *testing.T) {
 		t.Errorf("got the critical finding at %d after the first info one at %d, want it first", i, j)
 	}
 }
+
+func TestEvidenceRecords(t *testing.T) {
+	recs := []any{map[string]any{"executorId": "1", "exitCode": 56, "peakBytes": int64(2048)},
+		map[string]any{"executorId": "2", "removedTime": int64(1538440980759)}}
+	got, ok := evidenceRecords("executors", recs)
+	if !ok {
+		t.Fatal("got no table for a list of records")
+	}
+	if want := "[executorId exitCode peakBytes removedTime]"; fmt.Sprint(got.Cols) != want {
+		t.Errorf("got columns %v, want %s", got.Cols, want)
+	}
+	if want := "[[1 56 2.00 KiB ] [2   2018-10-02 00:43:00Z]]"; fmt.Sprint(got.Rows) != want {
+		t.Errorf("got rows %v, want %s", got.Rows, want)
+	}
+	for _, v := range []any{[]int{1, 2}, []any{map[string]any{"a": []int{1}}}, "x", nil, []any{}} {
+		if _, ok := evidenceRecords("k", v); ok {
+			t.Errorf("got a table for %#v, want none", v)
+		}
+	}
+}
