@@ -9,6 +9,7 @@ type execAcc struct {
 	lostFailed    int
 	oomErrors     int
 	causedByApp   bool
+	unrelated     bool
 	lossReason    string
 }
 
@@ -60,6 +61,7 @@ func executorStats(e *model.Executor, a *execAcc, end int64) Executor {
 		cause = CauseJVMOOM
 	}
 	out.OOMTaskErrors = a.oomErrors
-	out.Loss = Loss{Cause: cause, ExitCode: code, CausedByApp: a.causedByApp, FailedTasks: a.lostFailed}
+	out.Loss = Loss{Cause: cause, ExitCode: code, CausedByApp: a.causedByApp, Unrelated: a.unrelated && !a.causedByApp,
+		FailedTasks: a.lostFailed}
 	return out
 }

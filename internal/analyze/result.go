@@ -249,6 +249,7 @@ type Loss struct {
 	Cause       Cause
 	ExitCode    int  // -1 when none was reported
 	CausedByApp bool // the loss failed tasks and Spark blamed the app
+	Unrelated   bool // the loss failed tasks and Spark said it was unrelated to them
 	FailedTasks int  // task attempts failed by this loss
 }
 

@@ -99,6 +99,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 				if a := acc[id]; a != nil {
 					a.lostFailed++
 					a.causedByApp = a.causedByApp || byApp
+					a.unrelated = a.unrelated || !byApp
 					if a.lossReason == "" {
 						a.lossReason = reason
 					}

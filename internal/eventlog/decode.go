@@ -56,11 +56,42 @@ func (d *Decoder) decodeSlow(line []byte) (Event, error) {
 		return nil, errNoEvent
 	}
 	name := shortEventName(nb)
+	for _, key := range requiredFields(name) {
+		if v.Get(key) == nil {
+			return nil, fmt.Errorf("missing %q", key)
+		}
+	}
 	ev := d.decode(name, v)
 	if ev == nil {
 		return EventUnknown{Name: string(nb)}, nil
 	}
 	return ev, nil
+}
+
+// requiredFields are the fields without which Spark's JsonProtocol cannot
+// read an event (the History Server then skips the line as malformed).
+func requiredFields(name string) []string {
+	switch name {
+	case "SparkListenerTaskStart", "SparkListenerTaskEnd", "SparkListenerTaskGettingResult":
+		return []string{"Task Info"}
+	case "SparkListenerStageSubmitted", "SparkListenerStageCompleted":
+		return []string{"Stage Info"}
+	case "SparkListenerJobStart", "SparkListenerJobEnd":
+		return []string{"Job ID"}
+	case "SparkListenerExecutorAdded":
+		return []string{"Executor ID", "Executor Info"}
+	case "SparkListenerExecutorRemoved", "SparkListenerStageExecutorMetrics", "SparkListenerExecutorMetricsUpdate":
+		return []string{"Executor ID"}
+	case "SparkListenerBlockManagerAdded", "SparkListenerBlockManagerRemoved":
+		return []string{"Block Manager ID"}
+	case "SparkListenerUnpersistRDD":
+		return []string{"RDD ID"}
+	case "SparkListenerBlockUpdated":
+		return []string{"Block Updated Info"}
+	case "SparkListenerSQLExecutionStart", "SparkListenerSQLExecutionEnd":
+		return []string{"executionId"}
+	}
+	return nil
 }
 
 // shortEventName drops a package prefix and an outer class

@@ -39,7 +39,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 			}
 			d.taskEndField(&s, k, e)
 		})
-		if !s.end() {
+		if !s.end() || seen&topFieldBit([]byte("Task Info")) == 0 {
 			return nil
 		}
 		e.ExecMetrics.Set = true
@@ -68,7 +68,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 				s.skip()
 			}
 		})
-		if !s.end() {
+		if !s.end() || seen&topFieldBit([]byte("Task Info")) == 0 {
 			return nil
 		}
 		return e

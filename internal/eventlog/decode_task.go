@@ -266,19 +266,24 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		if full := v.Get("Full Stack Trace"); full != nil && full.Type() == fastjson.TypeString {
 			r.ErrorMessage = str(v, "Full Stack Trace")
 		} else {
+			// Logs before Spark 1.2 have no full trace: ExceptionFailure's
+			// exceptionString then joins the frames, each indented.
 			var b strings.Builder
 			b.WriteString(str(v, "Class Name"))
 			b.WriteString(": ")
 			b.WriteString(str(v, "Description"))
 			b.WriteString("\n")
-			for _, f := range v.GetArray("Stack Trace") {
-				b.WriteString("\tat ")
+			for i, f := range v.GetArray("Stack Trace") {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString("        ")
 				b.WriteString(str(f, "Declaring Class"))
 				b.WriteString(".")
 				b.WriteString(str(f, "Method Name"))
 				b.WriteString("(")
 				b.WriteString(stackLocation(f))
-				b.WriteString(")\n")
+				b.WriteString(")")
 			}
 			r.ErrorMessage = b.String()
 		}
@@ -288,7 +293,11 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		if bm != nil && bm.Type() == fastjson.TypeObject {
 			addr = "BlockManagerId(" + str(bm, "Executor ID") + ", " + str(bm, "Host") + ", " + num(bm, "Port") + ", None)"
 		}
-		r.ErrorMessage = "FetchFailed(" + addr + ", shuffleId=" + num(v, "Shuffle ID") + ", mapIndex=" + num(v, "Map Index") +
+		mapIndex := "Unknown" // logs before Spark 3.0 have no map index
+		if v.Get("Map Index") != nil {
+			mapIndex = num(v, "Map Index")
+		}
+		r.ErrorMessage = "FetchFailed(" + addr + ", shuffleId=" + num(v, "Shuffle ID") + ", mapIndex=" + mapIndex +
 			", mapId=" + num(v, "Map ID") + ", reduceId=" + num(v, "Reduce ID") + ", message=\n" + str(v, "Message") + "\n)"
 	case "TaskCommitDenied":
 		r.ErrorMessage = "TaskCommitDenied (Driver denied task commit) for job: " + num(v, "Job ID") +
@@ -305,7 +314,11 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		if x := v.Get("Exit Caused By App"); x == nil || x.GetBool() {
 			behavior = "caused by one of the running tasks"
 		}
-		r.ErrorMessage = "ExecutorLostFailure (executor " + str(v, "Executor ID") + " exited " + behavior + ")"
+		exec := "Unknown"
+		if v.Get("Executor ID") != nil {
+			exec = str(v, "Executor ID")
+		}
+		r.ErrorMessage = "ExecutorLostFailure (executor " + exec + " exited " + behavior + ")"
 		if x := v.Get("Loss Reason"); x != nil && x.Type() == fastjson.TypeString {
 			r.ErrorMessage += " Reason: " + str(v, "Loss Reason")
 		}

@@ -26,6 +26,9 @@ type ReplayOptions struct {
 	Workers int
 	// ChunkSize is the read size; 0 means 1 MiB.
 	ChunkSize int
+	// SizeHint is the log's stored size, if known: read buffers for small
+	// logs start small.
+	SizeHint int64
 }
 
 // ReplayStats counts what a replay read.
@@ -116,7 +119,11 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 	go func() {
 		defer close(work)
 		defer close(order)
-		readErr = splitChunks(ctx, r, size, free, func(c *chunk) bool {
+		first := size + size/4
+		if opts.SizeHint > 0 {
+			first = int(min(int64(first), max(opts.SizeHint+opts.SizeHint/2, 64<<10)))
+		}
+		readErr = splitChunks(ctx, r, size, first, free, func(c *chunk) bool {
 			select {
 			case order <- c:
 			case <-ctx.Done():
@@ -193,7 +200,7 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 }
 
 // splitChunks reads r into chunks of whole lines and hands each to emit.
-func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, emit func(*chunk) bool) error {
+func splitChunks(ctx context.Context, r io.Reader, size, first int, free chan []byte, emit func(*chunk) bool) error {
 	var carry []byte
 	line := int64(1)
 	for {
@@ -204,7 +211,7 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		select {
 		case buf = <-free:
 		default:
-			buf = make([]byte, 0, size+size/4)
+			buf = make([]byte, 0, first)
 		}
 		buf = append(buf[:0], carry...)
 		eof := false

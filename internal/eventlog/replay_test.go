@@ -5,9 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,7 +60,7 @@ func TestReplayPerEventKind(t *testing.T) {
 {"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":120,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL"}}
 {"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":121,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL"}}
 {"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"Success"},"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":120,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL","Finish Time":150},"Task Metrics":{"Executor Run Time":25,"JVM GC Time":3,"Input Metrics":{"Bytes Read":100,"Records Read":1}}}
-{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExceptionFailure","Class Name":"java.lang.RuntimeException","Description":"boom","Stack Trace":[]},"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":121,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL","Finish Time":160,"Failed":true}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExceptionFailure","Class Name":"java.lang.RuntimeException","Description":"boom","Stack Trace":[{"Declaring Class":"a.B","Method Name":"run","File Name":"B.java","Line Number":7},{"Declaring Class":"a.C","Method Name":"go","File Name":"C.java","Line Number":-2}]},"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":121,"Executor ID":"1","Host":"h1","Locality":"PROCESS_LOCAL","Finish Time":160,"Failed":true}}
 {"Event":"SparkListenerStageCompleted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"count","Number of Tasks":2,"Submission Time":110,"Completion Time":170,"Failure Reason":"task failed"}}
 {"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":180,"Job Result":{"Result":"JobFailed"}}`,
 			func(t *testing.T, a *model.Attempt) {
@@ -78,7 +77,7 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got stage %s runTime %d input %d, want FAILED 25 100", s.Status, s.Metrics.ExecutorRunTime, s.Metrics.InputBytesRead)
 				}
 				if len(s.Tasks) != 2 || s.Tasks[1].Status() != model.TaskFailed ||
-					s.Tasks[1].ErrorMessage != "java.lang.RuntimeException: boom\n" {
+					s.Tasks[1].ErrorMessage != "java.lang.RuntimeException: boom\n        a.B.run(B.java:7)\n        a.C.go(Native Method)" {
 					t.Errorf("got tasks %d, second %q %q", len(s.Tasks), s.Tasks[1].Status(), s.Tasks[1].ErrorMessage)
 				}
 				e := a.Executor("1")
@@ -177,6 +176,20 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got active %d failed %d, want 0 1", e.ActiveTasks, e.FailedTasks)
 				}
 			}},
+		{"pending stage shared by two jobs is skipped for both", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
+{"Event":"SparkListenerJobStart","Job ID":2,"Submission Time":2,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
+{"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":5,"Job Result":{"Result":"JobSucceeded"}}`,
+			func(t *testing.T, a *model.Attempt) {
+				for _, id := range []int{1, 2} {
+					j := a.Job(id)
+					if len(j.SkippedStages) != 1 || j.SkippedTasks != 4 {
+						t.Errorf("job %d: got %d skipped stages, %d skipped tasks, want 1 and 4", id, len(j.SkippedStages), j.SkippedTasks)
+					}
+				}
+				if s := a.Stage(3, 0); s.Status != model.StageSkipped {
+					t.Errorf("got stage status %s, want SKIPPED", s.Status)
+				}
+			}},
 		{"job tags sorted and unique", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":100,"Stage Infos":[],"Stage IDs":[],"Properties":{"spark.job.tags":"b,a,,b","spark.jobGroup.id":"g"}}`,
 			func(t *testing.T, a *model.Attempt) {
 				j := a.Job(1)
@@ -211,6 +224,12 @@ func TestReplayBadLines(t *testing.T) {
 		}
 		if len(st.FirstBad) == 0 || st.FirstBad[0].Line != 2 {
 			t.Errorf("got first bad %v, want line 2", st.FirstBad)
+		}
+	})
+	t.Run("missing required field", func(t *testing.T) {
+		_, _, err := replayString(t, appStart+`{"Event":"SparkListenerTaskEnd","Stage ID":1}`+"\n", ReplayOptions{Strict: true, Name: "app-42.log"})
+		if err == nil || err.Error() != `eventlog: app-42.log line 2: SparkListenerTaskEnd: missing "Task Info"` {
+			t.Errorf("got %v, want the line, event and missing field named", err)
 		}
 	})
 	t.Run("strict", func(t *testing.T) {
@@ -302,13 +321,20 @@ func TestRollingLog(t *testing.T) {
 	}
 }
 
-// bigLog decodes the large benchmark log with the zstd tool.
+// bigLog decodes the large benchmark log through the codec package.
 func bigLog(b testing.TB) []byte {
-	path := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
-	zstd := sparktest.Program(b, "zstd")
-	out, err := exec.Command(zstd, "-dc", path).Output()
+	logs, err := Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), OpenOptions{})
 	if err != nil {
-		b.Fatalf("zstd -dc %s: %v", filepath.Base(path), err)
+		b.Fatal(err)
+	}
+	r, err := logs[0].NewReader(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	out, err := io.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return out
 }

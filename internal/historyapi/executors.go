@@ -13,6 +13,10 @@ import (
 func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
 	execs := make([]*model.Executor, 0, len(a.Executors))
 	for _, e := range a.Executors {
+		// The fallback storage's block manager is not an executor.
+		if e.ID == "fallback" {
+			continue
+		}
 		if !activeOnly || e.IsActive {
 			execs = append(execs, e)
 		}

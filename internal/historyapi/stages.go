@@ -34,7 +34,7 @@ func parseStageOpts(q url.Values, detailsDefault bool) (stageOpts, error) {
 func parseQuantiles(s string) ([]float64, error) {
 	var out []float64
 	for _, p := range strings.Split(s, ",") {
-		f, err := strconv.ParseFloat(p, 64)
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64) // Java's toDouble trims
 		if err != nil {
 			return nil, badRequest("Bad value for parameter \"quantiles\".  Expected a double, got %q", p)
 		}

@@ -28,6 +28,10 @@ type Report struct {
 	CriticalPath analyze.CriticalPath `json:"criticalPath"`
 	WhatIf       []analyze.WhatIf     `json:"whatIf"`
 	SQL          []SQLExecution       `json:"sql"`
+	// Analyzer detail beyond the stable keys, in objects of their own.
+	StageDetails    []StageDetail    `json:"stageDetails"`
+	ExecutorDetails []ExecutorDetail `json:"executorDetails"`
+	Timeline        []Interval       `json:"timeline"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -156,6 +160,18 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 	}
 	for i := range res.SQL {
 		r.SQL = append(r.SQL, sqlExecution(&res.SQL[i]))
+	}
+	r.StageDetails = make([]StageDetail, 0, len(res.Stages))
+	for i := range res.Stages {
+		r.StageDetails = append(r.StageDetails, stageDetail(&res.Stages[i]))
+	}
+	r.ExecutorDetails = make([]ExecutorDetail, 0, len(res.Executors))
+	for i := range res.Executors {
+		r.ExecutorDetails = append(r.ExecutorDetails, executorDetail(&res.Executors[i]))
+	}
+	r.Timeline = make([]Interval, 0, len(res.Timeline))
+	for _, iv := range res.Timeline {
+		r.Timeline = append(r.Timeline, Interval{Start: iv.Start, End: iv.End, Phase: string(iv.Phase)})
 	}
 	return r
 }
