@@ -17,22 +17,27 @@ import (
 )
 
 // runAnalyze replays each LOG, analyzes and diagnoses it, and prints the
-// sparkdx.report/v1 JSON. With --fail-on it exits 1 when a finding reaches
-// that severity.
+// report: text for people, sparkdx.report/v1 JSON for programs, or one
+// self-contained HTML page. With --fail-on it exits 1 when a finding
+// reaches that severity.
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "json", "output format: json")
+	format := fs.String("format", "", "output format: text, json or html (default text on a terminal, else json)")
+	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format json] [--fail-on warning|critical] [--strict] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...")
 	}
-	if *format != "json" {
-		return usageErr("--format %s: only json is implemented yet", *format)
+	if *format == "" {
+		*format = defaultFormat(stdout, *out)
+	}
+	if *format != "text" && *format != "json" && *format != "html" {
+		return usageErr("--format %s: want text, json or html", *format)
 	}
 	threshold := diagnose.None
 	if *failOn != "" {
@@ -43,7 +48,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		threshold = s
 	}
 	now := time.Now()
-	var reports []*report.Report
+	var inputs []*report.Input
 	worst := diagnose.None
 	for _, path := range fs.Args() {
 		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
@@ -56,7 +61,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// A listed directory may hold other files (checksums, notes).
 		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
-			a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict})
+			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict}, stderr)
 			if err != nil {
 				var le *eventlog.LineError
 				if errors.As(err, &le) {
@@ -81,15 +86,15 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
 			worst = max(worst, diagnose.Worst(findings))
-			reports = append(reports, report.Build(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
+			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}
 	}
-	if len(reports) == 0 {
+	if len(inputs) == 0 {
 		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
 	}
-	if err := report.WriteJSON(stdout, reports); err != nil {
+	if err := writeReport(stdout, *out, *format, inputs); err != nil {
 		return err
 	}
 	if threshold != diagnose.None && worst >= threshold {

@@ -49,7 +49,8 @@ func commands() []command {
 		{"version", "version", runVersion},
 		{"agent", agentUsage, runAgent},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
-		{"analyze", "analyze [--format json] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
+		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
+		{"diff", "diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG", runDiff},
 	}
 }
 
