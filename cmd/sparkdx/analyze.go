@@ -6,42 +6,62 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
-// runAnalyze replays each LOG and prints the sparkdx.report/v1 JSON.
+// runAnalyze replays each LOG, analyzes and diagnoses it, and prints the
+// report: text for people, sparkdx.report/v1 JSON for programs, or one
+// self-contained HTML page. With --fail-on it exits 1 when a finding
+// reaches that severity.
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "json", "output format: json (text and html come with the analyzer)")
-	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
-	failOn := fs.String("fail-on", "", "exit 1 on a finding at or above `SEVERITY` (warning|critical)")
+	format := fs.String("format", "", "output format: text, json or html (default text on a terminal, else json)")
+	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
+	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
-	switch *failOn {
-	case "", "warning", "critical":
-	default:
-		return usageErr("--fail-on %s: want warning or critical", *failOn)
-	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format json] [--strict] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...")
 	}
-	if *format != "json" {
-		return usageErr("--format %s: only json is implemented yet", *format)
+	if *format == "" {
+		*format = defaultFormat(stdout, *out)
 	}
-	var reports []*report.Report
+	if *format != "text" && *format != "json" && *format != "html" {
+		return usageErr("--format %s: want text, json or html", *format)
+	}
+	threshold := diagnose.None
+	if *failOn != "" {
+		s, err := diagnose.ParseSeverity(*failOn)
+		if err != nil || s == diagnose.Info {
+			return usageErr("--fail-on %q: want warning or critical", *failOn)
+		}
+		threshold = s
+	}
+	now := time.Now()
+	var inputs []*report.Input
+	worst := diagnose.None
 	for _, path := range fs.Args() {
 		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
 		if err != nil {
 			return inputErr(fmt.Errorf("%s: %w", path, err))
 		}
+		if len(logs) == 0 {
+			return inputErr(fmt.Errorf("%s: no event log found", path))
+		}
+		// A listed directory may hold other files (checksums, notes).
+		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
-			a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict})
+			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict}, stderr)
 			if err != nil {
 				var le *eventlog.LineError
 				if errors.As(err, &le) {
@@ -49,30 +69,36 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				}
 				return inputErr(err)
 			}
+			if a.AppID == "" {
+				if listing {
+					fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
+					continue
+				}
+				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
+			}
 			if stats.BadLines > 0 {
 				first := stats.FirstBad[0]
 				first.Name = l.Path
 				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
 					l.Path, stats.BadLines, first)
 			}
-			if a.AppID == "" {
-				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
-			}
-			reports = append(reports, report.Build(a, report.Log{Path: l.Path, Codec: string(l.Codec),
+			res := analyze.Analyze(a)
+			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
+				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
+			worst = max(worst, diagnose.Worst(findings))
+			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}
 	}
-	if *out == "" {
-		return report.WriteJSON(stdout, reports)
+	if len(inputs) == 0 {
+		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		return usageErr("-o: %v", err)
-	}
-	if err := report.WriteJSON(f, reports); err != nil {
-		f.Close()
+	if err := writeReport(stdout, *out, *format, inputs); err != nil {
 		return err
 	}
-	return f.Close()
+	if threshold != diagnose.None && worst >= threshold {
+		return &exitError{code: 1, err: fmt.Errorf("a finding is %s (--fail-on %s)", worst, threshold)}
+	}
+	return nil
 }

@@ -312,7 +312,8 @@ func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool) []model.Accumula
 				value = f
 			}
 		})
-		if acc.Internal || (acc.SQL && !keepSQL) {
+		// Spark marks SQL metrics internal too; they stay when keepSQL.
+		if (acc.Internal && !acc.SQL) || (acc.SQL && !keepSQL) {
 			continue
 		}
 		if update != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
@@ -27,7 +29,8 @@ func TestBuild(t *testing.T) {
 		s.AddTask(task(int64(i), "1", 2000, 2000+d, 10*d, 5, false))
 	}
 	s.AddTask(task(9, "1", 2000, 2900, 0, 1, true)) // failed: not in quantiles
-	r := Build(a, Log{Path: "x"})
+	res := analyze.Analyze(a)
+	r := Build(a, res, diagnose.Run(&diagnose.Pass{Attempt: a, Result: res}, diagnose.All), Log{Path: "x"})
 
 	if r.App.Master != "yarn" || r.App.DurationMs != 4000 || r.App.EndTime == nil || *r.App.EndTime != 5000 {
 		t.Errorf("got app %+v, want master yarn, duration 4000, end 5000", r.App)
@@ -52,7 +55,7 @@ func TestBuild(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"schema", "log", "app", "stages", "executors"} {
+	for _, k := range []string{"schema", "log", "app", "phases", "stages", "executors", "findings"} {
 		if _, ok := back[k]; !ok {
 			t.Errorf("got no %q key in the JSON report", k)
 		}

@@ -1,0 +1,286 @@
+// Package analyze turns a replayed application attempt into the numbers a
+// person needs to see where its time went: the phase timeline (waiting for
+// executors, computing, writing output, driver only), the critical path and
+// an executor-count what-if, and per-stage, per-executor and per-SQL-node
+// statistics. It computes; package diagnose judges; package report renders.
+package analyze
+
+// Result is everything the analyzer derives from one attempt. Times are
+// epoch milliseconds, durations milliseconds, sizes bytes.
+type Result struct {
+	AppID      string
+	AttemptID  string
+	StartTime  int64
+	EndTime    int64 // last event time when the app did not end
+	DurationMs int64 // EndTime - StartTime
+	Completed  bool
+
+	Phases       Phases
+	Timeline     []Interval // consecutive, covering StartTime..EndTime
+	CriticalPath CriticalPath
+	WhatIf       []WhatIf // executor-count what-if at 0.5×, 1×, 2×, 4×
+	Config       Config
+
+	Stages    []Stage    // by stage id, then attempt
+	Executors []Executor // in order of first appearance; the driver included
+	SQL       []SQLExecution
+	Jobs      []Job
+}
+
+// Phase names a kind of wall time in the timeline.
+type Phase string
+
+// Phases of an application's wall time. Each instant belongs to exactly one.
+const (
+	PhaseResourceWait Phase = "resourceWait" // work waiting for executors (or before the first one)
+	PhaseCompute      Phase = "compute"      // stages running on executors
+	PhaseOutputWrite  Phase = "outputWrite"  // write stages and the driver-side job commit
+	PhaseDriverOnly   Phase = "driverOnly"   // no stage running
+)
+
+// Phases sums the timeline per phase. The four add up to DurationMs.
+type Phases struct {
+	ResourceWaitMs int64 `json:"resourceWaitMs"`
+	ComputeMs      int64 `json:"computeMs"`
+	OutputWriteMs  int64 `json:"outputWriteMs"`
+	DriverOnlyMs   int64 `json:"driverOnlyMs"`
+	// FirstExecutorDelayMs is application start to the first executor added.
+	FirstExecutorDelayMs int64 `json:"-"`
+}
+
+// Ratio is one phase's share of the total; 0 when the total is 0.
+func (p Phases) Ratio(ph Phase) float64 {
+	total := p.ResourceWaitMs + p.ComputeMs + p.OutputWriteMs + p.DriverOnlyMs
+	if total <= 0 {
+		return 0
+	}
+	var v int64
+	switch ph {
+	case PhaseResourceWait:
+		v = p.ResourceWaitMs
+	case PhaseCompute:
+		v = p.ComputeMs
+	case PhaseOutputWrite:
+		v = p.OutputWriteMs
+	case PhaseDriverOnly:
+		v = p.DriverOnlyMs
+	}
+	return float64(v) / float64(total)
+}
+
+// Interval is a stretch of wall time spent in one phase.
+type Interval struct {
+	Start, End int64
+	Phase      Phase
+}
+
+// CriticalPath is Sparklens' view of the application's lower bounds: with
+// unlimited executors the app cannot finish faster than CriticalPathMs, and
+// with the recorded cores perfectly used it needs IdealMs.
+type CriticalPath struct {
+	CriticalPathMs int64 `json:"criticalPathMs"` // driver time + longest stage chain (max task per stage) per job group
+	IdealMs        int64 `json:"idealMs"`        // driver time + Σ task time ÷ cores per job group
+	DriverMs       int64 `json:"driverMs"`       // wall time outside any job
+	TaskTimeMs     int64 `json:"taskTimeMs"`     // Σ duration of every finished task attempt
+	MaxCores       int   `json:"maxCores"`       // most executor cores alive at once
+	MaxExecutors   int   `json:"maxExecutors"`   // most executors alive at once
+}
+
+// WhatIf is the simulated wall time on a different number of executors.
+type WhatIf struct {
+	Factor         float64 `json:"factor"`
+	Executors      int     `json:"executors"`
+	Cores          int     `json:"cores"`
+	EstimatedMs    int64   `json:"estimatedMs"`
+	ClusterUtilPct float64 `json:"clusterUtilizationPct"`
+}
+
+// Config holds the Spark properties the analyzer and rules read, with
+// Spark's defaults applied where the log does not set them.
+type Config struct {
+	Master                string
+	ExecutorMemoryBytes   int64 // spark.executor.memory (default 1g)
+	ExecutorOverheadBytes int64 // spark.executor.memoryOverhead, or max(384m, factor × memory)
+	PySparkMemoryBytes    int64 // spark.executor.pyspark.memory; 0 when unset
+	OffHeapBytes          int64 // spark.memory.offHeap.size when enabled
+	ExecutorCores         int   // spark.executor.cores; 0 when unset
+	DriverMemoryBytes     int64
+	MaxResultSizeBytes    int64 // spark.driver.maxResultSize (default 1g; 0 = unlimited)
+	TaskMaxFailures       int   // spark.task.maxFailures (default 4)
+	Speculation           bool
+	ProcessTreeMetrics    bool
+	RequestedExecutors    int // spark.executor.instances or spark.dynamicAllocation.maxExecutors
+	DynamicAllocation     bool
+	// InitialExecutors is what the app asks for before any task is
+	// pending: spark.executor.instances, or with dynamic allocation
+	// max(initialExecutors, minExecutors, instances) (0 by default).
+	InitialExecutors int
+	Committer        string
+}
+
+// ContainerBytes is the memory a cluster manager grants one executor.
+func (c Config) ContainerBytes() int64 {
+	return c.ExecutorMemoryBytes + c.ExecutorOverheadBytes + c.PySparkMemoryBytes + c.OffHeapBytes
+}
+
+// Quantiles are p50/p95/max of a set of values.
+type Quantiles struct {
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+	Max int64 `json:"max"`
+}
+
+// Stage is one stage attempt's statistics.
+type Stage struct {
+	StageID, AttemptID int
+	Name               string
+	Status             string
+	JobIDs             []int
+	SQLExecutionID     int64 // -1 when none
+	NumTasks           int   // as Spark planned it
+	SubmissionTime     int64
+	CompletionTime     int64
+	DurationMs         int64
+	IsWrite            bool // writes output (bytes/records or a write command)
+
+	TaskDurationMs   Quantiles // successful attempts, launch to finish
+	RunTimeMs        Quantiles // successful attempts, executor run time
+	TaskTimeMs       int64     // Σ duration of every finished attempt
+	RunTimeTotalMs   int64     // Σ executor run time
+	GCTimeMs         int64
+	DeserializeMs    int64
+	SerializeMs      int64 // result serialization
+	SchedulerDelayMs int64 // Σ duration − run − deserialize − serialize − getting result
+
+	InputBytes, InputRecords               int64
+	OutputBytes, OutputRecords             int64
+	ShuffleReadBytes, ShuffleReadRecords   int64
+	ShuffleWriteBytes, ShuffleWriteRecords int64
+	ShuffleWriteTimeNs                     int64
+	FetchWaitMs                            int64
+	MemorySpilledBytes                     int64
+	DiskSpilledBytes                       int64
+	ResultBytes                            int64
+	TaskBytes                              Quantiles // input + shuffle read per successful task
+
+	SkewDuration     float64 // max ÷ median task duration
+	SkewBytes        float64 // max ÷ median task bytes
+	MaxTaskOverStage float64 // longest task ÷ stage duration
+
+	CoresAvailable int     // executor cores alive while the stage ran
+	PRatio         float64 // tasks ÷ cores
+	// ClusterBusy is the task time of every stage run while this stage
+	// ran, ÷ (CoresAvailable × DurationMs): near 1 the cores were busy
+	// with other stages even if this one had few tasks.
+	ClusterBusy float64
+
+	Attempts           int // task attempts finished
+	Succeeded          int
+	Failed             int // failed, not counting killed
+	Killed             int
+	FetchFailures      int
+	SpeculativeTasks   int            // speculative attempts launched
+	SpeculativeWins    int            // speculative attempts that succeeded
+	SpeculationWasteMs int64          // run time of killed attempts that lost a race
+	FailureReasons     map[string]int // exception class or end reason → count
+	FailureReason      string         // the stage's own failure message
+
+	Hosts []HostStat // per-host task time, by host
+}
+
+// HostStat is one host's share of one stage.
+type HostStat struct {
+	Host         string
+	Tasks        int
+	MedianTaskMs int64
+	TaskTimeMs   int64
+	MedianBytes  int64
+}
+
+// Executor is one executor's (or the driver's) statistics.
+type Executor struct {
+	ID              string
+	Host            string
+	Cores           int
+	AddedTime       int64
+	RemovedTime     int64 // NoTime (-1) while alive at the end
+	LifetimeMs      int64
+	BusyMs          int64   // Σ task duration
+	Utilization     float64 // BusyMs ÷ (LifetimeMs × Cores)
+	WastedCoreHours float64
+
+	Tasks, FailedTasks int
+	OOMTaskErrors      int // failed tasks whose error is an OutOfMemoryError
+	GCTimeMs           int64
+	RunTimeMs          int64
+
+	PeakJVMHeapBytes    int64
+	PeakJVMOffHeapBytes int64
+	PeakPythonRSSBytes  int64
+	PeakJVMRSSBytes     int64
+	PeakOtherRSSBytes   int64
+	MajorGCCount        int64
+	HasPeaks            bool
+
+	RemovedReason string
+	Loss          Loss
+}
+
+// Cause classifies why an executor went away.
+type Cause string
+
+// Causes of executor loss.
+const (
+	CauseNone            Cause = ""
+	CauseContainerMemory Cause = "container-memory" // 137, YARN/K8s memory kill
+	CauseJVMOOM          Cause = "jvm-oom"          // OutOfMemoryError, exit 52 or 3
+	CauseSigterm         Cause = "sigterm"          // 143
+	CausePreempted       Cause = "preempted"
+	CauseHeartbeat       Cause = "heartbeat"
+	CauseDecommission    Cause = "decommission"
+	CauseIdle            Cause = "idle"      // dynamic allocation released it
+	CauseDriver          Cause = "driver"    // the driver stopped it (app end, killed by driver)
+	CauseNodeLost        Cause = "node-lost" // the node went away (YARN lost node)
+	CauseUnknown         Cause = "unknown"
+)
+
+// Loss explains an executor removal.
+type Loss struct {
+	Cause       Cause
+	ExitCode    int  // -1 when none was reported
+	CausedByApp bool // the loss failed tasks and Spark blamed the app
+	Unrelated   bool // the loss failed tasks and Spark said it was unrelated to them
+	FailedTasks int  // task attempts failed by this loss
+}
+
+// Job is one job's span and stages.
+type Job struct {
+	ID             int
+	SubmissionTime int64
+	CompletionTime int64
+	Status         string
+	StageIDs       []int
+	SQLExecutionID int64
+	ResultBytes    int64 // Σ task result size of its stages
+}
+
+// SQLExecution is one SQL query with per-node metric values.
+type SQLExecution struct {
+	ID          int64
+	Description string
+	StartTime   int64
+	EndTime     int64
+	JobIDs      []int
+	IsWrite     bool
+	Nodes       []SQLNode // plan in pre-order
+}
+
+// SQLNode is one physical plan node with the metrics Spark recorded.
+type SQLNode struct {
+	ID       int // pre-order index in the plan
+	Name     string
+	Children []int
+	Metrics  map[string]int64 // metric name → value (timings in ms, nsTiming converted)
+	Rows     int64            // "number of output rows", -1 when absent
+	TimeMs   int64            // Σ of the node's timing metrics
+}
