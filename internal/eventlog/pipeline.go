@@ -29,6 +29,9 @@ type ReplayOptions struct {
 	// SizeHint is the log's stored size, if known: read buffers for small
 	// logs start small.
 	SizeHint int64
+	// Wrap, if set, wraps the decoded reader ReplayLog opened (for a
+	// progress display); Replay itself does not use it.
+	Wrap func(r *Reader) io.Reader
 }
 
 // ReplayStats counts what a replay read.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -23,7 +24,11 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 	if opts.SizeHint == 0 {
 		opts.SizeHint = l.Size
 	}
-	a, stats, err := Replay(ctx, r, opts)
+	var in io.Reader = r
+	if opts.Wrap != nil {
+		in = opts.Wrap(r)
+	}
+	a, stats, err := Replay(ctx, in, opts)
 	if err != nil {
 		return nil, stats, err
 	}
