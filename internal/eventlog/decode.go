@@ -279,6 +279,7 @@ func jobProps(v *fastjson.Value) JobProps {
 	if t := str(v, "spark.job.tags"); t != "" {
 		p.JobTags = strings.Split(t, ",")
 	}
+	p.TraceParent, p.TraceState = str(v, "traceparent"), str(v, "tracestate")
 	return p
 }
 
