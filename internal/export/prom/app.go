@@ -85,12 +85,12 @@ func stageKind(s *analyze.Stage) StageKind {
 
 // kindStats sums the stages of one kind.
 type kindStats struct {
-	stages, failed                      int
-	taskSec, gcSec, deserSec, serSec    float64
-	fetchWaitSec, shuffleWriteSec       float64
-	input, output, shRead, shWrite      int64
-	memSpill, diskSpill                 int64
-	maxSkewDuration, maxSkewBytes       float64
+	stages, failed                   int
+	taskSec, gcSec, deserSec, serSec float64
+	fetchWaitSec, shuffleWriteSec    float64
+	input, output, shRead, shWrite   int64
+	memSpill, diskSpill              int64
+	maxSkewDuration, maxSkewBytes    float64
 }
 
 func sumKinds(r *analyze.Result) map[StageKind]*kindStats {
