@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -192,7 +193,8 @@ func (t *appTrace) executorEvents(sp trace.Span, e *analyze.Executor) {
 
 func (t *appTrace) job(j *model.Job) {
 	key := "job/" + strconv.Itoa(j.ID)
-	if t.sent[key] || j.CompletionTime == model.NoTime || j.SubmissionTime == model.NoTime {
+	start, end := t.jobTimes(j)
+	if t.sent[key] || start == model.NoTime || end == model.NoTime {
 		return
 	}
 	t.sent[key] = true
@@ -224,11 +226,40 @@ func (t *appTrace) job(j *model.Job) {
 	if j.SQLExecutionID >= 0 {
 		attrs = append(attrs, attribute.Int64("spark.sql.execution.id", j.SQLExecutionID))
 	}
-	sp := t.start(parent, self, spanJob, j.SubmissionTime, append(opts, trace.WithAttributes(attrs...))...)
+	sp := t.start(parent, self, spanJob, start, append(opts, trace.WithAttributes(attrs...))...)
 	if j.Status == model.JobFailed {
 		sp.SetStatus(codes.Error, "job failed")
 	}
-	sp.End(trace.WithTimestamp(at(j.CompletionTime)))
+	sp.End(trace.WithTimestamp(at(end)))
+}
+
+// jobTimes are a job's start and end; logs of Spark before 1.3 carry no
+// job times, so its stages' times stand in.
+func (t *appTrace) jobTimes(j *model.Job) (start, end int64) {
+	start, end = j.SubmissionTime, j.CompletionTime
+	if start != model.NoTime && end != model.NoTime {
+		return start, end
+	}
+	if j.Status == model.JobRunning {
+		return start, model.NoTime
+	}
+	var first, last int64 = model.NoTime, model.NoTime
+	for _, s := range t.a.Stages {
+		if !slices.Contains(j.StageIDs, s.StageID) {
+			continue
+		}
+		if s.SubmissionTime != model.NoTime && (first == model.NoTime || s.SubmissionTime < first) {
+			first = s.SubmissionTime
+		}
+		last = max(last, s.CompletionTime)
+	}
+	if start == model.NoTime {
+		start = first
+	}
+	if end == model.NoTime {
+		end = last
+	}
+	return start, end
 }
 
 func (t *appTrace) stageParent(s *model.StageAttempt) trace.SpanContext {
