@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -23,11 +24,15 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	format := fs.String("format", "json", "output format: json")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	var otlpCfg otlp.Config
+	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
+	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
+	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format json] [--fail-on warning|critical] [--strict] LOG...")
+		return usageErr("usage: sparkdx analyze [--format json] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...")
 	}
 	if *format != "json" {
 		return usageErr("--format %s: only json is implemented yet", *format)
@@ -39,6 +44,17 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageErr("--fail-on %q: want warning or critical", *failOn)
 		}
 		threshold = s
+	}
+	var exp *otlp.Exporter
+	if otlpCfg.Endpoint != "" {
+		otlpCfg.ServiceName = "sparkdx-analyze"
+		if err := otlpCfg.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
+		var err error
+		if exp, err = otlp.New(ctx, otlpCfg); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	now := time.Now()
 	var reports []*report.Report
@@ -64,9 +80,21 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
 			worst = max(worst, diagnose.Worst(findings))
+			if exp != nil {
+				// The report is the product; a collector that is down
+				// or refuses a signal is worth a warning, not a failure.
+				if err := exp.ExportApp(ctx, a, res); err != nil {
+					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
+				}
+			}
 			reports = append(reports, report.Build(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
+		}
+	}
+	if exp != nil {
+		if err := exp.Shutdown(ctx); err != nil {
+			fmt.Fprintf(stderr, "sparkdx analyze: otlp export: %v\n", err)
 		}
 	}
 	if err := report.WriteJSON(stdout, reports); err != nil {
