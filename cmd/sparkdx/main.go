@@ -45,6 +45,7 @@ func inputErr(err error) error {
 
 func commands() []command {
 	return []command{
+		{"heap", heapUsage, runHeap},
 		{"version", "version", runVersion},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
 		{"analyze", "analyze [--format json] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
