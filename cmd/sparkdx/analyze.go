@@ -64,6 +64,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return inputErr(fmt.Errorf("%s: %w", path, err))
 		}
+		if len(logs) == 0 {
+			return inputErr(fmt.Errorf("%s: no event log found", path))
+		}
 		for _, l := range logs {
 			a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict})
 			if err != nil {
@@ -72,6 +75,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 					le.Name = l.Path
 				}
 				return inputErr(err)
+			}
+			if stats.BadLines > 0 {
+				first := stats.FirstBad[0]
+				first.Name = l.Path
+				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
+					l.Path, stats.BadLines, first)
 			}
 			if a.AppID == "" {
 				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
@@ -87,7 +96,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 				}
 			}
-			reports = append(reports, report.Build(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
+			reports = append(reports, report.Build(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}

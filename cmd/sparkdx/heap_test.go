@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// update (-update) is declared in cli_test.go.
 
 const syntheticDump = "../../internal/jvm/hprof/testdata/synthetic.hprof"
 
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func runHeapCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, &out, &errb)
@@ -23,7 +22,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestHeapText(t *testing.T) {
-	code, out, errOut := runCLI(t, "heap", syntheticDump)
+	code, out, errOut := runHeapCLI(t, "heap", syntheticDump)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -76,7 +75,7 @@ func decodeHeap(t *testing.T, s string) heapOut {
 }
 
 func TestHeapJSON(t *testing.T) {
-	code, out, errOut := runCLI(t, "heap", "--format", "json", syntheticDump)
+	code, out, errOut := runHeapCLI(t, "heap", "--format", "json", syntheticDump)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -118,7 +117,7 @@ func TestHeapTruncatedAndBaseline(t *testing.T) {
 	if err := os.WriteFile(cut, full[:n], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, "heap", "--format", "json", cut)
+	code, out, errOut := runHeapCLI(t, "heap", "--format", "json", cut)
 	if code != 0 {
 		t.Fatalf("truncated dump: exit %d, want 0: %s", code, errOut)
 	}
@@ -129,7 +128,7 @@ func TestHeapTruncatedAndBaseline(t *testing.T) {
 	if !h.Dump.Truncated || h.Dump.TruncatedAt != int64(n) {
 		t.Errorf("got truncated=%v at %d, want true at %d", h.Dump.Truncated, h.Dump.TruncatedAt, n)
 	}
-	code, out, errOut = runCLI(t, "heap", "--format", "json", syntheticDump, cut)
+	code, out, errOut = runHeapCLI(t, "heap", "--format", "json", syntheticDump, cut)
 	if code != 0 {
 		t.Fatalf("baseline: exit %d: %s", code, errOut)
 	}
@@ -159,7 +158,7 @@ func TestHeapBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runCLI(t, tt.args...)
+			code, _, errOut := runHeapCLI(t, tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.want) {
 				t.Errorf("got exit %d stderr %q, want exit %d with %q", code, errOut, tt.code, tt.want)
 			}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -70,6 +71,15 @@ func readConfig(env *model.Environment) Config {
 	if v, ok := get(key); ok {
 		c.RequestedExecutors, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
+	atoi := func(k string) int {
+		n, _ := strconv.Atoi(strings.TrimSpace(props[k]))
+		return n
+	}
+	c.InitialExecutors = atoi("spark.executor.instances")
+	if c.DynamicAllocation {
+		c.InitialExecutors = max(atoi("spark.dynamicAllocation.initialExecutors"),
+			atoi("spark.dynamicAllocation.minExecutors"), c.InitialExecutors)
+	}
 	c.Committer = props["spark.sql.sources.commitProtocolClass"]
 	if v := props["spark.hadoop.fs.s3a.committer.name"]; v != "" {
 		c.Committer = "s3a:" + v
@@ -93,7 +103,7 @@ func ParseSize(s string, unit, def int64) int64 {
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
 		return def
 	}
 	return n * mult

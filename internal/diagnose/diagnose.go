@@ -99,16 +99,16 @@ type LogInfo struct {
 
 // AgentData holds samples the sparkdx agent took on the driver's node.
 type AgentData struct {
-	Driver []DriverSample // in time order
+	Driver []DriverSample `json:"driver"` // in time order
 }
 
 // DriverSample is one sample of the driver JVM.
 type DriverSample struct {
-	Time            time.Time
-	GCTimeMs        int64 // cumulative GC time of every collector
-	FullGC          bool  // a full (old-generation) collection happened since the previous sample
-	OldGenUsedBytes int64 // old generation used, after the last collection
-	OldGenMaxBytes  int64
+	Time            time.Time `json:"time"`
+	GCTimeMs        int64     `json:"gcTimeMs"`        // cumulative GC time of every collector
+	FullGC          bool      `json:"fullGc"`          // a full (old-generation) collection happened since the previous sample
+	OldGenUsedBytes int64     `json:"oldGenUsedBytes"` // old generation used, after the last collection
+	OldGenMaxBytes  int64     `json:"oldGenMaxBytes"`
 }
 
 // Finding is one problem a rule found, with its evidence.

@@ -26,6 +26,9 @@ type ReplayOptions struct {
 	Workers int
 	// ChunkSize is the read size; 0 means 1 MiB.
 	ChunkSize int
+	// SizeHint is the log's stored size, if known: read buffers for small
+	// logs start small.
+	SizeHint int64
 }
 
 // ReplayStats counts what a replay read.
@@ -61,14 +64,16 @@ const maxFirstBad = 10
 
 // chunk is a run of whole lines and, once decoded, their events.
 type chunk struct {
-	buf       []byte // owned buffer; data is buf[:n]
-	data      []byte
-	firstLine int64
-	last      bool // data ends the input (its last line may lack '\n')
-	events    []Event
-	bad       []*LineError
-	cutLast   bool
-	done      chan struct{}
+	buf          []byte // owned buffer; data is buf[:n]
+	data         []byte
+	firstLine    int64
+	lines        int64 // lines in data, counting a last one without '\n'
+	last         bool  // data ends the input (its last line may lack '\n')
+	events       []Event
+	bad          []*LineError
+	cutLast      bool // the last non-blank line is not valid JSON
+	cutNoNewline bool // ... and no newline follows it
+	done         chan struct{}
 }
 
 // Replay decodes the JSON lines of r and applies them, in order, to a new
@@ -114,7 +119,11 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 	go func() {
 		defer close(work)
 		defer close(order)
-		readErr = splitChunks(ctx, r, size, free, func(c *chunk) bool {
+		first := size + size/4
+		if opts.SizeHint > 0 {
+			first = int(min(int64(first), max(opts.SizeHint+opts.SizeHint/2, 64<<10)))
+		}
+		readErr = splitChunks(ctx, r, size, first, free, func(c *chunk) bool {
 			select {
 			case order <- c:
 			case <-ctx.Done():
@@ -163,7 +172,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) error {
 	stats.Bytes += int64(len(c.data))
 	for _, b := range c.bad {
-		if c.cutLast && b == c.bad[len(c.bad)-1] {
+		if c.cutLast && b == c.bad[len(c.bad)-1] && (opts.InProgress || c.cutNoNewline) {
 			if opts.Strict && !opts.InProgress {
 				return b
 			}
@@ -186,15 +195,12 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 		}
 		st.apply(ev)
 	}
-	stats.Lines = c.firstLine - 1 + int64(bytes.Count(c.data, []byte{'\n'}))
-	if c.last && len(c.data) > 0 && c.data[len(c.data)-1] != '\n' {
-		stats.Lines++
-	}
+	stats.Lines = c.firstLine - 1 + c.lines
 	return nil
 }
 
 // splitChunks reads r into chunks of whole lines and hands each to emit.
-func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, emit func(*chunk) bool) error {
+func splitChunks(ctx context.Context, r io.Reader, size, first int, free chan []byte, emit func(*chunk) bool) error {
 	var carry []byte
 	line := int64(1)
 	for {
@@ -205,7 +211,7 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		select {
 		case buf = <-free:
 		default:
-			buf = make([]byte, 0, size+size/4)
+			buf = make([]byte, 0, first)
 		}
 		buf = append(buf[:0], carry...)
 		eof := false
@@ -230,7 +236,11 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		}
 		carry = append(carry[:0], buf[cut:]...)
 		c := &chunk{buf: buf, data: buf[:cut], firstLine: line, last: eof, done: make(chan struct{})}
-		line += int64(bytes.Count(c.data, []byte{'\n'}))
+		c.lines = int64(bytes.Count(c.data, []byte{'\n'}))
+		if eof && cut > 0 && buf[cut-1] != '\n' {
+			c.lines++
+		}
+		line += c.lines
 		if !emit(c) {
 			return ctx.Err()
 		}
@@ -259,12 +269,13 @@ func decodeChunk(d *Decoder, c *chunk, name string) {
 			ev, err := d.DecodeLine(ln)
 			if err != nil {
 				c.bad = append(c.bad, &LineError{Name: name, Line: line, Event: eventNameOf(ln), Err: err})
-				if i < 0 && c.last {
-					c.cutLast = true
-				}
 			} else {
 				c.events = append(c.events, ev)
 			}
+			// The last non-blank line of a log may be cut: Spark was still
+			// writing it (with or without a newline after it).
+			c.cutLast = c.last && err != nil && !errors.Is(err, errNoEvent) && !errors.Is(err, errNotObject)
+			c.cutNoNewline = c.cutLast && i < 0
 		}
 		line++
 	}

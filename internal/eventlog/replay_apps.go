@@ -19,6 +19,9 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 		opts.Name = l.Name
 	}
 	opts.InProgress = opts.InProgress || l.InProgress
+	if opts.SizeHint == 0 {
+		opts.SizeHint = l.Size
+	}
 	a, stats, err := Replay(ctx, r, opts)
 	if err != nil {
 		return nil, stats, err

@@ -57,9 +57,13 @@ func (st *state) jobEnd(e EventJobEnd) {
 		if !slices.Contains(j.StageIDs, k.id) || ls.s.Status != model.StagePending {
 			continue
 		}
+		// SPARK-50356: every job sharing the pending stage counts it as
+		// skipped, not only the job that ended first.
 		ls.s.Status = model.StageSkipped
-		j.SkippedStages[k.id] = struct{}{}
-		j.SkippedTasks += ls.s.NumTasks
+		for _, sj := range ls.jobs { // ls.jobs holds j: it started with the stage
+			sj.SkippedStages[k.id] = struct{}{}
+			sj.SkippedTasks += ls.s.NumTasks
+		}
 		delete(st.liveStages, k)
 	}
 	j.Status = model.JobFailed
@@ -161,5 +165,10 @@ func (st *state) stageCompleted(e EventStageCompleted) {
 	}
 	if s.ActiveTasks == 0 {
 		delete(st.liveStages, k)
+	}
+	for id, e := range st.deadExecs {
+		if !st.activeForLiveStages(e) {
+			delete(st.deadExecs, id)
+		}
 	}
 }
