@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/agent"
@@ -28,7 +30,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	otlp := fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to push metrics to (e.g. http://127.0.0.1:4318)")
 	procRoot := fs.String("proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
 	cgroupRoot := fs.String("cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
-	host := fs.String("host", "", "host label (default: the hostname)")
+	host := fs.String("host", os.Getenv("NODE_NAME"), "host label (default: $NODE_NAME, as a DaemonSet sets it from spec.nodeName, else the hostname)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -68,10 +70,23 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", a.Handler())
+		mux.HandleFunc("/events", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(a.Events())
+		})
+		mux.HandleFunc("/snapshot", func(w http.ResponseWriter, _ *http.Request) {
+			s := a.Last()
+			if s == nil {
+				http.Error(w, "no sample yet", http.StatusServiceUnavailable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			s.WriteJSON(w)
+		})
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { errc <- srv.Serve(ln) }()
 		defer srv.Close()
-		logger.Info("serving metrics", "address", "http://"+ln.Addr().String()+"/metrics")
+		logger.Info("serving /metrics, /events and /snapshot", "address", "http://"+ln.Addr().String())
 	}
 	var push *agent.OTLP
 	if *otlp != "" {

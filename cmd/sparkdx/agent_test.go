@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAgentOnceJSON(t *testing.T) {
@@ -72,5 +76,54 @@ func TestAgentUsageErrors(t *testing.T) {
 				t.Error("got no message on stderr, want one")
 			}
 		})
+	}
+}
+
+func TestAgentServesMetrics(t *testing.T) {
+	node := filepath.Join("..", "..", "internal", "agent", "testdata", "node1")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"agent", "--interval", "100ms", "--listen", addr, "--host", "node1",
+			"--proc", filepath.Join(node, "proc"), "--cgroup", filepath.Join(node, "sys", "fs", "cgroup")}, io.Discard, &stderr)
+	}()
+	var body string
+	for i := 0; i < 50 && !strings.Contains(body, "sparkdx_process_resident_memory_bytes"); i++ {
+		time.Sleep(100 * time.Millisecond)
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+	}
+	resp, err := http.Get("http://" + addr + "/snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Host      string            `json:"host"`
+		Processes []json.RawMessage `json:"processes"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&snap)
+	resp.Body.Close()
+	if err != nil || snap.Host != "node1" || len(snap.Processes) != 4 {
+		t.Errorf("/snapshot: got host %q, %d processes (%v), want node1 and 4", snap.Host, len(snap.Processes), err)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("got exit %d, want 0 after cancel", code)
+	}
+	want := `sparkdx_process_resident_memory_bytes{app_id="app-20240101000000-0001",executor_id="7",host="node1",pid="100",role="executor"} 2.048e+09`
+	if !strings.Contains(body, want) {
+		t.Errorf("metrics lack %s; got:\n%.2000s", want, body)
 	}
 }

@@ -20,6 +20,9 @@ type Config struct {
 	CgroupRoot string        // cgroup mount; default /sys/fs/cgroup
 	Host       string        // host label; default os.Hostname
 	Interval   time.Duration // sampling interval; default 10s
+	// PSSEvery is how long a process's proportional set size is reused
+	// before smaps_rollup is read again; default 1m, negative: every cycle.
+	PSSEvery time.Duration
 
 	// HeapDumpAt, when above 0, asks for one heap dump per JVM whose old
 	// generation (or whole heap) stays above this fraction of its maximum
@@ -38,9 +41,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("interval %v: must be positive", c.Interval)
 	}
 	if c.HeapDumpAt < 0 || c.HeapDumpAt >= 1 {
-		if c.HeapDumpAt != 0 {
-			return fmt.Errorf("heap dump threshold %v: must be between 0 and 1", c.HeapDumpAt)
-		}
+		return fmt.Errorf("heap dump threshold %v: must be above 0 and below 1", c.HeapDumpAt)
 	}
 	if c.HeapDumpAt > 0 && c.HeapDumpDir == "" {
 		return errors.New("heap dump threshold set without a heap dump directory")
@@ -63,6 +64,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Interval == 0 {
 		c.Interval = 10 * time.Second
+	}
+	if c.PSSEvery == 0 {
+		c.PSSEvery = time.Minute
 	}
 	if c.HeapDumpEvery == 0 {
 		c.HeapDumpEvery = 10 * time.Minute
@@ -93,6 +97,7 @@ type Agent struct {
 	dumps *heapDumper
 
 	prev     map[procKey]Process
+	memory   map[procKey]*known
 	prevNode Node
 	dumped   map[procKey]string // heap dump paths, carried into exit events
 
@@ -100,6 +105,7 @@ type Agent struct {
 	last   *Snapshot
 	errors map[string]uint64 // cumulative, by source
 	exits  map[exitKey]uint64
+	recent []Event // the last maxRecent events, oldest first
 	cycles uint64
 	cpu    time.Duration
 }
@@ -146,36 +152,39 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := scan(a.fs, errs)
+	t, memory, err := scan(a.fs, a.memory, errs)
 	if err != nil {
 		return nil, err
 	}
-	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime}
+	a.memory = memory
+	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery}
 	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}
 	seen := make(map[procKey]Process, len(a.prev))
 	for _, f := range discover(t) {
-		if f.id.needsEnviron() {
+		k := f.info.known
+		if !k.env && k.id.needsEnviron() {
+			k.env = true
 			if env, err := f.info.proc.Environ(); err == nil {
-				f.id.fromEnviron(env)
+				k.id.fromEnviron(env)
 			} else {
 				errs["environ"]++
 			}
+			f.id = k.id
 		}
 		p := pc.collect(f, errs)
-		p.Container = a.cont.collect(f.info.proc, errs)
-		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, errs)
+		p.Container = a.cont.collect(f.info.proc, k, errs)
+		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)
 		key := procKey{p.PID, p.startTicks}
 		if a.dumps != nil {
 			if ev, ok := a.dumps.check(ctx, key, &p, now); ok {
-				a.cfg.Logger.Info("heap dump", "pid", p.PID, "app", p.AppID, "executor", p.ExecutorID, "path", ev.HeapDump, "error", ev.Detail)
-				if ev.HeapDump != "" {
-					a.dumped[key] = ev.HeapDump
-				}
 				snap.Events = append(snap.Events, ev)
 			}
 		}
 		seen[key] = p
 		snap.Processes = append(snap.Processes, p)
+	}
+	if a.dumps != nil {
+		a.finishedDumps(snap, seen)
 	}
 	snap.Events = append(snap.Events, a.exitEvents(seen, node, now)...)
 	if len(errs) > 0 {
@@ -193,10 +202,35 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 			a.exits[exitKey{ev.Role, ev.Cause}]++
 		}
 	}
+	a.recent = append(a.recent, snap.Events...)
+	if n := len(a.recent) - maxRecent; n > 0 {
+		a.recent = append([]Event(nil), a.recent[n:]...)
+	}
 	a.last = snap
 	a.cycles++
 	a.cpu += cpuTime() - startCPU
 	return snap, nil
+}
+
+// finishedDumps reports the heap dumps that ended since the last cycle and
+// remembers their paths for the exit events of processes still known.
+func (a *Agent) finishedDumps(snap *Snapshot, seen map[procKey]Process) {
+	for _, r := range a.dumps.finished() {
+		snap.Events = append(snap.Events, r.ev)
+		if r.ev.HeapDump == "" {
+			continue
+		}
+		_, now := seen[r.key]
+		_, before := a.prev[r.key]
+		if now || before {
+			a.dumped[r.key] = r.ev.HeapDump
+		}
+		for i := range snap.Processes {
+			if p := &snap.Processes[i]; p.PID == r.key.pid && p.startTicks == r.key.start {
+				p.HeapDump = r.ev.HeapDump
+			}
+		}
+	}
 }
 
 // Run samples every interval until ctx ends, handing each snapshot to
@@ -210,7 +244,8 @@ func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
 			a.cfg.Logger.Error("sample", "error", err)
 		} else {
 			for _, ev := range snap.Events {
-				a.cfg.Logger.Info("event", "type", ev.Type, "pid", ev.PID, "role", ev.Role, "app", ev.AppID, "executor", ev.ExecutorID, "cause", ev.Cause)
+				a.cfg.Logger.Info("event", "type", ev.Type, "pid", ev.PID, "role", ev.Role, "app", ev.AppID,
+					"executor", ev.ExecutorID, "cause", ev.Cause, "heapDump", ev.HeapDump, "detail", ev.Detail)
 			}
 			if onSample != nil {
 				onSample(snap)
@@ -229,6 +264,16 @@ func (a *Agent) Last() *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.last
+}
+
+// maxRecent is how many events Events keeps.
+const maxRecent = 200
+
+// Events returns the most recent events (exits, heap dumps), oldest first.
+func (a *Agent) Events() []Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Event{}, a.recent...)
 }
 
 // Stats are the agent's own cumulative counters.

@@ -44,20 +44,31 @@ type cgroupDirs struct {
 	version        int
 	path           string
 	mem, cpu, base string // base bounds the walk up for limits
+	// parentLimit is the smallest memory limit on the ancestors, read when
+	// the cgroup is first resolved; 0 means none.
+	parentLimit uint64
 }
 
 // collect returns the cgroup figures of a process, or nil when the process
-// has no cgroup the agent can read.
-func (c containerCollector) collect(p procfs.Proc, errs map[string]int) *Container {
-	cgs, err := p.Cgroups()
-	if err != nil {
-		errs["cgroup"]++
+// has no cgroup the agent can read. Where the cgroup lives is looked up
+// once per process.
+func (c containerCollector) collect(p procfs.Proc, k *known, errs map[string]int) *Container {
+	if k.cgroup == nil {
+		cgs, err := p.Cgroups()
+		if err != nil {
+			errs["cgroup"]++
+			return nil
+		}
+		d, ok := c.resolve(p.PID, cgs)
+		if ok && d.mem != d.base {
+			d.parentLimit = smallestLimit(filepath.Dir(d.mem), d.base, limitFile(d.version), errs)
+		}
+		k.cgroup, k.cgroupOK = &d, ok
+	}
+	if !k.cgroupOK {
 		return nil
 	}
-	d, ok := c.resolve(p.PID, cgs)
-	if !ok {
-		return nil
-	}
+	d := *k.cgroup
 	out := &Container{CgroupVersion: d.version, Path: d.path, memDir: d.mem}
 	if d.version == 2 {
 		c.readV2(d, out, errs)
@@ -90,6 +101,11 @@ func (c containerCollector) resolve(pid int, cgs []procfs.Cgroup) (cgroupDirs, b
 	for i, root := range roots {
 		// Inside the process's own namespace its cgroup is the root.
 		own := i == 1
+		if !own && (escapes(v1mem) || escapes(v2)) {
+			// Seen from another cgroup namespace (an agent pod without
+			// the host's), the path climbs out of the agent's own mount.
+			continue
+		}
 		if v1mem != nil {
 			mem := filepath.Join(root, "memory", pathIn(v1mem.Path, own))
 			if isDir(mem) {
@@ -120,6 +136,10 @@ func (c containerCollector) resolve(pid int, cgs []procfs.Cgroup) (cgroupDirs, b
 	return cgroupDirs{}, false
 }
 
+func escapes(cg *procfs.Cgroup) bool {
+	return cg != nil && strings.Contains(cg.Path, "/..")
+}
+
 func pathIn(p string, own bool) string {
 	if own {
 		return "/"
@@ -128,7 +148,7 @@ func pathIn(p string, own bool) string {
 }
 
 func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string]int) {
-	out.MemoryLimitBytes = smallestLimit(d.mem, d.base, "memory.max", errs)
+	out.MemoryLimitBytes = ownLimit(d, errs)
 	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.current"), errs)
 	if b, err := os.ReadFile(filepath.Join(d.mem, "memory.events")); err == nil {
 		out.OOMKills = parseKeyed(b)["oom_kill"]
@@ -146,7 +166,7 @@ func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string
 }
 
 func (c containerCollector) readV1(d cgroupDirs, out *Container, errs map[string]int) {
-	out.MemoryLimitBytes = smallestLimit(d.mem, d.base, "memory.limit_in_bytes", errs)
+	out.MemoryLimitBytes = ownLimit(d, errs)
 	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.usage_in_bytes"), errs)
 	out.OOMKills, _ = oomKills(1, d.mem)
 	if d.cpu == "" {
@@ -177,6 +197,30 @@ func oomKills(version int, dir string) (uint64, bool) {
 	}
 	n, ok := parseKeyed(b)["oom_kill"]
 	return n, ok
+}
+
+func limitFile(version int) string {
+	if version == 2 {
+		return "memory.max"
+	}
+	return "memory.limit_in_bytes"
+}
+
+// ownLimit reads the cgroup's own limit (which changes when a container is
+// resized) and applies the ancestors' limit remembered from resolution.
+func ownLimit(d cgroupDirs, errs map[string]int) uint64 {
+	limit := d.parentLimit
+	b, err := os.ReadFile(filepath.Join(d.mem, limitFile(d.version)))
+	if err != nil {
+		if !os.IsNotExist(err) {
+			errs["cgroup"]++
+		}
+		return limit
+	}
+	if v, ok := parseLimit(b); ok && (limit == 0 || v < limit) {
+		limit = v
+	}
+	return limit
 }
 
 // smallestLimit walks from dir up to base and returns the smallest memory

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -81,4 +82,33 @@ func FuzzCgroupFiles(f *testing.F) {
 		}
 		parseKeyed(b)
 	})
+}
+
+// TestContainerSeenFromAnotherCgroupNamespace: an agent in its own cgroup
+// namespace sees other containers' cgroup paths climb above its root; it
+// reads their cgroup through the process's own root filesystem instead.
+func TestContainerSeenFromAnotherCgroupNamespace(t *testing.T) {
+	root := copyFixture(t, "node1")
+	files := map[string]string{
+		"proc/100/cgroup": "0::/../../kubepods/burstable/pod1/ctr-exec7\n",
+		"proc/100/root/sys/fs/cgroup/cgroup.controllers": "cpu memory\n",
+		"proc/100/root/sys/fs/cgroup/memory.max":         "1073741824\n",
+		"proc/100/root/sys/fs/cgroup/memory.current":     "900000000\n",
+		"proc/100/root/sys/fs/cgroup/memory.events":      "oom 0\noom_kill 4\n",
+		"proc/100/root/sys/fs/cgroup/cpu.max":            "max 100000\n",
+		"proc/100/root/sys/fs/cgroup/cpu.stat":           "nr_periods 0\n",
+	}
+	for rel, data := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := byPID(sample(t, fixtureAgent(t, root, Config{})))[100].Container
+	if c == nil || c.MemoryLimitBytes != 1073741824 || c.MemoryUsageBytes != 900000000 || c.OOMKills != 4 {
+		t.Errorf("got %+v, want the container's own view: limit 1073741824, usage 900000000, 4 OOM kills", c)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/prometheus/procfs"
 )
@@ -16,6 +17,28 @@ type procInfo struct {
 	argv  []string
 	kind  Kind
 	spark bool
+	known *known
+}
+
+// known is what the agent remembers about a process between cycles: what
+// does not change while the process runs the same program. It is keyed by
+// pid and start time and dropped when the program changes (exec changes
+// the comm name, as when a YARN launch script execs java).
+type known struct {
+	comm string
+	argv []string
+	kind Kind
+	id   Identity
+	ok   bool // a Spark JVM
+	env  bool // environment already consulted
+
+	cgroup   *cgroupDirs // nil until resolved
+	cgroupOK bool
+	hsperf   string // hsperfdata file, "" until found
+	noPerf   string // why the JVM writes no hsperfdata (-XX:-UsePerfData)
+
+	pss   uint64 // last proportional set size read, and when
+	pssAt time.Time
 }
 
 // table is the node's process tree from one walk of /proc.
@@ -31,28 +54,44 @@ type found struct {
 	descendants []*procInfo
 }
 
-// scan walks /proc once, reading stat and cmdline of every process. Processes
-// that vanish mid-walk or whose files cannot be read are skipped and counted.
-func scan(fs procfs.FS, errs map[string]int) (*table, error) {
+// scan walks /proc once, reading the stat of every process and the command
+// line of those it has not seen before. Processes that vanish mid-walk or
+// whose files cannot be read are skipped and counted. It returns the
+// memory of the processes seen, to be passed to the next scan.
+func scan(fs procfs.FS, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
 	procs, err := fs.AllProcs()
 	if err != nil {
-		return nil, fmt.Errorf("list processes: %w", err)
+		return nil, nil, fmt.Errorf("list processes: %w", err)
 	}
 	t := &table{byPID: make(map[int]*procInfo, len(procs)), children: make(map[int][]int, len(procs))}
+	next := make(map[procKey]*known, len(procs))
 	for _, p := range procs {
 		st, err := p.Stat()
 		if err != nil {
 			errs["stat"]++
 			continue
 		}
-		argv, err := p.CmdLine()
-		if err != nil {
-			errs["cmdline"]++
+		key := procKey{p.PID, st.Starttime}
+		k := memory[key]
+		if k == nil || k.comm != st.Comm {
+			argv, err := p.CmdLine()
+			if err != nil {
+				errs["cmdline"]++
+			}
+			k = &known{comm: st.Comm, argv: argv, kind: kindOf(argv, st.Comm)}
+			// A kernel thread or zombie has no command line; ask again
+			// next time rather than remember it empty.
+			if len(argv) > 0 {
+				k.id, k.ok = classify(argv)
+				next[key] = k
+			}
+		} else {
+			next[key] = k
 		}
-		t.byPID[p.PID] = &procInfo{proc: p, stat: st, argv: argv, kind: kindOf(argv, st.Comm)}
+		t.byPID[p.PID] = &procInfo{proc: p, stat: st, argv: k.argv, kind: k.kind, known: k}
 		t.children[st.PPID] = append(t.children[st.PPID], p.PID)
 	}
-	return t, nil
+	return t, next, nil
 }
 
 // discover classifies every process and returns the Spark JVMs, each with the
@@ -61,12 +100,11 @@ func scan(fs procfs.FS, errs map[string]int) (*table, error) {
 func discover(t *table) []found {
 	var out []found
 	for _, pi := range t.byPID {
-		id, ok := classify(pi.argv)
-		if !ok {
+		if !pi.known.ok {
 			continue
 		}
 		pi.spark = true
-		out = append(out, found{info: pi, id: id})
+		out = append(out, found{info: pi, id: pi.known.id})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].info.proc.PID < out[j].info.proc.PID })
 	for i := range out {

@@ -14,7 +14,7 @@ func TestDiscoverFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := map[string]int{}
-	tab, err := scan(fs, errs)
+	tab, _, err := scan(fs, nil, errs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,10 +43,12 @@ func (a *Agent) exitEvents(seen map[procKey]Process, node Node, now time.Time) [
 			continue
 		}
 		ev := Event{Type: EventExit, Time: now.UnixMilli(), PID: last.PID, Role: last.Role,
-			AppID: last.AppID, ExecutorID: last.ExecutorID, Cause: CauseUnknown, HeapDump: a.dumped[k]}
+			AppID: last.AppID, ExecutorID: last.ExecutorID, HeapDump: a.dumped[k]}
 		ev.Cause, ev.Detail = exitCause(last, a.prevNode, node)
 		delete(a.dumped, k)
-		last := last
+		if a.dumps != nil {
+			a.dumps.forget(k)
+		}
 		ev.Last = &last
 		out = append(out, ev)
 	}

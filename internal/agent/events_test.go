@@ -52,6 +52,9 @@ func TestExitEventsFixture(t *testing.T) {
 	if s := sample(t, a); len(s.Events) != 0 {
 		t.Errorf("third sample: got events %+v, want none", s.Events)
 	}
+	if ev := a.Events(); len(ev) != 3 || ev[0].PID != 100 {
+		t.Errorf("got recent events %+v, want the 3 exits, pid 100 first", ev)
+	}
 	st := a.Stats()
 	if st.Exits[RoleExecutor][CauseOOMKill] != 1 || st.Exits[RoleExecutor][CauseUnknown] != 1 || st.Exits[RoleDriver][CauseUnknown] != 1 {
 		t.Errorf("got exit counters %v, want executor oom-kill 1, unknown 1, driver unknown 1", st.Exits)

@@ -21,14 +21,21 @@ type heapDumper struct {
 	jcmd    string
 	timeout time.Duration
 
-	above map[procKey]int
-	done  map[procKey]bool
-	last  time.Time
+	above   map[procKey]int
+	done    map[procKey]bool
+	last    time.Time
+	results chan dumpResult // dumps that finished, in the background
+}
+
+// dumpResult is the outcome of one background dump.
+type dumpResult struct {
+	key procKey
+	ev  Event
 }
 
 func newHeapDumper(cfg Config) *heapDumper {
 	return &heapDumper{at: cfg.HeapDumpAt, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery, jcmd: cfg.Jcmd,
-		timeout: 5 * time.Minute, above: map[procKey]int{}, done: map[procKey]bool{}}
+		timeout: 10 * time.Minute, above: map[procKey]int{}, done: map[procKey]bool{}, results: make(chan dumpResult, 64)}
 }
 
 // heapFill is the fill of the old generation when the JVM reports its
@@ -41,8 +48,10 @@ func heapFill(j *JVM) (used, max uint64) {
 }
 
 // check counts consecutive samples above the threshold and dumps on the
-// second. It returns an event when it tried to dump (with the path, or the
-// reason it could not in Detail).
+// second. The dump runs in the background (writing a large heap takes
+// minutes, and sampling goes on meanwhile); its event, with the path or why
+// it failed, comes out of finished. A dump skipped for want of disk space
+// is returned at once.
 func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now time.Time) (Event, bool) {
 	if p.JVM == nil || h.done[key] {
 		return Event{}, false
@@ -71,30 +80,46 @@ func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now tim
 		return ev, true
 	}
 	path := filepath.Join(h.dir, dumpName(p, now))
-	if err := h.dump(ctx, p, path); err != nil {
-		ev.Detail = join(ev.Detail, err.Error())
-		return ev, true
+	pid, uid, gid := p.PID, p.UID, p.gid
+	go func() {
+		if err := h.dump(ctx, pid, uid, gid, path); err != nil {
+			ev.Detail = join(ev.Detail, err.Error())
+		} else {
+			ev.HeapDump = path
+		}
+		h.results <- dumpResult{key, ev}
+	}()
+	return Event{}, false
+}
+
+// finished returns the background dumps that ended since the last call.
+func (h *heapDumper) finished() []dumpResult {
+	var out []dumpResult
+	for {
+		select {
+		case r := <-h.results:
+			out = append(out, r)
+		default:
+			return out
+		}
 	}
-	ev.HeapDump = path
-	p.HeapDump = path
-	return ev, true
 }
 
 // dump runs `jcmd <pid> GC.heap_dump <path>` as the JVM's user: HotSpot's
 // attach mechanism only answers its own user.
-func (h *heapDumper) dump(ctx context.Context, p *Process, path string) error {
+func (h *heapDumper) dump(ctx context.Context, pid, uid, gid int, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.jcmd, fmt.Sprint(p.PID), "GC.heap_dump", path)
-	if os.Geteuid() == 0 && p.UID != 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(p.UID), Gid: uint32(p.gid)}}
+	cmd := exec.CommandContext(ctx, h.jcmd, fmt.Sprint(pid), "GC.heap_dump", path)
+	if os.Geteuid() == 0 && uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("jcmd %d GC.heap_dump: %w: %s", p.PID, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("jcmd %d GC.heap_dump: %w: %s", pid, err, strings.TrimSpace(string(out)))
 	}
 	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("jcmd %d GC.heap_dump: %s", p.PID, strings.TrimSpace(string(out)))
+		return fmt.Errorf("jcmd %d GC.heap_dump: %s", pid, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -122,4 +147,10 @@ func freeBytes(dir string) (uint64, error) {
 		return 0, fmt.Errorf("heap dump directory %s: %w", dir, err)
 	}
 	return st.Bavail * uint64(st.Bsize), nil
+}
+
+// forget drops what the dumper keeps about a process that is gone.
+func (h *heapDumper) forget(key procKey) {
+	delete(h.above, key)
+	delete(h.done, key)
 }

@@ -48,10 +48,24 @@ func TestHeapDumpRules(t *testing.T) {
 	}
 	for i, s := range steps {
 		p := proc(s.pid, s.fill)
-		ev, ok := h.check(context.Background(), procKey{s.pid, 1}, p, now.Add(time.Duration(i)*time.Second))
-		if ok != s.dumped || (ok && (ev.HeapDump == "" || p.HeapDump != ev.HeapDump || ev.Type != EventHeapDump)) {
-			t.Errorf("step %d (pid %d at %.2f): got event %+v (%v), want dumped=%v", i, s.pid, s.fill, ev, ok, s.dumped)
+		if ev, ok := h.check(context.Background(), procKey{s.pid, 1}, p, now.Add(time.Duration(i)*time.Second)); ok {
+			t.Errorf("step %d: got immediate event %+v, want none", i, ev)
 		}
+		if !s.dumped {
+			continue
+		}
+		select {
+		case r := <-h.results:
+			if r.ev.Type != EventHeapDump || r.ev.HeapDump == "" || r.key.pid != s.pid || r.ev.AppID != "app-1" {
+				t.Errorf("step %d: got %+v, want a heap-dump event with its path for pid %d", i, r, s.pid)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("step %d: no dump finished within 10s", i)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if extra := h.finished(); len(extra) != 0 {
+		t.Errorf("got further dumps %+v, want only one", extra)
 	}
 	calls, err := os.ReadFile(log)
 	if err != nil {
@@ -110,17 +124,32 @@ func TestRealHeapDump(t *testing.T) {
 	p.do(t, "gc")
 	dir := t.TempDir()
 	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: dir})
+	// Sample until the dump has finished, then a few times more.
 	var events []Event
-	for i := 0; i < 4; i++ {
+	var onProcess string
+	after := -1
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; after < 3; i++ {
 		s := sample(t, a)
 		for _, ev := range s.Events {
 			if ev.PID == p.pid {
 				events = append(events, ev)
 			}
 		}
+		if got := byPID(s)[p.pid]; got.HeapDump != "" {
+			onProcess = got.HeapDump
+		}
 		if got := byPID(s)[p.pid]; i == 0 && got.JVM != nil {
 			used, max := heapFill(got.JVM)
 			t.Logf("old generation %d of %d bytes", used, max)
+		}
+		switch {
+		case after >= 0 || len(events) > 0:
+			after++
+		case time.Now().After(deadline):
+			t.Fatal("no heap dump within 60s")
+		default:
+			time.Sleep(200 * time.Millisecond)
 		}
 	}
 	dumps, _ := filepath.Glob(filepath.Join(dir, "*.hprof"))
@@ -130,6 +159,9 @@ func TestRealHeapDump(t *testing.T) {
 	ev := events[0]
 	if ev.Type != EventHeapDump || ev.HeapDump != dumps[0] || ev.AppID != "app-heap" || ev.ExecutorID != "4" {
 		t.Errorf("got %+v, want a heap-dump event for app-heap executor 4 naming %s", ev, dumps[0])
+	}
+	if onProcess != dumps[0] {
+		t.Errorf("got heapDump %q on the process, want %s in the cycle the dump finished", onProcess, dumps[0])
 	}
 	if !strings.HasPrefix(filepath.Base(dumps[0]), "app-heap-4-pid") {
 		t.Errorf("got dump name %s, want app-heap-4-pid…", filepath.Base(dumps[0]))

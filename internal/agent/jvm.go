@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -58,20 +59,37 @@ type jvmCollector struct {
 // collect returns the JVM section of a process, or why there is none (no
 // file, -XX:-UsePerfData, a stale file left by an earlier JVM with the same
 // pid). startMillis is the process's start time from /proc.
-func (c jvmCollector) collect(pid int, startMillis int64, errs map[string]int) (*JVM, string) {
-	path, err := hsperf.FindFile(c.procRoot, pid)
-	if err != nil {
-		return nil, err.Error()
+func (c jvmCollector) collect(pid int, startMillis int64, k *known, errs map[string]int) (*JVM, string) {
+	if k.noPerf != "" {
+		return nil, k.noPerf
+	}
+	path := k.hsperf
+	if path == "" {
+		var err error
+		if path, err = hsperf.FindFile(c.procRoot, pid); err != nil {
+			if errors.Is(err, hsperf.ErrPerfDataDisabled) {
+				k.noPerf = err.Error() // an option the process cannot change
+			}
+			return nil, err.Error()
+		}
 	}
 	snap, err := hsperf.ReadFile(path)
+	if err != nil && k.hsperf != "" {
+		// The remembered file went away; look again.
+		k.hsperf = ""
+		return c.collect(pid, startMillis, k, errs)
+	}
 	if err != nil {
-		errs["hsperf"]++
+		if !errors.Is(err, hsperf.ErrNotInitialized) { // a JVM still starting is not a failure
+			errs["hsperf"]++
+		}
 		return nil, err.Error()
 	}
 	if snap.Partial != nil {
 		// A JVM adding counters while we read; what was read is consistent.
 		errs["hsperf_partial"]++
 	}
+	k.hsperf = path
 	hj := snap.JVM()
 	// The JVM starts after its process; a file from before the process
 	// started belongs to a dead JVM that had the same pid.

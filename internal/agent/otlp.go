@@ -69,6 +69,7 @@ type otlpInstruments struct {
 	cgThrottled                     metric.Float64ObservableCounter
 	treeMem                         metric.Int64ObservableUpDownCounter
 	nodeMemAvailable, nodeMemTotal  metric.Int64ObservableUpDownCounter
+	exits                           metric.Int64ObservableCounter
 }
 
 func registerOTLP(m metric.Meter, a *Agent) error {
@@ -111,16 +112,22 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	i64(&in.treeMem, "sparkdx.process.tree.memory.usage", "By", "RSS summed over the Spark process's tree by kind.")
 	i64(&in.nodeMemAvailable, "system.memory.available", "By", "Node MemAvailable.")
 	i64(&in.nodeMemTotal, "system.memory.limit", "By", "Node MemTotal.")
+	c64(&in.exits, "sparkdx.process.exits", "{process}", "Spark processes that disappeared, by role and exit cause.")
 	if err != nil {
 		return fmt.Errorf("otlp instruments: %w", err)
 	}
 	obs := []metric.Observable{in.memUsed, in.memCommitted, in.memLimit, in.gcDuration, in.gcCount, in.classLoaded,
 		in.classUnloaded, in.classCount, in.threadCount, in.procMemUsage, in.procMemPSS, in.procCPU, in.procThreads,
 		in.procFDs, in.procDiskIO, in.cgLimit, in.cgUsage, in.cgOOMKills, in.cgThrottled, in.treeMem,
-		in.nodeMemAvailable, in.nodeMemTotal}
+		in.nodeMemAvailable, in.nodeMemTotal, in.exits}
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		if s := a.Last(); s != nil {
 			in.observe(o, s)
+		}
+		for role, causes := range a.Stats().Exits {
+			for cause, n := range causes {
+				o.ObserveInt64(in.exits, int64(n), metric.WithAttributes(attribute.String("spark.role", string(role)), attribute.String("cause", cause)))
+			}
 		}
 		return nil
 	}, obs...)

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"io/fs"
+	"time"
 
 	"github.com/prometheus/procfs"
 )
@@ -16,6 +17,8 @@ const userHZ = 100
 type processCollector struct {
 	pageSize uint64
 	bootTime uint64 // seconds since the epoch, from /proc/stat btime
+	now      time.Time
+	pssEvery time.Duration
 }
 
 // collect fills the /proc figures of a Spark JVM and of its descendants, and
@@ -52,7 +55,7 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 			p.NSPid = int(st.NSpids[n-1])
 		}
 	}
-	p.PSSBytes = c.pss(pi.proc, errs)
+	p.PSSBytes = c.pss(pi.proc, pi.known, errs)
 	if io, err := pi.proc.IO(); err != nil {
 		errs["io"]++
 	} else {
@@ -98,22 +101,30 @@ func (c processCollector) child(d *procInfo, errs map[string]int) Child {
 		Threads:  d.stat.NumThreads,
 	}
 	ch.CPUUserSeconds, ch.CPUSystemSeconds = cpuSeconds(d.stat)
-	ch.PSSBytes = c.pss(d.proc, errs)
+	ch.PSSBytes = c.pss(d.proc, d.known, errs)
 	return ch
 }
 
 // pss reads the proportional set size, which splits pages shared between
-// forked Python workers fairly; it is zero where smaps_rollup is unreadable
-// or absent (kernels before 4.14).
-func (c processCollector) pss(p procfs.Proc, errs map[string]int) uint64 {
-	r, err := p.ProcSMapsRollup()
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			errs["smaps_rollup"]++
-		}
-		return 0
+// forked Python workers fairly; it is zero where smaps_rollup is unreadable.
+// Reading it makes the kernel walk the process's page tables, the most
+// expensive read of a cycle for a large JVM, so a value is kept for
+// pssEvery before it is read again.
+func (c processCollector) pss(p procfs.Proc, k *known, errs map[string]int) uint64 {
+	if k != nil && !k.pssAt.IsZero() && c.now.Sub(k.pssAt) < c.pssEvery {
+		return k.pss
 	}
-	return r.Pss
+	var v uint64
+	r, err := p.ProcSMapsRollup()
+	if err == nil {
+		v = r.Pss
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs["smaps_rollup"]++
+	}
+	if k != nil {
+		k.pss, k.pssAt = v, c.now
+	}
+	return v
 }
 
 func (c processCollector) startMillis(ticks uint64) int64 {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestProcessCollectorFixture(t *testing.T) {
@@ -44,5 +45,26 @@ func TestProcessCollectorFixture(t *testing.T) {
 		if names[pid] != w {
 			t.Errorf("child %d: got %q, want %q", pid, names[pid], w)
 		}
+	}
+}
+
+func TestPSSReuse(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		every time.Duration
+		want  uint64
+	}{{"reused within PSSEvery", time.Hour, 1900000 * 1024}, {"read every cycle", -1, 42 * 1024}} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := copyFixture(t, "node1")
+			a := fixtureAgent(t, root, Config{PSSEvery: tt.every})
+			sample(t, a)
+			rollup := "00400000-7fff00000000 ---p 00000000 00:00 0 [rollup]\nRss: 100 kB\nPss: 42 kB\n"
+			if err := os.WriteFile(filepath.Join(root, "proc", "100", "smaps_rollup"), []byte(rollup), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := byPID(sample(t, a))[100].PSSBytes; got != tt.want {
+				t.Errorf("got PSS %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

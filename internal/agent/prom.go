@@ -3,6 +3,8 @@ package agent
 import (
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -13,21 +15,42 @@ import (
 // never reads /proc itself.
 func (a *Agent) Handler() http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(promCollector{a})
+	reg.MustRegister(promCollector{a: a, descs: &descCache{m: map[string]*prometheus.Desc{}}})
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
 // promCollector is an unchecked collector: the series it emits depend on
 // the processes found, so it describes none up front.
-type promCollector struct{ a *Agent }
+type promCollector struct {
+	a     *Agent
+	descs *descCache
+}
 
 func (promCollector) Describe(chan<- *prometheus.Desc) {}
 
-var processLabels = []string{"host", "app_id", "executor_id", "role", "pid"}
+// descCache keeps descriptors across scrapes: building one validates its
+// name and labels, which costs more than the sample itself.
+type descCache struct {
+	mu sync.Mutex
+	m  map[string]*prometheus.Desc
+}
+
+func (c *descCache) get(name, help string, labels []string) *prometheus.Desc {
+	key := name + "\x00" + strings.Join(labels, "\x00")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.m[key]
+	if !ok {
+		d = prometheus.NewDesc(name, help, labels, nil)
+		c.m[key] = d
+	}
+	return d
+}
 
 // emitter builds const metrics with a fixed set of leading label values.
 type emitter struct {
 	ch     chan<- prometheus.Metric
+	descs  *descCache
 	names  []string
 	values []string
 }
@@ -40,7 +63,7 @@ func (e emitter) emit(name, help string, t prometheus.ValueType, v float64, extr
 		names = append(names, extra[i])
 		values = append(values, extra[i+1])
 	}
-	d := prometheus.NewDesc(name, help, names, nil)
+	d := e.descs.get(name, help, names)
 	m, err := prometheus.NewConstMetric(d, t, v, values...)
 	if err != nil {
 		m = prometheus.NewInvalidMetric(d, err)
@@ -60,7 +83,7 @@ func (c promCollector) Collect(ch chan<- prometheus.Metric) {
 	s := c.a.Last()
 	st := c.a.Stats()
 	host := c.a.cfg.Host
-	agent := emitter{ch: ch, names: []string{"host"}, values: []string{host}}
+	agent := emitter{ch: ch, descs: c.descs, names: []string{"host"}, values: []string{host}}
 	agent.counter("sparkdx_agent_cycles_total", "Sampling cycles completed.", float64(st.Cycles))
 	agent.counter("sparkdx_agent_cpu_seconds_total", "CPU time the agent spent sampling.", st.CPUSeconds)
 	for src, n := range st.Errors {
@@ -77,7 +100,8 @@ func (c promCollector) Collect(ch chan<- prometheus.Metric) {
 	collectNodeMetrics(agent, s.Node)
 	for i := range s.Processes {
 		p := &s.Processes[i]
-		e := emitter{ch: ch, names: processLabels, values: []string{host, p.AppID, p.ExecutorID, string(p.Role), strconv.Itoa(p.PID)}}
+		e := emitter{ch: ch, descs: c.descs, names: []string{"host", "app_id", "executor_id", "role", "pid"},
+			values: []string{host, p.AppID, p.ExecutorID, string(p.Role), strconv.Itoa(p.PID)}}
 		collectProcessMetrics(e, p)
 		if p.Container != nil {
 			collectContainerMetrics(e, p.Container)

@@ -193,8 +193,49 @@ func TestRealExecutorWithPythonWorkers(t *testing.T) {
 		t.Errorf("got start time %v, want within the last minute", start)
 	}
 
+	// ps reads the same kernel figures through its own parser.
+	if ps, err := exec.LookPath("ps"); err == nil {
+		out, err := exec.Command(ps, "-o", "rss=,nlwp=", "-p", fmt.Sprint(exe.pid)).Output()
+		var rssKB, threads int
+		if _, serr := fmt.Sscan(string(out), &rssKB, &threads); err != nil || serr != nil {
+			t.Fatalf("ps: %v %v: %q", err, serr, out)
+		}
+		now := waitFor(t, a, exe.pid, "again", func(Process) bool { return true })
+		if r := float64(now.RSSBytes) / float64(rssKB*1024); r < 0.9 || r > 1.1 || now.Threads < threads-3 || now.Threads > threads+3 {
+			t.Errorf("got rss %d threads %d, ps says rss %d KiB threads %d", now.RSSBytes, now.Threads, rssKB, threads)
+		}
+	}
+
 	d := waitFor(t, a, drv.pid, "driver", func(Process) bool { return true })
 	if d.Role != RoleDriver || d.AppID != "app-20260101000000-0042" || d.ExecutorID != "driver" {
 		t.Errorf("driver: got role %q app %q executor %q, want driver app-20260101000000-0042 driver", d.Role, d.AppID, d.ExecutorID)
+	}
+}
+
+// TestRealPIDNamespace runs an executor as pid 1 of its own PID namespace
+// (as in a container) and expects the agent to see its namespaced pid and
+// find its hsperfdata file, which the JVM names after that pid.
+func TestRealPIDNamespace(t *testing.T) {
+	unshare := sparktest.Program(t, "unshare")
+	if out, err := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "true").CombinedOutput(); err != nil {
+		skipOrFail(t, fmt.Sprintf("PID namespaces (unshare: %v: %s)", err, out))
+	}
+	u := startJVM(t, []string{unshare, "--pid", "--fork", "--mount-proc"}, []string{"-Xmx64m"}, executorClass, executorArgs("app-ns", "6")...)
+	a := realAgent(t, Config{})
+	s := sample(t, a)
+	var got *Process
+	for i := range s.Processes {
+		if s.Processes[i].PPID == u.pid {
+			got = &s.Processes[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("no Spark process under unshare (pid %d)", u.pid)
+	}
+	if got.NSPid != 1 || got.AppID != "app-ns" || got.ExecutorID != "6" {
+		t.Errorf("got nsPid %d app %q executor %q, want 1 app-ns 6", got.NSPid, got.AppID, got.ExecutorID)
+	}
+	if got.JVM == nil || !strings.HasSuffix(got.JVM.HsperfPath, "/1") || got.JVM.ThreadsLive == 0 {
+		t.Errorf("got jvm %+v (unavailable: %q), want the namespaced hsperfdata file …/1", got.JVM, got.JVMUnavailable)
 	}
 }

@@ -54,7 +54,7 @@ type Process struct {
 	// started with -XX:-UsePerfData); /proc data is still reported.
 	JVMUnavailable string  `json:"jvmUnavailable,omitempty"`
 	Children       []Child `json:"children,omitempty"`
-	HeapDump       string  `json:"heapDump,omitempty"` // path of a dump taken this cycle
+	HeapDump       string  `json:"heapDump,omitempty"` // path of a dump that finished this cycle
 
 	startTicks uint64
 	gid        int
