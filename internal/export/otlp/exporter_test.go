@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -347,6 +348,30 @@ func TestSampling(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestExportHealth(t *testing.T) {
+	e, _, metrics := newTestExporter(t, Config{})
+	if err := e.ExportHealth(context.Background(), Health{IngestLag: 3 * time.Second, QueueDepth: 2, Logs: 9}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sparkdx.serve.ingest.lag", "sparkdx.serve.logs", "sparkdx.serve.queue.size"}
+	if got := metrics.names(); !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	var lag float64
+	for _, rm := range metrics.got {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if g, ok := m.Data.(metricdata.Gauge[float64]); ok && m.Name == "sparkdx.serve.ingest.lag" {
+					lag = g.DataPoints[0].Value
+				}
+			}
+		}
+	}
+	if lag != 3 {
+		t.Errorf("ingest lag: got %v, want 3", lag)
 	}
 }
 

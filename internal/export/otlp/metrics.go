@@ -3,6 +3,7 @@ package otlp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -15,6 +16,8 @@ import (
 // (dotted, units in metadata, not in names).
 type instruments struct {
 	duration, phase, utilization, wasted metric.Float64Gauge
+	ingestLag                            metric.Float64Gauge
+	queueSize, logs                      metric.Int64Gauge
 	memPeak                              metric.Int64Gauge
 	taskDuration                         metric.Float64Histogram
 }
@@ -31,6 +34,14 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 	gauge(&in.phase, "spark.app.phase.duration", "s", "Application wall time by phase (spark.phase: resource_wait, compute, io_write, driver_only).")
 	gauge(&in.utilization, "spark.executor.utilization", "1", "Task time over the executor's core time.")
 	gauge(&in.wasted, "spark.app.core.wasted_time", "s", "Executor core time no task used.")
+	gauge(&in.ingestLag, "sparkdx.serve.ingest.lag", "s", "Age of the oldest event-log change sparkdx serve has not read.")
+	igauge := func(dst *metric.Int64Gauge, name, unit, desc string) {
+		if err == nil {
+			*dst, err = m.Int64Gauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		}
+	}
+	igauge(&in.queueSize, "sparkdx.serve.queue.size", "{log}", "Event logs waiting to be read.")
+	igauge(&in.logs, "sparkdx.serve.logs", "{log}", "Event logs sparkdx serve knows.")
 	if err == nil {
 		in.memPeak, err = m.Int64Gauge("spark.executor.memory.peak", metric.WithUnit("By"),
 			metric.WithDescription("Executor's peak memory by spark.memory.kind (jvm_heap, jvm_off_heap, python_rss)."))
@@ -93,4 +104,19 @@ func (in *instruments) record(ctx context.Context, a *model.Attempt, r *analyze.
 			}
 		}
 	}
+}
+
+// Health is sparkdx serve's ingest state, exported with ExportHealth.
+type Health struct {
+	IngestLag  time.Duration
+	QueueDepth int
+	Logs       int
+}
+
+// ExportHealth sends serve's ingest state now.
+func (e *Exporter) ExportHealth(ctx context.Context, h Health) error {
+	e.inst.ingestLag.Record(ctx, h.IngestLag.Seconds())
+	e.inst.queueSize.Record(ctx, int64(h.QueueDepth))
+	e.inst.logs.Record(ctx, int64(h.Logs))
+	return e.mp.ForceFlush(ctx)
 }

@@ -164,6 +164,25 @@ func TestMetricTable(t *testing.T) {
 	if len(sums) != len(goldenLogs) {
 		t.Errorf("got phase ratios for %d apps, want %d", len(sums), len(goldenLogs))
 	}
+	// The histograms count every successful task attempt, which the
+	// analyzer counted per stage.
+	counts := map[string]uint64{}
+	for _, s := range fams["spark_stage_task_duration_seconds"].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "app_id" {
+				counts[l.GetValue()] += s.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	for _, a := range src.apps {
+		var want uint64
+		for _, st := range a.Result.Stages {
+			want += uint64(st.Succeeded)
+		}
+		if got := counts[a.Result.AppID]; got != want || want == 0 {
+			t.Errorf("%s: histogram counts %d tasks, want %d (and more than 0)", a.Result.AppID, got, want)
+		}
+	}
 }
 
 // Finished apps leave /metrics once they ended more than Window ago;
@@ -204,7 +223,7 @@ func TestWindow(t *testing.T) {
 			if strings.Join(got, ",") != strings.Join(tc.wantApps, ",") {
 				t.Errorf("got apps %v, want %v", got, tc.wantApps)
 			}
-			if d := fams["sparkdx_server_apps_dropped"].GetMetric()[0].GetGauge().GetValue(); d != tc.dropped {
+			if d := fams["sparkdx_serve_apps_dropped"].GetMetric()[0].GetGauge().GetValue(); d != tc.dropped {
 				t.Errorf("got %v dropped, want %v", d, tc.dropped)
 			}
 		})
@@ -293,6 +312,7 @@ func BenchmarkCollect(b *testing.B) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c)
+	b.SetBytes(int64(len(scrape(b, c)))) // bytes of exposition per scrape
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := reg.Gather(); err != nil {
