@@ -341,3 +341,27 @@ func checkCollected(t *testing.T, a *model.Attempt, spans []otlpSpan) {
 		t.Errorf("got %d stage and %d task spans, want some of each", count[spanStage], count[spanTask])
 	}
 }
+
+// A collector that is not there costs at most about Timeout, not the
+// SDK's default minutes of retries, and ExportApp says so.
+func TestDeadCollector(t *testing.T) {
+	a, r := replay(t, "local-1430917381534")
+	for _, proto := range []string{ProtocolGRPC, ProtocolHTTP} {
+		t.Run(proto, func(t *testing.T) {
+			addr := "http://127.0.0.1:" + strconv.Itoa(freePort(t)) // closed again: nothing listens
+			e, err := New(context.Background(), Config{Endpoint: addr, Protocol: proto, Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			err = e.ExportApp(context.Background(), a, r)
+			if err == nil {
+				t.Error("got no error exporting to a closed port")
+			}
+			_ = e.Shutdown(context.Background())
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("export to a dead collector took %s, want about the 1s timeout", d)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Protocols an Exporter speaks.
@@ -35,6 +36,9 @@ type Config struct {
 	TaskSamplingRatio float64
 	// ServiceName is the resource's service.name (default "sparkdx").
 	ServiceName string
+	// Timeout bounds one export, retries included (default 10s): a
+	// collector that is down must not hold up sparkdx analyze for minutes.
+	Timeout time.Duration
 }
 
 // Validate reports a setting the exporter cannot use.
@@ -49,6 +53,9 @@ func (c Config) Validate() error {
 	}
 	if c.SamplingRatio < 0 || c.SamplingRatio > 1 {
 		return fmt.Errorf("otlp: samplingRatio %v: want 0 to 1", c.SamplingRatio)
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("otlp: timeout %s: must not be negative", c.Timeout)
 	}
 	if c.TaskSamplingRatio < 0 || c.TaskSamplingRatio > 1 {
 		return fmt.Errorf("otlp: taskSamplingRatio %v: want 0 to 1", c.TaskSamplingRatio)
@@ -71,6 +78,13 @@ func (c Config) serviceName() string {
 		return "sparkdx"
 	}
 	return c.ServiceName
+}
+
+func (c Config) timeout() time.Duration {
+	if c.Timeout == 0 {
+		return 10 * time.Second
+	}
+	return c.Timeout
 }
 
 func (c Config) samplingRatio() float64 {

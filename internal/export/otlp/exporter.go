@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -72,20 +73,29 @@ func delta(sdkmetric.InstrumentKind) metricdata.Temporality { return metricdata.
 
 func clients(ctx context.Context, cfg Config) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
 	traces, metrics := cfg.signalURL("traces"), cfg.signalURL("metrics")
+	timeout := cfg.timeout()
+	retry := struct {
+		Enabled                                      bool
+		InitialInterval, MaxInterval, MaxElapsedTime time.Duration
+	}{true, timeout / 10, timeout / 4, timeout}
 	var (
 		se  sdktrace.SpanExporter
 		me  sdkmetric.Exporter
 		err error
 	)
 	if cfg.protocol() == ProtocolHTTP {
-		se, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(traces))
+		se, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(traces), otlptracehttp.WithTimeout(timeout),
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry)))
 		if err == nil {
-			me, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(metrics), otlpmetrichttp.WithTemporalitySelector(delta))
+			me, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(metrics), otlpmetrichttp.WithTemporalitySelector(delta),
+				otlpmetrichttp.WithTimeout(timeout), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig(retry)))
 		}
 	} else {
-		se, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(traces))
+		se, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(traces), otlptracegrpc.WithTimeout(timeout),
+			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry)))
 		if err == nil {
-			me, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(metrics), otlpmetricgrpc.WithTemporalitySelector(delta))
+			me, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(metrics), otlpmetricgrpc.WithTemporalitySelector(delta),
+				otlpmetricgrpc.WithTimeout(timeout), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig(retry)))
 		}
 	}
 	if err != nil {

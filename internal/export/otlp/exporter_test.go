@@ -56,15 +56,22 @@ func (m *metricSink) names() []string {
 
 func replay(t testing.TB, name string) (*model.Attempt, *analyze.Result) {
 	t.Helper()
-	logs, err := eventlog.Open(context.Background(), sparktest.Path(t, "spark-events", name), eventlog.OpenOptions{})
+	a, r, _ := replayPath(t, "spark-events", name)
+	return a, r
+}
+
+// replayPath replays a shared log and returns its decoded size too.
+func replayPath(t testing.TB, elem ...string) (*model.Attempt, *analyze.Result, int64) {
+	t.Helper()
+	logs, err := eventlog.Open(context.Background(), sparktest.Path(t, elem...), eventlog.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+	a, st, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a, analyze.Analyze(a)
+	return a, analyze.Analyze(a), st.Bytes
 }
 
 func newTestExporter(t testing.TB, cfg Config) (*Exporter, *tracetest.InMemoryExporter, *metricSink) {
@@ -413,14 +420,27 @@ func TestSignalURL(t *testing.T) {
 	}
 }
 
+// BenchmarkExportApp measures building and exporting (to memory) every
+// span, tasks included, of real applications; bytes are the decoded log's.
 func BenchmarkExportApp(b *testing.B) {
-	a, r := replay(b, "local-1430917381534")
-	e, spans, _ := newTestExporter(b, Config{TaskSamplingRatio: 1})
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := e.ExportApp(context.Background(), a, r); err != nil {
-			b.Fatal(err)
-		}
-		spans.Reset()
+	for _, tc := range []struct {
+		name string
+		path []string
+	}{
+		{"local", []string{"spark-events", "local-1430917381534"}},
+		{"big", []string{"big", "application_1701368813061_0008.zstd"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			a, r, size := replayPath(b, tc.path...)
+			e, spans, _ := newTestExporter(b, Config{TaskSamplingRatio: 1})
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := e.ExportApp(context.Background(), a, r); err != nil {
+					b.Fatal(err)
+				}
+				spans.Reset()
+			}
+		})
 	}
 }
