@@ -7,7 +7,9 @@
 package prom
 
 import (
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -127,6 +129,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	cutoff := c.cfg.Now().Add(-c.cfg.Window).UnixMilli()
 	st := serverState{Health: c.src.Health()}
 	kept := apps[:0:0]
+	seen := map[[2]string]int{} // app and attempt id → index in kept
 	for i := range apps {
 		a := &apps[i]
 		if a.Result == nil {
@@ -136,13 +139,24 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			st.dropped++
 			continue
 		}
+		// One attempt read from two logs (a copy, a rename) would make
+		// duplicate series and fail the scrape: keep the later one.
+		key := [2]string{a.Result.AppID, a.Result.AttemptID}
+		if j, dup := seen[key]; dup {
+			st.dropped++
+			if a.Result.EndTime > kept[j].Result.EndTime {
+				kept[j] = *a
+			}
+			continue
+		}
+		seen[key] = len(kept)
 		kept = append(kept, *a)
 	}
 	st.reported = len(kept)
 	for _, m := range c.metrics {
 		d := c.descs[m.name]
 		if m.scope == scopeServer {
-			ch <- prometheus.MustNewConstMetric(d, m.typ, m.server(&st))
+			ch <- constMetric(d, m.typ, m.server(&st))
 			continue
 		}
 		for i := range kept {
@@ -167,7 +181,7 @@ var kinds = [...]StageKind{KindCompute, KindWrite}
 func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometheus.Desc, a *App) {
 	id, attempt := a.Result.AppID, a.Result.AttemptID
 	send := func(v float64, extra ...string) {
-		ch <- prometheus.MustNewConstMetric(d, m.typ, v, append([]string{id, attempt}, extra...)...)
+		ch <- constMetric(d, m.typ, v, append([]string{id, attempt}, extra...)...)
 	}
 	switch m.scope {
 	case scopeApp:
@@ -199,7 +213,11 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 			for i, ub := range taskBuckets {
 				b[ub] = h.Buckets[i]
 			}
-			ch <- prometheus.MustNewConstHistogram(d, h.Count, h.Sum, b, id, attempt, string(k))
+			hm, err := prometheus.NewConstHistogram(d, h.Count, h.Sum, b, validLabels(id, attempt, string(k))...)
+			if err != nil {
+				hm = prometheus.NewInvalidMetric(d, err)
+			}
+			ch <- hm
 		}
 	case scopeExecutor:
 		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
@@ -218,4 +236,23 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 			}
 		}
 	}
+}
+
+// constMetric builds a sample; a label value that is not UTF-8 (an app
+// name from a damaged log) is repaired rather than failing the scrape.
+func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
+	m, err := prometheus.NewConstMetric(d, t, v, validLabels(labels...)...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
+}
+
+func validLabels(vs ...string) []string {
+	for i, v := range vs {
+		if !utf8.ValidString(v) {
+			vs[i] = strings.ToValidUTF8(v, "\uFFFD")
+		}
+	}
+	return vs
 }

@@ -270,6 +270,46 @@ func TestExecutorBound(t *testing.T) {
 	}
 }
 
+// Bad input never fails the scrape: the same attempt twice keeps the one
+// that ended later, and a name that is not UTF-8 is repaired.
+func TestDuplicatesAndBadNames(t *testing.T) {
+	apps := loadApps(t, "local-1430917381534", "local-1430917381534")
+	later := *apps[1].Result
+	later.EndTime += 1000
+	later.DurationMs += 1000
+	apps[1].Result = &later
+	c, err := NewCollector(&fakeSource{apps: apps}, goldenConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := parse(t, scrape(t, c))
+	if n := len(fams["spark_app_info"].GetMetric()); n != 1 {
+		t.Fatalf("got %d spark_app_info series, want 1", n)
+	}
+	var end float64
+	for _, s := range fams["spark_app_duration_seconds"].GetMetric() {
+		end = s.GetGauge().GetValue()
+	}
+	if want := float64(later.DurationMs) / 1000; end != want {
+		t.Errorf("got duration %v, want the later copy's %v", end, want)
+	}
+	if d := fams["sparkdx_serve_apps_dropped"].GetMetric()[0].GetGauge().GetValue(); d != 1 {
+		t.Errorf("got %v dropped, want 1", d)
+	}
+	bad := loadApps(t, "local-1430917381534")
+	bad[0].Name = "bad \xff name"
+	c, err = NewCollector(&fakeSource{apps: bad}, goldenConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams = parse(t, scrape(t, c))
+	for _, l := range fams["spark_app_info"].GetMetric()[0].GetLabel() {
+		if l.GetName() == "name" && l.GetValue() != "bad \uFFFD name" {
+			t.Errorf("got name %q, want the invalid byte replaced", l.GetValue())
+		}
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
