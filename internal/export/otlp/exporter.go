@@ -125,6 +125,14 @@ func (e *Exporter) ExportApp(ctx context.Context, a *model.Attempt, r *analyze.R
 	return e.Flush(ctx)
 }
 
+// Forget drops what the exporter remembers of a running attempt that will
+// not be exported again (its log vanished, or serve stops watching it).
+func (e *Exporter) Forget(appID, attemptID string) {
+	e.mu.Lock()
+	delete(e.sent, appID+"\x00"+attemptID)
+	e.mu.Unlock()
+}
+
 // Flush sends everything pending now.
 func (e *Exporter) Flush(ctx context.Context) error {
 	return errors.Join(e.tp.ForceFlush(ctx), e.mp.ForceFlush(ctx))

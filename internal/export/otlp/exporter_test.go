@@ -304,6 +304,16 @@ func TestRunningAppExportsOnce(t *testing.T) {
 		t.Errorf("after the end: got %d spans, want %d (the application span added)", got, first+1)
 	}
 	checkTree(t, a, treeOf(spans.GetSpans()), trace.SpanContext{})
+	if n := len(e.sent); n != 0 {
+		t.Errorf("after the end: %d attempts remembered, want 0", n)
+	}
+	if err := e.ExportApp(context.Background(), a, &running); err != nil {
+		t.Fatal(err)
+	}
+	e.Forget(a.AppID, a.AttemptID)
+	if n := len(e.sent); n != 0 {
+		t.Errorf("after Forget: %d attempts remembered, want 0", n)
+	}
 }
 
 func TestSampling(t *testing.T) {
