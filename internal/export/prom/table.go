@@ -218,16 +218,28 @@ func table() []metric {
 	}
 }
 
-// computeEfficiency is Σ task time ÷ Σ executor core time, drivers left out.
+// computeEfficiency is Σ task time ÷ Σ executor core time. The driver
+// counts only in local mode, where it is the one executor.
 func computeEfficiency(a *App) float64 {
-	var busy, avail float64
-	for i := range a.Result.Executors {
-		e := &a.Result.Executors[i]
-		if e.ID == "driver" || e.Cores <= 0 {
-			continue
+	sum := func(withDriver bool) (busy, avail float64) {
+		for i := range a.Result.Executors {
+			e := &a.Result.Executors[i]
+			if (e.ID == "driver") != withDriver || e.Cores <= 0 {
+				continue
+			}
+			busy += float64(e.BusyMs)
+			avail += float64(e.LifetimeMs) * float64(e.Cores)
 		}
-		busy += float64(e.BusyMs)
-		avail += float64(e.LifetimeMs) * float64(e.Cores)
+		return busy, avail
+	}
+	busy, avail := sum(false)
+	if avail <= 0 {
+		busy, avail = sum(true)
+	}
+	if cp := a.Result.CriticalPath; avail <= 0 && cp.MaxCores > 0 {
+		// Old local-mode logs give the driver no core count: use the
+		// most tasks that ran at once over the whole run.
+		busy, avail = float64(cp.TaskTimeMs), float64(a.Result.DurationMs)*float64(cp.MaxCores)
 	}
 	if avail <= 0 {
 		return 0
