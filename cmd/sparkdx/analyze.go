@@ -13,6 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -27,11 +28,15 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	var otlpCfg otlp.Config
+	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
+	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
+	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...")
 	}
 	if *format == "" {
 		*format = defaultFormat(stdout, *out)
@@ -46,6 +51,17 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageErr("--fail-on %q: want warning or critical", *failOn)
 		}
 		threshold = s
+	}
+	var exp *otlp.Exporter
+	if otlpCfg.Endpoint != "" {
+		otlpCfg.ServiceName = "sparkdx-analyze"
+		if err := otlpCfg.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
+		var err error
+		if exp, err = otlp.New(ctx, otlpCfg); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	now := time.Now()
 	var inputs []*report.Input
@@ -86,9 +102,21 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
 			worst = max(worst, diagnose.Worst(findings))
+			if exp != nil {
+				// The report is the product; a collector that is down
+				// or refuses a signal is worth a warning, not a failure.
+				if err := exp.ExportApp(ctx, a, res); err != nil {
+					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
+				}
+			}
 			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
+		}
+	}
+	if exp != nil {
+		if err := exp.Shutdown(ctx); err != nil {
+			fmt.Fprintf(stderr, "sparkdx analyze: otlp export: %v\n", err)
 		}
 	}
 	if len(inputs) == 0 {

@@ -45,12 +45,12 @@ func inputErr(err error) error {
 
 func commands() []command {
 	return []command{
+		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...", runAnalyze},
+		{"diff", "diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG", runDiff},
+		{"api", "api --log-dir DIR REST_PATH", runAPI},
+		{"agent", agentUsage, runAgent},
 		{"heap", heapUsage, runHeap},
 		{"version", "version", runVersion},
-		{"agent", agentUsage, runAgent},
-		{"api", "api --log-dir DIR REST_PATH", runAPI},
-		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
-		{"diff", "diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG", runDiff},
 	}
 }
 

@@ -351,5 +351,6 @@ func jobProps(v *fastjson.Value) JobProps {
 		}
 		slices.Sort(p.JobTags)
 	}
+	p.TraceParent, p.TraceState = str(v, "traceparent"), str(v, "tracestate")
 	return p
 }

@@ -115,6 +115,7 @@ type JobProps struct {
 	HasJobGroup, HasDescription bool
 	SQLExecutionID              int64 // -1 when absent
 	JobTags                     []string
+	TraceParent, TraceState     string // W3C trace context a caller set as local properties
 }
 
 // EventJobStart is SparkListenerJobStart.

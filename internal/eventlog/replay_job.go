@@ -22,6 +22,7 @@ func (st *state) jobStart(e *EventJobStart) {
 		SubmissionTime: model.NoTime, CompletionTime: model.NoTime, StageIDs: e.StageIDs,
 		JobGroup: e.Props.JobGroup, HasJobGroup: e.Props.HasJobGroup, JobTags: e.Props.JobTags,
 		Status: model.JobRunning, SQLExecutionID: e.Props.SQLExecutionID, NumTasks: numTasks,
+		TraceParent: e.Props.TraceParent, TraceState: e.Props.TraceState,
 		CompletedIndices: map[int64]struct{}{}, CompletedStages: map[int]struct{}{},
 		SkippedStages: map[int]struct{}{}, KilledSummary: map[string]int{}}
 	if e.Time > 0 {
