@@ -31,12 +31,12 @@ type cpTxn struct {
 
 type cpAdd struct {
 	Path             string            `parquet:"path"`
-	PartitionValues  map[string]string `parquet:"partitionValues" parquet-value:",optional"`
+	PartitionValues  map[string]string `parquet:"partitionValues" `
 	Size             int64             `parquet:"size"`
 	ModificationTime int64             `parquet:"modificationTime"`
 	DataChange       bool              `parquet:"dataChange"`
 	Stats            *string           `parquet:"stats,optional"`
-	Tags             map[string]string `parquet:"tags,optional" parquet-value:",optional"`
+	Tags             map[string]string `parquet:"tags,optional" `
 }
 
 type cpRemove struct {
@@ -47,7 +47,7 @@ type cpRemove struct {
 
 type cpFormat struct {
 	Provider string            `parquet:"provider"`
-	Options  map[string]string `parquet:"options,optional" parquet-value:",optional"`
+	Options  map[string]string `parquet:"options,optional" `
 }
 
 type cpMetaData struct {
@@ -58,7 +58,7 @@ type cpMetaData struct {
 	SchemaString     string            `parquet:"schemaString"`
 	PartitionColumns []string          `parquet:"partitionColumns,list"`
 	CreatedTime      *int64            `parquet:"createdTime,optional"`
-	Configuration    map[string]string `parquet:"configuration" parquet-value:",optional"`
+	Configuration    map[string]string `parquet:"configuration" `
 }
 
 type cpProtocol struct {

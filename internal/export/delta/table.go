@@ -211,7 +211,7 @@ func (t *Table[T]) commit(ctx context.Context, adds []*Add, opts AppendOptions) 
 		}
 		t.snap.apply(actions)
 		t.snap.version = v
-		if v%t.opts.CheckpointInterval == 0 {
+		if v > 0 && v%t.opts.CheckpointInterval == 0 {
 			if err := t.checkpoint(ctx); err != nil {
 				t.opts.Logger.Warn("delta checkpoint failed; the commit stands", "version", v, "err", err)
 			}

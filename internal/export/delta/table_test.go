@@ -2,13 +2,12 @@ package delta
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
 )
 
 type testRow struct {
@@ -18,7 +17,7 @@ type testRow struct {
 	Score  *float64          `parquet:"score,optional"`
 	At     time.Time         `parquet:"at,timestamp(microsecond)"`
 	OK     bool              `parquet:"ok"`
-	Labels map[string]string `parquet:"labels" parquet-value:",optional"`
+	Labels map[string]string `parquet:"labels"`
 	Stages []int64           `parquet:"stages,list"`
 }
 
@@ -59,12 +58,15 @@ func TestAppendWritesLog(t *testing.T) {
 			t.Errorf("append %d: got %d files, want %d", i, got, want)
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "_delta_log", commitName(1)))
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var m map[string]json.RawMessage
-		json.Unmarshal([]byte(l), &m)
-		t.Log(l)
+	tb := checkTable(t, dir)
+	t.Logf("%+v", tb)
+}
+
+func checkTable(t *testing.T, dir string) *deltacheck.Table {
+	t.Helper()
+	tb, err := deltacheck.Check(os.DirFS(dir))
+	if err != nil {
+		t.Fatalf("deltacheck: %v", err)
 	}
-	b, _ = os.ReadFile(filepath.Join(dir, "_delta_log", "_last_checkpoint"))
-	t.Log(string(b))
+	return tb
 }
