@@ -55,7 +55,7 @@ func s3Backend(t *testing.T) backend {
 	prefix := "sparkdx/race"
 	return backend{
 		name: "s3",
-		env: []string{"DELTA_RACE_S3=" + strings.Join([]string{m.Addr, m.AccessKey, m.SecretKey, bucket, prefix}, ",")},
+		env:  []string{"DELTA_RACE_S3=" + strings.Join([]string{m.Addr, m.AccessKey, m.SecretKey, bucket, prefix}, ",")},
 		store: func(tb testing.TB) Storage {
 			return NewS3Store(minioClient(tb, m.Addr, m.AccessKey, m.SecretKey), bucket, prefix)
 		},
