@@ -46,6 +46,8 @@ func inputErr(err error) error {
 func commands() []command {
 	return []command{
 		{"version", "version", runVersion},
+		{"api", "api --log-dir DIR REST_PATH", runAPI},
+		{"analyze", "analyze [--format json] [--strict] LOG...", runAnalyze},
 	}
 }
 

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/historyapi"
+)
+
+// runAPI prints the History Server JSON for one /api/v1/... path over the
+// logs in --log-dir.
+func runAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("api", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logDir := fs.String("log-dir", "", "event-log directory (as spark.history.fs.logDirectory)")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("%v", err)
+	}
+	if *logDir == "" || fs.NArg() != 1 {
+		return usageErr("usage: sparkdx api --log-dir DIR REST_PATH")
+	}
+	apps, err := eventlog.LoadApps(ctx, *logDir, eventlog.ReplayOptions{})
+	if err != nil {
+		return inputErr(err)
+	}
+	api := historyapi.New(apps)
+	path := fs.Arg(0)
+	if ok, err := api.Logs(stdout, path); ok {
+		if err != nil {
+			return inputErr(fmt.Errorf("%d %w", historyapi.StatusOf(err), err))
+		}
+		return nil
+	}
+	v, err := api.Get(path)
+	if err != nil {
+		return inputErr(fmt.Errorf("%d %w", historyapi.StatusOf(err), err))
+	}
+	_, err = stdout.Write(historyapi.Marshal(v))
+	return err
+}

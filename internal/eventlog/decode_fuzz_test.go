@@ -1,0 +1,67 @@
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// FuzzDecodeLine: no input may panic the decoder or the replay of its event.
+func FuzzDecodeLine(f *testing.F) {
+	for _, name := range []string{"app-20161115172038-0000", "app-20200706201101-0003", "local-1642039451826", "application_1555004656427_0144"} {
+		fh, err := os.Open(sparktest.Path(f, "spark-events", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 1<<24)
+		seen := map[string]bool{}
+		for sc.Scan() {
+			ln := sc.Bytes()
+			key := eventNameOf(ln)
+			// Long lines (SQL plans) make the fuzzer spend its time
+			// minimising; one short line per event kind covers the decoder.
+			if !seen[key] && len(ln) <= 8<<10 {
+				seen[key] = true
+				f.Add(append([]byte(nil), ln...))
+			}
+		}
+		fh.Close()
+	}
+	f.Add([]byte(`{"Event":"SparkListenerTaskEnd","Task Info":null,"Task Metrics":[]}`))
+	f.Add([]byte(`{"Event":"SparkListenerJobStart","Stage Infos":[{"RDD Info":[{"Storage Level":7}]}]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		d := NewDecoder()
+		ev, err := d.DecodeLine(line)
+		if err != nil {
+			return
+		}
+		st := newState(newTestAttempt())
+		st.apply(ev)
+		st.apply(ev) // twice: duplicate events must not panic either
+	})
+}
+
+// FuzzReplay: no multi-line input may panic the pipeline or the replay,
+// whatever the chunk boundaries.
+func FuzzReplay(f *testing.F) {
+	data, err := os.ReadFile(sparktest.Path(f, "spark-events", "local-1426533911241"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data[:4096], uint16(64))
+	f.Add([]byte(appStart+"{\n\n{\"Event\":\"SparkListenerTaskEnd\"}\r\n"), uint16(7))
+	f.Fuzz(func(t *testing.T, log []byte, chunk uint16) {
+		for _, strict := range []bool{false, true} {
+			_, st, err := Replay(context.Background(), bytes.NewReader(log),
+				ReplayOptions{Strict: strict, ChunkSize: int(chunk%4096) + 1, Workers: 2})
+			if err == nil && st.Bytes != int64(len(log)) {
+				t.Fatalf("got %d bytes replayed, want %d", st.Bytes, len(log))
+			}
+		}
+	})
+}

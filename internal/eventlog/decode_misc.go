@@ -1,0 +1,172 @@
+package eventlog
+
+import (
+	"sort"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+func environment(v *fastjson.Value) Event {
+	var e EventEnvironment
+	env := &e.Env
+	env.Set = true
+	env.JavaHome = str(v, "JVM Information", "Java Home")
+	env.JavaVersion = str(v, "JVM Information", "Java Version")
+	env.ScalaVersion = str(v, "JVM Information", "Scala Version")
+	env.SparkProperties = sortedPairs(v.Get("Spark Properties"))
+	env.HadoopProperties = sortedPairs(v.Get("Hadoop Properties"))
+	env.SystemProperties = sortedPairs(v.Get("System Properties"))
+	env.MetricsProperties = sortedPairs(v.Get("Metrics Properties"))
+	env.ClasspathEntries = sortedPairs(v.Get("Classpath Entries"))
+	return e
+}
+
+// sortedPairs reads a properties object (or Spark 1.x list of pairs) sorted
+// by key, as the History Server lists them.
+func sortedPairs(v *fastjson.Value) [][2]string {
+	var out [][2]string
+	if v == nil {
+		return out
+	}
+	if v.Type() == fastjson.TypeArray {
+		for _, p := range v.GetArray() {
+			if a := p.GetArray(); len(a) == 2 {
+				out = append(out, [2]string{anyString(a[0]), anyString(a[1])})
+			}
+		}
+	} else {
+		out = pairs(v)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+func resourceProfile(v *fastjson.Value) Event {
+	e := EventResourceProfile{Profile: model.ResourceProfile{ID: v.GetInt("Resource Profile Id")}}
+	if o := v.GetObject("Executor Resource Requests"); o != nil {
+		o.Visit(func(k []byte, x *fastjson.Value) {
+			e.Profile.ExecutorResources = append(e.Profile.ExecutorResources, model.ExecutorResourceRequest{
+				Name: str(x, "Resource Name"), Amount: x.GetInt64("Amount"),
+				DiscoveryScript: str(x, "Discovery Script"), Vendor: str(x, "Vendor")})
+		})
+	}
+	if o := v.GetObject("Task Resource Requests"); o != nil {
+		o.Visit(func(k []byte, x *fastjson.Value) {
+			e.Profile.TaskResources = append(e.Profile.TaskResources, model.TaskResourceRequest{
+				Name: str(x, "Resource Name"), Amount: x.GetFloat64("Amount")})
+		})
+	}
+	return e
+}
+
+func (d *Decoder) executorAdded(v *fastjson.Value) Event {
+	info := v.Get("Executor Info")
+	e := EventExecutorAdded{ExecutorID: d.str(v, "Executor ID"), Time: v.GetInt64("Timestamp")}
+	if info == nil {
+		return e
+	}
+	e.Host = str(info, "Host")
+	e.Cores = info.GetInt("Total Cores")
+	e.Logs = pairs(info.Get("Log Urls"))
+	e.Attributes = pairs(info.Get("Attributes"))
+	e.ResourceProfileID = info.GetInt("Resource Profile Identifier")
+	if o := info.GetObject("Resources"); o != nil {
+		o.Visit(func(k []byte, x *fastjson.Value) {
+			r := model.ResourceInfo{Name: str(x, "name")}
+			for _, a := range x.GetArray("addresses") {
+				r.Addresses = append(r.Addresses, anyString(a))
+			}
+			e.Resources = append(e.Resources, r)
+		})
+	}
+	return e
+}
+
+func (d *Decoder) exclusion(v *fastjson.Value, node, forStage, excluded bool) Event {
+	e := EventExclusion{Node: node, ForStage: forStage, Excluded: excluded, Time: v.GetInt64("time"),
+		StageID: v.GetInt("stageId"), StageAttempt: v.GetInt("stageAttemptId")}
+	if node {
+		e.Host = str(v, "hostId")
+	}
+	e.ExecutorID = d.str(v, "executorId")
+	return e
+}
+
+func miscProcess(v *fastjson.Value) Event {
+	info := v.Get("info")
+	e := EventMiscProcess{Time: v.GetInt64("time")}
+	e.Process = model.MiscProcess{ID: str(v, "processId"), IsActive: true, AddTime: e.Time, RemoveTime: model.NoTime}
+	if info != nil {
+		e.Process.HostPort = str(info, "hostPort")
+		e.Process.TotalCores = info.GetInt("cores")
+		e.Process.Logs = pairs(info.Get("logUrlInfo"))
+	}
+	return e
+}
+
+func (d *Decoder) blockUpdated(v *fastjson.Value) Event {
+	b := v.Get("Block Updated Info")
+	if b == nil {
+		return EventBlockUpdated{}
+	}
+	sl := b.Get("Storage Level")
+	e := EventBlockUpdated{ExecutorID: d.str(b, "Block Manager ID", "Executor ID"), Host: d.str(b, "Block Manager ID", "Host"),
+		Port: b.GetInt("Block Manager ID", "Port"), BlockID: str(b, "Block ID"),
+		MemSize: b.GetInt64("Memory Size"), DiskSize: b.GetInt64("Disk Size")}
+	if sl != nil {
+		e.UseDisk, e.UseMemory = sl.GetBool("Use Disk"), sl.GetBool("Use Memory")
+		e.UseOffHeap, e.Deserialized = sl.GetBool("Use Off Heap"), sl.GetBool("Deserialized")
+		e.Replication = sl.GetInt("Replication")
+	}
+	return e
+}
+
+// planNode reads a SparkPlanInfo tree; depth guards hostile nesting.
+func planNode(v *fastjson.Value, depth int) *model.SQLPlanNode {
+	if v == nil || v.Type() != fastjson.TypeObject || depth > 512 {
+		return nil
+	}
+	n := &model.SQLPlanNode{NodeName: str(v, "nodeName"), SimpleString: str(v, "simpleString")}
+	for _, c := range v.GetArray("children") {
+		if cn := planNode(c, depth+1); cn != nil {
+			n.Children = append(n.Children, cn)
+		}
+	}
+	for _, m := range v.GetArray("metrics") {
+		n.Metrics = append(n.Metrics, model.SQLMetric{Name: str(m, "name"), AccumulatorID: m.GetInt64("accumulatorId"),
+			MetricType: str(m, "metricType")})
+	}
+	return n
+}
+
+func queryProgress(v *fastjson.Value) Event {
+	p := v.Get("progress")
+	if p == nil {
+		p = v.Get("queryInfo") // Spark 2.0.0 QueryProgress
+	}
+	e := EventQueryProgress{}
+	if p == nil {
+		return e
+	}
+	e.ID, e.RunID, e.Name = str(p, "id"), str(p, "runId"), str(p, "name")
+	e.Progress = model.StreamingProgress{BatchID: p.GetInt64("batchId"), Timestamp: str(p, "timestamp"),
+		NumInputRows: p.GetInt64("numInputRows"), InputRowsPerSecond: p.GetFloat64("inputRowsPerSecond"),
+		ProcessedRowsPerSecond: p.GetFloat64("processedRowsPerSecond")}
+	if o := p.GetObject("durationMs"); o != nil {
+		e.Progress.DurationMs = map[string]int64{}
+		o.Visit(func(k []byte, x *fastjson.Value) { e.Progress.DurationMs[string(k)] = x.GetInt64() })
+	}
+	return e
+}
+
+// isoTime parses a streaming timestamp ("2020-07-29T10:56:55.123Z").
+func isoTime(s string) int64 {
+	t, err := time.Parse("2006-01-02T15:04:05.000Z07:00", s)
+	if err != nil {
+		return model.NoTime
+	}
+	return t.UnixMilli()
+}

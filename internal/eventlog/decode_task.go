@@ -1,0 +1,308 @@
+package eventlog
+
+import (
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// The task events are most of a log, so their objects are walked once with
+// Visit instead of looked up key by key.
+
+func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
+	ti := TaskInfo{PartitionID: -1}
+	if v == nil || v.Type() != fastjson.TypeObject {
+		return ti
+	}
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Task ID":
+			ti.TaskID = x.GetInt64()
+		case "Index":
+			ti.Index = x.GetInt()
+		case "Attempt":
+			ti.Attempt = x.GetInt()
+		case "Partition ID":
+			if x.Type() == fastjson.TypeNumber {
+				ti.PartitionID = x.GetInt()
+			}
+		case "Launch Time":
+			ti.LaunchTime = x.GetInt64()
+		case "Getting Result Time":
+			ti.GettingResultTime = x.GetInt64()
+		case "Finish Time":
+			ti.FinishTime = x.GetInt64()
+		case "Executor ID":
+			ti.ExecutorID = d.intern(x.GetStringBytes())
+		case "Host":
+			ti.Host = d.intern(x.GetStringBytes())
+		case "Locality":
+			ti.Locality = d.intern(x.GetStringBytes())
+		case "Speculative":
+			ti.Speculative = x.GetBool()
+		case "Failed":
+			ti.Failed = x.GetBool()
+		case "Killed":
+			ti.Killed = x.GetBool()
+		case "Accumulables":
+			ti.Accumulables = d.accumulables(x)
+		}
+	})
+	return ti
+}
+
+func (d *Decoder) taskEnd(v *fastjson.Value) Event {
+	e := EventTaskEnd{}
+	e.Info.PartitionID = -1
+	e.Reason.Reason = "Success"
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Stage ID":
+			e.StageID = x.GetInt()
+		case "Stage Attempt ID":
+			e.StageAttempt = x.GetInt()
+		case "Task Type":
+			e.TaskType = d.intern(x.GetStringBytes())
+		case "Task End Reason":
+			e.Reason = endReason(x)
+		case "Task Info":
+			e.Info = d.taskInfo(x)
+		case "Task Executor Metrics":
+			e.ExecMetrics = executorMetrics(x)
+		case "Task Metrics":
+			if x.Type() == fastjson.TypeObject {
+				e.HasMetrics = true
+				taskMetrics(x, &e.Metrics)
+			}
+		}
+	})
+	// Spark reads a missing "Task Executor Metrics" as all zeros, which
+	// still counts as a reported peak.
+	e.ExecMetrics.Set = true
+	return &e
+}
+
+func taskMetrics(v *fastjson.Value, m *model.TaskMetrics) {
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Executor Deserialize Time":
+			m.ExecutorDeserializeTime = x.GetInt64()
+		case "Executor Deserialize CPU Time":
+			m.ExecutorDeserializeCpuTime = x.GetInt64()
+		case "Executor Run Time":
+			m.ExecutorRunTime = x.GetInt64()
+		case "Executor CPU Time":
+			m.ExecutorCpuTime = x.GetInt64()
+		case "Peak Execution Memory":
+			m.PeakExecutionMemory = x.GetInt64()
+		case "Peak On Heap Execution Memory":
+			m.PeakOnHeapExecutionMemory = x.GetInt64()
+		case "Peak Off Heap Execution Memory":
+			m.PeakOffHeapExecutionMemory = x.GetInt64()
+		case "Result Size":
+			m.ResultSize = x.GetInt64()
+		case "JVM GC Time":
+			m.JvmGcTime = x.GetInt64()
+		case "Result Serialization Time":
+			m.ResultSerializationTime = x.GetInt64()
+		case "Memory Bytes Spilled":
+			m.MemoryBytesSpilled = x.GetInt64()
+		case "Disk Bytes Spilled":
+			m.DiskBytesSpilled = x.GetInt64()
+		case "Shuffle Read Metrics":
+			shuffleRead(x, &m.ShuffleRead)
+		case "Shuffle Write Metrics":
+			m.ShuffleWrite.BytesWritten = x.GetInt64("Shuffle Bytes Written")
+			m.ShuffleWrite.WriteTime = x.GetInt64("Shuffle Write Time")
+			m.ShuffleWrite.RecordsWritten = x.GetInt64("Shuffle Records Written")
+		case "Input Metrics":
+			m.InputBytesRead = x.GetInt64("Bytes Read")
+			m.InputRecordsRead = x.GetInt64("Records Read")
+		case "Output Metrics":
+			m.OutputBytesWritten = x.GetInt64("Bytes Written")
+			m.OutputRecordsWritten = x.GetInt64("Records Written")
+		}
+	})
+}
+
+func shuffleRead(v *fastjson.Value, s *model.ShuffleReadMetrics) {
+	o, err := v.Object()
+	if err != nil {
+		return
+	}
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Remote Blocks Fetched":
+			s.RemoteBlocksFetched = x.GetInt64()
+		case "Local Blocks Fetched":
+			s.LocalBlocksFetched = x.GetInt64()
+		case "Fetch Wait Time":
+			s.FetchWaitTime = x.GetInt64()
+		case "Remote Bytes Read":
+			s.RemoteBytesRead = x.GetInt64()
+		case "Remote Bytes Read To Disk":
+			s.RemoteBytesReadToDisk = x.GetInt64()
+		case "Local Bytes Read":
+			s.LocalBytesRead = x.GetInt64()
+		case "Total Records Read":
+			s.RecordsRead = x.GetInt64()
+		case "Remote Requests Duration":
+			s.RemoteReqsDuration = x.GetInt64()
+		case "Push Based Shuffle":
+			q := &s.Push
+			q.CorruptMergedBlockChunks = x.GetInt64("Corrupt Merged Block Chunks")
+			q.MergedFetchFallbackCount = x.GetInt64("Merged Fetch Fallback Count")
+			q.RemoteMergedBlocksFetched = x.GetInt64("Merged Remote Blocks Fetched")
+			q.LocalMergedBlocksFetched = x.GetInt64("Merged Local Blocks Fetched")
+			q.RemoteMergedChunksFetched = x.GetInt64("Merged Remote Chunks Fetched")
+			q.LocalMergedChunksFetched = x.GetInt64("Merged Local Chunks Fetched")
+			q.RemoteMergedBytesRead = x.GetInt64("Merged Remote Bytes Read")
+			q.LocalMergedBytesRead = x.GetInt64("Merged Local Bytes Read")
+			q.RemoteMergedReqsDuration = x.GetInt64("Merged Remote Requests Duration")
+		}
+	})
+}
+
+// executorMetrics reads an executor-metrics object; absent metrics are 0.
+func executorMetrics(v *fastjson.Value) model.ExecutorMetrics {
+	var m model.ExecutorMetrics
+	if v == nil {
+		return m
+	}
+	o, err := v.Object()
+	if err != nil {
+		return m
+	}
+	m.Set = true
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		if i := model.ExecutorMetricIndex(string(k)); i >= 0 {
+			m.Values[i] = x.GetInt64()
+		}
+	})
+	return m
+}
+
+func (d *Decoder) metricsUpdate(v *fastjson.Value) Event {
+	e := EventExecutorMetricsUpdate{ExecutorID: d.str(v, "Executor ID")}
+	for _, u := range v.GetArray("Executor Metrics Updated") {
+		e.Updates = append(e.Updates, StageExecutorMetrics{StageID: u.GetInt("Stage ID"),
+			StageAttempt: u.GetInt("Stage Attempt ID"), Metrics: executorMetrics(u.Get("Executor Metrics"))})
+	}
+	return &e
+}
+
+// endReason reads "Task End Reason" and renders the error text the way
+// Spark's TaskEndReason.toErrorString does.
+func endReason(v *fastjson.Value) TaskEndReason {
+	if v == nil {
+		return TaskEndReason{Reason: "Success"}
+	}
+	r := TaskEndReason{Reason: str(v, "Reason")}
+	switch r.Reason {
+	case "Success":
+	case "ExceptionFailure":
+		if full := v.Get("Full Stack Trace"); full != nil && full.Type() == fastjson.TypeString {
+			r.ErrorMessage = str(v, "Full Stack Trace")
+		} else {
+			var b strings.Builder
+			b.WriteString(str(v, "Class Name"))
+			b.WriteString(": ")
+			b.WriteString(str(v, "Description"))
+			b.WriteString("\n")
+			for _, f := range v.GetArray("Stack Trace") {
+				b.WriteString("\tat ")
+				b.WriteString(str(f, "Declaring Class"))
+				b.WriteString(".")
+				b.WriteString(str(f, "Method Name"))
+				b.WriteString("(")
+				b.WriteString(stackLocation(f))
+				b.WriteString(")\n")
+			}
+			r.ErrorMessage = b.String()
+		}
+	case "FetchFailed":
+		bm := v.Get("Block Manager Address")
+		addr := "null"
+		if bm != nil && bm.Type() == fastjson.TypeObject {
+			addr = "BlockManagerId(" + str(bm, "Executor ID") + ", " + str(bm, "Host") + ", " + num(bm, "Port") + ", None)"
+		}
+		r.ErrorMessage = "FetchFailed(" + addr + ", shuffleId=" + num(v, "Shuffle ID") + ", mapIndex=" + num(v, "Map Index") +
+			", mapId=" + num(v, "Map ID") + ", reduceId=" + num(v, "Reduce ID") + ", message=\n" + str(v, "Message") + "\n)"
+	case "TaskCommitDenied":
+		r.ErrorMessage = "TaskCommitDenied (Driver denied task commit) for job: " + num(v, "Job ID") +
+			", partition: " + num(v, "Partition ID") + ", attemptNumber: " + num(v, "Attempt Number")
+		r.KillReason = r.ErrorMessage
+	case "TaskKilled":
+		r.KillReason = str(v, "Kill Reason")
+		if r.KillReason == "" {
+			r.KillReason = "unknown reason"
+		}
+		r.ErrorMessage = r.KillReason
+	case "ExecutorLostFailure":
+		behavior := "unrelated to the running tasks"
+		if x := v.Get("Exit Caused By App"); x == nil || x.GetBool() {
+			behavior = "caused by one of the running tasks"
+		}
+		r.ErrorMessage = "ExecutorLostFailure (executor " + str(v, "Executor ID") + " exited " + behavior + ")"
+		if x := v.Get("Loss Reason"); x != nil && x.Type() == fastjson.TypeString {
+			r.ErrorMessage += " Reason: " + str(v, "Loss Reason")
+		}
+	case "TaskResultLost":
+		r.ErrorMessage = "TaskResultLost (result lost from block manager)"
+	case "Resubmitted":
+		r.ErrorMessage = "Resubmitted (resubmitted due to lost executor)"
+	default:
+		r.ErrorMessage = "UnknownReason"
+	}
+	return r
+}
+
+func num(v *fastjson.Value, key string) string {
+	x := v.Get(key)
+	if x == nil {
+		return "0"
+	}
+	return anyString(x)
+}
+
+func stackLocation(f *fastjson.Value) string {
+	file := str(f, "File Name")
+	line := f.GetInt("Line Number")
+	switch {
+	case line == -2:
+		return "Native Method"
+	case file == "":
+		return "Unknown Source"
+	case line >= 0:
+		return file + ":" + itoa(line)
+	default:
+		return file
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

@@ -1,0 +1,295 @@
+package eventlog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// ReplayOptions configure Replay.
+type ReplayOptions struct {
+	// Name names the log in errors (a file name or URL).
+	Name string
+	// Strict makes a malformed line an error instead of a skipped, counted line.
+	Strict bool
+	// InProgress says the log is still being written, so a cut last line is
+	// expected and never an error.
+	InProgress bool
+	// Workers is the number of decoding goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// ChunkSize is the read size; 0 means 1 MiB.
+	ChunkSize int
+}
+
+// ReplayStats counts what a replay read.
+type ReplayStats struct {
+	Bytes     int64
+	Lines     int64
+	Events    int64
+	BadLines  int64
+	Truncated bool           // the last line was cut (in-progress log)
+	Unknown   map[string]int // events replay does not interpret, by name
+	// FirstBad holds the first few malformed lines, for reporting.
+	FirstBad []*LineError
+}
+
+// LineError is a malformed line of an event log.
+type LineError struct {
+	Name  string
+	Line  int64
+	Event string
+	Err   error
+}
+
+func (e *LineError) Error() string {
+	if e.Event != "" {
+		return fmt.Sprintf("eventlog: %s line %d: %s: %v", e.Name, e.Line, e.Event, e.Err)
+	}
+	return fmt.Sprintf("eventlog: %s line %d: %v", e.Name, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+const maxFirstBad = 10
+
+// chunk is a run of whole lines and, once decoded, their events.
+type chunk struct {
+	buf       []byte // owned buffer; data is buf[:n]
+	data      []byte
+	firstLine int64
+	lines     int64 // lines in data, counting a last one without '\n'
+	last      bool  // data ends the input (its last line may lack '\n')
+	events    []Event
+	bad       []*LineError
+	cutLast   bool
+	done      chan struct{}
+}
+
+// Replay decodes the JSON lines of r and applies them, in order, to a new
+// model.Attempt. Lines are split and decoded by worker goroutines and applied
+// by the calling goroutine.
+func Replay(ctx context.Context, r io.Reader, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
+	a := model.NewAttempt()
+	a.LogName = opts.Name
+	stats, err := ReplayInto(ctx, a, r, opts)
+	return a, stats, err
+}
+
+// ReplayInto is Replay onto an existing attempt (e.g. the next file of a
+// rolling log).
+func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayOptions) (*ReplayStats, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	size := opts.ChunkSize
+	if size <= 0 {
+		size = 1 << 20
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	work := make(chan *chunk, workers)
+	order := make(chan *chunk, workers*2)
+	free := make(chan []byte, workers*2+2)
+	var readErr error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := NewDecoder()
+			for c := range work {
+				decodeChunk(d, c, opts.Name)
+				close(c.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		defer close(order)
+		readErr = splitChunks(ctx, r, size, free, func(c *chunk) bool {
+			select {
+			case order <- c:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case work <- c:
+				return true
+			case <-ctx.Done():
+				close(c.done)
+				return false
+			}
+		})
+	}()
+
+	st := newState(a)
+	stats := &ReplayStats{Unknown: map[string]int{}}
+	var err error
+	for c := range order {
+		<-c.done
+		if err == nil {
+			err = st.applyChunk(c, stats, opts)
+			if err != nil {
+				cancel()
+			}
+		}
+		select {
+		case free <- c.buf[:0]:
+		default:
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return stats, err
+	}
+	if readErr != nil && !errors.Is(readErr, context.Canceled) {
+		return stats, fmt.Errorf("eventlog: %s: %w", opts.Name, readErr)
+	}
+	if e := ctx.Err(); e != nil {
+		return stats, e
+	}
+	st.finish()
+	return stats, nil
+}
+
+func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) error {
+	stats.Bytes += int64(len(c.data))
+	for _, b := range c.bad {
+		if c.cutLast && b == c.bad[len(c.bad)-1] {
+			if opts.Strict && !opts.InProgress {
+				return b
+			}
+			stats.Truncated = true
+			continue
+		}
+		if opts.Strict {
+			return b
+		}
+		stats.BadLines++
+		if len(stats.FirstBad) < maxFirstBad {
+			stats.FirstBad = append(stats.FirstBad, b)
+		}
+	}
+	for _, ev := range c.events {
+		stats.Events++
+		if u, ok := ev.(EventUnknown); ok {
+			stats.Unknown[u.Name]++
+			continue
+		}
+		st.apply(ev)
+	}
+	stats.Lines = c.firstLine - 1 + c.lines
+	return nil
+}
+
+// splitChunks reads r into chunks of whole lines and hands each to emit.
+func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, emit func(*chunk) bool) error {
+	var carry []byte
+	line := int64(1)
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+			buf = make([]byte, 0, size+size/4)
+		}
+		buf = append(buf[:0], carry...)
+		eof := false
+		for !eof {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+			if len(buf) >= size && bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 {
+				break
+			}
+		}
+		cut := len(buf)
+		if !eof {
+			cut = bytes.LastIndexByte(buf, '\n') + 1
+		}
+		carry = append(carry[:0], buf[cut:]...)
+		c := &chunk{buf: buf, data: buf[:cut], firstLine: line, last: eof, done: make(chan struct{})}
+		c.lines = int64(bytes.Count(c.data, []byte{'\n'}))
+		if eof && cut > 0 && buf[cut-1] != '\n' {
+			c.lines++
+		}
+		line += c.lines
+		if !emit(c) {
+			return ctx.Err()
+		}
+		if eof {
+			return nil
+		}
+	}
+}
+
+func decodeChunk(d *Decoder, c *chunk, name string) {
+	c.events = c.events[:0]
+	data := c.data
+	line := c.firstLine
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var ln []byte
+		if i < 0 {
+			ln, data = data, nil
+		} else {
+			ln, data = data[:i], data[i+1:]
+		}
+		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
+			ln = ln[:len(ln)-1]
+		}
+		if len(bytes.TrimSpace(ln)) > 0 {
+			ev, err := d.DecodeLine(ln)
+			if err != nil {
+				c.bad = append(c.bad, &LineError{Name: name, Line: line, Event: eventNameOf(ln), Err: err})
+				if i < 0 && c.last {
+					c.cutLast = true
+				}
+			} else {
+				c.events = append(c.events, ev)
+			}
+		}
+		line++
+	}
+}
+
+// eventNameOf finds the "Event" value of a line that did not parse, so an
+// error can name it.
+func eventNameOf(ln []byte) string {
+	const key = `"Event":"`
+	i := bytes.Index(ln, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := ln[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || j > 200 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
+// finish settles what the end of the log implies.
+func (st *state) finish() {
+	a := st.a
+	sort.SliceStable(a.Jobs, func(i, j int) bool { return a.Jobs[i].ID < a.Jobs[j].ID })
+}

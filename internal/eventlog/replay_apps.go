@@ -1,0 +1,82 @@
+package eventlog
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// ReplayLog replays one opened log.
+func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
+	r, err := l.NewReader(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eventlog: %s: %w", l.Path, err)
+	}
+	defer r.Close()
+	if opts.Name == "" {
+		opts.Name = l.Name
+	}
+	opts.InProgress = opts.InProgress || l.InProgress
+	a, stats, err := Replay(ctx, r, opts)
+	if err != nil {
+		return nil, stats, err
+	}
+	stats.Truncated = stats.Truncated || r.Truncated()
+	a.LogPath, a.LogName = l.Path, l.Name
+	if !l.ModTime.IsZero() {
+		a.LastUpdated = l.ModTime.UnixMilli()
+	}
+	return a, stats, nil
+}
+
+// LoadApps replays every log at path (a file, a rolling dir or a dir of
+// logs) and groups the attempts into applications, newest first as the
+// History Server lists them. Logs without an application id are skipped.
+func LoadApps(ctx context.Context, path string, opts ReplayOptions) ([]*model.App, error) {
+	logs, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
+	}
+	var attempts []*model.Attempt
+	for _, l := range logs {
+		a, _, err := ReplayLog(ctx, l, opts)
+		if err != nil {
+			return nil, err
+		}
+		if a.AppID == "" {
+			continue
+		}
+		attempts = append(attempts, a)
+	}
+	return GroupApps(attempts), nil
+}
+
+// GroupApps groups attempts by application id: attempts newest start first,
+// applications by the end time of their newest attempt, latest first.
+func GroupApps(attempts []*model.Attempt) []*model.App {
+	byID := map[string]*model.App{}
+	var apps []*model.App
+	for _, a := range attempts {
+		app := byID[a.AppID]
+		if app == nil {
+			app = &model.App{ID: a.AppID}
+			byID[a.AppID] = app
+			apps = append(apps, app)
+		}
+		app.Attempts = append(app.Attempts, a)
+	}
+	for _, app := range apps {
+		sort.SliceStable(app.Attempts, func(i, j int) bool { return app.Attempts[i].StartTime > app.Attempts[j].StartTime })
+		app.Name = app.Attempts[0].AppName
+	}
+	sort.SliceStable(apps, func(i, j int) bool {
+		ei, ej := apps[i].Attempts[0].EndTime, apps[j].Attempts[0].EndTime
+		if ei != ej {
+			return ei > ej
+		}
+		return apps[i].ID > apps[j].ID
+	})
+	return apps
+}

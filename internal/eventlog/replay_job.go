@@ -1,0 +1,169 @@
+package eventlog
+
+import (
+	"slices"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+func (st *state) jobStart(e *EventJobStart) {
+	numTasks, lastStage := 0, -1
+	name := ""
+	for i := range e.Stages {
+		si := &e.Stages[i]
+		if si.CompletionTime == model.NoTime {
+			numTasks += si.NumTasks
+		}
+		if si.StageID >= lastStage {
+			lastStage, name = si.StageID, si.Name
+		}
+	}
+	j := &model.Job{ID: e.JobID, Name: name, Description: e.Props.Description, HasDescription: e.Props.HasDescription,
+		SubmissionTime: model.NoTime, CompletionTime: model.NoTime, StageIDs: e.StageIDs,
+		JobGroup: e.Props.JobGroup, HasJobGroup: e.Props.HasJobGroup, JobTags: e.Props.JobTags,
+		Status: model.JobRunning, SQLExecutionID: e.Props.SQLExecutionID, NumTasks: numTasks,
+		CompletedIndices: map[int64]struct{}{}, CompletedStages: map[int]struct{}{},
+		SkippedStages: map[int]struct{}{}, KilledSummary: map[string]int{}}
+	if e.Time > 0 {
+		j.SubmissionTime = e.Time
+	}
+	if j.StageIDs == nil {
+		j.StageIDs = []int{}
+	}
+	st.a.AddJob(j)
+	st.liveJobs[j.ID] = j
+	for i := range e.Stages {
+		ls := st.stage(&e.Stages[i])
+		ls.jobs = append(ls.jobs, j)
+		if !slices.Contains(ls.s.JobIDs, j.ID) {
+			ls.s.JobIDs = append(ls.s.JobIDs, j.ID)
+		}
+	}
+	if j.SQLExecutionID >= 0 {
+		if x := st.a.SQLExecution(j.SQLExecutionID); x != nil {
+			x.JobIDs = append(x.JobIDs, j.ID)
+		}
+	}
+}
+
+func (st *state) jobEnd(e EventJobEnd) {
+	j := st.liveJobs[e.JobID]
+	if j == nil {
+		return
+	}
+	delete(st.liveJobs, e.JobID)
+	for k, ls := range st.liveStages {
+		if !slices.Contains(j.StageIDs, k.id) || ls.s.Status != model.StagePending {
+			continue
+		}
+		ls.s.Status = model.StageSkipped
+		j.SkippedStages[k.id] = struct{}{}
+		j.SkippedTasks += ls.s.NumTasks
+		delete(st.liveStages, k)
+	}
+	j.Status = model.JobFailed
+	if e.Succeeded {
+		j.Status = model.JobSucceeded
+	}
+	if e.Time > 0 {
+		j.CompletionTime = e.Time
+	}
+}
+
+// stage returns the live stage for info, creating it, and refreshes its info.
+func (st *state) stage(info *StageInfo) *liveStage {
+	k := stageKey{info.StageID, info.AttemptID}
+	ls := st.liveStages[k]
+	if ls == nil {
+		s, _ := st.a.StageOrNew(info.StageID, info.AttemptID)
+		ls = &liveStage{s: s, activePerExecutor: map[string]int{}}
+		st.liveStages[k] = ls
+	}
+	setStageInfo(ls.s, info)
+	return ls
+}
+
+func setStageInfo(s *model.StageAttempt, info *StageInfo) {
+	s.Name, s.Details, s.NumTasks = info.Name, info.Details, info.NumTasks
+	s.RDDIDs = s.RDDIDs[:0]
+	for _, r := range info.RDDs {
+		s.RDDIDs = append(s.RDDIDs, r.ID)
+	}
+	s.ParentIDs = info.ParentIDs
+	s.ResourceProfileID = info.ResourceProfileID
+	s.SubmissionTime, s.CompletionTime = info.SubmissionTime, info.CompletionTime
+	s.FailureReason, s.HasFailureReason = info.FailureReason, info.HasFailureReason
+	s.Accumulables = info.Accumulables
+	s.IsShufflePushEnabled, s.ShuffleMergersCount = info.IsShufflePushEnabled, info.ShuffleMergersCount
+}
+
+func (st *state) stageSubmitted(e EventStageSubmitted) {
+	ls := st.stage(&e.Info)
+	s := ls.s
+	s.Status = model.StageActive
+	s.SchedulingPool = e.Props.Pool
+	if s.SchedulingPool == "" {
+		s.SchedulingPool = "default"
+	}
+	ls.jobs = ls.jobs[:0]
+	s.JobIDs = s.JobIDs[:0]
+	for _, j := range st.a.Jobs {
+		if st.liveJobs[j.ID] != nil && slices.Contains(j.StageIDs, s.StageID) {
+			ls.jobs = append(ls.jobs, j)
+			s.JobIDs = append(s.JobIDs, j.ID)
+		}
+	}
+	s.Description, s.HasDescription = e.Props.Description, e.Props.HasDescription
+	for _, j := range ls.jobs {
+		delete(j.CompletedStages, s.StageID)
+		j.ActiveStages++
+	}
+	for _, r := range e.Info.RDDs {
+		if (r.UseMemory || r.UseDisk) && r.Replication > 0 {
+			st.rddFor(r)
+		}
+	}
+}
+
+func (st *state) stageCompleted(e EventStageCompleted) {
+	k := stageKey{e.Info.StageID, e.Info.AttemptID}
+	ls := st.liveStages[k]
+	if ls == nil {
+		return
+	}
+	s := ls.s
+	setStageInfo(s, &e.Info)
+	switch {
+	case e.Info.HasFailureReason:
+		s.Status = model.StageFailed
+	case e.Info.SubmissionTime != model.NoTime:
+		s.Status = model.StageComplete
+	default:
+		s.Status = model.StageSkipped
+	}
+	for _, j := range ls.jobs {
+		switch s.Status {
+		case model.StageComplete:
+			j.CompletedStages[s.StageID] = struct{}{}
+		case model.StageSkipped:
+			j.SkippedStages[s.StageID] = struct{}{}
+			j.SkippedTasks += s.NumTasks
+		default:
+			j.FailedStages++
+		}
+		j.ActiveStages--
+	}
+	for id := range s.ExcludedExecutors {
+		if ex := st.liveExecs[id]; ex != nil {
+			delete(ex.ExcludedInStages, s.StageID)
+		}
+	}
+	if s.ActiveTasks == 0 {
+		delete(st.liveStages, k)
+	}
+	for id, e := range st.deadExecs {
+		if !st.activeForLiveStages(e) {
+			delete(st.deadExecs, id)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package eventlog
+
+import "github.com/sparkdx/sparkdx/internal/model"
+
+func (st *state) sql(ev Event) {
+	switch e := ev.(type) {
+	case EventSQLStart:
+		st.a.AddSQLExecution(&model.SQLExecution{ID: e.ExecutionID, RootID: e.RootID, Description: e.Description,
+			Details: e.Details, PhysicalPlan: e.PhysicalPlan, Plan: e.Plan, StartTime: e.Time, EndTime: model.NoTime})
+	case EventSQLEnd:
+		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
+			x.EndTime, x.ErrorMessage = e.Time, e.ErrorMessage
+		}
+	case EventSQLAdaptive:
+		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
+			x.PhysicalPlan, x.AQEUpdates = e.PhysicalPlan, x.AQEUpdates+1
+			if e.Plan != nil {
+				x.Plan = e.Plan
+			}
+		}
+	case EventSQLDriverAccums:
+		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
+			if x.DriverUpdates == nil {
+				x.DriverUpdates = map[int64]int64{}
+			}
+			for _, u := range e.Updates {
+				x.DriverUpdates[u[0]] = u[1]
+			}
+		}
+	}
+}
+
+func (st *state) streaming(ev Event) {
+	query := func(id, runID, name string) *model.StreamingQuery {
+		key := id + "/" + runID
+		if q := st.streams[key]; q != nil {
+			return q
+		}
+		q := &model.StreamingQuery{ID: id, RunID: runID, Name: name, StartTime: model.NoTime, EndTime: model.NoTime}
+		st.streams[key] = q
+		st.a.Streaming = append(st.a.Streaming, q)
+		return q
+	}
+	switch e := ev.(type) {
+	case EventQueryStarted:
+		query(e.ID, e.RunID, e.Name).StartTime = e.Time
+	case EventQueryProgress:
+		q := query(e.ID, e.RunID, e.Name)
+		q.Progress = append(q.Progress, e.Progress)
+	case EventQueryTerminated:
+		q := query(e.ID, e.RunID, "")
+		q.Exception = e.Exception
+		if n := len(q.Progress); n > 0 {
+			q.EndTime = isoTime(q.Progress[n-1].Timestamp)
+		}
+	}
+}

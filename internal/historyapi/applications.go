@@ -1,0 +1,109 @@
+package historyapi
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+func appInfo(app *model.App) *Obj {
+	atts := make([]any, 0, len(app.Attempts))
+	for _, a := range app.Attempts {
+		atts = append(atts, attemptInfo(a))
+	}
+	return obj().Set("id", app.ID).Set("name", app.Name).Set("attempts", atts)
+}
+
+func attemptInfo(a *model.Attempt) *Obj {
+	o := obj()
+	if a.AttemptID != "" {
+		o.Set("attemptId", a.AttemptID)
+	}
+	end := a.EndTime
+	if !a.Completed {
+		end = -1
+	}
+	o.Set("startTime", date(a.StartTime)).Set("endTime", date(end)).Set("lastUpdated", date(a.LastUpdated)).
+		Set("duration", a.Duration()).Set("sparkUser", a.SparkUser).Set("completed", a.Completed).
+		Set("appSparkVersion", a.SparkVersion).
+		Set("startTimeEpoch", a.StartTime).Set("endTimeEpoch", end).Set("lastUpdatedEpoch", a.LastUpdated).
+		Set("logSourceName", a.LogName).Set("logSourceFullPath", a.LogPath)
+	return o
+}
+
+// parseDate reads the History Server's date parameters: either
+// "2015-02-03T16:42:40.000GMT" or "2015-02-10" (midnight GMT).
+func parseDate(name, s string) (int64, error) {
+	for _, layout := range []string{"2006-01-02T15:04:05.000MST", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMilli(), nil
+		}
+	}
+	return 0, notFound("couldn't parse date: %s", s)
+}
+
+func (api *API) appList(q url.Values) (any, error) {
+	bounds := map[string]int64{}
+	defaults := map[string]string{"minDate": "2010-01-01", "maxDate": "3000-01-01",
+		"minEndDate": "2010-01-01", "maxEndDate": "3000-01-01"}
+	for name, def := range defaults {
+		v := q.Get(name)
+		if v == "" {
+			v = def
+		}
+		t, err := parseDate(name, v)
+		if err != nil {
+			return nil, err
+		}
+		bounds[name] = t
+	}
+	limit := -1
+	if q.Get("limit") != "" {
+		n, err := intParam(q, "limit", -1)
+		if err != nil {
+			return nil, err
+		}
+		limit = n
+	}
+	includeCompleted, includeRunning := true, true
+	if st := q["status"]; len(st) > 0 {
+		includeCompleted, includeRunning = false, false
+		for _, s := range st {
+			switch strings.ToLower(s) {
+			case "completed":
+				includeCompleted = true
+			case "running":
+				includeRunning = true
+			default:
+				return nil, notFound("unknown status: %s", s)
+			}
+		}
+	}
+	now := time.Now().UnixMilli()
+	if api.Now != nil {
+		now = api.Now()
+	}
+	out := []any{}
+	for _, app := range api.apps {
+		if limit >= 0 && len(out) >= limit {
+			break
+		}
+		running := len(app.Attempts) == 0 || !app.Attempts[0].Completed
+		if (running && !includeRunning) || (!running && !includeCompleted) {
+			continue
+		}
+		inRange := false
+		for _, a := range app.Attempts {
+			startOK := a.StartTime >= bounds["minDate"] && a.StartTime <= bounds["maxDate"]
+			endOK := (running && bounds["maxEndDate"] > now) ||
+				(!running && a.EndTime >= bounds["minEndDate"] && a.EndTime <= bounds["maxEndDate"])
+			inRange = inRange || (startOK && endOK)
+		}
+		if inRange {
+			out = append(out, appInfo(app))
+		}
+	}
+	return out, nil
+}

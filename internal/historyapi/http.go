@@ -1,0 +1,140 @@
+package historyapi
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// ServeHTTP serves /api/v1/... as the History Server does: JSON bodies,
+// errors as plain text with their status, and .../logs as a zip.
+func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if appID, attemptID, ok := logsPath(r.URL.Path); ok {
+		atts, err := api.logAttempts(appID, attemptID)
+		if err != nil {
+			http.Error(w, err.Error(), StatusOf(err))
+			return
+		}
+		name := appID
+		if attemptID != "" {
+			name += "_" + attemptID
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%s_eventLogs.zip", name))
+		if err := WriteLogsZip(w, atts); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+		return
+	}
+	v, err := api.get(r.URL.Path, r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), StatusOf(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(Marshal(v))
+}
+
+// logsPath matches applications/{app}/logs and applications/{app}/{attempt}/logs.
+func logsPath(p string) (app, attempt string, ok bool) {
+	p = strings.Trim(strings.TrimPrefix(strings.TrimPrefix(p, "/"), "api/v1/"), "/")
+	seg := strings.Split(p, "/")
+	switch {
+	case len(seg) == 3 && seg[0] == "applications" && seg[2] == "logs":
+		return seg[1], "", true
+	case len(seg) == 4 && seg[0] == "applications" && seg[3] == "logs":
+		return seg[1], seg[2], true
+	}
+	return "", "", false
+}
+
+// Logs writes the zip of event logs that .../logs returns for a path such
+// as "applications/local-1430917381535/1/logs"; ok is false for other paths.
+func (api *API) Logs(w io.Writer, path string) (ok bool, err error) {
+	appID, attemptID, ok := logsPath(path)
+	if !ok {
+		return false, nil
+	}
+	atts, err := api.logAttempts(appID, attemptID)
+	if err != nil {
+		return true, err
+	}
+	return true, WriteLogsZip(w, atts)
+}
+
+func (api *API) logAttempts(appID, attemptID string) ([]*model.Attempt, error) {
+	app := api.app(appID)
+	if app == nil {
+		return nil, notFound("unknown app: %s", appID)
+	}
+	if attemptID == "" {
+		return app.Attempts, nil
+	}
+	for _, a := range app.Attempts {
+		if a.AttemptID == attemptID {
+			return []*model.Attempt{a}, nil
+		}
+	}
+	return nil, notFound("unknown app: %s/%s", appID, attemptID)
+}
+
+// WriteLogsZip writes each attempt's log (a file, or a rolling directory
+// with its files) into a zip, named as in the log directory.
+func WriteLogsZip(w io.Writer, atts []*model.Attempt) error {
+	zw := zip.NewWriter(w)
+	for _, a := range atts {
+		if a.LogPath == "" {
+			continue
+		}
+		fi, err := os.Stat(a.LogPath)
+		if err != nil {
+			return fmt.Errorf("historyapi: logs: %w", err)
+		}
+		if !fi.IsDir() {
+			if err := zipFile(zw, a.LogPath, filepath.Base(a.LogPath)); err != nil {
+				return err
+			}
+			continue
+		}
+		base := filepath.Dir(a.LogPath)
+		err = filepath.WalkDir(a.LogPath, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(base, p)
+			if err != nil {
+				return err
+			}
+			return zipFile(zw, p, filepath.ToSlash(rel))
+		})
+		if err != nil {
+			return fmt.Errorf("historyapi: logs: %w", err)
+		}
+	}
+	return zw.Close()
+}
+
+func zipFile(zw *zip.Writer, path, name string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("historyapi: logs: %w", err)
+	}
+	defer f.Close()
+	out, err := zw.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, f)
+	return err
+}

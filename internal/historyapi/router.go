@@ -1,0 +1,202 @@
+// Package historyapi computes the Spark History Server REST API
+// (/api/v1/...) from replayed applications, field for field as Spark writes
+// it, for `sparkdx api` and the future `sparkdx serve`.
+package historyapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// API answers REST requests over a fixed set of loaded applications.
+type API struct {
+	apps []*model.App
+	// Now is the current time in epoch ms, used for running apps and tasks.
+	Now func() int64
+}
+
+// New returns an API over apps (as eventlog.GroupApps orders them).
+func New(apps []*model.App) *API { return &API{apps: apps} }
+
+// Error is a REST error with its HTTP status.
+type Error struct {
+	Status int
+	Msg    string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func notFound(format string, a ...any) error {
+	return &Error{Status: http.StatusNotFound, Msg: fmt.Sprintf(format, a...)}
+}
+
+func badRequest(format string, a ...any) error {
+	return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, a...)}
+}
+
+// StatusOf returns the HTTP status for an error from Get.
+func StatusOf(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return http.StatusInternalServerError
+}
+
+// Get answers one path such as "/api/v1/applications/app-1/stages?status=complete"
+// (the "/api/v1/" prefix is optional) with a JSON value for Marshal.
+func (api *API) Get(rawPath string) (any, error) {
+	u, err := url.Parse(rawPath)
+	if err != nil {
+		return nil, badRequest("bad path: %v", err)
+	}
+	return api.get(u.Path, u.Query())
+}
+
+func (api *API) get(path string, q url.Values) (any, error) {
+	path = strings.TrimPrefix(path, "/")
+	path = strings.TrimPrefix(path, "api/v1/")
+	path = strings.Trim(path, "/")
+	seg := strings.Split(path, "/")
+	switch {
+	case seg[0] == "applications" && len(seg) == 1:
+		return api.appList(q)
+	case seg[0] == "applications":
+	case seg[0] == "version" && len(seg) == 1:
+		return obj().Set("spark", "sparkdx"), nil
+	default:
+		return nil, notFound("unknown resource: %s", path)
+	}
+	app := api.app(seg[1])
+	if len(seg) == 2 {
+		if app == nil {
+			return nil, notFound("unknown app: %s", seg[1])
+		}
+		return appInfo(app), nil
+	}
+	// Below an application the History Server loads one attempt's UI: the
+	// attempt named in the path, or else the attempt without an id.
+	rest := seg[2:]
+	attemptID := ""
+	if !isResource(rest[0]) {
+		attemptID, rest = rest[0], rest[1:]
+	}
+	var at *model.Attempt
+	if app != nil {
+		for _, a := range app.Attempts {
+			if a.AttemptID == attemptID {
+				at = a
+			}
+		}
+	}
+	if at == nil {
+		key := seg[1]
+		if attemptID != "" {
+			key += "/" + attemptID
+		}
+		return nil, notFound("no such app: %s", key)
+	}
+	if len(rest) == 0 {
+		return nil, notFound("unknown resource: %s", path)
+	}
+	return api.attemptResource(at, rest, q, path)
+}
+
+func isResource(s string) bool {
+	switch s {
+	case "jobs", "executors", "allexecutors", "stages", "storage", "environment",
+		"allmiscellaneousprocess", "logs", "sql", "streaming":
+		return true
+	}
+	return false
+}
+
+func (api *API) app(id string) *model.App {
+	for _, a := range api.apps {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, path string) (any, error) {
+	switch rest[0] {
+	case "jobs":
+		if len(rest) == 1 {
+			return jobList(a, q)
+		}
+		if len(rest) == 2 {
+			id, err := strconv.Atoi(rest[1])
+			if err != nil {
+				return nil, notFound("unknown job: %s", rest[1])
+			}
+			j := a.Job(id)
+			if j == nil {
+				return nil, notFound("unknown job: %d", id)
+			}
+			return jobData(j), nil
+		}
+	case "executors":
+		if len(rest) == 1 {
+			return executorList(a, true, api.nowMs()), nil
+		}
+	case "allexecutors":
+		if len(rest) == 1 {
+			return executorList(a, false, api.nowMs()), nil
+		}
+	case "stages":
+		return api.stages(a, rest[1:], q, path)
+	case "storage":
+		if len(rest) >= 2 && rest[1] == "rdd" {
+			if len(rest) == 2 {
+				return rddList(a), nil
+			}
+			if len(rest) == 3 {
+				id, err := strconv.Atoi(rest[2])
+				if err == nil {
+					if r := a.RDD(id); r != nil {
+						return rddInfo(a, r, true), nil
+					}
+				}
+				return nil, notFound("no rdd found w/ id %s", rest[2])
+			}
+		}
+	case "environment":
+		if len(rest) == 1 {
+			return environment(a), nil
+		}
+	case "allmiscellaneousprocess":
+		if len(rest) == 1 {
+			return miscList(a), nil
+		}
+	}
+	return nil, notFound("unknown resource: %s", path)
+}
+
+// boolParam reads a Jersey boolean query parameter with a default.
+func boolParam(q url.Values, name string, def bool) bool {
+	v := q.Get(name)
+	if v == "" {
+		return def
+	}
+	return strings.EqualFold(v, "true")
+}
+
+func intParam(q url.Values, name string, def int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, notFound("bad value for parameter %q: %q", name, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,38 @@
+package model
+
+// Job status values, as Spark's JobExecutionStatus.
+const (
+	JobRunning   = "RUNNING"
+	JobSucceeded = "SUCCEEDED"
+	JobFailed    = "FAILED"
+	JobUnknown   = "UNKNOWN"
+)
+
+// Job is one Spark job and its task and stage counters.
+type Job struct {
+	ID             int
+	Name           string
+	Description    string
+	HasDescription bool
+	SubmissionTime int64
+	CompletionTime int64
+	StageIDs       []int
+	JobGroup       string
+	HasJobGroup    bool
+	JobTags        []string
+	Status         string
+	SQLExecutionID int64 // -1 when not part of a SQL execution
+
+	NumTasks         int
+	ActiveTasks      int
+	CompletedTasks   int
+	SkippedTasks     int
+	FailedTasks      int
+	KilledTasks      int
+	CompletedIndices map[int64]struct{} // stage id << 32 | task index
+	ActiveStages     int
+	CompletedStages  map[int]struct{}
+	SkippedStages    map[int]struct{}
+	FailedStages     int
+	KilledSummary    map[string]int
+}

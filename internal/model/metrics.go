@@ -1,0 +1,208 @@
+package model
+
+// TaskMetrics holds every field of Spark's TaskMetrics (as the event log
+// carries them in "Task Metrics"), including push-based shuffle fields.
+type TaskMetrics struct {
+	ExecutorDeserializeTime    int64
+	ExecutorDeserializeCpuTime int64
+	ExecutorRunTime            int64
+	ExecutorCpuTime            int64
+	ResultSize                 int64
+	JvmGcTime                  int64
+	ResultSerializationTime    int64
+	MemoryBytesSpilled         int64
+	DiskBytesSpilled           int64
+	PeakExecutionMemory        int64
+	PeakOnHeapExecutionMemory  int64
+	PeakOffHeapExecutionMemory int64
+
+	InputBytesRead       int64
+	InputRecordsRead     int64
+	OutputBytesWritten   int64
+	OutputRecordsWritten int64
+
+	ShuffleRead  ShuffleReadMetrics
+	ShuffleWrite ShuffleWriteMetrics
+}
+
+// ShuffleReadMetrics are a task's "Shuffle Read Metrics".
+type ShuffleReadMetrics struct {
+	RemoteBlocksFetched   int64
+	LocalBlocksFetched    int64
+	FetchWaitTime         int64
+	RemoteBytesRead       int64
+	RemoteBytesReadToDisk int64
+	LocalBytesRead        int64
+	RecordsRead           int64
+	RemoteReqsDuration    int64
+	Push                  ShufflePushReadMetrics
+}
+
+// ShufflePushReadMetrics are the push-based shuffle read fields (Spark 3.2+).
+type ShufflePushReadMetrics struct {
+	CorruptMergedBlockChunks  int64
+	MergedFetchFallbackCount  int64
+	RemoteMergedBlocksFetched int64
+	LocalMergedBlocksFetched  int64
+	RemoteMergedChunksFetched int64
+	LocalMergedChunksFetched  int64
+	RemoteMergedBytesRead     int64
+	LocalMergedBytesRead      int64
+	RemoteMergedReqsDuration  int64
+}
+
+// ShuffleWriteMetrics are a task's "Shuffle Write Metrics".
+type ShuffleWriteMetrics struct {
+	BytesWritten   int64
+	WriteTime      int64
+	RecordsWritten int64
+}
+
+// Add adds o into m (sign +1) or subtracts it (sign -1).
+func (m *TaskMetrics) Add(o *TaskMetrics, sign int64) {
+	m.ExecutorDeserializeTime += sign * o.ExecutorDeserializeTime
+	m.ExecutorDeserializeCpuTime += sign * o.ExecutorDeserializeCpuTime
+	m.ExecutorRunTime += sign * o.ExecutorRunTime
+	m.ExecutorCpuTime += sign * o.ExecutorCpuTime
+	m.ResultSize += sign * o.ResultSize
+	m.JvmGcTime += sign * o.JvmGcTime
+	m.ResultSerializationTime += sign * o.ResultSerializationTime
+	m.MemoryBytesSpilled += sign * o.MemoryBytesSpilled
+	m.DiskBytesSpilled += sign * o.DiskBytesSpilled
+	m.PeakExecutionMemory += sign * o.PeakExecutionMemory
+	m.PeakOnHeapExecutionMemory += sign * o.PeakOnHeapExecutionMemory
+	m.PeakOffHeapExecutionMemory += sign * o.PeakOffHeapExecutionMemory
+	m.InputBytesRead += sign * o.InputBytesRead
+	m.InputRecordsRead += sign * o.InputRecordsRead
+	m.OutputBytesWritten += sign * o.OutputBytesWritten
+	m.OutputRecordsWritten += sign * o.OutputRecordsWritten
+	r, or := &m.ShuffleRead, &o.ShuffleRead
+	r.RemoteBlocksFetched += sign * or.RemoteBlocksFetched
+	r.LocalBlocksFetched += sign * or.LocalBlocksFetched
+	r.FetchWaitTime += sign * or.FetchWaitTime
+	r.RemoteBytesRead += sign * or.RemoteBytesRead
+	r.RemoteBytesReadToDisk += sign * or.RemoteBytesReadToDisk
+	r.LocalBytesRead += sign * or.LocalBytesRead
+	r.RecordsRead += sign * or.RecordsRead
+	r.RemoteReqsDuration += sign * or.RemoteReqsDuration
+	p, op := &r.Push, &or.Push
+	p.CorruptMergedBlockChunks += sign * op.CorruptMergedBlockChunks
+	p.MergedFetchFallbackCount += sign * op.MergedFetchFallbackCount
+	p.RemoteMergedBlocksFetched += sign * op.RemoteMergedBlocksFetched
+	p.LocalMergedBlocksFetched += sign * op.LocalMergedBlocksFetched
+	p.RemoteMergedChunksFetched += sign * op.RemoteMergedChunksFetched
+	p.LocalMergedChunksFetched += sign * op.LocalMergedChunksFetched
+	p.RemoteMergedBytesRead += sign * op.RemoteMergedBytesRead
+	p.LocalMergedBytesRead += sign * op.LocalMergedBytesRead
+	p.RemoteMergedReqsDuration += sign * op.RemoteMergedReqsDuration
+	w, ow := &m.ShuffleWrite, &o.ShuffleWrite
+	w.BytesWritten += sign * ow.BytesWritten
+	w.WriteTime += sign * ow.WriteTime
+	w.RecordsWritten += sign * ow.RecordsWritten
+}
+
+// ShuffleReadBytes is local plus remote shuffle bytes read.
+func (m *TaskMetrics) ShuffleReadBytes() int64 {
+	return m.ShuffleRead.LocalBytesRead + m.ShuffleRead.RemoteBytesRead
+}
+
+// ExecutorMetricNames are Spark's ExecutorMetricType names in their fixed order.
+var ExecutorMetricNames = [NumExecutorMetrics]string{
+	"JVMHeapMemory", "JVMOffHeapMemory", "OnHeapExecutionMemory", "OffHeapExecutionMemory",
+	"OnHeapStorageMemory", "OffHeapStorageMemory", "OnHeapUnifiedMemory", "OffHeapUnifiedMemory",
+	"DirectPoolMemory", "MappedPoolMemory",
+	"ProcessTreeJVMVMemory", "ProcessTreeJVMRSSMemory", "ProcessTreePythonVMemory",
+	"ProcessTreePythonRSSMemory", "ProcessTreeOtherVMemory", "ProcessTreeOtherRSSMemory",
+	"MinorGCCount", "MinorGCTime", "MajorGCCount", "MajorGCTime", "TotalGCTime",
+	"ConcurrentGCCount", "ConcurrentGCTime",
+}
+
+// NumExecutorMetrics is the number of executor metrics Spark defines.
+const NumExecutorMetrics = 23
+
+// Indexes of the executor metrics sparkdx reads directly.
+const (
+	MetricJVMHeapMemory              = 0
+	MetricJVMOffHeapMemory           = 1
+	MetricProcessTreeJVMRSSMemory    = 11
+	MetricProcessTreePythonRSSMemory = 13
+	MetricTotalGCTime                = 20
+)
+
+// ExecutorMetricIndex returns the index of a metric name, or -1.
+func ExecutorMetricIndex(name string) int {
+	switch name {
+	case "JVMHeapMemory":
+		return 0
+	case "JVMOffHeapMemory":
+		return 1
+	case "OnHeapExecutionMemory":
+		return 2
+	case "OffHeapExecutionMemory":
+		return 3
+	case "OnHeapStorageMemory":
+		return 4
+	case "OffHeapStorageMemory":
+		return 5
+	case "OnHeapUnifiedMemory":
+		return 6
+	case "OffHeapUnifiedMemory":
+		return 7
+	case "DirectPoolMemory":
+		return 8
+	case "MappedPoolMemory":
+		return 9
+	case "ProcessTreeJVMVMemory":
+		return 10
+	case "ProcessTreeJVMRSSMemory":
+		return 11
+	case "ProcessTreePythonVMemory":
+		return 12
+	case "ProcessTreePythonRSSMemory":
+		return 13
+	case "ProcessTreeOtherVMemory":
+		return 14
+	case "ProcessTreeOtherRSSMemory":
+		return 15
+	case "MinorGCCount":
+		return 16
+	case "MinorGCTime":
+		return 17
+	case "MajorGCCount":
+		return 18
+	case "MajorGCTime":
+		return 19
+	case "TotalGCTime":
+		return 20
+	case "ConcurrentGCCount":
+		return 21
+	case "ConcurrentGCTime":
+		return 22
+	}
+	return -1
+}
+
+// ExecutorMetrics is a set of executor metric values (peaks when used as
+// peaks). Set is false until any value was recorded, like Spark's isSet.
+type ExecutorMetrics struct {
+	Values [NumExecutorMetrics]int64
+	Set    bool
+}
+
+// UpdatePeaks raises each value to o's where o's is larger; an update marks
+// the metrics set even when every value is zero, as Spark does.
+func (m *ExecutorMetrics) UpdatePeaks(o *ExecutorMetrics) {
+	if !o.Set {
+		return
+	}
+	if !m.Set {
+		m.Values = o.Values
+		m.Set = true
+		return
+	}
+	for i, v := range o.Values {
+		if v > m.Values[i] {
+			m.Values[i] = v
+		}
+	}
+}

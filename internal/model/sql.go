@@ -1,0 +1,53 @@
+package model
+
+// SQLPlanNode is a node of a SQL physical plan (SparkPlanInfo).
+type SQLPlanNode struct {
+	NodeName     string
+	SimpleString string
+	Children     []*SQLPlanNode
+	Metrics      []SQLMetric
+}
+
+// SQLMetric names an accumulator that carries one plan metric.
+type SQLMetric struct {
+	Name          string
+	AccumulatorID int64
+	MetricType    string
+}
+
+// SQLExecution is one SQL query execution.
+type SQLExecution struct {
+	ID            int64
+	RootID        int64
+	Description   string
+	Details       string
+	PhysicalPlan  string
+	Plan          *SQLPlanNode
+	StartTime     int64
+	EndTime       int64
+	ErrorMessage  string
+	JobIDs        []int
+	AQEUpdates    int
+	DriverUpdates map[int64]int64 // accumulator id -> value, from the driver
+}
+
+// StreamingQuery is one Structured Streaming query run.
+type StreamingQuery struct {
+	ID        string
+	RunID     string
+	Name      string
+	StartTime int64
+	EndTime   int64
+	Exception string
+	Progress  []StreamingProgress
+}
+
+// StreamingProgress is one micro-batch progress report.
+type StreamingProgress struct {
+	BatchID                int64
+	Timestamp              string
+	NumInputRows           int64
+	InputRowsPerSecond     float64
+	ProcessedRowsPerSecond float64
+	DurationMs             map[string]int64
+}

@@ -1,0 +1,68 @@
+package model
+
+// Task status values as the History Server shows them.
+const (
+	TaskRunning   = "RUNNING"
+	TaskGetResult = "GET RESULT"
+	TaskFailed    = "FAILED"
+	TaskKilled    = "KILLED"
+	TaskSuccess   = "SUCCESS"
+)
+
+// Task is one task attempt.
+type Task struct {
+	TaskID            int64
+	Index             int
+	Attempt           int
+	PartitionID       int
+	LaunchTime        int64
+	GettingResultTime int64 // 0 when never fetched
+	FinishTime        int64 // 0 while running
+	ExecutorID        string
+	Host              string
+	Locality          string
+	Speculative       bool
+	Failed            bool
+	Killed            bool
+	Accumulables      []Accumulable
+	ErrorMessage      string
+	HasErrorMessage   bool
+	EndReason         string // "Success", "ExceptionFailure", "ExecutorLostFailure", ...
+
+	HasMetrics bool
+	Metrics    TaskMetrics
+	// PeakJVMHeap/OffHeap come from "Task Executor Metrics".
+	PeakJVMHeap    int64
+	PeakJVMOffHeap int64
+}
+
+// Status is the task status string Spark's TaskInfo.status gives.
+func (t *Task) Status() string {
+	switch {
+	case t.FinishTime == 0 && t.GettingResultTime != 0:
+		return TaskGetResult
+	case t.FinishTime == 0:
+		return TaskRunning
+	case t.Failed:
+		return TaskFailed
+	case t.Killed:
+		return TaskKilled
+	default:
+		return TaskSuccess
+	}
+}
+
+// Successful is true for a finished task that neither failed nor was killed.
+func (t *Task) Successful() bool { return t.FinishTime != 0 && !t.Failed && !t.Killed }
+
+// Duration is Spark's TaskInfo.duration for a finished task, or the time
+// running until now for a live one.
+func (t *Task) Duration(now int64) int64 {
+	if t.FinishTime != 0 {
+		return t.FinishTime - t.LaunchTime
+	}
+	if now <= 0 {
+		return 0
+	}
+	return now - t.LaunchTime
+}
