@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -17,6 +18,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	format := fs.String("format", "json", "output format: json")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
+	dflags := addDeltaFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
@@ -27,6 +29,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageErr("--format %s: only json is implemented yet", *format)
 	}
 	var reports []*report.Report
+	var attempts []*model.Attempt
 	for _, path := range fs.Args() {
 		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
 		if err != nil {
@@ -47,7 +50,11 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			reports = append(reports, report.Build(a, report.Log{Path: l.Path, Codec: logCodec(l),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
+			attempts = append(attempts, a)
 		}
+	}
+	if err := dflags.writeApps(ctx, attempts, reports); err != nil {
+		return err
 	}
 	return report.WriteJSON(stdout, reports)
 }
