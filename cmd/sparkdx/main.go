@@ -48,6 +48,7 @@ func commands() []command {
 		{"version", "version", runVersion},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
 		{"analyze", "analyze [--format json] [--strict] LOG...", runAnalyze},
+		{"agent", agentUsage, runAgent},
 	}
 }
 
