@@ -141,10 +141,19 @@ func encodeCheckpoint(rows []cpRow) ([]byte, error) {
 
 // decodeCheckpoint reads a checkpoint back into actions; it reads the
 // columns sparkdx writes and the ones other writers add are ignored.
-func decodeCheckpoint(name string, data []byte) ([]Action, error) {
+func decodeCheckpoint(name string, data []byte) (actions []Action, err error) {
+	// parquet-go panics on some malformed files; a damaged checkpoint must
+	// be an error (the writer then replays the JSON commits instead).
+	defer func() {
+		if p := recover(); p != nil {
+			actions, err = nil, fmt.Errorf("delta: %s: malformed Parquet: %v", name, p)
+		}
+	}()
+	if _, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))); err != nil {
+		return nil, fmt.Errorf("delta: %s: %w", name, err)
+	}
 	r := parquet.NewGenericReader[cpRow](bytes.NewReader(data))
 	defer r.Close()
-	var actions []Action
 	buf := make([]cpRow, 256)
 	for {
 		n, err := r.Read(buf)

@@ -49,9 +49,22 @@ func checkpointRows(fsys fs.FS, v int64) ([]cpRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deltacheck: %w", err)
 	}
+	return readCheckpointRows(name, data)
+}
+
+// readCheckpointRows reads the rows; parquet-go panics on some malformed
+// files, which are reported as errors.
+func readCheckpointRows(name string, data []byte) (rows []cpRow, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rows, err = nil, fmt.Errorf("deltacheck: %s: malformed Parquet: %v", name, p)
+		}
+	}()
+	if _, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))); err != nil {
+		return nil, fmt.Errorf("deltacheck: %s: %w", name, err)
+	}
 	r := parquet.NewGenericReader[cpRow](bytes.NewReader(data))
 	defer r.Close()
-	var rows []cpRow
 	buf := make([]cpRow, 128)
 	for {
 		n, err := r.Read(buf)

@@ -179,40 +179,86 @@ func replayCommit(fsys fs.FS, st *state, v int64) error {
 	return nil
 }
 
-func applyAction(st *state, kind string, a map[string]any) error {
-	req := func(fields ...string) error {
-		for _, f := range fields {
-			if _, ok := a[f]; !ok {
-				return fmt.Errorf("missing required field %q", f)
+// field kinds an action's fields must have
+type kind int
+
+const (
+	kString kind = iota
+	kNumber
+	kBool
+	kObject
+	kStrings   // array of strings
+	kStringMap // object of strings
+)
+
+func checkFields(a map[string]any, fields map[string]kind) error {
+	for f, k := range fields {
+		v, ok := a[f]
+		if !ok {
+			return fmt.Errorf("missing required field %q", f)
+		}
+		good := false
+		switch k {
+		case kString:
+			_, good = v.(string)
+		case kNumber:
+			_, good = v.(float64)
+		case kBool:
+			_, good = v.(bool)
+		case kObject:
+			_, good = v.(map[string]any)
+		case kStrings:
+			arr, isArr := v.([]any)
+			good = isArr
+			for _, e := range arr {
+				if _, s := e.(string); !s {
+					good = false
+				}
+			}
+		case kStringMap:
+			m, isMap := v.(map[string]any)
+			good = isMap
+			for _, e := range m {
+				if _, s := e.(string); !s && e != nil {
+					good = false
+				}
 			}
 		}
-		return nil
+		if !good {
+			return fmt.Errorf("field %q has the wrong type", f)
+		}
 	}
-	switch kind {
+	return nil
+}
+
+func applyAction(st *state, action string, a map[string]any) error {
+	switch action {
 	case "protocol":
-		if err := req("minReaderVersion", "minWriterVersion"); err != nil {
+		if err := checkFields(a, map[string]kind{"minReaderVersion": kNumber, "minWriterVersion": kNumber}); err != nil {
 			return err
 		}
 		st.protocol = a
 	case "metaData":
-		if err := req("id", "format", "schemaString", "partitionColumns", "configuration"); err != nil {
+		if err := checkFields(a, map[string]kind{"id": kString, "format": kObject, "schemaString": kString,
+			"partitionColumns": kStrings, "configuration": kStringMap}); err != nil {
 			return err
 		}
 		st.meta = a
 	case "add":
-		if err := req("path", "partitionValues", "size", "modificationTime", "dataChange"); err != nil {
+		if err := checkFields(a, map[string]kind{"path": kString, "partitionValues": kStringMap, "size": kNumber,
+			"modificationTime": kNumber, "dataChange": kBool}); err != nil {
 			return err
 		}
 		st.adds[a["path"].(string)] = a
 		delete(st.removes, a["path"].(string))
 	case "remove":
-		if err := req("path", "dataChange"); err != nil {
+		if err := checkFields(a, map[string]kind{"path": kString, "dataChange": kBool}); err != nil {
 			return err
 		}
 		delete(st.adds, a["path"].(string))
 		st.removes[a["path"].(string)] = true
 	case "txn":
-		if err := req("appId", "version"); err != nil {
+		if err := checkFields(a, map[string]kind{"appId": kString, "version": kNumber}); err != nil {
 			return err
 		}
 		st.txns[a["appId"].(string)] = int64(a["version"].(float64))
@@ -312,11 +358,14 @@ func checkFile(fsys fs.FS, t *Table, p string, a map[string]any, columns map[str
 		return f, fmt.Errorf("path is not a relative URI to a non-hidden file")
 	}
 	f.Path = decoded
+	if decoded == "" || !fs.ValidPath(decoded) {
+		return f, fmt.Errorf("path %q is not a valid relative path", decoded)
+	}
 	f.Size = int64(a["size"].(float64))
 	pv, _ := a["partitionValues"].(map[string]any)
 	f.PartitionValues = map[string]string{}
 	for k, v := range pv {
-		f.PartitionValues[k] = v.(string)
+		f.PartitionValues[k], _ = v.(string) // null: a null partition value
 	}
 	if len(pv) != len(t.PartitionColumns) {
 		return f, fmt.Errorf("partitionValues %v, want one per partition column %v", pv, t.PartitionColumns)

@@ -21,7 +21,7 @@ type row struct {
 }
 
 // writeTable writes 7 appends of 4 rows: checkpoints at versions 3 and 6.
-func writeTable(t *testing.T) string {
+func writeTable(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
