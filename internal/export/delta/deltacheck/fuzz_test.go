@@ -32,4 +32,3 @@ func FuzzCheck(f *testing.F) {
 		deltacheck.Check(fsys)
 	})
 }
-
