@@ -25,7 +25,7 @@ func (t *Table[T]) writeFiles(ctx context.Context, rows []T) ([]*Add, error) {
 	var adds []*Add
 	for _, key := range order {
 		g := groups[key]
-		data, err := encodeRows(g.rows)
+		data, err := encodeRows(g.rows, t.codec)
 		if err != nil {
 			return nil, fmt.Errorf("delta: encode data file: %w", err)
 		}
@@ -56,27 +56,31 @@ type partGroup[T any] struct {
 func (t *Table[T]) partition(rows []T) (map[string]*partGroup[T], []string) {
 	groups := map[string]*partGroup[T]{}
 	var order []string
-	for _, r := range rows {
-		rv := reflect.ValueOf(r)
-		var dir strings.Builder
-		values := map[string]string{}
-		for i, p := range t.opts.PartitionBy {
-			v := rv.Field(t.partIdx[i]).String()
-			values[p] = v
-			val := hiveEscape(v)
-			if v == "" {
-				val = "__HIVE_DEFAULT_PARTITION__" // PROTOCOL.md: an empty value is null
-			}
-			dir.WriteString(hiveEscape(p) + "=" + val + "/")
+	var key []byte
+	for i := range rows {
+		rv := reflect.ValueOf(&rows[i]).Elem()
+		key = key[:0]
+		for j := range t.opts.PartitionBy {
+			key = append(append(key, rv.Field(t.partIdx[j]).String()...), 0)
 		}
-		key := dir.String()
-		g := groups[key]
+		g := groups[string(key)] // no allocation for the lookup
 		if g == nil {
-			g = &partGroup[T]{values: values, dir: key}
-			groups[key] = g
-			order = append(order, key)
+			g = &partGroup[T]{values: map[string]string{}}
+			var dir strings.Builder
+			for j, p := range t.opts.PartitionBy {
+				v := rv.Field(t.partIdx[j]).String()
+				g.values[p] = v
+				val := hiveEscape(v)
+				if v == "" {
+					val = "__HIVE_DEFAULT_PARTITION__" // PROTOCOL.md: an empty value is null
+				}
+				dir.WriteString(hiveEscape(p) + "=" + val + "/")
+			}
+			g.dir = dir.String()
+			groups[string(key)] = g
+			order = append(order, string(key))
 		}
-		g.rows = append(g.rows, r)
+		g.rows = append(g.rows, rows[i])
 	}
 	return groups, order
 }
@@ -96,9 +100,9 @@ func hiveEscape(s string) string {
 	return b.String()
 }
 
-func encodeRows[T any](rows []T) ([]byte, error) {
+func encodeRows[T any](rows []T, codec *zstd.Codec) ([]byte, error) {
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.Compression(&zstd.Codec{}),
+	w := parquet.NewGenericWriter[T](&buf, parquet.Compression(codec),
 		parquet.CreatedBy("sparkdx", "", ""))
 	if _, err := w.Write(rows); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // The protocol sparkdx writes: readable by every Delta reader, no table
@@ -44,6 +45,7 @@ type Table[T any] struct {
 	schemaString string
 	statCols     []statColumn
 	partIdx      []int
+	codec        *zstd.Codec // shared so its encoder pool is reused across files
 
 	mu   sync.Mutex
 	snap *snapshot
@@ -82,7 +84,7 @@ func Open[T any](ctx context.Context, st Storage, opts Options) (*Table[T], erro
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	t := &Table[T]{store: st, opts: opts, schema: parquet.SchemaOf(new(T))}
+	t := &Table[T]{store: st, opts: opts, schema: parquet.SchemaOf(new(T)), codec: &zstd.Codec{}}
 	var err error
 	if t.schemaString, err = deltaSchema(t.schema); err != nil {
 		return nil, err
