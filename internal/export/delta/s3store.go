@@ -3,13 +3,16 @@ package delta
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/google/uuid"
 	"github.com/minio/minio-go/v7"
 )
 
@@ -20,6 +23,9 @@ type S3Store struct {
 	Client *minio.Client
 	Bucket string
 	Prefix string // table root inside the bucket, no leading or trailing slash
+
+	verify sync.Once
+	verr   error
 }
 
 // NewS3Store returns a store for s3://bucket/prefix reached through client.
@@ -58,6 +64,29 @@ func isPreconditionFailed(err error) bool {
 	// same key is in flight; it will win or fail, either way this one lost.
 	return r.StatusCode == http.StatusPreconditionFailed || r.Code == "PreconditionFailed" ||
 		r.StatusCode == http.StatusConflict
+}
+
+// verifyExclusive checks, once, that the store honours If-None-Match: an
+// S3-compatible store that ignores it would let two writers both "win" a
+// version and silently lose a commit, so such a store is refused.
+func (s *S3Store) verifyExclusive(ctx context.Context) error {
+	s.verify.Do(func() {
+		key := "_delta_log/.sparkdx-probe-" + uuid.NewString()
+		if err := s.Put(ctx, key, []byte("1"), true); err != nil {
+			s.verr = err
+			return
+		}
+		defer s.Client.RemoveObject(ctx, s.Bucket, s.key(key), minio.RemoveObjectOptions{})
+		err := s.Put(ctx, key, []byte("2"), true)
+		switch {
+		case errors.Is(err, ErrExist):
+		case err == nil:
+			s.verr = fmt.Errorf("delta: s3://%s: the store ignores If-None-Match on PutObject; concurrent commits would be lost", s.Bucket)
+		default:
+			s.verr = err
+		}
+	})
+	return s.verr
 }
 
 // Get implements Storage.

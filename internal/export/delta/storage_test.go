@@ -43,6 +43,11 @@ func TestStorageContract(t *testing.T) {
 			if err := st.Put(ctx, "date=x/part-1.parquet", []byte("p"), true); err != nil {
 				t.Fatal(err)
 			}
+			if v, ok := st.(interface{ verifyExclusive(context.Context) error }); ok {
+				if err := v.verifyExclusive(ctx); err != nil {
+					t.Errorf("verifyExclusive: %v", err) // the probe must also leave nothing behind (List below)
+				}
+			}
 			names, err := st.List(ctx, "_delta_log/")
 			want := []string{"00000000000000000000.json", "_last_checkpoint"}
 			if err != nil || !reflect.DeepEqual(names, want) {

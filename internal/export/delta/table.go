@@ -102,6 +102,11 @@ func Open[T any](ctx context.Context, st Storage, opts Options) (*Table[T], erro
 		}
 		t.partIdx = append(t.partIdx, idx)
 	}
+	if v, ok := st.(interface{ verifyExclusive(context.Context) error }); ok {
+		if err := v.verifyExclusive(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if t.snap, err = loadSnapshot(ctx, st); err != nil {
 		return nil, err
 	}
