@@ -71,20 +71,18 @@ func (b *Batcher[T]) Flush(ctx context.Context) error {
 }
 
 // Run flushes every maxDelay until ctx ends, then flushes once more with
-// flushCtx (which should outlive ctx briefly) and returns the last error.
+// flushCtx (which should outlive ctx briefly) and returns that flush's
+// error. A failed periodic flush keeps its rows for the next one, so the
+// final flush is the one that decides whether every row landed.
 func (b *Batcher[T]) Run(ctx, flushCtx context.Context) error {
 	tick := time.NewTicker(b.maxDelay)
 	defer tick.Stop()
-	var last error
 	for {
 		select {
 		case <-ctx.Done():
-			if err := b.Flush(flushCtx); err != nil {
-				return err
-			}
-			return last
+			return b.Flush(flushCtx)
 		case <-tick.C:
-			last = b.Flush(ctx)
+			_ = b.Flush(ctx)
 		}
 	}
 }
