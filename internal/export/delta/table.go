@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -213,7 +214,7 @@ func (t *Table[T]) commit(ctx context.Context, adds []*Add, opts AppendOptions) 
 		if errors.Is(err, ErrExist) {
 			continue
 		}
-		if err != nil {
+		if err != nil && !t.landed(v, data) {
 			return Result{}, fmt.Errorf("delta: commit version %d: %w", v, err)
 		}
 		t.snap.apply(actions)
@@ -226,6 +227,17 @@ func (t *Table[T]) commit(ctx context.Context, adds []*Add, opts AppendOptions) 
 		return Result{Version: v, Files: len(adds), Attempts: attempt}, nil
 	}
 	return Result{}, fmt.Errorf("delta: commit: lost %d attempts to concurrent writers", t.opts.MaxAttempts)
+}
+
+// landed reports whether a commit whose Put failed ambiguously (a timeout or
+// a cancelled request that reached the store) is in the log anyway: then it
+// must count as done, or a retry would append the same rows twice. Each
+// commit carries a fresh commitInfo.txnId, so equal bytes mean it is ours.
+func (t *Table[T]) landed(v int64, data []byte) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := t.store.Get(ctx, logDir+commitName(v))
+	return err == nil && bytes.Equal(got, data)
 }
 
 func (t *Table[T]) actions(now time.Time, v int64, create bool, adds []*Add, opts AppendOptions) []Action {

@@ -194,3 +194,40 @@ func TestBatcher(t *testing.T) {
 		t.Errorf("got %d rows in the table, want 28", tb.Rows)
 	}
 }
+
+// flakyStore reports a failure for a commit that it did store, as a
+// timed-out request that reached S3 would.
+type flakyStore struct {
+	Storage
+	failNext bool
+}
+
+func (f *flakyStore) Put(ctx context.Context, key string, data []byte, exclusive bool) error {
+	err := f.Storage.Put(ctx, key, data, exclusive)
+	if err == nil && f.failNext && strings.HasSuffix(key, ".json") {
+		f.failNext = false
+		return context.DeadlineExceeded
+	}
+	return err
+}
+
+func TestAmbiguousCommitCountsOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := &flakyStore{Storage: NewDirStore(dir)}
+	tbl, err := Open[testRow](ctx, st, Options{PartitionBy: []string{"date"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.failNext = true
+	res, err := tbl.Append(ctx, testRows(4, 0), AppendOptions{})
+	if err != nil || res.Version != 1 {
+		t.Fatalf("got %+v, %v; want version 1 committed despite the reported failure", res, err)
+	}
+	if _, err := tbl.Append(ctx, testRows(4, 4), AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if tb := checkTable(t, dir); tb.Rows != 8 || tb.Version != 2 {
+		t.Errorf("got %d rows at version %d, want 8 at 2", tb.Rows, tb.Version)
+	}
+}
