@@ -7,11 +7,15 @@ FUZZTIME  ?= 10s
 
 test: vet unit fuzz
 
+# exporter/deltaexporter is its own Go module (the collector's API): vet and
+# test it too.
 vet:
 	$(GO) vet ./...
+	cd exporter/deltaexporter && $(GO) vet ./...
 
 unit:
 	$(GO) test -count=1 -timeout 40m ./...
+	cd exporter/deltaexporter && $(GO) test -count=1 -timeout 40m ./...
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./.ci/fuzz

@@ -14,6 +14,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -32,6 +33,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
 	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
 	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
+	dflags := addDeltaFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
@@ -66,6 +68,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	now := time.Now()
 	var inputs []*report.Input
 	worst := diagnose.None
+	var attempts []*model.Attempt
 	for _, path := range fs.Args() {
 		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
 		if err != nil {
@@ -112,6 +115,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
+			attempts = append(attempts, a)
 		}
 	}
 	if exp != nil {
@@ -121,6 +125,13 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if len(inputs) == 0 {
 		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
+	}
+	reports := make([]*report.Report, len(inputs))
+	for i, in := range inputs {
+		reports[i] = in.Report
+	}
+	if err := dflags.writeApps(ctx, attempts, reports); err != nil {
+		return err
 	}
 	if err := writeReport(stdout, *out, *format, inputs); err != nil {
 		return err

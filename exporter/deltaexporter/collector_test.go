@@ -1,0 +1,197 @@
+package deltaexporter
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// buildCollector builds the distribution of deploy/otelcol with ocb, or
+// returns $SPARKDX_OTELCOL when set (a binary built before). A cold build
+// takes minutes (8 min wall on a busy 2-core machine, ~2 min CPU).
+func buildCollector(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("SPARKDX_OTELCOL"); bin != "" {
+		return bin
+	}
+	builder := sparktest.Program(t, "builder")
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(root, "deploy", "otelcol", "builder-config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	m := string(manifest)
+	m = strings.Replace(m, "output_path: deploy/otelcol/_build", "output_path: "+out, 1)
+	m = strings.Replace(m, "=> ../../../exporter/deltaexporter", "=> "+filepath.Join(root, "exporter", "deltaexporter"), 1)
+	m = strings.Replace(m, "=> ../../..", "=> "+root, 1)
+	cfg := filepath.Join(t.TempDir(), "builder-config.yaml")
+	if err := os.WriteFile(cfg, []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if b, err := exec.Command(builder, "--config", cfg).CombinedOutput(); err != nil {
+		t.Fatalf("builder: %v\n%s", err, b)
+	}
+	t.Logf("collector built in %v", time.Since(start).Round(time.Second))
+	return filepath.Join(out, "otelcol-sparkdx")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startJVM runs a JVM whose main class and arguments look like a Spark
+// executor's (the agent's test class), so the agent discovers it.
+func startJVM(t *testing.T, appID string) {
+	t.Helper()
+	javac, java := sparktest.Program(t, "javac"), sparktest.Program(t, "java")
+	classes := t.TempDir()
+	src, _ := filepath.Abs("../../internal/agent/testdata/java")
+	var srcs []string
+	filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".java") {
+			srcs = append(srcs, p)
+		}
+		return nil
+	})
+	if b, err := exec.Command(javac, append([]string{"-d", classes}, srcs...)...).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, b)
+	}
+	cmd := exec.Command(java, "-Xmx64m", "-cp", classes, "org.apache.spark.executor.CoarseGrainedExecutorBackend",
+		"--driver-url", "spark://CoarseGrainedScheduler@127.0.0.1:7078", "--executor-id", "1",
+		"--hostname", "127.0.0.1", "--cores", "1", "--app-id", appID, "--resourceProfileId", "0")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if sc.Text() == "ready" {
+			return
+		}
+	}
+	t.Fatal("test JVM exited before printing ready")
+}
+
+// TestCollectorPipeline: sparkdx agent watches a real JVM and pushes OTLP
+// to a collector built with this exporter; the rows appear in samples.
+func TestCollectorPipeline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a collector distribution")
+	}
+	otelcol := buildCollector(t)
+	root, _ := filepath.Abs("../..")
+	sparkdx := filepath.Join(t.TempDir(), "sparkdx")
+	if b, err := exec.Command("go", "build", "-C", root, "-o", sparkdx, "./cmd/sparkdx").CombinedOutput(); err != nil {
+		t.Fatalf("go build sparkdx: %v\n%s", err, b)
+	}
+	appID := fmt.Sprintf("app-20261121000000-%04d", os.Getpid()%10000)
+	startJVM(t, appID)
+
+	lake := t.TempDir()
+	otlpAddr := freeAddr(t)
+	cfg := filepath.Join(t.TempDir(), "otelcol.yaml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+processors:
+  batch:
+    timeout: 200ms
+exporters:
+  delta:
+    path: %s
+    flush_interval: 500ms
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    metrics:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [delta]
+`, otlpAddr, lake)), 0o644)
+	col := exec.Command(otelcol, "--config", cfg)
+	var colOut strings.Builder
+	col.Stdout, col.Stderr = &colOut, &colOut
+	if err := col.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("collector output:\n%s", colOut.String())
+		}
+	}()
+	agent := exec.Command(sparkdx, "agent", "--interval", "500ms", "--listen", "", "--host", "node-e2e",
+		"--otlp-endpoint", "http://"+otlpAddr)
+	var agentOut strings.Builder
+	agent.Stdout, agent.Stderr = &agentOut, &agentOut
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	samples := filepath.Join(lake, delta.TableSamples)
+	deadline := time.Now().Add(90 * time.Second)
+	var jvmRows, rssRows int
+	seen := map[string]int{}
+	for time.Now().Before(deadline) && (jvmRows == 0 || rssRows == 0) {
+		time.Sleep(time.Second)
+		if _, err := os.Stat(filepath.Join(samples, "_delta_log", "00000000000000000001.json")); err != nil {
+			continue
+		}
+		_, rows := readSamples(t, samples)
+		jvmRows, rssRows = 0, 0
+		for _, r := range rows {
+			if r.AppID == appID {
+				seen[r.Metric]++
+			}
+			// An idle test JVM may report 0 bytes in its heap pools, so the
+			// value check is on the process's RSS.
+			if r.AppID != appID || r.Role != "executor" || r.Host != "node-e2e" || r.ExecutorID != "1" {
+				continue
+			}
+			if r.Metric == "jvm.memory.used" && r.Attributes["jvm.memory.pool.name"] != "" {
+				jvmRows++
+			}
+			if r.Metric == "process.memory.usage" && r.Value > 0 {
+				rssRows++
+			}
+		}
+	}
+	agent.Process.Signal(syscall.SIGTERM)
+	agent.Wait()
+	col.Process.Signal(syscall.SIGTERM)
+	if err := col.Wait(); err != nil {
+		t.Errorf("collector exit: %v", err)
+	}
+	if jvmRows == 0 || rssRows == 0 {
+		t.Fatalf("no jvm.memory.used and process.memory.usage rows for %s in samples after 90 s; metrics of the app: %v\nagent:\n%s", appID, seen, agentOut.String())
+	}
+	tb, rows := readSamples(t, samples) // after the collector's final flush
+	t.Logf("%d rows in %d files, version %d; %d jvm.memory.used and %d process.memory.usage rows of the test JVM",
+		len(rows), len(tb.Files), tb.Version, jvmRows, rssRows)
+}

@@ -1,0 +1,73 @@
+package deltaexporter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/config/configretry"
+)
+
+// Config is the delta exporter's configuration:
+//
+//	exporters:
+//	  delta:
+//	    path: s3://lake/sparkdx      # or a local directory
+//	    s3:
+//	      endpoint: http://minio:9000 # path-style; empty: AWS S3
+//	      region: us-east-1
+//	    flush_interval: 1m
+//	    max_rows: 100000
+//
+// S3 credentials come from the AWS environment (AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), ~/.aws/credentials or the
+// instance role, never from the configuration file.
+type Config struct {
+	// Path is the sparkdx Delta root; the exporter appends to its
+	// "samples" table (Path/samples).
+	Path string `mapstructure:"path"`
+	S3   S3     `mapstructure:"s3"`
+	// FlushInterval bounds how long a data point waits before it is
+	// committed; MaxRows commits earlier when that many rows wait.
+	FlushInterval time.Duration `mapstructure:"flush_interval"`
+	MaxRows       int           `mapstructure:"max_rows"`
+	// CheckpointInterval is the number of commits between checkpoints.
+	CheckpointInterval int64 `mapstructure:"checkpoint_interval"`
+
+	BackOff configretry.BackOffConfig `mapstructure:"retry_on_failure"`
+}
+
+// S3 says how to reach an S3-compatible store.
+type S3 struct {
+	Endpoint string `mapstructure:"endpoint"` // http(s)://host[:port]; empty: AWS S3
+	Region   string `mapstructure:"region"`
+}
+
+// Validate fails fast on a configuration the exporter cannot run with.
+func (c *Config) Validate() error {
+	var errs []error
+	switch {
+	case c.Path == "":
+		errs = append(errs, errors.New("path: required (a directory or s3://bucket/prefix)"))
+	case strings.HasPrefix(c.Path, "s3://"):
+		if b, _, _ := strings.Cut(strings.TrimPrefix(c.Path, "s3://"), "/"); b == "" {
+			errs = append(errs, fmt.Errorf("path %q: no bucket", c.Path))
+		}
+	case strings.Contains(c.Path, "://"):
+		errs = append(errs, fmt.Errorf("path %q: want a directory or s3://bucket/prefix", c.Path))
+	}
+	if c.S3.Endpoint != "" && !strings.HasPrefix(c.S3.Endpoint, "http://") && !strings.HasPrefix(c.S3.Endpoint, "https://") {
+		errs = append(errs, fmt.Errorf("s3.endpoint %q: want http(s)://host[:port]", c.S3.Endpoint))
+	}
+	if c.FlushInterval <= 0 {
+		errs = append(errs, fmt.Errorf("flush_interval %v: must be positive", c.FlushInterval))
+	}
+	if c.MaxRows <= 0 {
+		errs = append(errs, fmt.Errorf("max_rows %d: must be positive", c.MaxRows))
+	}
+	if c.CheckpointInterval <= 0 {
+		errs = append(errs, fmt.Errorf("checkpoint_interval %d: must be positive", c.CheckpointInterval))
+	}
+	return errors.Join(errs...)
+}

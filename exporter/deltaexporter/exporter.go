@@ -1,0 +1,134 @@
+package deltaexporter
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta"
+)
+
+type deltaExporter struct {
+	cfg    *Config
+	logger *zap.Logger
+	loc    delta.Locator
+
+	// failures counts flushes that failed; their rows stay buffered.
+	failures metric.Int64Counter
+
+	batcher *delta.Batcher[delta.SampleRow]
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+}
+
+func newExporter(cfg *Config, set exporter.Settings) (*deltaExporter, error) {
+	loc, err := locator(cfg)
+	if err != nil {
+		return nil, err
+	}
+	failures, err := set.MeterProvider.Meter("github.com/sparkdx/sparkdx/exporter/deltaexporter").Int64Counter(
+		"sparkdx_delta_flush_failures", metric.WithDescription("Delta commits of buffered samples that failed (rows kept for the next flush)."))
+	if err != nil {
+		return nil, err
+	}
+	return &deltaExporter{cfg: cfg, logger: set.Logger, loc: loc, failures: failures}, nil
+}
+
+func locator(cfg *Config) (delta.Locator, error) {
+	rest, ok := strings.CutPrefix(cfg.Path, "s3://")
+	if !ok {
+		return delta.DirLocator(cfg.Path), nil
+	}
+	bucket, prefix, _ := strings.Cut(rest, "/")
+	host, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
+	if cfg.S3.Endpoint != "" {
+		u, err := url.Parse(cfg.S3.Endpoint)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("s3.endpoint %q: want http(s)://host[:port]", cfg.S3.Endpoint)
+		}
+		host, secure, lookup = u.Host, u.Scheme == "https", minio.BucketLookupPath
+	}
+	creds := credentials.NewChainCredentials([]credentials.Provider{
+		&credentials.EnvAWS{}, &credentials.FileAWSCredentials{},
+		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
+	})
+	client, err := minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: cfg.S3.Region, BucketLookup: lookup})
+	if err != nil {
+		return nil, fmt.Errorf("s3 %s: %w", host, err)
+	}
+	return delta.S3Locator(client, bucket, prefix), nil
+}
+
+func (e *deltaExporter) start(ctx context.Context, _ component.Host) error {
+	tbl, err := delta.Open[delta.SampleRow](ctx, e.loc(delta.TableSamples), delta.Options{
+		Name: delta.TableSamples, Description: "sparkdx: metric samples (agent, OTLP)", PartitionBy: []string{"date"},
+		CheckpointInterval: e.cfg.CheckpointInterval, EngineInfo: "sparkdx-deltaexporter",
+	})
+	if err != nil {
+		return fmt.Errorf("delta exporter: %s: %w", e.cfg.Path, err)
+	}
+	e.batcher = delta.NewBatcher(tbl, e.cfg.MaxRows, e.cfg.FlushInterval)
+	runCtx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	e.done.Add(1)
+	go func() {
+		defer e.done.Done()
+		tick := time.NewTicker(e.cfg.FlushInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-tick.C:
+				e.flush(runCtx)
+			}
+		}
+	}()
+	return nil
+}
+
+func (e *deltaExporter) flush(ctx context.Context) {
+	if err := e.batcher.Flush(ctx); err != nil {
+		e.failures.Add(ctx, 1)
+		e.logger.Warn("delta commit failed; rows kept for the next flush", zap.Int("rows", e.batcher.Pending()), zap.Error(err))
+	}
+}
+
+// consume buffers the data points as rows; commits happen on the flush
+// interval or when max_rows rows wait. A failed commit keeps the rows, so
+// consume never asks the pipeline to resend what is already buffered.
+func (e *deltaExporter) consume(ctx context.Context, md pmetric.Metrics) error {
+	rows := Rows(md, time.Now())
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := e.batcher.Add(ctx, rows...); err != nil {
+		e.failures.Add(ctx, 1)
+		e.logger.Warn("delta commit failed; rows kept for the next flush", zap.Int("rows", e.batcher.Pending()), zap.Error(err))
+	}
+	return nil
+}
+
+func (e *deltaExporter) shutdown(ctx context.Context) error {
+	if e.cancel == nil {
+		return nil // never started
+	}
+	e.cancel()
+	e.done.Wait()
+	if err := e.batcher.Flush(ctx); err != nil {
+		return fmt.Errorf("delta exporter: final commit of %d rows: %w", e.batcher.Pending(), err)
+	}
+	return nil
+}

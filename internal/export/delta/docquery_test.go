@@ -1,0 +1,104 @@
+package delta
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// docQuery returns the SQL block that follows <!-- query: name --> in
+// docs/delta-tables.md, so the documented query is the tested one.
+func docQuery(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "delta-tables.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)<!-- query: " + regexp.QuoteMeta(name) + " -->\\s*```sql\\n(.*?)```")
+	m := re.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("docs/delta-tables.md has no query %q", name)
+	}
+	return string(m[1])
+}
+
+// TestDocQueryMemoryByStage runs the documented seed query (memory per
+// executor over time next to the running stage) on tables written from a
+// real event log plus samples placed inside one of its stages.
+func TestDocQueryMemoryByStage(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	red, _ := NewRedactor("")
+	a := analyse(t, "local-1430917381534")
+	ts, err := OpenTables(ctx, DirLocator(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.WriteApp(ctx, RowsOf(a.attempt, a.report, red, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	var stageID int
+	var from, to int64
+	for _, s := range a.attempt.Stages {
+		if s.CompletionTime-s.SubmissionTime >= 3 {
+			stageID, from, to = s.StageID, s.SubmissionTime, s.CompletionTime
+			break
+		}
+	}
+	if to == 0 {
+		t.Fatal("no stage of 3 ms or more in the log")
+	}
+	appID := a.report.App.ID
+	var samples []SampleRow
+	at := time.UnixMilli(from + 1).UTC()
+	for _, pool := range []struct {
+		name, typ string
+		used      float64
+	}{{"G1 Eden Space", "heap", 3 << 20}, {"G1 Old Gen", "heap", 5 << 20}, {"metaspace", "non_heap", 7 << 20}} {
+		samples = append(samples, SampleRow{Date: SampleDate(at), Time: at, Metric: "jvm.memory.used", Value: pool.used,
+			Unit: "By", Host: "h", AppID: appID, ExecutorID: "1", Role: "executor", Service: "sparkdx-agent",
+			Attributes: map[string]string{"jvm.memory.pool.name": pool.name, "jvm.memory.type": pool.typ}})
+	}
+	if _, err := ts.Samples.Append(ctx, samples, AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	q := docQuery(t, "memory-by-stage")
+	db := openDuckDB(t)
+	for _, name := range []string{TableSamples, TableStages} {
+		root := filepath.Join(dir, name)
+		st := &sqlTable{root: root, tb: checkTable(t, root)}
+		q = strings.ReplaceAll(q, fmt.Sprintf("delta_scan('/lake/sparkdx/%s')", name), st.from())
+	}
+	q = strings.ReplaceAll(q, "app-20261121101500-0042", appID)
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, q)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var ts time.Time
+		var exec, stages string
+		var mib float64
+		if err := rows.Scan(&ts, &exec, &mib, &stages); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %.0f %s", ts.UnixMilli(), exec, mib, stages))
+	}
+	var name string
+	for _, s := range a.report.Stages {
+		if s.StageID == stageID {
+			name = s.Name
+		}
+	}
+	want := []string{fmt.Sprintf("%d 1 8 %d %s", from+1, stageID, name)}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,106 @@
+package delta
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// Table names under the sparkdx Delta root.
+const (
+	TableApps      = "apps"
+	TableJobs      = "jobs"
+	TableStages    = "stages"
+	TableExecutors = "executors"
+	TableFindings  = "findings"
+	TableSamples   = "samples"
+)
+
+// Locator gives the storage of one named table under a root.
+type Locator func(table string) Storage
+
+// DirLocator puts each table in a subdirectory of dir.
+func DirLocator(dir string) Locator {
+	return func(table string) Storage { return NewDirStore(filepath.Join(dir, table)) }
+}
+
+// S3Locator puts each table under prefix/table in bucket.
+func S3Locator(client *minio.Client, bucket, prefix string) Locator {
+	return func(table string) Storage {
+		return NewS3Store(client, bucket, strings.Trim(strings.Trim(prefix, "/")+"/"+table, "/"))
+	}
+}
+
+// Tables are the six sparkdx tables under one root.
+type Tables struct {
+	Apps      *Table[AppRow]
+	Jobs      *Table[JobRow]
+	Stages    *Table[StageRow]
+	Executors *Table[ExecutorRow]
+	Findings  *Table[FindingRow]
+	Samples   *Table[SampleRow]
+}
+
+// OpenTables opens (creating when absent) every sparkdx table. opts
+// applies to each; Name and PartitionBy are set per table.
+func OpenTables(ctx context.Context, loc Locator, opts Options) (*Tables, error) {
+	var ts Tables
+	var err error
+	open := func(name string, desc string, partition ...string) Options {
+		o := opts
+		o.Name, o.Description, o.PartitionBy = name, desc, partition
+		return o
+	}
+	if ts.Apps, err = Open[AppRow](ctx, loc(TableApps), open(TableApps, "sparkdx: one row per Spark application attempt")); err != nil {
+		return nil, fmt.Errorf("table %s: %w", TableApps, err)
+	}
+	if ts.Jobs, err = Open[JobRow](ctx, loc(TableJobs), open(TableJobs, "sparkdx: Spark jobs")); err != nil {
+		return nil, fmt.Errorf("table %s: %w", TableJobs, err)
+	}
+	if ts.Stages, err = Open[StageRow](ctx, loc(TableStages), open(TableStages, "sparkdx: Spark stage attempts")); err != nil {
+		return nil, fmt.Errorf("table %s: %w", TableStages, err)
+	}
+	if ts.Executors, err = Open[ExecutorRow](ctx, loc(TableExecutors), open(TableExecutors, "sparkdx: executors and the driver")); err != nil {
+		return nil, fmt.Errorf("table %s: %w", TableExecutors, err)
+	}
+	if ts.Findings, err = Open[FindingRow](ctx, loc(TableFindings), open(TableFindings, "sparkdx: diagnosis findings")); err != nil {
+		return nil, fmt.Errorf("table %s: %w", TableFindings, err)
+	}
+	if ts.Samples, err = Open[SampleRow](ctx, loc(TableSamples), open(TableSamples, "sparkdx: metric samples (agent, OTLP)", "date")); err != nil {
+		return nil, fmt.Errorf("table %s: %w", TableSamples, err)
+	}
+	return &ts, nil
+}
+
+// AppTxnID is the transaction identifier that makes writing an application
+// attempt idempotent in every per-app table.
+func AppTxnID(appID, attemptID string) string { return "sparkdx-app:" + appID + "/" + attemptID }
+
+// WriteApp appends one application attempt to apps, jobs, stages,
+// executors and findings, once: an attempt already written (same app id and
+// attempt id) is skipped table by table, so a retry after a crash completes
+// what was missing. apps is written last: a row there means the others
+// are complete. It reports whether the apps row was new.
+func (ts *Tables) WriteApp(ctx context.Context, rows AppRows) (bool, error) {
+	txn := AppendOptions{TxnAppID: AppTxnID(rows.App.AppID, rows.App.AttemptID), TxnVersion: 1}
+	if _, err := ts.Jobs.Append(ctx, rows.Jobs, txn); err != nil {
+		return false, fmt.Errorf("table %s: %w", TableJobs, err)
+	}
+	if _, err := ts.Stages.Append(ctx, rows.Stages, txn); err != nil {
+		return false, fmt.Errorf("table %s: %w", TableStages, err)
+	}
+	if _, err := ts.Executors.Append(ctx, rows.Executors, txn); err != nil {
+		return false, fmt.Errorf("table %s: %w", TableExecutors, err)
+	}
+	if _, err := ts.Findings.Append(ctx, rows.Findings, txn); err != nil {
+		return false, fmt.Errorf("table %s: %w", TableFindings, err)
+	}
+	res, err := ts.Apps.Append(ctx, []AppRow{rows.App}, txn)
+	if err != nil {
+		return false, fmt.Errorf("table %s: %w", TableApps, err)
+	}
+	return !res.Skipped, nil
+}
