@@ -1,0 +1,74 @@
+package eventlog
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// Store is where event logs live: the local filesystem or an S3 bucket.
+// Names are what a user writes: a local path, or s3://bucket/key.
+type Store interface {
+	// Stat describes name; a name that is only a prefix of other names (an
+	// S3 "directory") is a directory. A missing name wraps fs.ErrNotExist.
+	Stat(ctx context.Context, name string) (Entry, error)
+	// List returns the direct children of directory dir, sorted by name.
+	List(ctx context.Context, dir string) ([]Entry, error)
+	// Open returns the stored bytes of name.
+	Open(ctx context.Context, name string) (io.ReadCloser, error)
+}
+
+// Entry is one file or directory of a Store.
+type Entry struct {
+	Path    string // full name in the store: local path or s3://bucket/key
+	Name    string // last element of Path
+	IsDir   bool
+	Size    int64
+	ModTime time.Time
+}
+
+// FileStore is the local filesystem as a Store.
+type FileStore struct{}
+
+// Stat implements Store.
+func (FileStore) Stat(_ context.Context, name string) (Entry, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	return fileEntry(name, fi), nil
+}
+
+// List implements Store.
+func (FileStore) List(_ context.Context, dir string) ([]Entry, error) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]Entry, 0, len(des))
+	for _, de := range des {
+		p := filepath.Join(dir, de.Name())
+		fi, err := os.Stat(p) // follows symlinks, unlike de.Info
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // removed since ReadDir, or a dangling link
+			}
+			return nil, err
+		}
+		entries = append(entries, fileEntry(p, fi))
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	return entries, nil
+}
+
+// Open implements Store.
+func (FileStore) Open(_ context.Context, name string) (io.ReadCloser, error) {
+	return os.Open(name)
+}
+
+func fileEntry(path string, fi os.FileInfo) Entry {
+	return Entry{Path: path, Name: filepath.Base(path), IsDir: fi.IsDir(), Size: fi.Size(), ModTime: fi.ModTime()}
+}

@@ -1,0 +1,459 @@
+package hsperf
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+const (
+	jdk17Home = "/usr/lib/jvm/java-17-openjdk-amd64"
+	jdk25Home = "/usr/lib/jvm/temurin-25-jdk-amd64"
+)
+
+// jdk returns the home of a JDK after checking it has java, javac and jstat.
+// JDK 17 is required (fails in CI when missing); JDK 25 is tested if present.
+func jdk(t testing.TB, home string, required bool) string {
+	t.Helper()
+	for _, tool := range []string{"java", "javac", "jstat"} {
+		if _, err := os.Stat(filepath.Join(home, "bin", tool)); err != nil {
+			if required {
+				sparktest.Missing(t, "JDK tool "+filepath.Join(home, "bin", tool))
+			}
+			t.Skipf("skipping: optional JDK at %s not installed", home)
+		}
+	}
+	return home
+}
+
+// compile compiles testdata/Workload.java with the JDK's javac.
+func compile(t testing.TB, home string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := filepath.Abs(filepath.Join("testdata", "Workload.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(home, "bin", "javac"), "-d", dir, src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// workload is a running testdata/Workload.java.
+type workload struct {
+	cmd   *exec.Cmd
+	pid   int // on the host
+	in    io.WriteCloser
+	lines *bufio.Scanner
+}
+
+// startWorkload runs argv (java ... Workload, maybe behind a wrapper) and
+// waits for its first "ok".
+func startWorkload(t testing.TB, argv []string, env ...string) *workload {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workload{cmd: cmd, pid: cmd.Process.Pid, in: in, lines: bufio.NewScanner(out)}
+	t.Cleanup(func() {
+		w.in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	w.do(t)
+	return w
+}
+
+// do sends commands one at a time and waits for each "ok"; with none it
+// waits for the start-up "ok".
+func (w *workload) do(t testing.TB, cmds ...string) {
+	t.Helper()
+	wait := func(what string) {
+		if !w.lines.Scan() {
+			t.Fatalf("workload exited during %q: %v", what, w.lines.Err())
+		}
+		if got := w.lines.Text(); got != "ok" {
+			t.Fatalf("workload answered %q to %q", got, what)
+		}
+	}
+	if len(cmds) == 0 {
+		wait("start")
+	}
+	for _, c := range cmds {
+		if _, err := fmt.Fprintln(w.in, c); err != nil {
+			t.Fatal(err)
+		}
+		wait(c)
+	}
+}
+
+// settle waits until the JVM's collectors stop (concurrent collectors go on
+// after the last allocation), so that a snapshot and a jstat sample taken
+// one after the other see the same heap.
+func settle(t *testing.T, path string) {
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sig strings.Builder
+		for _, c := range s.JVM().Collectors {
+			fmt.Fprintf(&sig, "%d:%d ", c.Index, c.Invocations)
+		}
+		if sig.String() == last {
+			return
+		}
+		last = sig.String()
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("%s: collectors still running after 20s", path)
+}
+
+// jstatMatches samples jstat -<option> bracketed by two snapshots and
+// compares. A concurrent collector can change a counter twice within one
+// jstat run (jstat starts a JVM: about a second); such a sample is taken
+// again, up to three times.
+func jstatMatches(t *testing.T, home, path string, pid int, option string) {
+	t.Helper()
+	var bad []string
+	for attempt := 0; attempt < 3; attempt++ {
+		before, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(filepath.Join(home, "bin", "jstat"), "-"+option, strconv.Itoa(pid)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("jstat -%s %d: %v\n%s", option, pid, err, out)
+		}
+		after, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad = jstatMismatches(t, option, string(out), before, after); len(bad) == 0 {
+			return
+		}
+		t.Logf("attempt %d: %v", attempt+1, bad)
+	}
+	for _, m := range bad {
+		t.Error(m)
+	}
+}
+
+var collectors = []struct{ name, flag string }{
+	{"serial", "-XX:+UseSerialGC"},
+	{"parallel", "-XX:+UseParallelGC"},
+	{"g1", "-XX:+UseG1GC"},
+	{"z", "-XX:+UseZGC"},
+	{"shenandoah", "-XX:+UseShenandoahGC"},
+}
+
+func TestLiveJVM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	for _, v := range []struct {
+		version, home string
+		required      bool
+	}{{"17", jdk17Home, true}, {"25", jdk25Home, false}} {
+		t.Run("jdk"+v.version, func(t *testing.T) {
+			home := jdk(t, v.home, v.required)
+			classes := compile(t, home)
+			for _, gc := range collectors {
+				t.Run(gc.name, func(t *testing.T) {
+					liveJVM(t, home, v.version, classes, gc.flag)
+				})
+			}
+		})
+	}
+}
+
+func liveJVM(t *testing.T, home, version, classes, gcFlag string) {
+	w := startWorkload(t, []string{filepath.Join(home, "bin", "java"), gcFlag, "-Xmx256m", "-cp", classes, "Workload"})
+	w.do(t, "threads 5", "alloc 64", "classes 300", "gc", "drop", "gc", "classes 50", "alloc 24")
+
+	path, err := FindFile("/proc", w.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(os.TempDir(), "hsperfdata_"+currentUser(t), strconv.Itoa(w.pid))
+	if !sameFile(path, want) {
+		t.Errorf("FindFile: got %s, want the file %s", path, want)
+	}
+	settle(t, path)
+	jstatMatches(t, home, path, w.pid, "gc")
+	jstatMatches(t, home, path, w.pid, "class")
+
+	s, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Partial != nil {
+		t.Errorf("got Partial %v", s.Partial)
+	}
+	j := s.JVM()
+	if j.PID != w.pid {
+		t.Errorf("got PID %d, want %d", j.PID, w.pid)
+	}
+	checkJVM(t, j, version)
+
+	// The counters are live: more work shows up in the next snapshot.
+	w.do(t, "threads 3", "classes 100", "alloc 16", "gc")
+	s2, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2 := s2.JVM()
+	if got := j2.Classes.Loaded - j.Classes.Loaded; got < 100 {
+		t.Errorf("got %d more classes loaded, want >= 100", got)
+	}
+	if got := j2.Threads.Started - j.Threads.Started; got < 3 {
+		t.Errorf("got %d more threads started, want >= 3", got)
+	}
+	if n1, n2 := j.GCCount(), j2.GCCount(); n2 <= n1 {
+		t.Errorf("got %d collections after System.gc(), want more than %d", n2, n1)
+	}
+	if j2.Safepoints.Count <= j.Safepoints.Count {
+		t.Errorf("got %d safepoints after System.gc(), want more than %d", j2.Safepoints.Count, j.Safepoints.Count)
+	}
+}
+
+func currentUser(t testing.TB) string {
+	t.Helper()
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// TestLivePerfDataDisabled: a JVM without perf data has no file, and
+// FindFile says why.
+func TestLivePerfDataDisabled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := jdk(t, jdk17Home, true)
+	classes := compile(t, home)
+	java := filepath.Join(home, "bin", "java")
+	tests := []struct {
+		name string
+		argv []string
+		env  []string
+	}{
+		{"flag", []string{java, "-XX:-UsePerfData", "-cp", classes, "Workload"}, nil},
+		{"JAVA_TOOL_OPTIONS", []string{java, "-cp", classes, "Workload"}, []string{"JAVA_TOOL_OPTIONS=-XX:-UsePerfData"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := startWorkload(t, tt.argv, tt.env...)
+			_, err := FindFile("/proc", w.pid)
+			if !errors.Is(err, ErrPerfDataDisabled) || !strings.Contains(err.Error(), "-XX:-UsePerfData") {
+				t.Errorf("got %v, want %v naming -XX:-UsePerfData", err, ErrPerfDataDisabled)
+			}
+		})
+	}
+	// A process that is not a JVM at all.
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	if _, err := FindFile("/proc", sleep.Process.Pid); !errors.Is(err, ErrNotJVM) {
+		t.Errorf("sleep: got %v, want %v", err, ErrNotJVM)
+	}
+}
+
+// TestLiveContainer runs the JVM in its own pid and mount namespaces with
+// a private /tmp, as in a container: its file is named after its pid in
+// the namespace and only visible through /proc/<pid>/root.
+func TestLiveContainer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := jdk(t, jdk17Home, true)
+	unshare := sparktest.Program(t, "unshare")
+	if out, err := exec.Command(unshare, "--pid", "--fork", "--mount", "true").CombinedOutput(); err != nil {
+		t.Skipf("skipping: cannot create pid and mount namespaces (needs CAP_SYS_ADMIN): %v %s", err, out)
+	}
+	classes := compile(t, home)
+	// The private /tmp hides t.TempDir(); the shell's working directory
+	// still reaches the classes underneath it, to copy them into the new /tmp.
+	script := fmt.Sprintf("cd %s && mount -t tmpfs tmpfs /tmp && cp -r . /tmp/classes && "+
+		"exec %s -XX:+UseSerialGC -Xmx64m -cp /tmp/classes Workload",
+		classes, filepath.Join(home, "bin", "java"))
+	w := startWorkload(t, []string{unshare, "--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", script})
+	java := childPID(t, w.pid)
+	w.do(t, "threads 5", "alloc 8", "classes 300", "gc", "drop", "gc")
+
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", java))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nspid := innermostPID(status, java)
+	if nspid == java {
+		t.Fatalf("java pid %d is the same in its namespace", java)
+	}
+	path, err := FindFile("/proc", java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("/proc/%d/root/tmp/hsperfdata_%s/%d", java, currentUser(t), nspid)
+	if path != want {
+		t.Errorf("got %s, want %s", path, want)
+	}
+	s, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PID != nspid {
+		t.Errorf("got PID %d, want %d (the pid in the container)", s.PID, nspid)
+	}
+	j := s.JVM()
+	if j.MainClass != "Workload" || j.Classes.Unloaded < 300 {
+		t.Errorf("got main class %q, %d classes unloaded, want Workload and >= 300", j.MainClass, j.Classes.Unloaded)
+	}
+}
+
+// childPID returns the only child of pid (unshare --fork's child), waiting
+// for it to appear.
+func childPID(t *testing.T, pid int) int {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		if err == nil {
+			if f := strings.Fields(string(b)); len(f) == 1 {
+				n, err := strconv.Atoi(f[0])
+				if err == nil {
+					return n
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("pid %d has no single child", pid)
+	return 0
+}
+
+// TestLiveStartup reads the file of a starting JVM as fast as it can: every
+// read is a usable snapshot (maybe not yet accessible, maybe ending in a
+// half-written entry) or, before the JVM writes the prologue, an
+// ErrNotInitialized; nothing else.
+func TestLiveStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := jdk(t, jdk17Home, true)
+	classes := compile(t, home)
+	w := startWorkloadNoWait(t, []string{filepath.Join(home, "bin", "java"), "-cp", classes, "Workload"})
+	path := filepath.Join(os.TempDir(), "hsperfdata_"+currentUser(t), strconv.Itoa(w.pid))
+	states := map[string]int{}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			states["no file yet"]++
+			continue
+		case errors.Is(err, ErrNotInitialized):
+			states["prologue not written"]++
+			continue
+		case err != nil:
+			t.Fatalf("read %d: %v", len(states), err)
+		case !s.Accessible:
+			states["not accessible"]++
+		case s.Partial != nil:
+			states["accessible, partial"]++
+		default:
+			states["complete"]++
+		}
+		if s.Partial != nil {
+			states["partial"]++
+			if !strings.Contains(s.Partial.Error(), path+" offset ") {
+				t.Errorf("Partial %v does not name the file and offset", s.Partial)
+			}
+		}
+		if _, ok := s.String("sun.rt.javaCommand"); ok && s.Accessible && s.Partial == nil {
+			break
+		}
+	}
+	t.Logf("reads during start-up: %v", states)
+	if states["complete"] == 0 {
+		t.Fatalf("never read a complete snapshot: %v", states)
+	}
+	w.do(t)
+}
+
+// startWorkloadNoWait starts the workload and returns at once.
+func startWorkloadNoWait(t *testing.T, argv []string) *workload {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workload{cmd: cmd, pid: cmd.Process.Pid, in: in, lines: bufio.NewScanner(out)}
+	t.Cleanup(func() {
+		w.in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return w
+}
