@@ -2,5 +2,10 @@ package main
 
 import "github.com/sparkdx/sparkdx/internal/eventlog"
 
-// logCodec names a log's codec; plain until the codec branch is merged.
-func logCodec(l *eventlog.Log) string { return "none" }
+// logCodec names a log's codec; until the codec branch's Open lands.
+func logCodec(l *eventlog.Log) string {
+	if l.Codec == "" {
+		return "none"
+	}
+	return string(l.Codec)
+}

@@ -18,12 +18,12 @@ import (
 // interns the short strings tasks repeat (hosts, executor ids), so one
 // Decoder must not be used by two goroutines at once.
 type Decoder struct {
-	p      fastjson.Parser
-	intern map[string]string
+	p    fastjson.Parser
+	strs map[string]string
 }
 
 // NewDecoder returns a Decoder.
-func NewDecoder() *Decoder { return &Decoder{intern: make(map[string]string, 64)} }
+func NewDecoder() *Decoder { return &Decoder{strs: make(map[string]string, 64)} }
 
 // errNoEvent marks a JSON line without an "Event" field.
 var errNoEvent = errors.New(`missing "Event"`)
@@ -163,13 +163,17 @@ func str(v *fastjson.Value, keys ...string) string { return string(v.GetStringBy
 
 // str interns a repeated short string field.
 func (d *Decoder) str(v *fastjson.Value, keys ...string) string {
-	b := v.GetStringBytes(keys...)
-	if s, ok := d.intern[string(b)]; ok {
+	return d.intern(v.GetStringBytes(keys...))
+}
+
+// intern returns b as a string shared with earlier equal ones.
+func (d *Decoder) intern(b []byte) string {
+	if s, ok := d.strs[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	if len(d.intern) < 1<<14 {
-		d.intern[s] = s
+	if len(d.strs) < 1<<14 {
+		d.strs[s] = s
 	}
 	return s
 }

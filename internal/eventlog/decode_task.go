@@ -8,85 +8,164 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
+// The task events are most of a log, so their objects are walked once with
+// Visit instead of looked up key by key.
+
 func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
-	if v == nil {
-		return TaskInfo{PartitionID: -1}
+	ti := TaskInfo{PartitionID: -1}
+	if v == nil || v.Type() != fastjson.TypeObject {
+		return ti
 	}
-	return TaskInfo{
-		TaskID: v.GetInt64("Task ID"), Index: v.GetInt("Index"), Attempt: v.GetInt("Attempt"),
-		PartitionID: int(optInt64(v, -1, "Partition ID")),
-		LaunchTime:  v.GetInt64("Launch Time"), GettingResultTime: v.GetInt64("Getting Result Time"),
-		FinishTime: v.GetInt64("Finish Time"),
-		ExecutorID: d.str(v, "Executor ID"), Host: d.str(v, "Host"), Locality: d.str(v, "Locality"),
-		Speculative: v.GetBool("Speculative"), Failed: v.GetBool("Failed"), Killed: v.GetBool("Killed"),
-		Accumulables: d.accumulables(v.Get("Accumulables")),
-	}
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Task ID":
+			ti.TaskID = x.GetInt64()
+		case "Index":
+			ti.Index = x.GetInt()
+		case "Attempt":
+			ti.Attempt = x.GetInt()
+		case "Partition ID":
+			if x.Type() == fastjson.TypeNumber {
+				ti.PartitionID = x.GetInt()
+			}
+		case "Launch Time":
+			ti.LaunchTime = x.GetInt64()
+		case "Getting Result Time":
+			ti.GettingResultTime = x.GetInt64()
+		case "Finish Time":
+			ti.FinishTime = x.GetInt64()
+		case "Executor ID":
+			ti.ExecutorID = d.intern(x.GetStringBytes())
+		case "Host":
+			ti.Host = d.intern(x.GetStringBytes())
+		case "Locality":
+			ti.Locality = d.intern(x.GetStringBytes())
+		case "Speculative":
+			ti.Speculative = x.GetBool()
+		case "Failed":
+			ti.Failed = x.GetBool()
+		case "Killed":
+			ti.Killed = x.GetBool()
+		case "Accumulables":
+			ti.Accumulables = d.accumulables(x)
+		}
+	})
+	return ti
 }
 
 func (d *Decoder) taskEnd(v *fastjson.Value) Event {
-	e := EventTaskEnd{StageID: v.GetInt("Stage ID"), StageAttempt: v.GetInt("Stage Attempt ID"),
-		TaskType: d.str(v, "Task Type"), Reason: endReason(v.Get("Task End Reason")),
-		Info: d.taskInfo(v.Get("Task Info"))}
+	e := EventTaskEnd{}
+	e.Info.PartitionID = -1
+	e.Reason.Reason = "Success"
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Stage ID":
+			e.StageID = x.GetInt()
+		case "Stage Attempt ID":
+			e.StageAttempt = x.GetInt()
+		case "Task Type":
+			e.TaskType = d.intern(x.GetStringBytes())
+		case "Task End Reason":
+			e.Reason = endReason(x)
+		case "Task Info":
+			e.Info = d.taskInfo(x)
+		case "Task Executor Metrics":
+			e.ExecMetrics = executorMetrics(x)
+		case "Task Metrics":
+			if x.Type() == fastjson.TypeObject {
+				e.HasMetrics = true
+				taskMetrics(x, &e.Metrics)
+			}
+		}
+	})
 	// Spark reads a missing "Task Executor Metrics" as all zeros, which
 	// still counts as a reported peak.
-	e.ExecMetrics = executorMetrics(v.Get("Task Executor Metrics"))
 	e.ExecMetrics.Set = true
-	if m := v.Get("Task Metrics"); m != nil && m.Type() == fastjson.TypeObject {
-		e.HasMetrics = true
-		taskMetrics(m, &e.Metrics)
-	}
 	return &e
 }
 
 func taskMetrics(v *fastjson.Value, m *model.TaskMetrics) {
-	m.ExecutorDeserializeTime = v.GetInt64("Executor Deserialize Time")
-	m.ExecutorDeserializeCpuTime = v.GetInt64("Executor Deserialize CPU Time")
-	m.ExecutorRunTime = v.GetInt64("Executor Run Time")
-	m.ExecutorCpuTime = v.GetInt64("Executor CPU Time")
-	m.PeakExecutionMemory = v.GetInt64("Peak Execution Memory")
-	m.PeakOnHeapExecutionMemory = v.GetInt64("Peak On Heap Execution Memory")
-	m.PeakOffHeapExecutionMemory = v.GetInt64("Peak Off Heap Execution Memory")
-	m.ResultSize = v.GetInt64("Result Size")
-	m.JvmGcTime = v.GetInt64("JVM GC Time")
-	m.ResultSerializationTime = v.GetInt64("Result Serialization Time")
-	m.MemoryBytesSpilled = v.GetInt64("Memory Bytes Spilled")
-	m.DiskBytesSpilled = v.GetInt64("Disk Bytes Spilled")
-	if r := v.Get("Shuffle Read Metrics"); r != nil {
-		s := &m.ShuffleRead
-		s.RemoteBlocksFetched = r.GetInt64("Remote Blocks Fetched")
-		s.LocalBlocksFetched = r.GetInt64("Local Blocks Fetched")
-		s.FetchWaitTime = r.GetInt64("Fetch Wait Time")
-		s.RemoteBytesRead = r.GetInt64("Remote Bytes Read")
-		s.RemoteBytesReadToDisk = r.GetInt64("Remote Bytes Read To Disk")
-		s.LocalBytesRead = r.GetInt64("Local Bytes Read")
-		s.RecordsRead = r.GetInt64("Total Records Read")
-		s.RemoteReqsDuration = r.GetInt64("Remote Requests Duration")
-		if p := r.Get("Push Based Shuffle"); p != nil {
-			q := &s.Push
-			q.CorruptMergedBlockChunks = p.GetInt64("Corrupt Merged Block Chunks")
-			q.MergedFetchFallbackCount = p.GetInt64("Merged Fetch Fallback Count")
-			q.RemoteMergedBlocksFetched = p.GetInt64("Merged Remote Blocks Fetched")
-			q.LocalMergedBlocksFetched = p.GetInt64("Merged Local Blocks Fetched")
-			q.RemoteMergedChunksFetched = p.GetInt64("Merged Remote Chunks Fetched")
-			q.LocalMergedChunksFetched = p.GetInt64("Merged Local Chunks Fetched")
-			q.RemoteMergedBytesRead = p.GetInt64("Merged Remote Bytes Read")
-			q.LocalMergedBytesRead = p.GetInt64("Merged Local Bytes Read")
-			q.RemoteMergedReqsDuration = p.GetInt64("Merged Remote Requests Duration")
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Executor Deserialize Time":
+			m.ExecutorDeserializeTime = x.GetInt64()
+		case "Executor Deserialize CPU Time":
+			m.ExecutorDeserializeCpuTime = x.GetInt64()
+		case "Executor Run Time":
+			m.ExecutorRunTime = x.GetInt64()
+		case "Executor CPU Time":
+			m.ExecutorCpuTime = x.GetInt64()
+		case "Peak Execution Memory":
+			m.PeakExecutionMemory = x.GetInt64()
+		case "Peak On Heap Execution Memory":
+			m.PeakOnHeapExecutionMemory = x.GetInt64()
+		case "Peak Off Heap Execution Memory":
+			m.PeakOffHeapExecutionMemory = x.GetInt64()
+		case "Result Size":
+			m.ResultSize = x.GetInt64()
+		case "JVM GC Time":
+			m.JvmGcTime = x.GetInt64()
+		case "Result Serialization Time":
+			m.ResultSerializationTime = x.GetInt64()
+		case "Memory Bytes Spilled":
+			m.MemoryBytesSpilled = x.GetInt64()
+		case "Disk Bytes Spilled":
+			m.DiskBytesSpilled = x.GetInt64()
+		case "Shuffle Read Metrics":
+			shuffleRead(x, &m.ShuffleRead)
+		case "Shuffle Write Metrics":
+			m.ShuffleWrite.BytesWritten = x.GetInt64("Shuffle Bytes Written")
+			m.ShuffleWrite.WriteTime = x.GetInt64("Shuffle Write Time")
+			m.ShuffleWrite.RecordsWritten = x.GetInt64("Shuffle Records Written")
+		case "Input Metrics":
+			m.InputBytesRead = x.GetInt64("Bytes Read")
+			m.InputRecordsRead = x.GetInt64("Records Read")
+		case "Output Metrics":
+			m.OutputBytesWritten = x.GetInt64("Bytes Written")
+			m.OutputRecordsWritten = x.GetInt64("Records Written")
 		}
+	})
+}
+
+func shuffleRead(v *fastjson.Value, s *model.ShuffleReadMetrics) {
+	o, err := v.Object()
+	if err != nil {
+		return
 	}
-	if w := v.Get("Shuffle Write Metrics"); w != nil {
-		m.ShuffleWrite.BytesWritten = w.GetInt64("Shuffle Bytes Written")
-		m.ShuffleWrite.WriteTime = w.GetInt64("Shuffle Write Time")
-		m.ShuffleWrite.RecordsWritten = w.GetInt64("Shuffle Records Written")
-	}
-	if in := v.Get("Input Metrics"); in != nil {
-		m.InputBytesRead = in.GetInt64("Bytes Read")
-		m.InputRecordsRead = in.GetInt64("Records Read")
-	}
-	if out := v.Get("Output Metrics"); out != nil {
-		m.OutputBytesWritten = out.GetInt64("Bytes Written")
-		m.OutputRecordsWritten = out.GetInt64("Records Written")
-	}
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		switch string(k) {
+		case "Remote Blocks Fetched":
+			s.RemoteBlocksFetched = x.GetInt64()
+		case "Local Blocks Fetched":
+			s.LocalBlocksFetched = x.GetInt64()
+		case "Fetch Wait Time":
+			s.FetchWaitTime = x.GetInt64()
+		case "Remote Bytes Read":
+			s.RemoteBytesRead = x.GetInt64()
+		case "Remote Bytes Read To Disk":
+			s.RemoteBytesReadToDisk = x.GetInt64()
+		case "Local Bytes Read":
+			s.LocalBytesRead = x.GetInt64()
+		case "Total Records Read":
+			s.RecordsRead = x.GetInt64()
+		case "Remote Requests Duration":
+			s.RemoteReqsDuration = x.GetInt64()
+		case "Push Based Shuffle":
+			q := &s.Push
+			q.CorruptMergedBlockChunks = x.GetInt64("Corrupt Merged Block Chunks")
+			q.MergedFetchFallbackCount = x.GetInt64("Merged Fetch Fallback Count")
+			q.RemoteMergedBlocksFetched = x.GetInt64("Merged Remote Blocks Fetched")
+			q.LocalMergedBlocksFetched = x.GetInt64("Merged Local Blocks Fetched")
+			q.RemoteMergedChunksFetched = x.GetInt64("Merged Remote Chunks Fetched")
+			q.LocalMergedChunksFetched = x.GetInt64("Merged Local Chunks Fetched")
+			q.RemoteMergedBytesRead = x.GetInt64("Merged Remote Bytes Read")
+			q.LocalMergedBytesRead = x.GetInt64("Merged Local Bytes Read")
+			q.RemoteMergedReqsDuration = x.GetInt64("Merged Remote Requests Duration")
+		}
+	})
 }
 
 // executorMetrics reads an executor-metrics object; absent metrics are 0.

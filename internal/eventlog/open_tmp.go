@@ -5,6 +5,7 @@ package eventlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
 )
 
 // OpenOptions configure Open.
@@ -27,6 +30,7 @@ type Part struct {
 // Log is one event log: a file or a rolling directory.
 type Log struct {
 	Path, Name          string
+	Codec               codec.Codec
 	Parts               []Part
 	InProgress, Rolling bool
 	Size                int64
@@ -80,7 +84,8 @@ func Open(ctx context.Context, path string, opts OpenOptions) ([]*Log, error) {
 }
 
 func fileLog(path string, fi os.FileInfo) *Log {
-	return &Log{Path: path, Name: filepath.Base(path), Parts: []Part{{Path: path, Size: fi.Size()}},
+	return &Log{Path: path, Name: filepath.Base(path), Codec: codec.FromName(filepath.Base(path)),
+		Parts:      []Part{{Path: path, Size: fi.Size()}},
 		InProgress: strings.HasSuffix(path, ".inprogress"), Size: fi.Size(), ModTime: fi.ModTime()}
 }
 
@@ -112,6 +117,7 @@ func rollingLog(dir string) (*Log, error) {
 				return nil, fmt.Errorf("eventlog: %s: bad rolling file name %q", dir, n)
 			}
 			parts = append(parts, numbered{k, Part{Path: filepath.Join(dir, n), Size: fi.Size()}})
+			l.Codec = codec.FromName(n)
 			l.Size += fi.Size()
 			if fi.ModTime().After(l.ModTime) {
 				l.ModTime = fi.ModTime()
@@ -127,34 +133,59 @@ func rollingLog(dir string) (*Log, error) {
 
 // Reader reads the decoded JSON lines of a log.
 type Reader struct {
-	io.Reader
-	files []*os.File
+	parts     []io.Reader
+	closers   []io.Closer
+	truncated bool
 }
 
-// NewReader opens the parts of l in order.
+// NewReader opens the parts of l in order, decoding each with l's codec.
 func (l *Log) NewReader(ctx context.Context) (*Reader, error) {
 	r := &Reader{}
-	var rs []io.Reader
 	for _, p := range l.Parts {
 		f, err := os.Open(p.Path)
 		if err != nil {
 			r.Close()
 			return nil, err
 		}
-		r.files = append(r.files, f)
-		rs = append(rs, f)
+		r.closers = append(r.closers, f)
+		d, err := codec.NewReader(codec.FromName(filepath.Base(p.Path)), f)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.closers = append(r.closers, d)
+		r.parts = append(r.parts, d)
 	}
-	r.Reader = io.MultiReader(rs...)
 	return r, nil
 }
 
-// Truncated is false: plain files are never cut inside a codec frame.
-func (r *Reader) Truncated() bool { return false }
+// Read reads the decoded bytes; a stream cut inside a block ends the log.
+func (r *Reader) Read(p []byte) (int, error) {
+	for len(r.parts) > 0 {
+		n, err := r.parts[0].Read(p)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			r.truncated = true
+			err = io.EOF
+		}
+		if err == io.EOF {
+			r.parts = r.parts[1:]
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		return n, err
+	}
+	return 0, io.EOF
+}
 
-// Close closes the files.
+// Truncated tells whether a compressed stream stopped inside a block.
+func (r *Reader) Truncated() bool { return r.truncated }
+
+// Close closes the decoders and files.
 func (r *Reader) Close() error {
-	for _, f := range r.files {
-		f.Close()
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i].Close()
 	}
 	return nil
 }

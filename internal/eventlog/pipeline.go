@@ -64,7 +64,8 @@ type chunk struct {
 	buf       []byte // owned buffer; data is buf[:n]
 	data      []byte
 	firstLine int64
-	last      bool // data ends the input (its last line may lack '\n')
+	lines     int64 // lines in data, counting a last one without '\n'
+	last      bool  // data ends the input (its last line may lack '\n')
 	events    []Event
 	bad       []*LineError
 	cutLast   bool
@@ -186,10 +187,7 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 		}
 		st.apply(ev)
 	}
-	stats.Lines = c.firstLine - 1 + int64(bytes.Count(c.data, []byte{'\n'}))
-	if c.last && len(c.data) > 0 && c.data[len(c.data)-1] != '\n' {
-		stats.Lines++
-	}
+	stats.Lines = c.firstLine - 1 + c.lines
 	return nil
 }
 
@@ -230,7 +228,11 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		}
 		carry = append(carry[:0], buf[cut:]...)
 		c := &chunk{buf: buf, data: buf[:cut], firstLine: line, last: eof, done: make(chan struct{})}
-		line += int64(bytes.Count(c.data, []byte{'\n'}))
+		c.lines = int64(bytes.Count(c.data, []byte{'\n'}))
+		if eof && cut > 0 && buf[cut-1] != '\n' {
+			c.lines++
+		}
+		line += c.lines
 		if !emit(c) {
 			return ctx.Err()
 		}

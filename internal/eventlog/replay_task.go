@@ -12,9 +12,13 @@ func newTask(info *TaskInfo) *model.Task {
 func (st *state) taskStart(e EventTaskStart) {
 	t := newTask(&e.Info)
 	st.liveTasks[t.TaskID] = t
-	s, _ := st.a.StageOrNew(e.StageID, e.StageAttempt)
-	s.AddTask(t)
+	// Spark keeps a task of a stage it never heard of, but no REST view
+	// reaches it; such a task only counts for its executor here.
+	if s := st.a.Stage(e.StageID, e.StageAttempt); s != nil {
+		s.AddTask(t)
+	}
 	if ls := st.liveStages[stageKey{e.StageID, e.StageAttempt}]; ls != nil {
+		s := ls.s
 		s.ActiveTasks++
 		if s.FirstLaunchTime == model.NoTime || e.Info.LaunchTime < s.FirstLaunchTime {
 			s.FirstLaunchTime = e.Info.LaunchTime

@@ -161,6 +161,9 @@ func TestReplayBadLines(t *testing.T) {
 		if a.AppID != "app-1" || st.BadLines != 2 || st.Unknown["SparkListenerSomethingNew"] != 1 || st.Events != 2 {
 			t.Errorf("got app %q bad %d unknown %v events %d, want app-1 2 1 2", a.AppID, st.BadLines, st.Unknown, st.Events)
 		}
+		if st.Lines != 4 {
+			t.Errorf("got %d lines, want 4", st.Lines)
+		}
 		if len(st.FirstBad) == 0 || st.FirstBad[0].Line != 2 {
 			t.Errorf("got first bad %v, want line 2", st.FirstBad)
 		}
@@ -298,3 +301,44 @@ func BenchmarkDecodeLine(b *testing.B) {
 }
 
 func newTestAttempt() *model.Attempt { return model.NewAttempt() }
+
+// BenchmarkReplayZstd is the end-to-end goal: the zstd file through the
+// codec, line splitting, parallel decoding and replay.
+func BenchmarkReplayZstd(b *testing.B) {
+	path := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
+	logs, err := Open(context.Background(), path, OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(39586408) // decoded JSON bytes
+	b.ReportAllocs()
+	for range b.N {
+		_, st, err := ReplayLog(context.Background(), logs[0], ReplayOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Bytes != 39586408 {
+			b.Fatalf("got %d decoded bytes, want 39586408", st.Bytes)
+		}
+	}
+}
+
+func TestCompressedLogsMatchPlain(t *testing.T) {
+	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "local-1430917381534"), ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := plain[0].Attempts[0]
+	for _, ext := range []string{"lz4", "lzf", "snappy", "zstd"} {
+		t.Run(ext, func(t *testing.T) {
+			apps, err := LoadApps(context.Background(), sparktest.Path(t, "compressed", "local-1430917381534."+ext), ReplayOptions{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := apps[0].Attempts[0]
+			if len(got.Stages) != len(want.Stages) || got.Stage(1, 0).Metrics != want.Stage(1, 0).Metrics || got.EndTime != want.EndTime {
+				t.Errorf("replay of .%s differs from the plain log", ext)
+			}
+		})
+	}
+}

@@ -131,10 +131,53 @@ const (
 
 // ExecutorMetricIndex returns the index of a metric name, or -1.
 func ExecutorMetricIndex(name string) int {
-	for i, n := range ExecutorMetricNames {
-		if n == name {
-			return i
-		}
+	switch name {
+	case "JVMHeapMemory":
+		return 0
+	case "JVMOffHeapMemory":
+		return 1
+	case "OnHeapExecutionMemory":
+		return 2
+	case "OffHeapExecutionMemory":
+		return 3
+	case "OnHeapStorageMemory":
+		return 4
+	case "OffHeapStorageMemory":
+		return 5
+	case "OnHeapUnifiedMemory":
+		return 6
+	case "OffHeapUnifiedMemory":
+		return 7
+	case "DirectPoolMemory":
+		return 8
+	case "MappedPoolMemory":
+		return 9
+	case "ProcessTreeJVMVMemory":
+		return 10
+	case "ProcessTreeJVMRSSMemory":
+		return 11
+	case "ProcessTreePythonVMemory":
+		return 12
+	case "ProcessTreePythonRSSMemory":
+		return 13
+	case "ProcessTreeOtherVMemory":
+		return 14
+	case "ProcessTreeOtherRSSMemory":
+		return 15
+	case "MinorGCCount":
+		return 16
+	case "MinorGCTime":
+		return 17
+	case "MajorGCCount":
+		return 18
+	case "MajorGCTime":
+		return 19
+	case "TotalGCTime":
+		return 20
+	case "ConcurrentGCCount":
+		return 21
+	case "ConcurrentGCTime":
+		return 22
 	}
 	return -1
 }

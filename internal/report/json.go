@@ -43,7 +43,7 @@ type App struct {
 	SparkVersion string `json:"sparkVersion"`
 	Master       string `json:"master"`
 	StartTime    int64  `json:"startTime"`
-	EndTime      int64  `json:"endTime"`
+	EndTime      *int64 `json:"endTime"` // null while running
 	DurationMs   int64  `json:"durationMs"`
 	Completed    bool   `json:"completed"`
 }
@@ -87,7 +87,7 @@ type Executor struct {
 	Host               string `json:"host"`
 	Cores              int    `json:"cores"`
 	AddedTime          int64  `json:"addedTime"`
-	RemovedTime        int64  `json:"removedTime"`
+	RemovedTime        *int64 `json:"removedTime"` // null while alive
 	RemovedReason      string `json:"removedReason"`
 	PeakJVMHeapBytes   int64  `json:"peakJvmHeapBytes"`
 	PeakPythonRSSBytes int64  `json:"peakPythonRssBytes"`
@@ -102,7 +102,7 @@ func Build(a *model.Attempt, log Log) *Report {
 		r.Log.UnknownEvents = map[string]int{}
 	}
 	r.App = App{ID: a.AppID, AttemptID: a.AttemptID, Name: a.AppName, User: a.SparkUser,
-		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: a.EndTime,
+		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: optTime(a.EndTime),
 		DurationMs: a.Duration(), Completed: a.Completed}
 	for _, p := range a.Env.SparkProperties {
 		if p[0] == "spark.master" {
@@ -119,10 +119,23 @@ func Build(a *model.Attempt, log Log) *Report {
 	for _, s := range stages {
 		r.Stages = append(r.Stages, stage(s))
 	}
+	// Task and GC time per executor come from the tasks themselves: the
+	// History Server's totals for the driver are the application's.
+	taskTime, gcTime := map[string]int64{}, map[string]int64{}
+	for _, s := range a.Stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime != 0 {
+				taskTime[t.ExecutorID] += t.FinishTime - t.LaunchTime
+			}
+			if t.HasMetrics {
+				gcTime[t.ExecutorID] += t.Metrics.JvmGcTime
+			}
+		}
+	}
 	for _, e := range a.Executors {
 		x := Executor{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, AddedTime: e.AddTime,
-			RemovedTime: e.RemoveTime, RemovedReason: e.RemoveReason,
-			TaskTimeMs: e.TotalDuration, GCTimeMs: e.TotalGCTime}
+			RemovedTime: optTime(e.RemoveTime), RemovedReason: e.RemoveReason,
+			TaskTimeMs: taskTime[e.ID], GCTimeMs: gcTime[e.ID]}
 		if e.Peak.Set {
 			x.PeakJVMHeapBytes = e.Peak.Values[model.MetricJVMHeapMemory]
 			x.PeakPythonRSSBytes = e.Peak.Values[model.MetricProcessTreePythonRSSMemory]
@@ -159,6 +172,13 @@ func stage(s *model.StageAttempt) Stage {
 	out.Skew = Skew{DurationMaxOverMedian: ratio(durs[len(durs)-1], pick(durs, 0.5)),
 		BytesMaxOverMedian: ratio(bytes[len(bytes)-1], pick(bytes, 0.5))}
 	return out
+}
+
+func optTime(t int64) *int64 {
+	if t == model.NoTime {
+		return nil
+	}
+	return &t
 }
 
 func sortInt64(xs []int64) { sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] }) }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestAPICommand(t *testing.T) {
+	dir := sparktest.Path(t, "spark-events")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"one app", []string{"api", "--log-dir", dir, "/api/v1/applications/local-1422981780767"}, 0,
+			`"id" : "local-1422981780767"`, ""},
+		{"relative path", []string{"api", "--log-dir", dir, "applications/local-1422981780767/jobs/0"}, 0,
+			`"jobId" : 0`, ""},
+		{"unknown app", []string{"api", "--log-dir", dir, "applications/foobar"}, 2, "", "404 unknown app: foobar"},
+		{"bad quantiles", []string{"api", "--log-dir", dir, "applications/local-1430917381534/stages/0/0/taskSummary?quantiles=foo"},
+			2, "", `400 Bad value for parameter "quantiles".  Expected a double, got "foo"`},
+		{"no path", []string{"api", "--log-dir", dir}, 2, "", "usage"},
+		{"missing dir", []string{"api", "--log-dir", filepath.Join(t.TempDir(), "nope"), "applications"}, 2, "", "nope"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(c.args...)
+			if code != c.code {
+				t.Errorf("got exit %d, want %d (stderr %q)", code, c.code, errs)
+			}
+			if !strings.Contains(out, c.stdout) {
+				t.Errorf("got stdout %.200q, want it to contain %q", out, c.stdout)
+			}
+			if !strings.Contains(errs, c.stderr) {
+				t.Errorf("got stderr %q, want it to contain %q", errs, c.stderr)
+			}
+		})
+	}
+}
+
+func TestAnalyzeJSONGolden(t *testing.T) {
+	log := sparktest.Path(t, "spark-events", "local-1430917381534")
+	code, out, errs := runCLI("analyze", "--format", "json", log)
+	if code != 0 {
+		t.Fatalf("got exit %d, want 0: %s", code, errs)
+	}
+	// The path is machine-specific; the golden holds the log's base name.
+	out = strings.ReplaceAll(out, log, "local-1430917381534")
+	golden := filepath.Join("testdata", "analyze_local-1430917381534.json")
+	if *update {
+		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if out != string(want) {
+		t.Errorf("analyze output differs from %s; rerun with -update and review the diff", golden)
+	}
+	var r struct {
+		Schema string `json:"schema"`
+		App    struct {
+			ID        string `json:"id"`
+			Completed bool   `json:"completed"`
+		} `json:"app"`
+		Stages []struct {
+			StageID  int `json:"stageId"`
+			NumTasks int `json:"numTasks"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != "sparkdx.report/v1" || r.App.ID != "local-1430917381534" || !r.App.Completed ||
+		len(r.Stages) != 2 || r.Stages[0].NumTasks != 100 {
+		t.Errorf("got %+v, want schema v1, completed app local-1430917381534 with 2 stages of which the first has 100 tasks", r)
+	}
+}
+
+func TestAnalyzeInputErrors(t *testing.T) {
+	bad := filepath.Join("testdata", "bad-line.log")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"strict names file and line", []string{"analyze", "--strict", bad}, 2, "bad-line.log line 2"},
+		{"missing file", []string{"analyze", filepath.Join(t.TempDir(), "none.log")}, 2, "none.log"},
+		{"no log", []string{"analyze"}, 2, "usage"},
+		{"not a spark log", []string{"analyze", filepath.Join("testdata", "not-spark.log")}, 2, "not a Spark event log"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errs := runCLI(c.args...)
+			if code != c.code || !strings.Contains(errs, c.stderr) {
+				t.Errorf("got exit %d stderr %q, want %d and %q", code, errs, c.code, c.stderr)
+			}
+		})
+	}
+	t.Run("lenient counts the bad line", func(t *testing.T) {
+		code, out, errs := runCLI("analyze", bad)
+		if code != 0 {
+			t.Fatalf("got exit %d, want 0: %s", code, errs)
+		}
+		if !strings.Contains(out, `"badLines": 1`) || !strings.Contains(out, `"completed": true`) {
+			t.Errorf("got %s, want badLines 1 and a completed app", out)
+		}
+	})
+}
