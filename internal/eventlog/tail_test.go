@@ -102,4 +102,3 @@ func TestTailHoldsPartialLine(t *testing.T) {
 		t.Errorf("got truncated=%v bad=%d lines=%d, want true 0 2", st.Truncated, st.BadLines, st.Lines)
 	}
 }
-
