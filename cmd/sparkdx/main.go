@@ -48,6 +48,7 @@ func commands() []command {
 		{"version", "version", runVersion},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
 		{"analyze", "analyze [--format json] [--strict] LOG...", runAnalyze},
+		{"serve", "serve --event-logs DIR|s3://BUCKET/PREFIX [--listen 127.0.0.1:18080] [--data DIR] [--auth-token-file F]", runServe},
 	}
 }
 

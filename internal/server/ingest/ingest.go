@@ -1,0 +1,450 @@
+// Package ingest keeps sparkdx serve's view of every event log current: it
+// lists the log directories (inotify wakes it for local ones, a poll for
+// all), replays finished logs once and stores their analysis, and tails
+// logs still being written, so that a running application's model grows
+// within seconds of Spark writing an event.
+//
+// Work goes through a bounded queue served by a fixed number of workers;
+// a log is queued at most once, a worker reads at most MaxBatch bytes of it
+// per turn and queues it again, so one huge log cannot starve the others,
+// and a full queue makes the scanner wait for the next scan (back-pressure)
+// instead of growing memory.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// DefaultRedaction is Spark's default spark.redaction.regex.
+const DefaultRedaction = `(?i)secret|password|token|access[.]key`
+
+// AnalyzeFunc turns a replayed attempt into its sparkdx.report/v1 JSON.
+type AnalyzeFunc func(a *model.Attempt, log report.Log) ([]byte, error)
+
+// Config configures an Ingester.
+type Config struct {
+	Roots     []string // directories (or files) of event logs; s3:// URLs allowed
+	Store     *store.Store
+	Open      eventlog.OpenOptions
+	Poll      time.Duration  // rescan interval; default 2s
+	Workers   int            // default 2
+	Queue     int            // queue capacity; default 1024
+	MaxBatch  int64          // bytes one worker turn reads from a log; default 8 MiB
+	CacheSize int            // finished models kept in memory; default 32
+	Redaction *regexp.Regexp // default DefaultRedaction
+	Analyze   AnalyzeFunc    // default report.Build as JSON
+	Logger    *slog.Logger
+	Watch     bool          // use inotify on local directories
+	Retention time.Duration // agent samples older than this are deleted; default 7 days
+}
+
+// Validate checks the configuration and fills defaults.
+func (c *Config) Validate() error {
+	if len(c.Roots) == 0 {
+		return errors.New("ingest: no event log directory")
+	}
+	if c.Store == nil {
+		return errors.New("ingest: no store")
+	}
+	if c.Poll <= 0 {
+		c.Poll = 2 * time.Second
+	}
+	if c.Workers <= 0 {
+		c.Workers = 2
+	}
+	if c.Queue <= 0 {
+		c.Queue = 1024
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 8 << 20
+	}
+	if c.CacheSize <= 0 {
+		c.CacheSize = 32
+	}
+	if c.Redaction == nil {
+		c.Redaction = regexp.MustCompile(DefaultRedaction)
+	}
+	if c.Analyze == nil {
+		c.Analyze = ReportJSON
+	}
+	if c.Retention <= 0 {
+		c.Retention = 7 * 24 * time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// ReportJSON is the default AnalyzeFunc: the sparkdx.report/v1 document.
+func ReportJSON(a *model.Attempt, log report.Log) ([]byte, error) {
+	return json.Marshal(report.Build(a, log))
+}
+
+// Ingester owns the set of known logs.
+type Ingester struct {
+	cfg   Config
+	queue chan *Entry
+	wake  chan struct{}
+	cache *cache
+
+	mu      sync.Mutex // guards entries and scanned
+	entries map[string]*Entry
+	scanned bool // one full scan has completed
+
+	stats Stats
+}
+
+// Stats are the ingester's counters; read them with Snapshot.
+type Stats struct {
+	Scans, ScanErrors, Deferred, Processed, Errors atomic.Int64
+	Bytes, Events, InFlight                        atomic.Int64
+}
+
+// Status is what /healthz and /metrics show of ingest.
+type Status struct {
+	QueueDepth int   `json:"queueDepth"`
+	QueueCap   int   `json:"queueCapacity"`
+	Logs       int   `json:"logs"`
+	Running    int   `json:"running"`
+	Done       int   `json:"done"`
+	Scans      int64 `json:"scans"`
+	ScanErrors int64 `json:"scanErrors"`
+	Deferred   int64 `json:"deferred"`
+	Processed  int64 `json:"processed"`
+	Errors     int64 `json:"errors"`
+	Bytes      int64 `json:"bytesRead"`
+	Events     int64 `json:"eventsApplied"`
+	InFlight   int64 `json:"inFlight"`
+	Scanned    bool  `json:"scanned"`
+}
+
+// Entry is one event log.
+type Entry struct {
+	key string
+
+	mu  sync.RWMutex // guards rec and the live attempt's contents
+	rec store.LogRecord
+
+	// Set by the scanner under Ingester.mu.
+	next      *eventlog.Log
+	scheduled bool
+	seenSize  int64
+	seenMod   time.Time
+	seenProg  bool
+
+	// Owned by the worker holding the entry.
+	tail         *eventlog.Tail
+	part         int
+	offset       int64
+	lastProgress time.Time
+
+	loadMu sync.Mutex // one on-demand replay at a time
+}
+
+// New returns an Ingester that knows what the store holds.
+func New(cfg Config) (*Ingester, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	in := &Ingester{cfg: cfg, queue: make(chan *Entry, cfg.Queue), wake: make(chan struct{}, 1),
+		cache: newCache(cfg.CacheSize), entries: map[string]*Entry{}}
+	recs, err := cfg.Store.Logs()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		e := &Entry{key: r.Key, rec: r}
+		if r.Done {
+			e.seenSize, e.seenMod = r.Size, time.Unix(0, r.ModTime)
+		} else {
+			// A log that was running when we stopped is replayed again:
+			// its live model was not stored. Keep what the index knew.
+			e.rec.Offset, e.rec.Part = 0, 0
+		}
+		in.entries[r.Key] = e
+	}
+	return in, nil
+}
+
+// Key is the index key of a log: its path without ".inprogress", so a log
+// Spark renames when the application ends stays the same entry.
+func Key(path string) string { return strings.TrimSuffix(path, ".inprogress") }
+
+// Run scans and ingests until ctx ends.
+func (in *Ingester) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for range in.cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in.work(ctx)
+		}()
+	}
+	var w *watcher
+	if in.cfg.Watch {
+		w = newWatcher(in.cfg.Logger, in.Wake)
+		defer w.close()
+	}
+	prune := time.Now()
+	t := time.NewTicker(in.cfg.Poll)
+	defer t.Stop()
+	for {
+		in.scan(ctx, w)
+		if time.Since(prune) > time.Minute {
+			prune = time.Now()
+			if _, err := in.cfg.Store.PruneSamples(prune.Add(-in.cfg.Retention).UnixMilli()); err != nil {
+				in.cfg.Logger.Warn("prune samples", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return nil
+		case <-t.C:
+		case <-in.wake:
+			// inotify bursts: let the writer finish its line.
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+// Wake asks for a scan now.
+func (in *Ingester) Wake() {
+	select {
+	case in.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (in *Ingester) scan(ctx context.Context, w *watcher) {
+	in.stats.Scans.Add(1)
+	var found []*eventlog.Log
+	for _, root := range in.cfg.Roots {
+		logs, err := eventlog.Open(ctx, root, in.cfg.Open)
+		if err != nil {
+			in.stats.ScanErrors.Add(1)
+			in.cfg.Logger.Warn("scan", "root", root, "err", err)
+			continue
+		}
+		found = append(found, logs...)
+		if w != nil {
+			w.add(root)
+		}
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, l := range found {
+		if w != nil && l.Rolling && l.InProgress {
+			w.add(l.Path)
+		}
+		key := Key(l.Path)
+		e := in.entries[key]
+		if e == nil {
+			e = &Entry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}}
+			in.entries[key] = e
+		}
+		if e.scheduled || !in.changed(e, l) {
+			continue
+		}
+		e.next = l
+		select {
+		case in.queue <- e:
+			e.scheduled = true
+			e.seenSize, e.seenMod, e.seenProg = l.Size, l.ModTime, l.InProgress
+		default:
+			in.stats.Deferred.Add(1) // the next scan tries again
+		}
+	}
+	in.scanned = true
+}
+
+// changed says whether l needs work; called under in.mu.
+func (in *Ingester) changed(e *Entry, l *eventlog.Log) bool {
+	e.mu.RLock()
+	done, size, mod := e.rec.Done, e.rec.Size, e.rec.ModTime
+	e.mu.RUnlock()
+	if done && !l.InProgress && size == l.Size && mod == l.ModTime.UnixNano() {
+		return false
+	}
+	return e.next == nil || l.Size != e.seenSize || !l.ModTime.Equal(e.seenMod) || l.InProgress != e.seenProg || done
+}
+
+func (in *Ingester) work(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-in.queue:
+			in.stats.InFlight.Add(1)
+			again := in.process(ctx, e)
+			in.stats.Processed.Add(1)
+			in.mu.Lock()
+			e.scheduled = false
+			if again && ctx.Err() == nil {
+				select {
+				case in.queue <- e:
+					e.scheduled = true
+				default:
+					in.stats.Deferred.Add(1)
+					e.seenSize = -1 // make the next scan queue it
+				}
+			}
+			in.mu.Unlock()
+			in.stats.InFlight.Add(-1)
+		}
+	}
+}
+
+// Status reports the queue and counters.
+func (in *Ingester) Status() Status {
+	s := Status{QueueDepth: len(in.queue), QueueCap: cap(in.queue),
+		Scans: in.stats.Scans.Load(), ScanErrors: in.stats.ScanErrors.Load(), Deferred: in.stats.Deferred.Load(),
+		Processed: in.stats.Processed.Load(), Errors: in.stats.Errors.Load(),
+		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load()}
+	in.mu.Lock()
+	s.Scanned = in.scanned
+	for _, e := range in.entries {
+		s.Logs++
+		e.mu.RLock()
+		switch {
+		case e.rec.Done:
+			s.Done++
+		case e.rec.AppID != "":
+			s.Running++
+		}
+		e.mu.RUnlock()
+	}
+	in.mu.Unlock()
+	return s
+}
+
+// Records returns a copy of every log's record, by key.
+func (in *Ingester) Records() []store.LogRecord {
+	in.mu.Lock()
+	out := make([]store.LogRecord, 0, len(in.entries))
+	for _, e := range in.entries {
+		e.mu.RLock()
+		out = append(out, e.rec)
+		e.mu.RUnlock()
+	}
+	in.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func (in *Ingester) entry(key string) *Entry {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.entries[key]
+}
+
+// ErrUnknownLog is returned for a key the ingester does not know.
+var ErrUnknownLog = errors.New("ingest: unknown log")
+
+// ErrNotReady is returned for a log not read yet.
+var ErrNotReady = errors.New("ingest: log not read yet")
+
+// Attempt returns a log's replayed attempt and a release function to call
+// when done reading it; the attempt does not change until then. A finished
+// log's model is replayed on demand when not cached.
+func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, func(), error) {
+	e := in.entry(key)
+	if e == nil {
+		return nil, nil, ErrUnknownLog
+	}
+	e.mu.RLock()
+	if t := e.liveTail(); t != nil {
+		return t.Attempt(), e.mu.RUnlock, nil
+	}
+	rec := e.rec
+	e.mu.RUnlock()
+	if !rec.Done || rec.AppID == "" {
+		return nil, nil, ErrNotReady
+	}
+	if a := in.cache.get(key); a != nil {
+		return a, func() {}, nil
+	}
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if a := in.cache.get(key); a != nil {
+		return a, func() {}, nil
+	}
+	e.mu.RLock()
+	if t := e.liveTail(); t != nil { // started tailing meanwhile
+		return t.Attempt(), e.mu.RUnlock, nil
+	}
+	e.mu.RUnlock()
+	logs, err := eventlog.Open(ctx, rec.Path, in.cfg.Open)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(logs) != 1 {
+		return nil, nil, fmt.Errorf("ingest: %s: %d logs, want 1", rec.Path, len(logs))
+	}
+	a, _, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{Workers: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	in.redact(a)
+	in.cache.put(key, a)
+	return a, func() {}, nil
+}
+
+// liveTail is the tail whose attempt readers see; called with e.mu held.
+func (e *Entry) liveTail() *eventlog.Tail {
+	if e.rec.Done {
+		return nil
+	}
+	return e.tail
+}
+
+// Report returns a log's sparkdx.report/v1 JSON: the stored analysis of a
+// finished log, or one computed now for a running one.
+func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
+	e := in.entry(key)
+	if e == nil {
+		return nil, ErrUnknownLog
+	}
+	e.mu.RLock()
+	done := e.rec.Done
+	e.mu.RUnlock()
+	if done {
+		return in.cfg.Store.Report(key)
+	}
+	a, release, err := in.Attempt(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	e.mu.RLock()
+	rec := e.rec
+	e.mu.RUnlock()
+	return in.cfg.Analyze(a, reportLog(rec, nil))
+}
+
+func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) report.Log {
+	l := report.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}
+	if st != nil {
+		l.Bytes, l.Events, l.BadLines, l.UnknownEvents, l.Truncated = st.Bytes, st.Events, st.BadLines, st.Unknown, st.Truncated
+	}
+	return l
+}

@@ -1,0 +1,144 @@
+// Package server is sparkdx serve's HTTP side: the History Server API
+// (/api/v1), sparkdx's own API (/api/sparkdx/v1), the web UI, the OTLP
+// metrics receiver for sparkdx agents and /healthz, over what package
+// ingest keeps current. It is read-only: no request changes a log, and no
+// request path reaches the filesystem except through the indexed log list.
+package server
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// Config configures a Server.
+type Config struct {
+	Ingest    *ingest.Ingester
+	Store     *store.Store
+	AuthToken string // when set, every path but /healthz needs "Authorization: Bearer <token>"
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// Server serves HTTP.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+
+	sumMu sync.Mutex
+	sums  map[string]cachedSummary // finished logs' report-derived fields
+}
+
+// New returns a Server.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /healthz", s.healthz)
+	m.HandleFunc("GET /metrics", s.metrics)
+	m.HandleFunc("/api/v1/", s.historyAPI)
+	m.HandleFunc("GET /api/sparkdx/v1/apps", s.apiApps)
+	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}", s.apiApp)
+	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/report", s.apiReport)
+	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/samples", s.apiSamples)
+	m.HandleFunc("GET /api/sparkdx/v1/findings", s.apiFindings)
+	m.HandleFunc("GET /api/sparkdx/v1/diff", s.apiDiff)
+	m.HandleFunc("GET /api/sparkdx/v1/status", s.apiStatus)
+	m.HandleFunc("/api/sparkdx/", func(w http.ResponseWriter, r *http.Request) {
+		jsonError(w, http.StatusNotFound, "unknown resource: "+r.URL.Path)
+	})
+	m.HandleFunc("POST /v1/metrics", s.otlpMetrics)
+	s.uiRoutes(m)
+}
+
+// ServeHTTP implements http.Handler: auth, then routing.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if s.cfg.AuthToken != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="sparkdx"`)
+		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	st := s.cfg.Ingest.Status()
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "ingest": st})
+}
+
+func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.cfg.Ingest.Status())
+}
+
+// metrics writes ingest counters in the Prometheus text format.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	st := s.cfg.Ingest.Status()
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	for _, m := range []struct {
+		name, typ, help string
+		v               int64
+	}{
+		{"sparkdx_serve_queue_depth", "gauge", "Logs waiting for an ingest worker.", int64(st.QueueDepth)},
+		{"sparkdx_serve_logs", "gauge", "Event logs known.", int64(st.Logs)},
+		{"sparkdx_serve_logs_running", "gauge", "Event logs being tailed.", int64(st.Running)},
+		{"sparkdx_serve_logs_done", "gauge", "Event logs analysed.", int64(st.Done)},
+		{"sparkdx_serve_ingest_bytes_total", "counter", "Decoded event-log bytes read.", st.Bytes},
+		{"sparkdx_serve_ingest_events_total", "counter", "Events applied.", st.Events},
+		{"sparkdx_serve_ingest_errors_total", "counter", "Logs that could not be read.", st.Errors},
+		{"sparkdx_serve_ingest_deferred_total", "counter", "Times a log waited for a full queue.", st.Deferred},
+		{"sparkdx_serve_scans_total", "counter", "Directory scans.", st.Scans},
+	} {
+		writeMetric(w, m.name, m.typ, m.help, m.v)
+	}
+}
+
+func writeMetric(w http.ResponseWriter, name, typ, help string, v int64) {
+	b := []byte("# HELP " + name + " " + help + "\n# TYPE " + name + " " + typ + "\n" + name + " ")
+	b = append(b, []byte(itoa(v))...)
+	w.Write(append(b, '\n'))
+}
+
+// apiError is the body of every /api/sparkdx error.
+type apiError struct {
+	Error  string `json:"error"`
+	Status int    `json:"status"`
+}
+
+func jsonError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, apiError{Error: msg, Status: status})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
