@@ -199,4 +199,3 @@ func jsonDiffs(path string, g, w any, out *[]string) {
 		}
 	}
 }
-
