@@ -32,6 +32,8 @@ type Server struct {
 	cfg Config
 	mux *http.ServeMux
 
+	pages pages
+
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // finished logs' report-derived fields
 }
@@ -71,6 +73,10 @@ func (s *Server) routes() {
 // ServeHTTP implements http.Handler: auth, then routing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if s.cfg.AuthToken != "" && r.Method == http.MethodGet && r.URL.Query().Get("token") != "" {
+		s.tokenLogin(w, r)
+		return
+	}
 	if s.cfg.AuthToken != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sparkdx"`)
 		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
@@ -79,13 +85,36 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// authorized accepts the bearer token in the Authorization header (API
+// clients) or in the cookie tokenLogin sets (browsers).
 func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return false
+		c, err := r.Cookie(tokenCookie)
+		if err != nil {
+			return false
+		}
+		tok = c.Value
 	}
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1
+}
+
+const tokenCookie = "sparkdx_token"
+
+// tokenLogin lets a browser open /?token=T once: a right token becomes an
+// HttpOnly same-site cookie and the URL loses it.
+func (s *Server) tokenLogin(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	tok := q.Get("token")
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) != 1 {
+		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	q.Del("token")
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

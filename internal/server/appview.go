@@ -1,0 +1,314 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// appView is what the app page shows, computed from the model while it is
+// read-locked; templates escape every string in it.
+type appView struct {
+	Title     string
+	Live      bool
+	Sum       AppSummary
+	Others    []AppSummary
+	Gantt     *gantt
+	Memory    *memChart
+	Heat      *heatmap
+	Stages    []stageRow
+	Executors []execRow
+	SQL       []sqlRow
+}
+
+type stageRow struct {
+	StageID, AttemptID, NumTasks, Done           int
+	Name, Status                                 string
+	DurationMs, Input, ShuffleRead, ShuffleWrite int64
+	Spill, GC                                    int64
+}
+
+type execRow struct {
+	ID, Host, Reason     string
+	Cores, Tasks, Failed int
+	Added, Removed       int64
+	PeakHeap             int64
+}
+
+type sqlRow struct {
+	ID         int64
+	Desc       string
+	DurationMs int64
+	Jobs       []int
+	Joins      []joinNode
+}
+
+type joinNode struct {
+	Name   string
+	Inputs []string
+}
+
+const chartW, labelW = 1000, 180
+
+type bar struct {
+	X, Y, Width         int
+	Color, Label, Short string
+}
+
+type gantt struct {
+	W, H, AxisY, LabelX, EndX int
+	Span                      int64
+	Bars                      []bar
+}
+
+type memLine struct{ Color, Label, Points string }
+
+type memChart struct {
+	W, H, AxisY int
+	Max         int64
+	Source      string
+	Lines       []memLine
+}
+
+type heatCell struct {
+	X, Y, Wd int
+	A        string
+	Label    string
+}
+
+type heatRow struct {
+	Y     int
+	Label string
+}
+
+type heatmap struct {
+	W, H  int
+	Cells []heatCell
+	Rows  []heatRow
+}
+
+var palette = []string{"#2f6fed", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"}
+
+func buildAppView(a *model.Attempt, sum AppSummary, samples []store.Sample, now int64) *appView {
+	v := &appView{Title: sum.Name, Sum: sum, Live: sum.Status == "running"}
+	start, end := a.StartTime, a.EndTime
+	if end <= 0 || !a.Completed {
+		end = max(now, start+1)
+		if !v.Live && a.LastUpdated > start {
+			end = a.LastUpdated
+		}
+	}
+	span := max(end-start, 1)
+	x := func(t int64) int {
+		return labelW + int(float64(min(max(t-start, 0), span))*float64(chartW-labelW-10)/float64(span))
+	}
+	for _, s := range a.Stages {
+		m := &s.Metrics
+		r := stageRow{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
+			Done: s.CompletedTasks, Input: m.InputBytesRead, ShuffleRead: m.ShuffleRead.RemoteBytesRead + m.ShuffleRead.LocalBytesRead,
+			ShuffleWrite: m.ShuffleWrite.BytesWritten, Spill: m.DiskBytesSpilled, GC: m.JvmGcTime, DurationMs: -1}
+		if s.SubmissionTime > 0 && s.CompletionTime > 0 {
+			r.DurationMs = s.CompletionTime - s.SubmissionTime
+		}
+		v.Stages = append(v.Stages, r)
+	}
+	v.Gantt = stageGantt(a, x, end, span)
+	for _, e := range a.Executors {
+		r := execRow{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, Added: e.AddTime, Removed: e.RemoveTime,
+			Tasks: e.CompletedTasks + e.FailedTasks, Failed: e.FailedTasks, Reason: e.RemoveReason}
+		if e.Peak.Set {
+			r.PeakHeap = e.Peak.Values[model.MetricJVMHeapMemory]
+		}
+		v.Executors = append(v.Executors, r)
+	}
+	v.Memory = memoryChart(a, samples, start, end, x)
+	v.Heat = taskHeatmap(a, start, span)
+	for _, q := range a.SQL {
+		r := sqlRow{ID: q.ID, Desc: q.Description, Jobs: q.JobIDs, DurationMs: -1}
+		if q.EndTime > 0 && q.StartTime > 0 {
+			r.DurationMs = q.EndTime - q.StartTime
+		}
+		r.Joins = joins(q.Plan, nil)
+		v.SQL = append(v.SQL, r)
+	}
+	return v
+}
+
+func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
+	stages := make([]*model.StageAttempt, 0, len(a.Stages))
+	for _, s := range a.Stages {
+		if s.SubmissionTime > 0 {
+			stages = append(stages, s)
+		}
+	}
+	if len(stages) == 0 {
+		return nil
+	}
+	sort.SliceStable(stages, func(i, j int) bool { return stages[i].SubmissionTime < stages[j].SubmissionTime })
+	g := &gantt{W: chartW, Span: span, LabelX: labelW, EndX: chartW - 10}
+	for i, s := range stages {
+		stop := s.CompletionTime
+		color := "#3b82f6"
+		switch {
+		case stop <= 0:
+			stop, color = end, "#93c5fd"
+		case s.Status == "FAILED":
+			color = "#dc2626"
+		case s.Status == "SKIPPED":
+			color = "#cbd5e1"
+		}
+		x0, x1 := x(s.SubmissionTime), x(stop)
+		short := fmt.Sprintf("%d: %s", s.StageID, s.Name)
+		if len(short) > 28 {
+			short = short[:27] + "…"
+		}
+		g.Bars = append(g.Bars, bar{X: x0, Y: 6 + i*18, Width: max(x1-x0, 2), Color: color, Short: short,
+			Label: fmt.Sprintf("stage %d.%d %s — %s, %d tasks", s.StageID, s.AttemptID, s.Name, s.Status, s.NumTasks)})
+	}
+	g.H = 6 + len(stages)*18 + 20
+	g.AxisY = g.H - 6
+	return g
+}
+
+// memoryChart draws JVM heap per executor: agent samples when there are
+// any, else the executor peaks event logs record at each stage end.
+func memoryChart(a *model.Attempt, samples []store.Sample, start, end int64, x func(int64) int) *memChart {
+	type pt struct{ t, v int64 }
+	series := map[string][]pt{}
+	source := "agent: jvm.memory.used (heap)"
+	for _, s := range samples {
+		if s.Metric == "jvm.memory.used{heap}" {
+			series[s.ExecutorID] = append(series[s.ExecutorID], pt{s.Time, int64(s.Value)})
+		}
+	}
+	if len(series) == 0 {
+		source = "event log: JVM heap peak per executor at stage end"
+		for _, s := range a.Stages {
+			if s.CompletionTime <= 0 {
+				continue
+			}
+			for _, es := range s.ExecSummary {
+				if es.Peak.Set {
+					series[es.ExecutorID] = append(series[es.ExecutorID], pt{s.CompletionTime, es.Peak.Values[model.MetricJVMHeapMemory]})
+				}
+			}
+		}
+	}
+	if len(series) == 0 {
+		return nil
+	}
+	var maxV int64 = 1
+	ids := make([]string, 0, len(series))
+	for id, ps := range series {
+		ids = append(ids, id)
+		sort.Slice(ps, func(i, j int) bool { return ps[i].t < ps[j].t })
+		for _, p := range ps {
+			maxV = max(maxV, p.v)
+		}
+	}
+	sort.Strings(ids)
+	c := &memChart{W: chartW, H: 160, AxisY: 154, Max: maxV, Source: source}
+	for i, id := range ids {
+		var b strings.Builder
+		for _, p := range series[id] {
+			y := 10 + int(float64(maxV-p.v)*130/float64(maxV))
+			b.WriteString(strconv.Itoa(x(p.t)) + "," + strconv.Itoa(y) + " ")
+		}
+		c.Lines = append(c.Lines, memLine{Color: palette[i%len(palette)], Label: "executor " + id, Points: b.String()})
+	}
+	return c
+}
+
+const heatBuckets = 60
+
+// taskHeatmap shades, per executor and time bucket, the share of the
+// executor's task slots busy.
+func taskHeatmap(a *model.Attempt, start, span int64) *heatmap {
+	busy := map[string][]int64{}
+	for _, s := range a.Stages {
+		for _, t := range s.Tasks {
+			if t.LaunchTime <= 0 {
+				continue
+			}
+			stop := t.FinishTime
+			if stop == 0 {
+				stop = start + span
+			}
+			row := busy[t.ExecutorID]
+			if row == nil {
+				row = make([]int64, heatBuckets)
+				busy[t.ExecutorID] = row
+			}
+			for b := range heatBuckets {
+				b0 := start + span*int64(b)/heatBuckets
+				b1 := start + span*int64(b+1)/heatBuckets
+				if o := min(stop, b1) - max(t.LaunchTime, b0); o > 0 {
+					row[b] += o
+				}
+			}
+		}
+	}
+	if len(busy) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(busy))
+	for id := range busy {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		ni, ei := strconv.Atoi(ids[i])
+		nj, ej := strconv.Atoi(ids[j])
+		if ei == nil && ej == nil {
+			return ni < nj
+		}
+		return ids[i] < ids[j]
+	})
+	h := &heatmap{W: chartW, H: 6 + len(ids)*18}
+	cellW := (chartW - labelW - 10) / heatBuckets
+	bucketMs := max(span/heatBuckets, 1)
+	for i, id := range ids {
+		y := 4 + i*18
+		cores := int64(1)
+		if e := a.Executor(id); e != nil && e.TotalCores > 0 {
+			cores = int64(e.TotalCores)
+		}
+		h.Rows = append(h.Rows, heatRow{Y: y, Label: "executor " + id})
+		for b, ms := range busy[id] {
+			frac := min(float64(ms)/float64(bucketMs*cores), 1)
+			h.Cells = append(h.Cells, heatCell{X: labelW + b*cellW, Y: y, Wd: cellW - 1, A: strconv.FormatFloat(0.06+0.94*frac, 'f', 2, 64),
+				Label: fmt.Sprintf("executor %s: %.0f%% of %d slots busy", id, frac*100, cores)})
+		}
+	}
+	return h
+}
+
+// joins lists the plan's join operators with their direct inputs.
+func joins(n *model.SQLPlanNode, out []joinNode) []joinNode {
+	if n == nil {
+		return out
+	}
+	if strings.Contains(n.NodeName, "Join") {
+		j := joinNode{Name: n.NodeName}
+		for _, c := range n.Children {
+			j.Inputs = append(j.Inputs, c.NodeName)
+		}
+		out = append(out, j)
+	}
+	for _, c := range n.Children {
+		out = joins(c, out)
+	}
+	return out
+}
+
+// memorySamples returns an application's agent heap samples.
+func (s *Server) memorySamples(appID string) []store.Sample {
+	xs, err := s.cfg.Store.Samples(appID)
+	if err != nil {
+		return nil
+	}
+	return xs
+}

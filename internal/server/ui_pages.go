@@ -1,0 +1,158 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"sort"
+	"sync"
+
+	"github.com/sparkdx/sparkdx/internal/server/ui"
+)
+
+// pages holds the parsed templates.
+type pages struct {
+	once sync.Once
+	t    *template.Template
+	err  error
+}
+
+func (s *Server) uiRoutes(m *http.ServeMux) {
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(ui.Static())))
+	m.HandleFunc("GET /{$}", s.fleetPage)
+	m.HandleFunc("GET /apps/{id}", s.appPage)
+	m.HandleFunc("GET /compare", s.comparePage)
+}
+
+func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+	s.pages.once.Do(func() { s.pages.t, s.pages.err = ui.Templates() })
+	if s.pages.err != nil {
+		http.Error(w, s.pages.err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := s.pages.t.ExecuteTemplate(&buf, name, data); err != nil {
+		s.cfg.Logger.Error("render", "page", name, "err", err)
+		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, status int, title, msg string) {
+	s.render(w, status, "error.html", map[string]any{"Title": title, "Error": msg, "Live": false})
+}
+
+// PhaseItem is one segment of a phase bar.
+type PhaseItem struct {
+	Name, Label string
+	Ms          int64
+}
+
+var phaseOrder = []PhaseItem{{Name: "resourceWaitMs", Label: "resource wait"}, {Name: "computeMs", Label: "compute"},
+	{Name: "outputWriteMs", Label: "output write"}, {Name: "driverOnlyMs", Label: "driver only"}}
+
+// PhaseList is the phases in display order.
+func (a AppSummary) PhaseList() []PhaseItem {
+	var out []PhaseItem
+	for _, p := range phaseOrder {
+		if ms := a.Phases[p.Name]; ms > 0 {
+			p.Ms = ms
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PhaseTotal is the sum of the phases.
+func (a AppSummary) PhaseTotal() int64 {
+	var t int64
+	for _, p := range a.PhaseList() {
+		t += p.Ms
+	}
+	return t
+}
+
+func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
+	all := s.summaries()
+	q := r.URL.Query()
+	apps, err := filter(all, q)
+	data := map[string]any{"Title": "Fleet", "Apps": apps, "Total": len(all), "Q": flat(q),
+		"Statuses": []string{"running", "completed", "incomplete"}, "Status": s.cfg.Ingest.Status()}
+	if err != nil {
+		data["Error"] = err.Error()
+	}
+	running := 0
+	for _, a := range all {
+		if a.Status == "running" {
+			running++
+		}
+	}
+	data["Running"], data["Live"] = running, running > 0
+	s.render(w, http.StatusOK, "fleet.html", data)
+}
+
+func flat(q url.Values) map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"q", "user", "status", "rule", "tag", "from", "to"} {
+		m[k] = q.Get(k)
+	}
+	return m
+}
+
+func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	atts := s.attemptsOf(id)
+	sum, ok := pick(atts, r.URL.Query().Get("attempt"))
+	if !ok {
+		s.errorPage(w, http.StatusNotFound, "Unknown application", "No application attempt "+id+" is indexed.")
+		return
+	}
+	a, release, err := s.cfg.Ingest.Attempt(r.Context(), sum.key)
+	if err != nil {
+		s.errorPage(w, http.StatusServiceUnavailable, "Not ready", err.Error())
+		return
+	}
+	defer release()
+	var others []AppSummary
+	for _, o := range atts {
+		if o.key != sum.key {
+			others = append(others, o)
+		}
+	}
+	var samples = s.memorySamples(id)
+	v := buildAppView(a, sum, samples, s.cfg.Now().UnixMilli())
+	v.Others = others
+	s.render(w, http.StatusOK, "app.html", v)
+}
+
+func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
+	all := s.summaries()
+	seen := map[string]bool{}
+	var apps []AppSummary
+	for _, a := range all {
+		if !seen[a.ID] {
+			seen[a.ID] = true
+			apps = append(apps, a)
+		}
+	}
+	sort.SliceStable(apps, func(i, j int) bool { return apps[i].ID < apps[j].ID })
+	q := r.URL.Query()
+	data := map[string]any{"Title": "Compare", "Apps": apps, "A": q.Get("a"), "B": q.Get("b"), "Live": false}
+	if q.Get("a") != "" && q.Get("b") != "" {
+		d, _, err := s.diff(r, q.Get("a"), q.Get("b"))
+		if err != nil {
+			data["Error"] = err.Error()
+		} else {
+			data["Diff"] = d
+		}
+	}
+	s.render(w, http.StatusOK, "compare.html", data)
+}
+
+var errNoSamples = errors.New("no samples")
