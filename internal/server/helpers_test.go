@@ -199,3 +199,5 @@ func jsonDiffs(path string, g, w any, out *[]string) {
 		}
 	}
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
