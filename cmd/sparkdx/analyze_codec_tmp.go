@@ -2,10 +2,10 @@ package main
 
 import "github.com/sparkdx/sparkdx/internal/eventlog"
 
-// logCodec names a log's codec; until the codec branch's Open lands.
+// logCodec names a log's codec as Spark does ("none" for plain logs).
 func logCodec(l *eventlog.Log) string {
 	if l.Codec == "" {
 		return "none"
 	}
-	return string(l.Codec)
+	return l.Codec.String()
 }

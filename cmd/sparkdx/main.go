@@ -47,7 +47,7 @@ func commands() []command {
 	return []command{
 		{"version", "version", runVersion},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
-		{"analyze", "analyze [--format json] [--strict] LOG...", runAnalyze},
+		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
 		{"serve", "serve --event-logs DIR|s3://BUCKET/PREFIX [--listen 127.0.0.1:18080] [--data DIR] [--auth-token-file F]", runServe},
 	}
 }

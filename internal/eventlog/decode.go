@@ -240,6 +240,14 @@ func (d *Decoder) accumulables(v *fastjson.Value) []model.Accumulable {
 		if acc.Internal || acc.SQL || strings.HasPrefix(acc.Name, "internal.metrics.") {
 			// Neither the stage nor the task pages show these; skip the copy.
 			acc.Internal = true
+			if acc.SQL {
+				// SQL plan metrics feed the analyzer: keep the number only.
+				key := "Update"
+				if x.Get(key) == nil {
+					key = "Value"
+				}
+				acc.Num = accNum(x.Get(key))
+			}
 			out = append(out, acc)
 			continue
 		}
@@ -276,4 +284,26 @@ func jobProps(v *fastjson.Value) JobProps {
 		p.JobTags = strings.Split(t, ",")
 	}
 	return p
+}
+
+// accNum reads an accumulator value written as a number or a string.
+func accNum(v *fastjson.Value) int64 {
+	if v == nil {
+		return 0
+	}
+	if v.Type() == fastjson.TypeNumber {
+		return v.GetInt64()
+	}
+	b, err := v.StringBytes()
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
 }

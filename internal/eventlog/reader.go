@@ -23,6 +23,7 @@ type Reader struct {
 
 	raw    io.ReadCloser // current part's stored bytes
 	stored countingReader
+	br     *bufio.Reader // read-ahead over stored, reused across parts
 	dec    io.ReadCloser // current part's decoded bytes
 	part   Part
 
@@ -66,7 +67,12 @@ func (r *Reader) openNext() error {
 	}
 	r.raw, r.part = raw, p
 	r.stored = countingReader{r: raw}
-	br := bufio.NewReaderSize(&r.stored, readBufferSize)
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(&r.stored, readBufferSize)
+	} else {
+		r.br.Reset(&r.stored)
+	}
+	br := r.br
 	head, err := br.Peek(codec.SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.closePart()

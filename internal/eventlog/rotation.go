@@ -27,16 +27,21 @@ func rotationTime(name string) (time.Time, bool) {
 	return t, err == nil
 }
 
+// isRotationDir reports whether a directory is one rotation: it holds
+// rotation parts and no other (visible) file, so a directory of logs that
+// happens to hold a file named eventlog stays a directory of logs.
 func isRotationDir(entries []Entry) bool {
+	found := false
 	for _, e := range entries {
-		if e.IsDir {
+		if e.IsDir || hiddenName(e.Name) {
 			continue
 		}
-		if _, ok := rotationTime(e.Name); ok || e.Name == rotationLive {
-			return true
+		if _, ok := rotationTime(e.Name); !ok && e.Name != rotationLive {
+			return false
 		}
+		found = true
 	}
-	return false
+	return found
 }
 
 // rotationLog orders the rotated parts by their time, then the live file.

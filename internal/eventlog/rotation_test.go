@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +64,27 @@ func TestRotationTime(t *testing.T) {
 		if _, ok := rotationTime(tt.name); ok != tt.ok {
 			t.Errorf("rotationTime(%q): ok %v, want %v", tt.name, ok, tt.ok)
 		}
+	}
+}
+
+// TestEventlogFileAmongLogs: a directory of logs that holds a file named
+// eventlog is not a rotation.
+func TestEventlogFileAmongLogs(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"app-1", "eventlog", "eventlog-2023-11-14--22-13.gz"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs, err := Open(t.Context(), dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range logs {
+		got = append(got, l.Name)
+	}
+	if want := "app-1 eventlog eventlog-2023-11-14--22-13.gz"; strings.Join(got, " ") != want {
+		t.Errorf("got logs %v, want %s", got, want)
 	}
 }

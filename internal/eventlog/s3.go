@@ -107,12 +107,28 @@ func NewS3Store(cfg S3Config) (*S3Store, error) {
 	return &S3Store{client: client}, nil
 }
 
-// IsS3 reports whether name is an s3:// URL.
-func IsS3(name string) bool { return strings.HasPrefix(name, "s3://") }
+// s3Schemes are the URL schemes of S3 paths: Spark configurations name the
+// same buckets through Hadoop's s3a:// (and the old s3n://).
+var s3Schemes = [...]string{"s3://", "s3a://", "s3n://"}
+
+// IsS3 reports whether name is an s3://, s3a:// or s3n:// URL.
+func IsS3(name string) bool {
+	_, ok := cutS3Scheme(name)
+	return ok
+}
+
+func cutS3Scheme(name string) (string, bool) {
+	for _, scheme := range s3Schemes {
+		if rest, ok := strings.CutPrefix(name, scheme); ok {
+			return rest, true
+		}
+	}
+	return name, false
+}
 
 // splitS3 splits s3://bucket/key into bucket and key (without a trailing /).
 func splitS3(name string) (bucket, key string, err error) {
-	rest, ok := strings.CutPrefix(name, "s3://")
+	rest, ok := cutS3Scheme(name)
 	if !ok {
 		return "", "", fmt.Errorf("%s: not an s3:// URL", name)
 	}
@@ -150,10 +166,10 @@ func (s *S3Store) Stat(ctx context.Context, name string) (Entry, error) {
 		if obj.Err != nil {
 			return Entry{}, fmt.Errorf("%s: %w", name, obj.Err)
 		}
-		return Entry{Path: strings.TrimSuffix(name, "/"), Name: path.Base("/" + key), IsDir: true}, nil
+		return Entry{Path: strings.TrimSuffix(s3Name(bucket, key), "/"), Name: path.Base("/" + key), IsDir: true}, nil
 	}
 	if key == "" {
-		return Entry{Path: strings.TrimSuffix(name, "/"), Name: bucket, IsDir: true}, nil // empty bucket
+		return Entry{Path: "s3://" + bucket, Name: bucket, IsDir: true}, nil // empty bucket
 	}
 	return Entry{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 }
@@ -168,8 +184,10 @@ func (s *S3Store) List(ctx context.Context, dir string) ([]Entry, error) {
 	if key == "" {
 		prefix = ""
 	}
+	lctx, cancel := context.WithCancel(ctx) // stops minio's lister goroutine on an early return
+	defer cancel()
 	var entries []Entry
-	for obj := range s.client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix}) {
+	for obj := range s.client.ListObjects(lctx, bucket, minio.ListObjectsOptions{Prefix: prefix}) {
 		if obj.Err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, obj.Err)
 		}

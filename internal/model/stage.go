@@ -20,6 +20,9 @@ type Accumulable struct {
 	Value     string
 	Internal  bool
 	SQL       bool // metadata "sql": shown on SQL pages, not on stages
+	// Num is a SQL metric's numeric Update (task) or Value (stage, when
+	// it has no Update); 0 for other accumulables.
+	Num int64
 }
 
 // ExecutorStageSummary is one executor's share of one stage attempt.

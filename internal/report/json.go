@@ -5,22 +5,46 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"sort"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
 // Schema is the JSON report's schema id.
 const Schema = "sparkdx.report/v1"
 
-// Report is the sparkdx.report/v1 document. Phases and findings are added
-// by the analyzer; this holds the parts read straight from the model.
+// Report is the sparkdx.report/v1 document. The keys of DESIGN.md are
+// stable; what was added later lives in new objects (criticalPath, whatIf,
+// sql) so that no existing key changes meaning.
 type Report struct {
-	Schema    string     `json:"schema"`
-	Log       Log        `json:"log"`
-	App       App        `json:"app"`
-	Stages    []Stage    `json:"stages"`
-	Executors []Executor `json:"executors"`
+	Schema       string               `json:"schema"`
+	Log          Log                  `json:"log"`
+	App          App                  `json:"app"`
+	Phases       analyze.Phases       `json:"phases"`
+	Stages       []Stage              `json:"stages"`
+	Executors    []Executor           `json:"executors"`
+	Findings     []diagnose.Finding   `json:"findings"`
+	CriticalPath analyze.CriticalPath `json:"criticalPath"`
+	WhatIf       []analyze.WhatIf     `json:"whatIf"`
+	SQL          []SQLExecution       `json:"sql"`
+}
+
+// SQLExecution is one SQL query's plan with the rows and time per node.
+type SQLExecution struct {
+	ID          int64     `json:"id"`
+	Description string    `json:"description"`
+	DurationMs  int64     `json:"durationMs"`
+	Nodes       []SQLNode `json:"nodes"`
+}
+
+// SQLNode is one plan node; rows is -1 when the node has no row metric.
+type SQLNode struct {
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Rows     int64  `json:"rows"`
+	TimeMs   int64  `json:"timeMs"`
+	Children []int  `json:"children"`
 }
 
 // Log describes the input read.
@@ -43,7 +67,7 @@ type App struct {
 	SparkVersion string `json:"sparkVersion"`
 	Master       string `json:"master"`
 	StartTime    int64  `json:"startTime"`
-	EndTime      *int64 `json:"endTime"` // null while running
+	EndTime      int64  `json:"endTime"`
 	DurationMs   int64  `json:"durationMs"`
 	Completed    bool   `json:"completed"`
 }
@@ -87,7 +111,7 @@ type Executor struct {
 	Host               string `json:"host"`
 	Cores              int    `json:"cores"`
 	AddedTime          int64  `json:"addedTime"`
-	RemovedTime        *int64 `json:"removedTime"` // null while alive
+	RemovedTime        int64  `json:"removedTime"`
 	RemovedReason      string `json:"removedReason"`
 	PeakJVMHeapBytes   int64  `json:"peakJvmHeapBytes"`
 	PeakPythonRSSBytes int64  `json:"peakPythonRssBytes"`
@@ -95,105 +119,70 @@ type Executor struct {
 	GCTimeMs           int64  `json:"gcTimeMs"`
 }
 
-// Build fills a report from a replayed attempt and what was read.
-func Build(a *model.Attempt, log Log) *Report {
-	r := &Report{Schema: Schema, Log: log, Stages: []Stage{}, Executors: []Executor{}}
+// Build fills a report from a replayed attempt, its analysis, the
+// findings and what was read.
+func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, log Log) *Report {
+	r := &Report{Schema: Schema, Log: log, Stages: []Stage{}, Executors: []Executor{},
+		Phases: res.Phases, Findings: findings, CriticalPath: res.CriticalPath, WhatIf: res.WhatIf,
+		SQL: []SQLExecution{}}
+	if r.Findings == nil {
+		r.Findings = []diagnose.Finding{}
+	}
+	if r.WhatIf == nil {
+		r.WhatIf = []analyze.WhatIf{}
+	}
 	if r.Log.UnknownEvents == nil {
 		r.Log.UnknownEvents = map[string]int{}
 	}
 	r.App = App{ID: a.AppID, AttemptID: a.AttemptID, Name: a.AppName, User: a.SparkUser,
-		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: optTime(a.EndTime),
+		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: a.EndTime,
 		DurationMs: a.Duration(), Completed: a.Completed}
 	for _, p := range a.Env.SparkProperties {
 		if p[0] == "spark.master" {
 			r.App.Master = p[1]
 		}
 	}
-	stages := append([]*model.StageAttempt(nil), a.Stages...)
-	sort.Slice(stages, func(i, j int) bool {
-		if stages[i].StageID != stages[j].StageID {
-			return stages[i].StageID < stages[j].StageID
-		}
-		return stages[i].AttemptID < stages[j].AttemptID
-	})
-	for _, s := range stages {
-		r.Stages = append(r.Stages, stage(s))
-	}
-	// Task and GC time per executor come from the tasks themselves: the
-	// History Server's totals for the driver are the application's.
-	taskTime, gcTime := map[string]int64{}, map[string]int64{}
-	for _, s := range a.Stages {
-		for _, t := range s.Tasks {
-			if t.FinishTime != 0 {
-				taskTime[t.ExecutorID] += t.FinishTime - t.LaunchTime
-			}
-			if t.HasMetrics {
-				gcTime[t.ExecutorID] += t.Metrics.JvmGcTime
-			}
-		}
+	for i := range res.Stages {
+		r.Stages = append(r.Stages, stage(&res.Stages[i]))
 	}
 	for _, e := range a.Executors {
 		x := Executor{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, AddedTime: e.AddTime,
-			RemovedTime: optTime(e.RemoveTime), RemovedReason: e.RemoveReason,
-			TaskTimeMs: taskTime[e.ID], GCTimeMs: gcTime[e.ID]}
+			RemovedTime: e.RemoveTime, RemovedReason: e.RemoveReason,
+			TaskTimeMs: e.TotalDuration, GCTimeMs: e.TotalGCTime}
 		if e.Peak.Set {
 			x.PeakJVMHeapBytes = e.Peak.Values[model.MetricJVMHeapMemory]
 			x.PeakPythonRSSBytes = e.Peak.Values[model.MetricProcessTreePythonRSSMemory]
 		}
 		r.Executors = append(r.Executors, x)
 	}
+	for i := range res.SQL {
+		r.SQL = append(r.SQL, sqlExecution(&res.SQL[i]))
+	}
 	return r
 }
 
-func stage(s *model.StageAttempt) Stage {
-	m := &s.Metrics
-	out := Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
-		GCTimeMs: m.JvmGcTime, InputBytes: m.InputBytesRead, OutputBytes: m.OutputBytesWritten,
-		ShuffleReadBytes: m.ShuffleReadBytes(), ShuffleWriteBytes: m.ShuffleWrite.BytesWritten,
-		FetchWaitMs: m.ShuffleRead.FetchWaitTime, MemorySpilledBytes: m.MemoryBytesSpilled,
-		DiskSpilledBytes: m.DiskBytesSpilled}
-	if s.SubmissionTime != model.NoTime && s.CompletionTime != model.NoTime {
-		out.DurationMs = s.CompletionTime - s.SubmissionTime
+func stage(s *analyze.Stage) Stage {
+	return Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
+		DurationMs: s.DurationMs, TaskDurationMs: Quantiles(s.TaskDurationMs), GCTimeMs: s.GCTimeMs,
+		InputBytes: s.InputBytes, OutputBytes: s.OutputBytes, ShuffleReadBytes: s.ShuffleReadBytes,
+		ShuffleWriteBytes: s.ShuffleWriteBytes, FetchWaitMs: s.FetchWaitMs, MemorySpilledBytes: s.MemorySpilledBytes,
+		DiskSpilledBytes: s.DiskSpilledBytes,
+		Skew:             Skew{DurationMaxOverMedian: s.SkewDuration, BytesMaxOverMedian: s.SkewBytes}}
+}
+
+func sqlExecution(x *analyze.SQLExecution) SQLExecution {
+	out := SQLExecution{ID: x.ID, Description: x.Description, Nodes: make([]SQLNode, 0, len(x.Nodes))}
+	if x.EndTime > 0 && x.StartTime > 0 && x.EndTime >= x.StartTime {
+		out.DurationMs = x.EndTime - x.StartTime
 	}
-	var durs, bytes []int64
-	for _, t := range s.Tasks {
-		if !t.Successful() {
-			continue
+	for _, n := range x.Nodes {
+		c := n.Children
+		if c == nil {
+			c = []int{}
 		}
-		durs = append(durs, t.FinishTime-t.LaunchTime)
-		bytes = append(bytes, t.Metrics.InputBytesRead+t.Metrics.ShuffleReadBytes())
+		out.Nodes = append(out.Nodes, SQLNode{ID: n.ID, Name: n.Name, Rows: n.Rows, TimeMs: n.TimeMs, Children: c})
 	}
-	if len(durs) == 0 {
-		return out
-	}
-	sortInt64(durs)
-	sortInt64(bytes)
-	out.TaskDurationMs = Quantiles{P50: pick(durs, 0.5), P95: pick(durs, 0.95), Max: durs[len(durs)-1]}
-	out.Skew = Skew{DurationMaxOverMedian: ratio(durs[len(durs)-1], pick(durs, 0.5)),
-		BytesMaxOverMedian: ratio(bytes[len(bytes)-1], pick(bytes, 0.5))}
 	return out
-}
-
-func optTime(t int64) *int64 {
-	if t == model.NoTime {
-		return nil
-	}
-	return &t
-}
-
-func sortInt64(xs []int64) { sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] }) }
-
-// pick is the nearest-rank quantile of sorted values.
-func pick(sorted []int64, q float64) int64 {
-	i := int(q * float64(len(sorted)))
-	return sorted[min(i, len(sorted)-1)]
-}
-
-func ratio(a, b int64) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
 }
 
 // WriteJSON writes reports: one object for one log, an array for several.

@@ -76,7 +76,9 @@ func checkLikeOffline(t *testing.T, ts *testServer, offline map[string]string) {
 }
 
 // reportOf is the default analysis of an offline replay.
-func reportOf(a *model.Attempt) ([]byte, error) { return ingest.ReportJSON(a, report.Log{}) }
+func reportOf(a *model.Attempt, modTime time.Time) ([]byte, error) {
+	return ingest.ReportJSON(ingest.Input{Attempt: a, Log: report.Log{}, ModTime: modTime, Now: time.Now()})
+}
 
 // ended says whether the lines include the application's end.
 func ended(lines [][]byte) bool {
@@ -165,7 +167,11 @@ func TestTailInProgressFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := reportOf(a)
+	fi, err := os.Stat(final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reportOf(a, fi.ModTime())
 	if err != nil {
 		t.Fatal(err)
 	}

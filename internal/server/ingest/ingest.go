@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/report"
@@ -33,8 +35,17 @@ import (
 // DefaultRedaction is Spark's default spark.redaction.regex.
 const DefaultRedaction = `(?i)secret|password|token|access[.]key`
 
+// Input is what an analysis sees of one log.
+type Input struct {
+	Attempt    *model.Attempt
+	Log        report.Log
+	InProgress bool      // the log is still being written
+	ModTime    time.Time // of the log's newest part
+	Now        time.Time
+}
+
 // AnalyzeFunc turns a replayed attempt into its sparkdx.report/v1 JSON.
-type AnalyzeFunc func(a *model.Attempt, log report.Log) ([]byte, error)
+type AnalyzeFunc func(in Input) ([]byte, error)
 
 // Config configures an Ingester.
 type Config struct {
@@ -91,9 +102,13 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// ReportJSON is the default AnalyzeFunc: the sparkdx.report/v1 document.
-func ReportJSON(a *model.Attempt, log report.Log) ([]byte, error) {
-	return json.Marshal(report.Build(a, log))
+// ReportJSON is the default AnalyzeFunc: the sparkdx.report/v1 document
+// with every diagnose rule, as `sparkdx analyze --format json` writes it.
+func ReportJSON(in Input) ([]byte, error) {
+	res := analyze.Analyze(in.Attempt)
+	findings := diagnose.Run(&diagnose.Pass{Attempt: in.Attempt, Result: res, Log: diagnose.LogInfo{
+		InProgress: in.InProgress, Truncated: in.Log.Truncated, ModTime: in.ModTime, Now: in.Now}}, diagnose.All)
+	return json.Marshal(report.Build(in.Attempt, res, findings, in.Log))
 }
 
 // Ingester owns the set of known logs.
@@ -438,7 +453,8 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 	e.mu.RLock()
 	rec := e.rec
 	e.mu.RUnlock()
-	return in.cfg.Analyze(a, reportLog(rec, nil))
+	return in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, nil), InProgress: true,
+		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
 }
 
 func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) report.Log {

@@ -77,7 +77,8 @@ func (in *Ingester) finish(e *Entry, l *eventlog.Log, a *model.Attempt, st *even
 	var rep []byte
 	if a.AppID != "" {
 		var err error
-		rep, err = in.cfg.Analyze(a, reportLog(rec, st))
+		rep, err = in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, st), InProgress: l.InProgress,
+			ModTime: l.ModTime, Now: time.Now()})
 		if err != nil {
 			in.fail(e, l, fmt.Errorf("analyze: %w", err))
 			return

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+func TestAnalyzeExitCodes(t *testing.T) {
+	failing := sparktest.Path(t, "spark-events", "app-20161115172038-0000") // task-failures: critical
+	warning := sparktest.Path(t, "spark-events", "app-20180109111548-0000") // task-failures: warning
+	clean := sparktest.Path(t, "spark-events", "local-1430917381534")
+	missing := filepath.Join(t.TempDir(), "nope")
+	notLog := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notLog, []byte("{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"3.5.0\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no fail-on", []string{failing}, 0, ""},
+		{"critical at critical", []string{"--fail-on", "critical", failing}, 1, "critical"},
+		{"warning at critical", []string{"--fail-on", "critical", warning}, 0, ""},
+		{"warning at warning", []string{"--fail-on", "warning", warning}, 1, "warning"},
+		{"critical at warning", []string{"--fail-on", "warning", failing}, 1, "critical"},
+		{"clean at warning", []string{"--fail-on", "warning", clean}, 0, ""},
+		{"several logs", []string{"--fail-on", "critical", clean, failing}, 1, "critical"},
+		{"bad fail-on", []string{"--fail-on", "error", clean}, 2, "--fail-on"},
+		{"info is no gate", []string{"--fail-on", "info", clean}, 2, "--fail-on"},
+		{"missing log", []string{missing}, 2, "nope"},
+		{"not a spark log", []string{notLog}, 2, "not a Spark event log"},
+		{"no log", nil, 2, "usage"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), append([]string{"analyze"}, c.args...), &out, &errb)
+			if code != c.code {
+				t.Fatalf("got exit %d, want %d (stderr %q)", code, c.code, errb.String())
+			}
+			if !strings.Contains(errb.String(), c.stderr) {
+				t.Errorf("got stderr %q, want it to mention %q", errb.String(), c.stderr)
+			}
+			if c.code != 2 && !json.Valid(out.Bytes()) {
+				t.Errorf("stdout is not JSON: %.200s", out.String())
+			}
+		})
+	}
+}
+
+// TestAnalyzeEveryLog runs analyze on every log of the shared data, in
+// every codec and layout, and checks the document it prints.
+func TestAnalyzeEveryLog(t *testing.T) {
+	root := sparktest.Spark(t)
+	for _, dir := range []string{"spark-events", "compressed", "big", "extra/historical/spark-events",
+		"extra/sql-core-spark-events", "extra/spark-events-broken/last-attempt-incomplete",
+		"extra/spark-events-broken/previous-attempt-incomplete"} {
+		t.Run(dir, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), []string{"analyze", filepath.Join(root, dir)}, &out, &errb); code != 0 {
+				t.Fatalf("got exit %d: %s", code, errb.String())
+			}
+			type doc struct {
+				Schema string
+				App    struct{ ID string }
+				Phases map[string]int64
+			}
+			var docs []doc
+			raw := bytes.TrimSpace(out.Bytes())
+			if len(raw) > 0 && raw[0] != '[' {
+				raw = append(append([]byte{'['}, raw...), ']')
+			}
+			if err := json.Unmarshal(raw, &docs); err != nil {
+				t.Fatalf("output: %v", err)
+			}
+			if len(docs) == 0 {
+				t.Fatal("no report")
+			}
+			for _, d := range docs {
+				if d.Schema != "sparkdx.report/v1" || d.App.ID == "" || len(d.Phases) != 4 {
+					t.Errorf("got schema %q app %q phases %v", d.Schema, d.App.ID, d.Phases)
+				}
+			}
+		})
+	}
+}

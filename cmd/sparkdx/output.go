@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+)
+
+// isTerminal tells whether w is a terminal (an *os.File on a TTY).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// textOptions picks colour and width for text written to w: colour only on
+// a terminal and never when NO_COLOR is set to anything (no-color.org).
+func textOptions(w io.Writer) report.TextOptions {
+	opts := report.TextOptions{}
+	if !isTerminal(w) {
+		return opts
+	}
+	opts.Color = os.Getenv("NO_COLOR") == ""
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			opts.Width = min(cols, 140)
+		}
+	}
+	return opts
+}
+
+// outputFile opens -o FILE, or returns stdout when path is empty. The
+// returned close function reports the error of closing the file.
+func outputFile(path string, stdout io.Writer) (io.Writer, func() error, error) {
+	if path == "" || path == "-" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+// replayLog replays one log like eventlog.ReplayLog, drawing a progress
+// bar on stderr while it reads when stderr is a terminal.
+func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions, stderr io.Writer) (*model.Attempt, *eventlog.ReplayStats, error) {
+	if !isTerminal(stderr) {
+		return eventlog.ReplayLog(ctx, l, opts)
+	}
+	r, err := l.NewReader(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eventlog: %s: %w", l.Path, err)
+	}
+	defer r.Close()
+	if opts.Name == "" {
+		opts.Name = l.Name
+	}
+	opts.InProgress = opts.InProgress || l.InProgress
+	p := report.NewProgress(stderr, l.Name, l.Size)
+	a, stats, err := eventlog.Replay(ctx, p.Reader(r), opts)
+	p.Finish()
+	if err != nil {
+		return nil, stats, err
+	}
+	stats.Truncated = stats.Truncated || r.Truncated()
+	a.LogPath, a.LogName = l.Path, l.Name
+	if !l.ModTime.IsZero() {
+		a.LastUpdated = l.ModTime.UnixMilli()
+	}
+	return a, stats, nil
+}
+
+// writeReport renders inputs in format to -o FILE, or to stdout.
+func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) error {
+	w, closeOut, err := outputFile(path, stdout)
+	if err != nil {
+		return inputErr(err)
+	}
+	switch format {
+	case "text":
+		err = report.WriteText(w, inputs, textOptions(w))
+	case "html":
+		err = report.WriteHTML(w, inputs)
+	default:
+		reports := make([]*report.Report, len(inputs))
+		for i, in := range inputs {
+			reports[i] = in.Report
+		}
+		err = report.WriteJSON(w, reports)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}

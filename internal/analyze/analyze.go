@@ -1,0 +1,171 @@
+package analyze
+
+import (
+	"sort"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// Analyze computes the Result of one replayed attempt. It never fails:
+// missing data leaves the corresponding numbers at zero.
+func Analyze(a *model.Attempt) *Result {
+	r := &Result{AppID: a.AppID, AttemptID: a.AttemptID, StartTime: a.StartTime, EndTime: a.EndTime,
+		Completed: a.Completed, Config: readConfig(&a.Env)}
+	if r.EndTime == model.NoTime || !a.Completed {
+		r.EndTime = lastTime(a)
+	}
+	if r.StartTime != model.NoTime && r.EndTime > r.StartTime {
+		r.DurationMs = r.EndTime - r.StartTime
+	}
+	acc := make(map[string]*execAcc, len(a.Executors))
+	for _, e := range a.Executors {
+		acc[e.ID] = &execAcc{}
+	}
+	vals := accumulatorValues(a)
+	r.SQL = sqlStats(a, vals)
+	writeSQL := map[int64]bool{}
+	for _, x := range r.SQL {
+		writeSQL[x.ID] = x.IsWrite
+	}
+	stages := append([]*model.StageAttempt(nil), a.Stages...)
+	sort.Slice(stages, func(i, j int) bool {
+		if stages[i].StageID != stages[j].StageID {
+			return stages[i].StageID < stages[j].StageID
+		}
+		return stages[i].AttemptID < stages[j].AttemptID
+	})
+	r.Stages = make([]Stage, 0, len(stages))
+	for _, s := range stages {
+		st := stageStats(s, acc)
+		for _, id := range s.JobIDs {
+			if j := a.Job(id); j != nil && j.SQLExecutionID >= 0 {
+				st.SQLExecutionID = j.SQLExecutionID
+			}
+		}
+		// A write command's result stage writes; its map stages shuffle.
+		st.IsWrite = st.OutputBytes > 0 || st.OutputRecords > 0 ||
+			(writeSQL[st.SQLExecutionID] && st.ShuffleWriteBytes == 0 && st.Attempts > 0)
+		r.Stages = append(r.Stages, st)
+	}
+	r.Executors = make([]Executor, 0, len(a.Executors))
+	for _, e := range a.Executors {
+		r.Executors = append(r.Executors, executorStats(e, acc[e.ID], r.EndTime))
+	}
+	var maxExecs, maxCores int
+	if r.DurationMs > 0 {
+		r.Timeline, r.Phases, maxExecs, maxCores = timeline(a, r.Stages, r.SQL, r.StartTime, r.EndTime)
+	}
+	if maxCores == 0 {
+		maxCores = maxConcurrentTasks(a)
+		maxExecs = min(maxExecs, 1)
+	}
+	stageCores(a, r.Stages, r.EndTime)
+	groups := jobGroups(a, r.EndTime)
+	r.CriticalPath = criticalPath(groups, r.DurationMs, maxCores)
+	r.CriticalPath.MaxExecutors = maxExecs
+	perExec := r.Config.ExecutorCores
+	if maxExecs > 0 && (perExec <= 0 || perExec*maxExecs > maxCores) {
+		perExec = max(maxCores/maxExecs, 1)
+	}
+	if maxExecs == 0 {
+		maxExecs, perExec = 1, maxCores
+	}
+	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec)
+	r.Jobs = jobs(a, r.Stages)
+	return r
+}
+
+// lastTime is the latest time the log shows: app end, or the last event
+// time the replay saw.
+func lastTime(a *model.Attempt) int64 {
+	t := max(a.EndTime, a.StartTime)
+	for _, s := range a.Stages {
+		t = max(t, s.CompletionTime, s.SubmissionTime)
+		if n := len(s.Tasks); n > 0 {
+			for _, k := range s.Tasks {
+				t = max(t, k.FinishTime, k.LaunchTime)
+			}
+		}
+	}
+	for _, j := range a.Jobs {
+		t = max(t, j.CompletionTime, j.SubmissionTime)
+	}
+	for _, e := range a.Executors {
+		t = max(t, e.AddTime, e.RemoveTime)
+	}
+	return t
+}
+
+// maxConcurrentTasks is the most tasks running at once (local mode, where
+// no executor reports cores).
+func maxConcurrentTasks(a *model.Attempt) int {
+	type ev struct {
+		t int64
+		d int
+	}
+	var evs []ev
+	for _, s := range a.Stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime != 0 {
+				evs = append(evs, ev{t.LaunchTime, 1}, ev{t.FinishTime, -1})
+			}
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].t != evs[j].t {
+			return evs[i].t < evs[j].t
+		}
+		return evs[i].d < evs[j].d
+	})
+	cur, best := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		best = max(best, cur)
+	}
+	return best
+}
+
+// stageCores sets each stage's available cores (Σ cores of executors alive
+// at any time while it ran) and its PRatio.
+func stageCores(a *model.Attempt, stages []Stage, end int64) {
+	capacity := capacityExecutors(a)
+	for i := range stages {
+		s := &stages[i]
+		if s.SubmissionTime == model.NoTime {
+			continue
+		}
+		stop := s.CompletionTime
+		if stop == model.NoTime {
+			stop = end
+		}
+		cores := 0
+		for _, e := range capacity {
+			gone := e.RemoveTime
+			if gone == model.NoTime {
+				gone = end
+			}
+			if e.AddTime <= stop && gone >= s.SubmissionTime {
+				cores += e.TotalCores
+			}
+		}
+		s.CoresAvailable = cores
+		if cores > 0 {
+			s.PRatio = float64(s.NumTasks) / float64(cores)
+		}
+	}
+}
+
+func jobs(a *model.Attempt, stages []Stage) []Job {
+	result := map[int]int64{}
+	for _, s := range stages {
+		for _, id := range s.JobIDs {
+			result[id] += s.ResultBytes
+		}
+	}
+	out := make([]Job, 0, len(a.Jobs))
+	for _, j := range a.Jobs {
+		out = append(out, Job{ID: j.ID, SubmissionTime: j.SubmissionTime, CompletionTime: j.CompletionTime,
+			Status: j.Status, StageIDs: j.StageIDs, SQLExecutionID: j.SQLExecutionID, ResultBytes: result[j.ID]})
+	}
+	return out
+}

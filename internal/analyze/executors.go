@@ -1,0 +1,58 @@
+package analyze
+
+import "github.com/sparkdx/sparkdx/internal/model"
+
+// execAcc accumulates one executor's task totals over all stages.
+type execAcc struct {
+	busy, run, gc int64
+	tasks, failed int
+	lostFailed    int
+	causedByApp   bool
+	lossReason    string
+}
+
+// Indexes into model.ExecutorMetricNames (Spark's fixed order) that model
+// does not name; executors_test.go checks them against the names.
+const (
+	metricOtherRSS     = 15 // ProcessTreeOtherRSSMemory
+	metricMajorGCCount = 18 // MajorGCCount
+)
+
+// executorStats computes one executor's statistics; end is the app's end
+// (or last event) time, closing executors that were never removed.
+func executorStats(e *model.Executor, a *execAcc, end int64) Executor {
+	out := Executor{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, AddedTime: e.AddTime,
+		RemovedTime: e.RemoveTime, RemovedReason: e.RemoveReason,
+		BusyMs: a.busy, RunTimeMs: a.run, GCTimeMs: a.gc, Tasks: a.tasks, FailedTasks: a.failed}
+	stop := e.RemoveTime
+	if stop == model.NoTime {
+		stop = end
+	}
+	if e.AddTime != model.NoTime && stop > e.AddTime {
+		out.LifetimeMs = stop - e.AddTime
+	}
+	if capMs := out.LifetimeMs * int64(out.Cores); capMs > 0 {
+		out.Utilization = min(Ratio(a.busy, capMs), 1)
+		out.WastedCoreHours = float64(max(capMs-a.busy, 0)) / 3.6e6
+	}
+	if e.Peak.Set {
+		v := &e.Peak.Values
+		out.HasPeaks = true
+		out.PeakJVMHeapBytes = v[model.MetricJVMHeapMemory]
+		out.PeakJVMOffHeapBytes = v[model.MetricJVMOffHeapMemory]
+		out.PeakPythonRSSBytes = v[model.MetricProcessTreePythonRSSMemory]
+		out.PeakJVMRSSBytes = v[model.MetricProcessTreeJVMRSSMemory]
+		out.PeakOtherRSSBytes = v[metricOtherRSS]
+		out.MajorGCCount = v[metricMajorGCCount]
+	}
+	reason := e.RemoveReason
+	if reason == "" {
+		reason = a.lossReason
+	}
+	cause, code := ClassifyLoss(reason)
+	if e.RemoveTime == model.NoTime && a.lostFailed == 0 {
+		cause = CauseNone
+	}
+	out.Loss = Loss{Cause: cause, ExitCode: code, CausedByApp: a.causedByApp, FailedTasks: a.lostFailed}
+	return out
+}

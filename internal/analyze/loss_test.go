@@ -1,0 +1,86 @@
+package analyze
+
+import (
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+func TestClassifyLoss(t *testing.T) {
+	for _, c := range []struct {
+		reason string
+		cause  Cause
+		code   int
+	}{
+		{"Container killed by YARN for exceeding physical memory limits. 5.5 GB of 5.5 GB physical memory used.", CauseContainerMemory, -1},
+		{"Container from a bad node: container_1 on host: h. Exit status: 137. Diagnostics: [2023] Container killed on request. Exit code is 137", CauseContainerMemory, 137},
+		{"The executor with id 3 exited with exit code 137(SIGKILL, possible container OOM).", CauseContainerMemory, 137},
+		{"The executor with id 4 exited with exit code 52(JVM OOM).", CauseJVMOOM, 52},
+		{"Command exited with code 3: java.lang.OutOfMemoryError: Java heap space", CauseJVMOOM, 3},
+		{"Exit status: 143. Diagnostics: Container killed on request. Exit code is 143", CauseSigterm, 143},
+		{"Container container_e18_1 on host: h was preempted.", CausePreempted, -1},
+		{"Container marked as failed: c on host: h. Exit status: 56. Diagnostics: Exception from container-launch.", CauseHeartbeat, 56},
+		{"Executor heartbeat timed out after 128731 ms", CauseHeartbeat, -1},
+		{"Container container_e18_1 exited from explicit termination request.", CauseIdle, -1},
+		{"Executor decommission.", CauseDecommission, -1},
+		{"Executor killed by driver.", CauseDriver, -1},
+		{"worker lost", CauseUnknown, -1},
+		{"", CauseNone, -1},
+	} {
+		cause, code := ClassifyLoss(c.reason)
+		if cause != c.cause || code != c.code {
+			t.Errorf("ClassifyLoss(%q) = %q, %d; want %q, %d", c.reason, cause, code, c.cause, c.code)
+		}
+	}
+}
+
+func TestLostFailure(t *testing.T) {
+	for _, c := range []struct {
+		msg, exec, reason string
+		byApp, ok         bool
+	}{
+		{"ExecutorLostFailure (executor 7 exited caused by one of the running tasks) Reason: Container killed", "7", "Container killed", true, true},
+		{"ExecutorLostFailure (executor 12 exited unrelated to the running tasks) Reason: decommission", "12", "decommission", false, true},
+		{"ExecutorLostFailure (executor 1 exited caused by one of the running tasks)", "1", "", true, true},
+		{"java.lang.RuntimeException: boom", "", "", false, false},
+	} {
+		exec, byApp, reason, ok := lostFailure(c.msg)
+		if exec != c.exec || byApp != c.byApp || reason != c.reason || ok != c.ok {
+			t.Errorf("lostFailure(%q) = %q %v %q %v; want %q %v %q %v", c.msg, exec, byApp, reason, ok,
+				c.exec, c.byApp, c.reason, c.ok)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in        string
+		unit, def int64
+		want      int64
+	}{
+		{"4g", mib, 0, 4 * gib},
+		{"4G", mib, 0, 4 * gib},
+		{"512m", mib, 0, 512 * mib},
+		{"2048", mib, 0, 2048 * mib},
+		{"2048", 1, 0, 2048},
+		{"100b", mib, 0, 100},
+		{"1gb", 1, 0, gib},
+		{"1024k", 1, 0, mib},
+		{"2t", 1, 0, 2 << 40},
+		{"", mib, 7, 7},
+		{"lots", mib, 7, 7},
+		{"-1g", mib, 7, 7},
+	} {
+		if got := ParseSize(c.in, c.unit, c.def); got != c.want {
+			t.Errorf("ParseSize(%q, %d, %d) = %d, want %d", c.in, c.unit, c.def, got, c.want)
+		}
+	}
+}
+
+func TestMetricIndexes(t *testing.T) {
+	for name, idx := range map[string]int{"ProcessTreeOtherRSSMemory": metricOtherRSS, "MajorGCCount": metricMajorGCCount} {
+		if got := model.ExecutorMetricIndex(name); got != idx {
+			t.Errorf("%s is metric %d, want %d", name, got, idx)
+		}
+	}
+}

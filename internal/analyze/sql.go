@@ -1,0 +1,108 @@
+package analyze
+
+import (
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// MetricOutputRows is the SQL metric every row-producing node carries.
+const MetricOutputRows = "number of output rows"
+
+// accumulatorValues totals every SQL metric accumulator: the sum of the
+// updates of successful task attempts, as Spark's SQL listener aggregates
+// them, or the stage's final value when no task carried an update.
+func accumulatorValues(a *model.Attempt) map[int64]int64 {
+	tasks := map[int64]int64{}
+	stages := map[int64]int64{}
+	for _, s := range a.Stages {
+		for i := range s.Accumulables {
+			acc := &s.Accumulables[i]
+			if acc.SQL {
+				stages[acc.ID] = max(stages[acc.ID], acc.Num)
+			}
+		}
+		for _, t := range s.Tasks {
+			if !t.Successful() {
+				continue
+			}
+			for i := range t.Accumulables {
+				if acc := &t.Accumulables[i]; acc.SQL {
+					tasks[acc.ID] += acc.Num
+				}
+			}
+		}
+	}
+	for id, v := range stages {
+		if _, ok := tasks[id]; !ok {
+			tasks[id] = v
+		}
+	}
+	return tasks
+}
+
+// sqlStats flattens each execution's plan with the metric values found.
+func sqlStats(a *model.Attempt, vals map[int64]int64) []SQLExecution {
+	out := make([]SQLExecution, 0, len(a.SQL))
+	for _, x := range a.SQL {
+		e := SQLExecution{ID: x.ID, Description: x.Description, StartTime: x.StartTime, EndTime: x.EndTime,
+			JobIDs: x.JobIDs}
+		if x.Plan != nil {
+			flatten(x.Plan, &e.Nodes, vals, x.DriverUpdates)
+		}
+		for _, n := range e.Nodes {
+			if IsWriteCommand(n.Name) {
+				e.IsWrite = true
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func flatten(p *model.SQLPlanNode, nodes *[]SQLNode, vals, driver map[int64]int64) int {
+	id := len(*nodes)
+	*nodes = append(*nodes, SQLNode{ID: id, Name: p.NodeName, Rows: -1})
+	n := SQLNode{ID: id, Name: p.NodeName, Rows: -1}
+	for _, m := range p.Metrics {
+		v, ok := driver[m.AccumulatorID]
+		if !ok {
+			v, ok = vals[m.AccumulatorID]
+		}
+		if !ok {
+			continue
+		}
+		switch m.MetricType {
+		case "nsTiming":
+			v /= 1e6
+			n.TimeMs += v
+		case "timing":
+			n.TimeMs += v
+		}
+		if n.Metrics == nil {
+			n.Metrics = map[string]int64{}
+		}
+		n.Metrics[m.Name] = v
+		if m.Name == MetricOutputRows || m.Name == "output rows" { // the latter: RAPIDS GPU nodes
+			n.Rows = v
+		}
+	}
+	for _, c := range p.Children {
+		n.Children = append(n.Children, flatten(c, nodes, vals, driver))
+	}
+	(*nodes)[id] = n
+	return id
+}
+
+// IsWriteCommand tells whether a plan node writes output (a data-writing
+// command or the WriteFiles node of Spark 3.4+).
+func IsWriteCommand(name string) bool {
+	for _, w := range []string{"InsertInto", "WriteFiles", "CreateDataSourceTableAsSelect", "CreateHiveTableAsSelect",
+		"SaveIntoDataSourceCommand", "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic",
+		"ReplaceData", "WriteToDataSourceV2", "WriteDelta", "MergeIntoCommand"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}

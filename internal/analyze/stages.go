@@ -1,0 +1,145 @@
+package analyze
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// stageStats computes one stage attempt's statistics and adds each
+// finished task to the executor accumulators in acc.
+func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
+	m := &s.Metrics
+	out := Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status,
+		JobIDs: s.JobIDs, SQLExecutionID: -1, NumTasks: s.NumTasks,
+		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime,
+		GCTimeMs: m.JvmGcTime, DeserializeMs: m.ExecutorDeserializeTime, SerializeMs: m.ResultSerializationTime,
+		RunTimeTotalMs: m.ExecutorRunTime,
+		InputBytes:     m.InputBytesRead, InputRecords: m.InputRecordsRead,
+		OutputBytes: m.OutputBytesWritten, OutputRecords: m.OutputRecordsWritten,
+		ShuffleReadBytes: m.ShuffleReadBytes(), ShuffleReadRecords: m.ShuffleRead.RecordsRead,
+		ShuffleWriteBytes: m.ShuffleWrite.BytesWritten, ShuffleWriteRecords: m.ShuffleWrite.RecordsWritten,
+		ShuffleWriteTimeNs: m.ShuffleWrite.WriteTime, FetchWaitMs: m.ShuffleRead.FetchWaitTime,
+		MemorySpilledBytes: m.MemoryBytesSpilled, DiskSpilledBytes: m.DiskBytesSpilled,
+		ResultBytes: m.ResultSize, FailureReason: s.FailureReason}
+	if s.SubmissionTime != model.NoTime && s.CompletionTime != model.NoTime {
+		out.DurationMs = s.CompletionTime - s.SubmissionTime
+	}
+	durs := make([]int64, 0, len(s.Tasks))
+	runs := make([]int64, 0, len(s.Tasks))
+	bytes := make([]int64, 0, len(s.Tasks))
+	type hostAcc struct {
+		durs, bytes []int64
+		time        int64
+	}
+	hosts := map[string]*hostAcc{}
+	succeeded := map[int]bool{}
+	for _, t := range s.Tasks {
+		if t.Successful() {
+			succeeded[t.Index] = true
+		}
+	}
+	for _, t := range s.Tasks {
+		if t.Speculative {
+			out.SpeculativeTasks++
+		}
+		if t.FinishTime == 0 {
+			continue
+		}
+		d := t.FinishTime - t.LaunchTime
+		out.Attempts++
+		out.TaskTimeMs += d
+		tm := &t.Metrics
+		delay := d - tm.ExecutorRunTime - tm.ExecutorDeserializeTime - tm.ResultSerializationTime
+		if t.GettingResultTime > 0 {
+			delay -= t.FinishTime - t.GettingResultTime
+		}
+		out.SchedulerDelayMs += max(delay, 0)
+		if a := acc[t.ExecutorID]; a != nil {
+			a.busy += d
+			a.tasks++
+			if t.Failed {
+				a.failed++
+			}
+			a.run += tm.ExecutorRunTime
+			a.gc += tm.JvmGcTime
+		}
+		switch {
+		case t.Successful():
+			out.Succeeded++
+			if t.Speculative {
+				out.SpeculativeWins++
+			}
+			b := tm.InputBytesRead + tm.ShuffleReadBytes()
+			durs = append(durs, d)
+			runs = append(runs, tm.ExecutorRunTime)
+			bytes = append(bytes, b)
+			h := hosts[t.Host]
+			if h == nil {
+				h = &hostAcc{}
+				hosts[t.Host] = h
+			}
+			h.durs = append(h.durs, d)
+			h.bytes = append(h.bytes, b)
+			h.time += d
+		case t.Killed || t.EndReason == "TaskKilled":
+			out.Killed++
+			// A killed attempt whose index succeeded elsewhere lost a
+			// speculation race (Spark: "another attempt succeeded").
+			if succeeded[t.Index] {
+				out.SpeculationWasteMs += d
+			}
+		default:
+			out.Failed++
+			if t.EndReason == "FetchFailed" {
+				out.FetchFailures++
+			}
+			if id, byApp, reason, ok := lostFailure(t.ErrorMessage); ok {
+				if a := acc[id]; a != nil {
+					a.lostFailed++
+					a.causedByApp = a.causedByApp || byApp
+					if a.lossReason == "" {
+						a.lossReason = reason
+					}
+				}
+			}
+			if out.FailureReasons == nil {
+				out.FailureReasons = map[string]int{}
+			}
+			out.FailureReasons[failureClass(t)]++
+		}
+	}
+	if len(durs) > 0 {
+		out.TaskDurationMs = quantiles(durs)
+		out.RunTimeMs = quantiles(runs)
+		out.TaskBytes = quantiles(bytes)
+		out.SkewDuration = Ratio(out.TaskDurationMs.Max, out.TaskDurationMs.P50)
+		out.SkewBytes = Ratio(out.TaskBytes.Max, out.TaskBytes.P50)
+		out.MaxTaskOverStage = Ratio(out.TaskDurationMs.Max, out.DurationMs)
+	}
+	for h, a := range hosts {
+		out.Hosts = append(out.Hosts, HostStat{Host: h, Tasks: len(a.durs), MedianTaskMs: median(a.durs),
+			TaskTimeMs: a.time, MedianBytes: median(a.bytes)})
+	}
+	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })
+	return out
+}
+
+// failureClass names why a task attempt failed: the exception class for
+// ExceptionFailure, else Spark's end reason.
+func failureClass(t *model.Task) string {
+	if t.EndReason == "ExceptionFailure" {
+		msg := t.ErrorMessage
+		if i := strings.IndexAny(msg, ":\n"); i > 0 {
+			msg = msg[:i]
+		}
+		if msg != "" {
+			return msg
+		}
+	}
+	if t.EndReason == "" {
+		return "unknown"
+	}
+	return t.EndReason
+}

@@ -1,0 +1,150 @@
+package analyze
+
+import (
+	"sort"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// mark is a change, at one instant, in how many executors, cores, running
+// stages, running write stages and write-commit tails there are.
+type mark struct {
+	t                                  int64
+	execs, cores, stages, writes, tail int
+}
+
+// timeline splits [start, end] into phases by sweeping over executor
+// lifetimes and stage spans, and measures peak executor concurrency.
+// Precedence at each instant: resource wait (before the first executor, or
+// a stage running with no executor) > output write > compute > driver only.
+func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end int64) ([]Interval, Phases, int, int) {
+	clip := func(t int64) int64 { return min(max(t, start), end) }
+	var marks []mark
+	firstExec := int64(model.NoTime)
+	capacity := capacityExecutors(a)
+	for _, e := range capacity {
+		if e.AddTime == model.NoTime {
+			continue
+		}
+		stop := e.RemoveTime
+		if stop == model.NoTime {
+			stop = end
+		}
+		if firstExec == model.NoTime || e.AddTime < firstExec {
+			firstExec = e.AddTime
+		}
+		marks = append(marks, mark{t: clip(e.AddTime), execs: 1, cores: e.TotalCores},
+			mark{t: clip(stop), execs: -1, cores: -e.TotalCores})
+	}
+	writeTailEnd := map[int64]int64{} // sql id → end of its commit tail
+	lastFinish := map[int64]int64{}   // sql id → last task finish of its write stages
+	for i := range stages {
+		s := &stages[i]
+		if s.SubmissionTime == model.NoTime {
+			continue
+		}
+		stop := s.CompletionTime
+		if stop == model.NoTime {
+			stop = end
+		}
+		w := 0
+		if s.IsWrite {
+			w = 1
+		}
+		marks = append(marks, mark{t: clip(s.SubmissionTime), stages: 1, writes: w},
+			mark{t: clip(stop), stages: -1, writes: -w})
+		if s.IsWrite && s.SQLExecutionID >= 0 {
+			lastFinish[s.SQLExecutionID] = max(lastFinish[s.SQLExecutionID], stop)
+		}
+	}
+	for _, x := range sql {
+		if x.IsWrite && x.EndTime != model.NoTime {
+			writeTailEnd[x.ID] = x.EndTime
+		}
+	}
+	for id, from := range lastFinish {
+		if to, ok := writeTailEnd[id]; ok && to > from {
+			marks = append(marks, mark{t: clip(from), tail: 1}, mark{t: clip(to), tail: -1})
+		}
+	}
+	sort.Slice(marks, func(i, j int) bool { return marks[i].t < marks[j].t })
+
+	var ph Phases
+	if firstExec == model.NoTime {
+		ph.FirstExecutorDelayMs = end - start
+	} else {
+		ph.FirstExecutorDelayMs = max(clip(firstExec)-start, 0)
+	}
+	var ivs []Interval
+	add := func(from, to int64, p Phase) {
+		if to <= from {
+			return
+		}
+		switch p {
+		case PhaseResourceWait:
+			ph.ResourceWaitMs += to - from
+		case PhaseOutputWrite:
+			ph.OutputWriteMs += to - from
+		case PhaseCompute:
+			ph.ComputeMs += to - from
+		default:
+			ph.DriverOnlyMs += to - from
+		}
+		if n := len(ivs); n > 0 && ivs[n-1].Phase == p && ivs[n-1].End == from {
+			ivs[n-1].End = to
+			return
+		}
+		ivs = append(ivs, Interval{Start: from, End: to, Phase: p})
+	}
+	var cur mark
+	maxExecs, maxCores := 0, 0
+	prev := start
+	for i := 0; i <= len(marks); i++ {
+		t := end
+		if i < len(marks) {
+			t = marks[i].t
+		}
+		if t > prev {
+			p := PhaseDriverOnly
+			switch {
+			case firstExec == model.NoTime || prev < firstExec, cur.stages > 0 && cur.execs <= 0:
+				p = PhaseResourceWait
+			case cur.writes > 0 || cur.tail > 0:
+				p = PhaseOutputWrite
+			case cur.stages > 0:
+				p = PhaseCompute
+			}
+			add(prev, t, p)
+			prev = t
+		}
+		if i == len(marks) {
+			break
+		}
+		m := marks[i]
+		cur.execs += m.execs
+		cur.cores += m.cores
+		cur.stages += m.stages
+		cur.writes += m.writes
+		cur.tail += m.tail
+		maxExecs, maxCores = max(maxExecs, cur.execs), max(maxCores, cur.cores)
+	}
+	return ivs, ph, maxExecs, maxCores
+}
+
+// capacityExecutors are the executors that run tasks: every executor but
+// the driver, or only the driver in local mode.
+func capacityExecutors(a *model.Attempt) []*model.Executor {
+	var out []*model.Executor
+	var driver *model.Executor
+	for _, e := range a.Executors {
+		if e.ID == "driver" {
+			driver = e
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 && driver != nil {
+		return []*model.Executor{driver}
+	}
+	return out
+}

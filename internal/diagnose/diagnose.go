@@ -1,0 +1,223 @@
+// Package diagnose judges an analyzed Spark application: each Rule reads
+// the analyze.Result (and the replayed model) and reports findings with a
+// severity, the numbers behind them and a recipe. Rules are values listed
+// in All, one per file, in the style of go/analysis passes; their
+// thresholds and sources are documented in docs/recipes/rules.md.
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// Severity ranks findings: info < warning < critical.
+type Severity int
+
+// Severities. The zero value means "no finding".
+const (
+	None Severity = iota
+	Info
+	Warning
+	Critical
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Critical:
+		return "critical"
+	}
+	return "none"
+}
+
+// MarshalText writes the severity's name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
+// ParseSeverity reads "info", "warning" or "critical".
+func ParseSeverity(name string) (Severity, error) {
+	switch strings.ToLower(name) {
+	case "info":
+		return Info, nil
+	case "warning":
+		return Warning, nil
+	case "critical":
+		return Critical, nil
+	}
+	return None, fmt.Errorf("unknown severity %q (want info, warning or critical)", name)
+}
+
+// Threshold documents one number a rule compares against, and why.
+type Threshold struct {
+	Metric   string  // what is measured
+	Warning  float64 // value at which the finding is a warning
+	Critical float64 // value at which it is critical
+	Gate     string  // below this the rule stays silent (or info)
+	Source   string  // where the numbers come from
+}
+
+// Rule is one diagnosis. Run reports findings; Run of diagnose.Run fills
+// each finding's Rule, Recipe and (when empty) Title.
+type Rule struct {
+	ID         string // stable, from DESIGN.md
+	Title      string
+	Doc        string
+	Recipe     string // path under docs/recipes/
+	Thresholds []Threshold
+	Run        func(p *Pass) []Finding
+}
+
+// Pass is what a rule reads.
+type Pass struct {
+	Attempt *model.Attempt
+	Result  *analyze.Result
+	Log     LogInfo
+	Agent   *AgentData // nil without sparkdx agent samples
+}
+
+// LogInfo is what the reader knows about the log file itself.
+type LogInfo struct {
+	InProgress bool      // .inprogress suffix
+	Truncated  bool      // the last line was cut
+	ModTime    time.Time // zero when unknown
+	Now        time.Time // reference time for "log idle"; zero when unknown
+}
+
+// AgentData holds samples the sparkdx agent took on the driver's node.
+type AgentData struct {
+	Driver []DriverSample `json:"driver"` // in time order
+}
+
+// DriverSample is one sample of the driver JVM.
+type DriverSample struct {
+	Time            time.Time `json:"time"`
+	GCTimeMs        int64     `json:"gcTimeMs"`        // cumulative GC time of every collector
+	FullGC          bool      `json:"fullGc"`          // a full (old-generation) collection happened since the previous sample
+	OldGenUsedBytes int64     `json:"oldGenUsedBytes"` // old generation used, after the last collection
+	OldGenMaxBytes  int64     `json:"oldGenMaxBytes"`
+}
+
+// Finding is one problem a rule found, with its evidence.
+type Finding struct {
+	Rule        string         `json:"rule"`
+	Severity    Severity       `json:"severity"`
+	Title       string         `json:"title"`
+	Detail      string         `json:"detail"`
+	StageIDs    []int          `json:"stageIds"`
+	ExecutorIDs []string       `json:"executorIds"`
+	Evidence    map[string]any `json:"evidence"`
+	Recipe      string         `json:"recipe"`
+}
+
+// Run applies rules to a pass and returns their findings, most severe
+// first, then by rule order and stage id.
+func Run(p *Pass, rules []*Rule) []Finding {
+	var out []Finding
+	for _, r := range rules {
+		fs := r.Run(p)
+		for i := range fs {
+			f := &fs[i]
+			f.Rule, f.Recipe = r.ID, r.Recipe
+			if f.Title == "" {
+				f.Title = r.Title
+			}
+			if f.StageIDs == nil {
+				f.StageIDs = []int{}
+			}
+			if f.ExecutorIDs == nil {
+				f.ExecutorIDs = []string{}
+			}
+			if f.Evidence == nil {
+				f.Evidence = map[string]any{}
+			}
+		}
+		out = append(out, fs...)
+	}
+	rank := map[string]int{}
+	for i, r := range rules {
+		rank[r.ID] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Severity != out[j].Severity {
+			return out[i].Severity > out[j].Severity
+		}
+		return rank[out[i].Rule] < rank[out[j].Rule]
+	})
+	return out
+}
+
+// Worst is the highest severity among findings (None when empty).
+func Worst(fs []Finding) Severity {
+	w := None
+	for _, f := range fs {
+		w = max(w, f.Severity)
+	}
+	return w
+}
+
+// level grades v against ascending warning and critical thresholds.
+func level(v, warning, critical float64) Severity {
+	switch {
+	case v >= critical:
+		return Critical
+	case v >= warning:
+		return Warning
+	}
+	return None
+}
+
+// round keeps ratios readable in evidence.
+func round(v float64) float64 {
+	if v > 1e6 || v < -1e6 {
+		return float64(int64(v))
+	}
+	return float64(int64(v*1000+0.5)) / 1000
+}
+
+const (
+	second = int64(1000)
+	minute = 60 * second
+	mib    = int64(1) << 20
+	gib    = int64(1) << 30
+)
+
+// fmtMs renders a duration for a finding's detail text.
+func fmtMs(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+}
+
+// fmtBytes renders a size in binary units.
+func fmtBytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
+}
+
+// stageRef names a stage attempt in text.
+func stageRef(s *analyze.Stage) string {
+	if s.AttemptID == 0 {
+		return fmt.Sprintf("stage %d", s.StageID)
+	}
+	return fmt.Sprintf("stage %d (attempt %d)", s.StageID, s.AttemptID)
+}

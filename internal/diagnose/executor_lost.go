@@ -1,0 +1,124 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+)
+
+// ExecutorLost reports executors that died for reasons caused by the application.
+var ExecutorLost = &Rule{
+	ID:     "executor-lost",
+	Title:  "Executors lost",
+	Recipe: "troubleshoot/oom-and-spill.md#exit-codes",
+	Doc: "Executors that exited because of the application (memory kills, OOM, crashes, heartbeat loss), " +
+		"apart from removals that are not its fault (idle release, preemption, decommission, shutdown).",
+	Thresholds: []Threshold{{Metric: "executors lost to the application", Warning: 1, Critical: 3,
+		Gate: "critical also on any memory kill that failed tasks, or a task failing spark.task.maxFailures times; " +
+			"preemption/decommission only: info",
+		Source: "shape: Dr. Elephant tuning_20190221 StagesWithFailedTasksHeuristic; counts ours " +
+			"(spark.executor.maxNumFailures = max(3, 2 × executors))"}},
+	Run: runExecutorLost,
+}
+
+func runExecutorLost(p *Pass) []Finding {
+	var lost, benign []*analyze.Executor
+	memoryKillFailedTasks := false
+	for i := range p.Result.Executors {
+		e := &p.Result.Executors[i]
+		switch {
+		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1):
+			lost = append(lost, e)
+			if e.Loss.Cause.IsMemoryKill() && e.Loss.FailedTasks > 0 {
+				memoryKillFailedTasks = true
+			}
+		case e.Loss.Cause == analyze.CausePreempted || e.Loss.Cause == analyze.CauseDecommission:
+			benign = append(benign, e)
+		}
+	}
+	if len(lost) == 0 && len(benign) == 0 {
+		return nil
+	}
+	maxedStages := tasksAtMaxFailures(p)
+	sev := Info
+	if len(lost) > 0 {
+		sev = Warning
+		if len(lost) >= 3 || memoryKillFailedTasks || len(maxedStages) > 0 {
+			sev = Critical
+		}
+	}
+	list := lost
+	if len(lost) == 0 {
+		list = benign
+	}
+	var ids []string
+	var failed int
+	causes := map[string]int{}
+	var details []map[string]any
+	for _, e := range list {
+		ids = append(ids, e.ID)
+		failed += e.Loss.FailedTasks
+		causes[string(e.Loss.Cause)]++
+		details = append(details, map[string]any{"executorId": e.ID, "host": e.Host, "exitCode": e.Loss.ExitCode,
+			"cause": string(e.Loss.Cause), "failedTasks": e.Loss.FailedTasks, "removedTime": e.RemovedTime})
+	}
+	first := list[0]
+	stages := lostStages(p, ids)
+	stages = append(stages, maxedStages...)
+	slices.Sort(stages)
+	stages = slices.Compact(stages)
+	return []Finding{{Severity: sev, ExecutorIDs: ids, StageIDs: stages,
+		Detail: fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
+			len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed),
+		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
+			"cause": string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
+			"stagesWithTaskAtMaxFailures": maxedStages}}}
+}
+
+func causeSummary(causes map[string]int) string {
+	keys := make([]string, 0, len(causes))
+	for k := range causes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", causes[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lostStages lists stages with tasks failed by the loss of one of ids.
+func lostStages(p *Pass, ids []string) []int {
+	var out []int
+	for _, s := range p.Attempt.Stages {
+		for _, t := range s.Tasks {
+			if t.EndReason == "ExecutorLostFailure" && slices.Contains(ids, t.ExecutorID) {
+				out = append(out, s.StageID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// tasksAtMaxFailures lists stages where one task index failed
+// spark.task.maxFailures times (which aborts the job).
+func tasksAtMaxFailures(p *Pass) []int {
+	limit := p.Result.Config.TaskMaxFailures
+	var out []int
+	for _, s := range p.Attempt.Stages {
+		fails := map[int]int{}
+		for _, t := range s.Tasks {
+			if t.Failed {
+				fails[t.Index]++
+				if fails[t.Index] == limit {
+					out = append(out, s.StageID)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+)
+
+// OOMRisk reports executors (and the driver) whose peak memory came close to their limit.
+var OOMRisk = &Rule{
+	ID:     "oom-risk",
+	Title:  "Close to out of memory",
+	Recipe: "troubleshoot/oom-and-spill.md",
+	Doc: "Peak JVM heap near spark.executor.memory (or spark.driver.memory), or process-tree RSS near the " +
+		"container size. Heap samples include uncollected garbage, so the heap arm is critical only with major GCs.",
+	Thresholds: []Threshold{
+		{Metric: "peak JVMHeapMemory ÷ heap size", Warning: 0.90, Critical: 0.95,
+			Source: "DataFlint MemoryAlertsReducer (95 %); 90 % ours"},
+		{Metric: "peak process-tree RSS (JVM + Python + other) ÷ container", Warning: 0.90, Critical: 0.95,
+			Source: "ours"}},
+	Run: runOOMRisk,
+}
+
+func runOOMRisk(p *Pass) []Finding {
+	c := p.Result.Config
+	var out []Finding
+	for i := range p.Result.Executors {
+		e := &p.Result.Executors[i]
+		if !e.HasPeaks {
+			continue
+		}
+		heapLimit, container := c.ExecutorMemoryBytes, c.ContainerBytes()
+		if e.ID == "driver" {
+			heapLimit, container = c.DriverMemoryBytes, 0
+		}
+		heapRatio := analyze.Ratio(e.PeakJVMHeapBytes, heapLimit)
+		heapSev := level(heapRatio, 0.90, 0.95)
+		if heapSev == Critical && e.MajorGCCount == 0 && analyze.Ratio(e.GCTimeMs, e.RunTimeMs) < 0.20 {
+			heapSev = Warning
+		}
+		rss := e.PeakJVMRSSBytes + e.PeakPythonRSSBytes + e.PeakOtherRSSBytes
+		rssRatio := analyze.Ratio(rss, container)
+		rssSev := None
+		if e.PeakJVMRSSBytes > 0 {
+			rssSev = level(rssRatio, 0.90, 0.95)
+		}
+		sev := max(heapSev, rssSev)
+		if sev == None {
+			continue
+		}
+		out = append(out, Finding{Severity: sev, ExecutorIDs: []string{e.ID},
+			Detail: fmt.Sprintf("Executor %s peaked at %s heap of %s (%.0f%%) and %s process RSS of a %s container (%.0f%%).",
+				e.ID, fmtBytes(e.PeakJVMHeapBytes), fmtBytes(heapLimit), 100*heapRatio, fmtBytes(rss),
+				fmtBytes(container), 100*rssRatio),
+			Evidence: map[string]any{"executorId": e.ID, "peakJvmHeapBytes": e.PeakJVMHeapBytes, "heapBytes": heapLimit,
+				"heapRatio": round(heapRatio), "peakRssBytes": rss, "containerLimitBytes": container,
+				"rssRatio": round(rssRatio), "majorGcCount": e.MajorGCCount}})
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+)
+
+// PythonMemory reports PySpark workers using more memory than the container leaves them.
+var PythonMemory = &Rule{
+	ID:     "python-memory",
+	Title:  "Python workers near their memory budget",
+	Recipe: "troubleshoot/python-worker-memory.md",
+	Doc: "Peak ProcessTreePythonRSSMemory against the Python budget: spark.executor.pyspark.memory when set, " +
+		"else the memory overhead that all non-JVM memory is charged to.",
+	Thresholds: []Threshold{
+		{Metric: "peak Python RSS ÷ Python budget", Warning: 0.80, Critical: 1.00, Gate: "process-tree metrics present",
+			Source: "ours: crossing the budget is the 137/OOMKilled case"},
+		{Metric: "JVM + Python + other RSS ÷ container", Critical: 0.95, Source: "ours"}},
+	Run: runPythonMemory,
+}
+
+func runPythonMemory(p *Pass) []Finding {
+	c := p.Result.Config
+	budget := c.PySparkMemoryBytes
+	if budget == 0 {
+		budget = c.ExecutorOverheadBytes
+	}
+	var out []Finding
+	for i := range p.Result.Executors {
+		e := &p.Result.Executors[i]
+		if e.ID == "driver" || e.PeakPythonRSSBytes <= 0 {
+			continue
+		}
+		ratio := analyze.Ratio(e.PeakPythonRSSBytes, budget)
+		sev := level(ratio, 0.80, 1.00)
+		total := e.PeakJVMRSSBytes + e.PeakPythonRSSBytes + e.PeakOtherRSSBytes
+		totalRatio := analyze.Ratio(total, c.ContainerBytes())
+		if totalRatio >= 0.95 {
+			sev = Critical
+		}
+		if sev == None {
+			continue
+		}
+		out = append(out, Finding{Severity: sev, ExecutorIDs: []string{e.ID},
+			Detail: fmt.Sprintf("Python workers on executor %s peaked at %s of a %s budget (%.0f%%); the whole process tree at %s of a %s container.",
+				e.ID, fmtBytes(e.PeakPythonRSSBytes), fmtBytes(budget), 100*ratio, fmtBytes(total), fmtBytes(c.ContainerBytes())),
+			Evidence: map[string]any{"executorId": e.ID, "pythonRssBytes": e.PeakPythonRSSBytes, "pythonBudgetBytes": budget,
+				"ratio": round(ratio), "processTreeRssBytes": total, "containerLimitBytes": c.ContainerBytes(),
+				"containerRatio": round(totalRatio)}})
+	}
+	return out
+}

@@ -1,0 +1,25 @@
+package diagnose
+
+// All lists every rule in report order. New rules get new IDs.
+var All = []*Rule{
+	IncompleteApp,
+	ExecutorLost,
+	OOMRisk,
+	PythonMemory,
+	TaskFailures,
+	ResourceWait,
+	SlowOutputWrite,
+	DataSkew,
+	StragglerHost,
+	Spill,
+	GCPressure,
+	ShuffleBottleneck,
+	JoinExplosion,
+	SmallFiles,
+	TinyTasks,
+	LowParallelism,
+	SpeculationWaste,
+	IdleExecutors,
+	LargeResultToDriver,
+	DriverDegradation,
+}

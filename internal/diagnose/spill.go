@@ -1,0 +1,62 @@
+package diagnose
+
+import "fmt"
+
+// Spill reports stages that spilled execution memory to disk in proportion to their data.
+var Spill = &Rule{
+	ID:     "spill",
+	Title:  "Memory spill to disk",
+	Recipe: "troubleshoot/oom-and-spill.md#spill",
+	Doc:    "Sorts, aggregations and joins ran out of execution memory and spilled to disk.",
+	Thresholds: []Threshold{{Metric: "memorySpilledBytes ÷ max(input, shuffle read, shuffle write, output)",
+		Warning: 0.10, Critical: 0.50, Gate: "diskSpilledBytes ≥ 1 GiB; info above 3 TB processed",
+		Source: "Dr. Elephant tuning_20190221 DEFAULT_EXECUTION_MEMORY_SPILL_THRESHOLDS (0.1, 0.5), 3TB; 1 GiB gate ours"}},
+	Run: runSpill,
+}
+
+func runSpill(p *Pass) []Finding {
+	var out []Finding
+	for i := range p.Result.Stages {
+		s := &p.Result.Stages[i]
+		if s.DiskSpilledBytes < gib {
+			continue
+		}
+		data := max(s.InputBytes, s.ShuffleReadBytes, s.ShuffleWriteBytes, s.OutputBytes)
+		ratio := 1.0
+		if data > 0 {
+			ratio = float64(s.MemorySpilledBytes) / float64(data)
+		}
+		sev := level(ratio, 0.10, 0.50)
+		if sev != None && data > 3<<40 {
+			sev = Info // spilling is expected at this size
+		}
+		if sev == None {
+			continue
+		}
+		op := spillOperator(p, s.SQLExecutionID)
+		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
+			Detail: fmt.Sprintf("%s spilled %s from memory (%s on disk) while processing %s (ratio %.2f).",
+				stageRef(s), fmtBytes(s.MemorySpilledBytes), fmtBytes(s.DiskSpilledBytes), fmtBytes(data), ratio),
+			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID,
+				"memorySpilledBytes": s.MemorySpilledBytes, "diskSpilledBytes": s.DiskSpilledBytes,
+				"dataBytes": data, "spillRatio": round(ratio), "operator": op}})
+	}
+	return out
+}
+
+// spillOperator names the SQL plan node with the largest "spill size".
+func spillOperator(p *Pass, sqlID int64) string {
+	var best string
+	var most int64
+	for _, x := range p.Result.SQL {
+		if x.ID != sqlID {
+			continue
+		}
+		for _, n := range x.Nodes {
+			if v := n.Metrics["spill size"]; v > most {
+				best, most = n.Name, v
+			}
+		}
+	}
+	return best
+}

@@ -1,0 +1,222 @@
+package report
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+)
+
+// The page is one self-contained file: the CSS, the script and every chart
+// (server-side SVG) are inlined, and a Content-Security-Policy forbids the
+// page from loading anything over the network.
+//
+//go:embed assets/report.html.tmpl assets/report.css assets/report.js
+var assets embed.FS
+
+// htmlPage is what the page template reads.
+type htmlPage struct {
+	Title string
+	CSS   template.CSS
+	JS    template.JS
+	Apps  []htmlApp
+	Diff  any // the comparison, for sparkdx diff
+}
+
+// htmlApp is one application attempt's section.
+type htmlApp struct {
+	Anchor    string
+	In        *Input
+	Headline  []kv
+	SLIs      []kv
+	Charts    []svgChart
+	Findings  []htmlFinding
+	Counts    map[string]int // findings by severity name
+	Stages    []htmlStage
+	Executors []htmlExecutor
+}
+
+type kv struct{ K, V string }
+
+type htmlFinding struct {
+	diagnose.Finding
+	Sev      string
+	Evidence []kv
+	Stages   string
+	Execs    string
+}
+
+type htmlStage struct {
+	analyze.Stage
+	ID, Status, Duration, P50, P95, Max, Skew, Input, ShuffleR, ShuffleW, Spill, GC string
+}
+
+type htmlExecutor struct {
+	analyze.Executor
+	Cores, Lifetime, Busy, Util, Heap, Python, GC, Cause, Exit string
+}
+
+// WriteHTML writes one self-contained HTML page with a section per input.
+func WriteHTML(w io.Writer, ins []*Input) error {
+	page, err := newPage()
+	if err != nil {
+		return err
+	}
+	for i, in := range ins {
+		page.Apps = append(page.Apps, htmlAppOf(in, i))
+	}
+	page.Title = "sparkdx report"
+	if len(ins) == 1 {
+		page.Title = "sparkdx · " + oneLine(ins[0].Report.App.ID) + " · " + oneLine(ins[0].Report.App.Name)
+	}
+	return renderPage(w, page)
+}
+
+func newPage() (*htmlPage, error) {
+	css, err := assets.ReadFile("assets/report.css")
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	js, err := assets.ReadFile("assets/report.js")
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return &htmlPage{CSS: template.CSS(css), JS: template.JS(js)}, nil
+}
+
+func renderPage(w io.Writer, page *htmlPage) error {
+	t, err := template.New("report.html.tmpl").Funcs(template.FuncMap{
+		"pct":      fmtPct,
+		"dur":      fmtDuration,
+		"bytes":    fmtBytes,
+		"time":     fmtTime,
+		"upper":    strings.ToUpper,
+		"oneLine":  oneLine,
+		"add":      func(a, b int) int { return a + b },
+		"pctWidth": func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
+	}).ParseFS(assets, "assets/report.html.tmpl")
+	if err != nil {
+		return fmt.Errorf("report: html template: %w", err)
+	}
+	if err := t.Execute(w, page); err != nil {
+		return fmt.Errorf("report: html: %w", err)
+	}
+	return nil
+}
+
+func htmlAppOf(in *Input, i int) htmlApp {
+	app := htmlApp{Anchor: fmt.Sprintf("app-%d", i), In: in, Counts: map[string]int{}}
+	a := in.Report.App
+	l := in.Report.Log
+	app.Headline = []kv{{"application", a.ID}, {"name", a.Name}, {"user", a.User},
+		{"Spark", a.SparkVersion}, {"master", a.Master}, {"started", fmtTime(a.StartTime)}}
+	if a.AttemptID != "" {
+		app.Headline = append(app.Headline, kv{"attempt", a.AttemptID})
+	}
+	status := "completed"
+	if !a.Completed {
+		status = "incomplete: no application end, times run to the last event"
+	}
+	app.Headline = append(app.Headline, kv{"status", status},
+		kv{"log", fmt.Sprintf("%s (%s, %d events, %d bad lines)", l.Path, fmtBytes(l.Bytes), l.Events, l.BadLines)})
+	for _, f := range sortedFindings(in.Report.Findings) {
+		app.Counts[f.Severity.String()]++
+		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", ")}
+		for _, k := range sortedKeys(f.Evidence) {
+			hf.Evidence = append(hf.Evidence, kv{k, evidenceFull(k, f.Evidence[k])})
+		}
+		app.Findings = append(app.Findings, hf)
+	}
+	r := in.Result
+	if r == nil {
+		return app
+	}
+	app.SLIs = htmlSLIs(r)
+	app.Charts = []svgChart{phaseGantt(r), stageTimeline(r), memoryChart(in), durationHeatmap(in), skewChart(r)}
+	for _, s := range r.Stages {
+		app.Stages = append(app.Stages, htmlStageOf(s))
+	}
+	for _, e := range r.Executors {
+		app.Executors = append(app.Executors, htmlExecutorOf(e))
+	}
+	return app
+}
+
+func htmlSLIs(r *analyze.Result) []kv {
+	cp := r.CriticalPath
+	var gc, spill, shuffle int64
+	failed := 0
+	for _, s := range r.Stages {
+		gc += s.GCTimeMs
+		spill += s.DiskSpilledBytes
+		shuffle += s.ShuffleReadBytes
+		failed += s.Failed
+	}
+	out := []kv{
+		{"wall time", fmtDuration(r.DurationMs)},
+		{"resource wait", fmtDuration(r.Phases.ResourceWaitMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseResourceWait))},
+		{"compute", fmtDuration(r.Phases.ComputeMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseCompute))},
+		{"output write", fmtDuration(r.Phases.OutputWriteMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseOutputWrite))},
+		{"driver only", fmtDuration(r.Phases.DriverOnlyMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseDriverOnly))},
+		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
+		{"core time used", fmtPct(share(cp.TaskTimeMs, int64(cp.MaxCores)*r.DurationMs))},
+		{"critical path", fmtDuration(cp.CriticalPathMs)},
+		{"ideal", fmtDuration(cp.IdealMs)},
+		{"GC share", fmtPct(share(gc, cp.TaskTimeMs))},
+		{"shuffle read", fmtBytes(shuffle)},
+		{"disk spill", fmtBytes(spill)},
+		{"failed tasks", fmt.Sprint(failed)},
+	}
+	for _, x := range whatIfs(r.WhatIf) {
+		out = append(out, kv{"on " + plural(x.Executors, "executor"), fmtDuration(x.EstimatedMs)})
+	}
+	return out
+}
+
+// whatIfs drops what-if rows that repeat an executor count (0.5× and 1×
+// of one executor are both one executor).
+func whatIfs(ws []analyze.WhatIf) []analyze.WhatIf {
+	var out []analyze.WhatIf
+	seen := map[int]bool{}
+	for _, w := range ws {
+		if !seen[w.Executors] {
+			seen[w.Executors] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func htmlStageOf(s analyze.Stage) htmlStage {
+	id := fmt.Sprint(s.StageID)
+	if s.AttemptID > 0 {
+		id += fmt.Sprintf(".%d", s.AttemptID)
+	}
+	return htmlStage{Stage: s, ID: id, Status: lowerStatus(s.Status), Duration: fmtDuration(s.DurationMs),
+		P50: fmtDuration(s.TaskDurationMs.P50), P95: fmtDuration(s.TaskDurationMs.P95), Max: fmtDuration(s.TaskDurationMs.Max),
+		Skew: fmtRatio(s.SkewDuration), Input: fmtBytesOrDash(s.InputBytes), ShuffleR: fmtBytesOrDash(s.ShuffleReadBytes),
+		ShuffleW: fmtBytesOrDash(s.ShuffleWriteBytes), Spill: fmtBytesOrDash(s.DiskSpilledBytes),
+		GC: fmtPct(share(s.GCTimeMs, s.RunTimeTotalMs))}
+}
+
+func htmlExecutorOf(e analyze.Executor) htmlExecutor {
+	exit := "-"
+	if e.Loss.ExitCode >= 0 {
+		exit = fmt.Sprint(e.Loss.ExitCode)
+	}
+	return htmlExecutor{Executor: e, Cores: fmt.Sprint(e.Cores), Lifetime: fmtDuration(e.LifetimeMs),
+		Busy: fmtDuration(e.BusyMs), Util: fmtPct(e.Utilization), Heap: fmtBytesOrDash(e.PeakJVMHeapBytes),
+		Python: fmtBytesOrDash(e.PeakPythonRSSBytes), GC: fmtDuration(e.GCTimeMs), Cause: string(e.Loss.Cause), Exit: exit}
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}

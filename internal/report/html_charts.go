@@ -1,0 +1,468 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+const (
+	chartW     = 1100
+	labelW     = 150 // left margin for row labels
+	plotRightM = 20
+	plotW      = chartW - labelW - plotRightM
+	maxRows    = 200 // stage timeline rows before the rest are summarised
+)
+
+var phaseLabels = map[analyze.Phase]string{
+	analyze.PhaseResourceWait: "resource wait",
+	analyze.PhaseCompute:      "compute",
+	analyze.PhaseOutputWrite:  "output write",
+	analyze.PhaseDriverOnly:   "driver only",
+}
+
+// phaseGantt draws the timeline as a Gantt chart: one row per phase plus
+// an overview row with every phase.
+func phaseGantt(r *analyze.Result) svgChart {
+	c := svgChart{ID: "phases", Title: "Phase Gantt chart", Width: chartW}
+	span := r.EndTime - r.StartTime
+	if span <= 0 || len(r.Timeline) == 0 {
+		c.Empty = "No timeline: the log has no application start and end times."
+		return c
+	}
+	const rowH, top = 26.0, 8.0
+	x := func(t int64) float64 { return labelW + plotW*float64(t-r.StartTime)/float64(span) }
+	rows := []analyze.Phase{"", analyze.PhaseResourceWait, analyze.PhaseCompute, analyze.PhaseOutputWrite, analyze.PhaseDriverOnly}
+	for i, ph := range rows {
+		y := top + float64(i)*rowH
+		label := "application"
+		if ph != "" {
+			label = fmt.Sprintf("%s  %s", phaseLabels[ph], fmtPct(r.Phases.Ratio(ph)))
+		}
+		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label", Text: label})
+		c.Rects = append(c.Rects, svgRect{X: labelW, Y: y + 3, W: plotW, H: rowH - 6, Class: "track"})
+		for _, iv := range r.Timeline {
+			if ph != "" && iv.Phase != ph {
+				continue
+			}
+			w := max(x(iv.End)-x(iv.Start), 0.5)
+			c.Rects = append(c.Rects, svgRect{X: x(iv.Start), Y: y + 3, W: w, H: rowH - 6,
+				Class: "ph-" + string(iv.Phase),
+				Tip: fmt.Sprintf("%s: %s (+%s → +%s)", phaseLabels[iv.Phase], fmtDuration(iv.End-iv.Start),
+					fmtDuration(iv.Start-r.StartTime), fmtDuration(iv.End-r.StartTime))})
+		}
+	}
+	axisY := top + float64(len(rows))*rowH + 4
+	c.timeAxis(labelW, plotW, axisY, top, 0, span)
+	c.Height = int(axisY) + 24
+	for _, ph := range rows[1:] {
+		c.Legend = append(c.Legend, legendItem{Class: "ph-" + string(ph),
+			Label: fmt.Sprintf("%s %s", phaseLabels[ph], fmtDuration(phaseMs(r.Phases, ph)))})
+	}
+	return c
+}
+
+// stageTimeline draws each stage attempt from submission to completion,
+// in submission order.
+func stageTimeline(r *analyze.Result) svgChart {
+	c := svgChart{ID: "stages", Title: "Stage timeline", Width: chartW}
+	span := r.EndTime - r.StartTime
+	var ss []analyze.Stage
+	for _, s := range r.Stages {
+		if s.SubmissionTime > 0 {
+			ss = append(ss, s)
+		}
+	}
+	if span <= 0 || len(ss) == 0 {
+		c.Empty = "No stage ran."
+		return c
+	}
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].SubmissionTime < ss[j].SubmissionTime })
+	hidden := 0
+	if len(ss) > maxRows {
+		hidden = len(ss) - maxRows
+		ss = ss[:maxRows]
+	}
+	rowH := 18.0
+	if len(ss) > 40 {
+		rowH = 10
+	}
+	const top = 6.0
+	var first, last []int64
+	for _, s := range ss {
+		first = append(first, s.SubmissionTime)
+		last = append(last, s.CompletionTime)
+	}
+	from, to := zoom(r, first, last)
+	x := timeX(r.StartTime, from, to)
+	for i, s := range ss {
+		y := top + float64(i)*rowH
+		end := s.CompletionTime
+		if end <= 0 {
+			end = r.EndTime
+		}
+		class := "st-ok"
+		switch {
+		case s.Status == model.StageFailed:
+			class = "st-failed"
+		case s.IsWrite:
+			class = "st-write"
+		case s.Status != model.StageComplete:
+			class = "st-other"
+		}
+		id := fmt.Sprintf("stage %d", s.StageID)
+		if s.AttemptID > 0 {
+			id += fmt.Sprintf(".%d", s.AttemptID)
+		}
+		if rowH >= 14 || i%2 == 0 {
+			c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label", Text: id})
+		}
+		c.Rects = append(c.Rects, svgRect{X: x(s.SubmissionTime), Y: y + 1, W: max(x(end)-x(s.SubmissionTime), 1),
+			H: rowH - 2, Class: class,
+			Tip: fmt.Sprintf("%s %s: %s, %d tasks, %s, task p50 %s max %s", id, oneLine(s.Name), fmtDuration(s.DurationMs),
+				s.NumTasks, lowerStatus(s.Status), fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.Max))})
+	}
+	axisY := top + float64(len(ss))*rowH + 4
+	c.timeAxis(labelW, plotW, axisY, top, from, to)
+	c.Height = int(axisY) + 24
+	if hidden > 0 {
+		c.Texts = append(c.Texts, svgText{X: labelW, Y: axisY + 32, Class: "note",
+			Text: fmt.Sprintf("%d later stages not drawn", hidden)})
+		c.Height += 20
+	}
+	c.Legend = []legendItem{{Class: "st-ok", Label: "completed"}, {Class: "st-write", Label: "writes output"},
+		{Class: "st-failed", Label: "failed"}, {Class: "st-other", Label: "other"}, {Label: axisNote(from, to, span)}}
+	return c
+}
+
+func lowerStatus(s string) string {
+	b := []byte(oneLine(s))
+	for i, ch := range b {
+		if ch >= 'A' && ch <= 'Z' {
+			b[i] = ch + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// memSample is one executor memory reading.
+type memSample struct {
+	t    int64
+	heap int64
+}
+
+// memorySeries gathers JVM heap readings per executor from the log: task
+// ends carry the executor's peaks since the previous task end ("Task
+// Executor Metrics", Spark 3+), and stage ends carry per-executor stage
+// peaks (SparkListenerStageExecutorMetrics).
+func memorySeries(a *model.Attempt) (ids []string, series map[string][]memSample) {
+	series = map[string][]memSample{}
+	if a == nil {
+		return nil, series
+	}
+	for _, s := range a.Stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime > 0 && t.PeakJVMHeap > 0 {
+				series[t.ExecutorID] = append(series[t.ExecutorID], memSample{t.FinishTime, t.PeakJVMHeap})
+			}
+		}
+		if s.CompletionTime <= 0 {
+			continue
+		}
+		for _, es := range s.ExecSummary {
+			if !es.Peak.Set {
+				continue
+			}
+			if v := es.Peak.Values[model.MetricJVMHeapMemory]; v > 0 {
+				series[es.ExecutorID] = append(series[es.ExecutorID], memSample{s.CompletionTime, v})
+			}
+		}
+	}
+	for _, e := range a.Executors {
+		if len(series[e.ID]) > 0 {
+			ids = append(ids, e.ID)
+		}
+	}
+	for id, ss := range series {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].t < ss[j].t })
+		series[id] = ss
+	}
+	return ids, series
+}
+
+// memoryChart draws each executor's JVM heap readings over time, with the
+// configured executor memory as a dashed line.
+func memoryChart(in *Input) svgChart {
+	r := in.Result
+	c := svgChart{ID: "memory", Title: "Executor JVM heap over time", Width: chartW}
+	ids, series := memorySeries(in.Attempt)
+	span := r.EndTime - r.StartTime
+	if len(ids) == 0 || span <= 0 {
+		c.Empty = "No executor memory metrics in this log (Spark 3.0+ writes them with each task end; " +
+			"spark.eventLog.logStageExecutorMetrics adds per-stage peaks)."
+		return c
+	}
+	var peak int64
+	for _, id := range ids {
+		for _, s := range series[id] {
+			peak = max(peak, s.heap)
+		}
+	}
+	limit := r.Config.ExecutorMemoryBytes
+	yMax := float64(peak)
+	if limit > 0 && float64(limit) < 2.5*float64(peak) {
+		yMax = max(yMax, float64(limit))
+	}
+	yMax *= 1.08
+	const top, plotH = 10.0, 240.0
+	var times []int64
+	for _, id := range ids {
+		for _, s := range series[id] {
+			times = append(times, s.t)
+		}
+	}
+	from, to := zoom(r, times, times)
+	x := timeX(r.StartTime, from, to)
+	y := func(v int64) float64 { return top + plotH - plotH*float64(v)/yMax }
+	step := byteStep(yMax, 5)
+	for v := 0.0; v <= yMax; v += step {
+		c.Grid = append(c.Grid, svgLine{Points: points([]float64{labelW, labelW + plotW}, []float64{y(int64(v)), y(int64(v))}), Class: "grid"})
+		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y(int64(v)) + 4, Anchor: "end", Class: "tick", Text: fmtBytes(int64(v))})
+	}
+	if limit > 0 && float64(limit) <= yMax {
+		c.Lines = append(c.Lines, svgLine{Points: points([]float64{labelW, labelW + plotW}, []float64{y(limit), y(limit)}),
+			Class: "limit", Dash: true, Tip: "spark.executor.memory " + fmtBytes(limit)})
+		c.Texts = append(c.Texts, svgText{X: labelW + plotW - 4, Y: y(limit) - 4, Anchor: "end", Class: "note",
+			Text: "spark.executor.memory " + fmtBytes(limit)})
+	}
+	for i, id := range ids {
+		col := seriesColor(i)
+		name := "executor " + id
+		if id == "driver" {
+			name = "driver"
+		}
+		var xs, ys []float64
+		for k, s := range series[id] {
+			xs = append(xs, x(s.t))
+			ys = append(ys, y(s.heap))
+			if k < 500 {
+				c.Rects = append(c.Rects, svgRect{X: x(s.t) - 2.5, Y: y(s.heap) - 2.5, W: 5, H: 5, Fill: col,
+					Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.heap), fmtDuration(s.t-r.StartTime))})
+			}
+		}
+		var max int64
+		for _, s := range series[id] {
+			max = maxInt64(max, s.heap)
+		}
+		c.Lines = append(c.Lines, svgLine{Points: points(xs, ys), Class: "series", Stroke: col,
+			Tip: fmt.Sprintf("%s: peak JVM heap %s", name, fmtBytes(max))})
+		if i < 24 {
+			c.Legend = append(c.Legend, legendItem{Color: col, Label: name})
+		}
+	}
+	axisY := top + plotH
+	c.timeAxis(labelW, plotW, axisY, top, from, to)
+	c.Height = int(axisY) + 24
+	c.Legend = append(c.Legend, legendItem{Label: axisNote(from, to, span)})
+	return c
+}
+
+// byteStep is a round axis step in binary units (1, 2 or 5 × KiB/MiB/GiB
+// multiples) giving about n ticks.
+func byteStep(span float64, n int) float64 {
+	unit := 1.0
+	for span/unit >= 1024*float64(n) && unit < 1<<40 {
+		unit *= 1024
+	}
+	return niceStep(span/unit, n) * unit
+}
+
+// zoom picks the stretch of the application a chart shows, as offsets
+// from its start: from the earliest of starts to the latest of ends (times
+// ≤ 0 are unknown), padded by 3%, so that a few seconds of stages in an
+// hour-long shell session are still readable.
+func zoom(r *analyze.Result, starts, ends []int64) (from, to int64) {
+	span := r.EndTime - r.StartTime
+	from, to = span, 0
+	for _, t := range starts {
+		if t > 0 {
+			from = min(from, t-r.StartTime)
+		}
+	}
+	for _, t := range ends {
+		if t > 0 {
+			to = max(to, t-r.StartTime)
+		}
+	}
+	if to <= from {
+		return 0, span
+	}
+	pad := (to - from) * 3 / 100
+	return max(from-pad, 0), min(to+pad, span)
+}
+
+// timeX maps an epoch time onto the plot showing offsets from..to.
+func timeX(start, from, to int64) func(int64) float64 {
+	return func(t int64) float64 {
+		off := min(max(t-start, from), to)
+		return labelW + plotW*float64(off-from)/float64(max(to-from, 1))
+	}
+}
+
+// axisNote says what the time axis shows.
+func axisNote(from, to, span int64) string {
+	if from == 0 && to == span {
+		return "time since the application started"
+	}
+	return fmt.Sprintf("time since the application started, zoomed to +%s – +%s of %s", fmtDuration(from), fmtDuration(to), fmtDuration(span))
+}
+
+func maxInt64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// durationBuckets are the heatmap's task-duration columns (upper bounds).
+var durationBuckets = []struct {
+	upTo  int64
+	label string
+}{
+	{10, "<10ms"}, {100, "10–100ms"}, {1000, "0.1–1s"}, {10_000, "1–10s"}, {60_000, "10s–1m"},
+	{600_000, "1–10m"}, {3_600_000, "10m–1h"}, {1 << 62, "≥1h"},
+}
+
+func bucketOf(ms int64) int {
+	for i, b := range durationBuckets {
+		if ms < b.upTo {
+			return i
+		}
+	}
+	return len(durationBuckets) - 1
+}
+
+// durationHeatmap counts finished task attempts per executor (rows) and
+// duration bucket (columns), plus failed attempts: a slow or sick executor
+// shows as a row shifted right.
+func durationHeatmap(in *Input) svgChart {
+	c := svgChart{ID: "heatmap", Title: "Task durations per executor", Width: chartW}
+	if in.Attempt == nil {
+		c.Empty = "No task data."
+		return c
+	}
+	type row struct {
+		counts [9]int // buckets, then failed
+		total  int
+	}
+	rows := map[string]*row{}
+	for _, s := range in.Attempt.Stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime == 0 {
+				continue
+			}
+			rw := rows[t.ExecutorID]
+			if rw == nil {
+				rw = &row{}
+				rows[t.ExecutorID] = rw
+			}
+			if t.Failed {
+				rw.counts[len(durationBuckets)]++
+			} else {
+				rw.counts[bucketOf(t.FinishTime-t.LaunchTime)]++
+			}
+			rw.total++
+		}
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, e := range in.Attempt.Executors {
+		if rows[e.ID] != nil && !seen[e.ID] {
+			ids, seen[e.ID] = append(ids, e.ID), true
+		}
+	}
+	var rest []string
+	for id := range rows {
+		if !seen[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Strings(rest)
+	ids = append(ids, rest...)
+	if len(ids) == 0 {
+		c.Empty = "No task finished."
+		return c
+	}
+	hidden := 0
+	if len(ids) > maxRows {
+		hidden, ids = len(ids)-maxRows, ids[:maxRows]
+	}
+	maxCount := 1
+	for _, id := range ids {
+		for _, n := range rows[id].counts {
+			maxCount = max(maxCount, n)
+		}
+	}
+	cols := len(durationBuckets) + 1
+	cellW := float64(plotW) / float64(cols)
+	rowH := 22.0
+	if len(ids) > 30 {
+		rowH = 12
+	}
+	const top = 24.0
+	for j := 0; j < cols; j++ {
+		label := "failed"
+		if j < len(durationBuckets) {
+			label = durationBuckets[j].label
+		}
+		c.Texts = append(c.Texts, svgText{X: labelW + cellW*(float64(j)+0.5), Y: top - 8, Anchor: "middle", Class: "tick", Text: label})
+	}
+	for i, id := range ids {
+		y := top + float64(i)*rowH
+		name := "executor " + id
+		if id == "driver" {
+			name = "driver"
+		}
+		rw := rows[id]
+		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label",
+			Text: fmt.Sprintf("%s (%d)", truncate(name, 16), rw.total)})
+		for j, n := range rw.counts {
+			cx := labelW + cellW*float64(j)
+			fill := "#ffffff"
+			if n > 0 {
+				// Square-root scale keeps single stragglers visible next to
+				// thousands of short tasks.
+				fill = heatColor(0.12 + 0.88*sqrtRatio(n, maxCount))
+				if j == cols-1 {
+					fill = "#d55e00"
+				}
+			}
+			c.Rects = append(c.Rects, svgRect{X: cx + 1, Y: y + 1, W: cellW - 2, H: rowH - 2, Fill: fill, Class: "cell",
+				Tip: fmt.Sprintf("%s: %d task attempts %s", name, n, c.Texts[j].Text)})
+			if n > 0 && rowH >= 18 {
+				cls := "cell-n"
+				if sqrtRatio(n, maxCount) > 0.45 || j == cols-1 {
+					cls = "cell-n light"
+				}
+				c.Texts = append(c.Texts, svgText{X: cx + cellW/2, Y: y + rowH/2 + 4, Anchor: "middle", Class: cls, Text: fmt.Sprint(n)})
+			}
+		}
+	}
+	c.Height = int(top+float64(len(ids))*rowH) + 8
+	if hidden > 0 {
+		c.Texts = append(c.Texts, svgText{X: labelW, Y: float64(c.Height) + 10, Class: "note",
+			Text: fmt.Sprintf("%d more executors not drawn", hidden)})
+		c.Height += 20
+	}
+	return c
+}
+
+func sqrtRatio(n, m int) float64 {
+	if m <= 0 {
+		return 0
+	}
+	return math.Sqrt(float64(n) / float64(m))
+}

@@ -1,0 +1,131 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "..", "docs", "schema", "sparkdx.report.v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jsonschema.NewCompiler().Compile(path)
+	if err != nil {
+		t.Fatalf("compile schema: %v", err)
+	}
+	return s
+}
+
+// build replays, analyzes and diagnoses every log under dir.
+func build(t *testing.T, dir string) []*report.Report {
+	t.Helper()
+	logs, err := eventlog.Open(context.Background(), dir, eventlog.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*report.Report
+	for _, l := range logs {
+		a, st, err := eventlog.ReplayLog(context.Background(), l, eventlog.ReplayOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", l.Path, err)
+		}
+		res := analyze.Analyze(a)
+		fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res}, diagnose.All)
+		out = append(out, report.Build(a, res, fs, report.Log{Path: l.Path, Codec: l.Codec.String(), Bytes: st.Bytes,
+			Events: st.Events, BadLines: st.BadLines, UnknownEvents: st.Unknown, Truncated: st.Truncated}))
+	}
+	return out
+}
+
+func encode(t *testing.T, rs []*report.Report) any {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.UnmarshalJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestReportsValidate validates the reports of every shared log, one by one
+// and as the array several logs give.
+func TestReportsValidate(t *testing.T) {
+	s := compileSchema(t)
+	var all []*report.Report
+	for _, dir := range []string{"spark-events", "extra/historical/spark-events", "extra/sql-core-spark-events",
+		"extra/spark-events-broken/last-attempt-incomplete", "compressed"} {
+		rs := build(t, sparktest.Path(t, dir))
+		if len(rs) == 0 {
+			t.Fatalf("%s: no logs", dir)
+		}
+		for _, r := range rs {
+			if err := s.Validate(encode(t, []*report.Report{r})); err != nil {
+				t.Errorf("%s: %v", r.Log.Path, err)
+			}
+		}
+		all = append(all, rs...)
+	}
+	if err := s.Validate(encode(t, all)); err != nil {
+		t.Errorf("array of %d reports: %v", len(all), err)
+	}
+}
+
+// TestSchemaRejects checks the schema holds the stable keys: a renamed,
+// missing or mistyped key fails validation.
+func TestSchemaRejects(t *testing.T) {
+	s := compileSchema(t)
+	rs := build(t, sparktest.Path(t, "spark-events", "app-20161115172038-0000"))
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	for name, edit := range map[string]func(map[string]any){
+		"renamed stage key": func(m map[string]any) {
+			st := m["stages"].([]any)[0].(map[string]any)
+			st["stageID"] = st["stageId"]
+			delete(st, "stageId")
+		},
+		"missing phases":    func(m map[string]any) { delete(m, "phases") },
+		"extra phase key":   func(m map[string]any) { m["phases"].(map[string]any)["ioMs"] = 1 },
+		"unknown severity":  func(m map[string]any) { m["findings"].([]any)[0].(map[string]any)["severity"] = "error" },
+		"string duration":   func(m map[string]any) { m["app"].(map[string]any)["durationMs"] = "5s" },
+		"wrong schema name": func(m map[string]any) { m["schema"] = "sparkdx.report/v2" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(good), &m); err != nil {
+				t.Fatal(err)
+			}
+			if len(m["findings"].([]any)) == 0 {
+				t.Fatal("fixture log has no findings")
+			}
+			edit(m)
+			bad, _ := json.Marshal(m)
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(bad)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(v); err == nil {
+				t.Errorf("got valid, want a validation error")
+			}
+		})
+	}
+}

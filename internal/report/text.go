@@ -1,0 +1,441 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+)
+
+// TextOptions configure the text report.
+type TextOptions struct {
+	// Color turns on ANSI colour. The caller decides: on for a terminal,
+	// off when NO_COLOR is set or output is a file or pipe.
+	Color bool
+	// Width is the terminal width the report wraps to; 0 means 100.
+	Width int
+	// TopStages is how many stages the stage table shows; 0 means 10.
+	TopStages int
+}
+
+func (o TextOptions) width() int {
+	if o.Width <= 0 {
+		return 100
+	}
+	return max(o.Width, 60)
+}
+
+func (o TextOptions) topStages() int {
+	if o.TopStages <= 0 {
+		return 10
+	}
+	return o.TopStages
+}
+
+// WriteText writes the text report of each input, one after another: a
+// screenful a person reads top-down.
+func WriteText(w io.Writer, ins []*Input, opts TextOptions) error {
+	ew := &errWriter{w: w}
+	for i, in := range ins {
+		if i > 0 {
+			fmt.Fprintf(ew, "\n%s\n\n", strings.Repeat("─", opts.width()))
+		}
+		writeText(ew, in, opts)
+	}
+	return ew.err
+}
+
+// errWriter remembers the first write error so the renderers can write
+// freely and report once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, nil
+}
+
+func writeText(w io.Writer, in *Input, opts TextOptions) {
+	st := style{color: opts.Color}
+	writeAppLine(w, in, st)
+	r := in.Result
+	if r == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	writePhaseBar(w, r, st, opts.width())
+	fmt.Fprintln(w)
+	writeSLIs(w, r, st)
+	fmt.Fprintln(w)
+	writeFindings(w, in.Report.Findings, st, opts.width())
+	fmt.Fprintln(w)
+	writeTopStages(w, r, st, opts.topStages())
+	writeLostExecutors(w, r, st)
+}
+
+func writeAppLine(w io.Writer, in *Input, st style) {
+	a := in.Report.App
+	parts := []string{st.bold(oneLine(a.ID))}
+	if a.AttemptID != "" {
+		parts[0] += st.bold(" attempt " + oneLine(a.AttemptID))
+	}
+	if a.Name != "" {
+		parts = append(parts, fmt.Sprintf("%q", oneLine(a.Name)))
+	}
+	if a.User != "" {
+		parts = append(parts, "user "+oneLine(a.User))
+	}
+	if a.SparkVersion != "" {
+		parts = append(parts, "Spark "+oneLine(a.SparkVersion))
+	}
+	if a.Master != "" {
+		parts = append(parts, oneLine(a.Master))
+	}
+	fmt.Fprintln(w, strings.Join(parts, " · "))
+
+	status := st.wrap(sgrGreen, "completed")
+	dur := a.DurationMs
+	if r := in.Result; r != nil {
+		dur = r.DurationMs
+	}
+	if !a.Completed {
+		status = st.wrap(sgrYellow, "incomplete (no application end; times run to the last event)")
+	}
+	fmt.Fprintf(w, "  %s  %s  %s\n", fmtTime(a.StartTime), st.bold(fmtDuration(dur)), status)
+	l := in.Report.Log
+	logLine := fmt.Sprintf("  log %s  %s, %d events", oneLine(l.Path), fmtBytes(l.Bytes), l.Events)
+	if l.Codec != "" && l.Codec != "none" {
+		logLine += ", " + l.Codec
+	}
+	if l.BadLines > 0 {
+		logLine += st.wrap(sgrYellow, fmt.Sprintf(", %d bad lines skipped", l.BadLines))
+	}
+	if l.Truncated {
+		logLine += st.wrap(sgrYellow, ", last line cut")
+	}
+	if n := unknownTotal(l.UnknownEvents); n > 0 {
+		logLine += fmt.Sprintf(", %d events not interpreted", n)
+	}
+	fmt.Fprintln(w, st.dim(logLine))
+}
+
+func unknownTotal(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// phaseGlyphs tell the phases apart without colour.
+var phaseOrder = []struct {
+	phase analyze.Phase
+	glyph string
+	label string
+}{
+	{analyze.PhaseResourceWait, "░", "resource wait"},
+	{analyze.PhaseCompute, "█", "compute"},
+	{analyze.PhaseOutputWrite, "▓", "output write"},
+	{analyze.PhaseDriverOnly, "·", "driver only"},
+}
+
+func phaseGlyph(p analyze.Phase) string {
+	for _, o := range phaseOrder {
+		if o.phase == p {
+			return o.glyph
+		}
+	}
+	return " "
+}
+
+func phaseMs(p analyze.Phases, ph analyze.Phase) int64 {
+	switch ph {
+	case analyze.PhaseResourceWait:
+		return p.ResourceWaitMs
+	case analyze.PhaseCompute:
+		return p.ComputeMs
+	case analyze.PhaseOutputWrite:
+		return p.OutputWriteMs
+	}
+	return p.DriverOnlyMs
+}
+
+// writePhaseBar draws the timeline as one bar, start to end, each column
+// showing the phase that held most of its slice of wall time.
+func writePhaseBar(w io.Writer, r *analyze.Result, st style, width int) {
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Where the time went"), st.dim(fmtDuration(r.DurationMs)+" wall"))
+	cols := width - 4
+	bar := phaseColumns(r.Timeline, r.StartTime, r.EndTime, cols)
+	if len(bar) > 0 {
+		var b strings.Builder
+		for i := 0; i < len(bar); {
+			j := i
+			for j < len(bar) && bar[j] == bar[i] {
+				j++
+			}
+			b.WriteString(st.phase(string(bar[i]), strings.Repeat(phaseGlyph(bar[i]), j-i)))
+			i = j
+		}
+		fmt.Fprintf(w, "  ▕%s▏\n", b.String())
+	}
+	var legend []string
+	for _, o := range phaseOrder {
+		ms := phaseMs(r.Phases, o.phase)
+		legend = append(legend, fmt.Sprintf("%s %s %s %s", st.phase(string(o.phase), o.glyph), o.label,
+			st.bold(fmtDuration(ms)), st.dim(fmtPct(r.Phases.Ratio(o.phase)))))
+	}
+	fmt.Fprintf(w, "  %s\n", strings.Join(legend, "   "))
+}
+
+// phaseColumns samples the timeline into n columns; each column gets the
+// phase covering most of its time span.
+func phaseColumns(tl []analyze.Interval, start, end int64, n int) []analyze.Phase {
+	if len(tl) == 0 || end <= start || n <= 0 {
+		return nil
+	}
+	out := make([]analyze.Phase, n)
+	span := float64(end - start)
+	k := 0
+	for c := 0; c < n; c++ {
+		lo := float64(start) + span*float64(c)/float64(n)
+		hi := float64(start) + span*float64(c+1)/float64(n)
+		for k < len(tl)-1 && float64(tl[k].End) <= lo {
+			k++
+		}
+		best, bestLen := tl[k].Phase, -1.0
+		cover := map[analyze.Phase]float64{}
+		for j := k; j < len(tl) && float64(tl[j].Start) < hi; j++ {
+			l := min(hi, float64(tl[j].End)) - max(lo, float64(tl[j].Start))
+			cover[tl[j].Phase] += l
+		}
+		for _, o := range phaseOrder {
+			if v, ok := cover[o.phase]; ok && v > bestLen {
+				best, bestLen = o.phase, v
+			}
+		}
+		out[c] = best
+	}
+	return out
+}
+
+func writeSLIs(w io.Writer, r *analyze.Result, st style) {
+	fmt.Fprintln(w, st.bold("Key numbers"))
+	cp := r.CriticalPath
+	var gc, spill, shRead, shWrite, input, output int64
+	tasks, failed := 0, 0
+	for _, s := range r.Stages {
+		gc += s.GCTimeMs
+		spill += s.DiskSpilledBytes
+		shRead += s.ShuffleReadBytes
+		shWrite += s.ShuffleWriteBytes
+		input += s.InputBytes
+		output += s.OutputBytes
+		tasks += s.Attempts
+		failed += s.Failed
+	}
+	capMs := int64(cp.MaxCores) * r.DurationMs
+	pairs := [][2]string{
+		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
+		{"task time", fmt.Sprintf("%s, %s of core time used", fmtDuration(cp.TaskTimeMs), fmtPct(share(cp.TaskTimeMs, capMs)))},
+		{"critical path", fmt.Sprintf("%s with unlimited executors", fmtDuration(cp.CriticalPathMs))},
+		{"ideal", fmt.Sprintf("%s with the cores perfectly used", fmtDuration(cp.IdealMs))},
+		{"tasks", fmt.Sprintf("%d finished, %d failed", tasks, failed)},
+		{"GC", fmt.Sprintf("%s of task time", fmtPct(share(gc, cp.TaskTimeMs)))},
+		{"input/output", fmt.Sprintf("%s read, %s written", fmtBytes(input), fmtBytes(output))},
+		{"shuffle", fmt.Sprintf("%s read, %s written", fmtBytes(shRead), fmtBytes(shWrite))},
+		{"spill to disk", fmtBytesOrDash(spill)},
+		{"first executor", fmt.Sprintf("%s after start", fmtDuration(r.Phases.FirstExecutorDelayMs))},
+	}
+	labelW := 0
+	for _, p := range pairs {
+		labelW = max(labelW, width(p[0]))
+	}
+	valW := 0
+	for i := 0; i < len(pairs); i += 2 {
+		valW = max(valW, width(pairs[i][1]))
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		left := fmt.Sprintf("%-*s  %s", labelW, pairs[i][0], pairs[i][1])
+		line := "  " + st.dim(fmt.Sprintf("%-*s", labelW, pairs[i][0])) + "  " + pairs[i][1]
+		if i+1 < len(pairs) {
+			pad := strings.Repeat(" ", labelW+2+valW-width(left)+4)
+			line += pad + st.dim(fmt.Sprintf("%-*s", labelW, pairs[i+1][0])) + "  " + pairs[i+1][1]
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	if len(r.WhatIf) > 0 {
+		var parts []string
+		for _, x := range whatIfs(r.WhatIf) {
+			unit := "executors"
+			if x.Executors == 1 {
+				unit = "executor"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s → %s", x.Executors, unit, fmtDuration(x.EstimatedMs)))
+		}
+		fmt.Fprintf(w, "  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, "what-if")), strings.Join(parts, " · "))
+	}
+}
+
+// maxEvidenceLines keeps one finding's evidence from filling the screen;
+// the JSON and HTML reports carry all of it.
+const maxEvidenceLines = 3
+
+func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
+	counts := map[diagnose.Severity]int{}
+	for _, f := range fs {
+		counts[f.Severity]++
+	}
+	fs = sortedFindings(fs)
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Findings"), st.dim(fmt.Sprintf("%d critical, %d warning, %d info",
+		counts[diagnose.Critical], counts[diagnose.Warning], counts[diagnose.Info])))
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "  none: no rule found a problem in this log")
+		return
+	}
+	const indent = "            "
+	for _, f := range fs {
+		sev := f.Severity.String()
+		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
+		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+f.Rule+"]"))
+		for _, l := range wrap(oneLine(f.Detail), width-len(indent)) {
+			fmt.Fprintf(w, "%s%s\n", indent, l)
+		}
+		if ev := fmtEvidence(f.Evidence); ev != "" {
+			lines := wrap(ev, width-len(indent)-10)
+			if len(lines) > maxEvidenceLines {
+				lines = append(lines[:maxEvidenceLines-1], lines[maxEvidenceLines-1]+" …")
+			}
+			for i, l := range lines {
+				if i == 0 {
+					fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("evidence"), l)
+				} else {
+					fmt.Fprintf(w, "%s         %s\n", indent, l)
+				}
+			}
+		}
+		if f.Recipe != "" {
+			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), oneLine(f.Recipe))
+		}
+	}
+}
+
+// fmtEvidence renders evidence as key=value pairs in key order, with
+// durations and sizes in units a person reads.
+func fmtEvidence(ev map[string]any) string {
+	keys := sortedKeys(ev)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, oneLine(k)+"="+oneLine(evidenceValue(k, ev[k])))
+	}
+	return strings.Join(parts, " ")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// wrap breaks text into lines of at most n columns at spaces.
+func wrap(text string, n int) []string {
+	if text == "" {
+		return nil
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case width(line)+1+width(word) <= n:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}
+
+// topStages are the n longest stage attempts, longest first.
+func topStages(r *analyze.Result, n int) []analyze.Stage {
+	ss := append([]analyze.Stage(nil), r.Stages...)
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].DurationMs > ss[j].DurationMs })
+	return ss[:min(n, len(ss))]
+}
+
+func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
+	top := topStages(r, n)
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Longest stages"), st.dim(fmt.Sprintf("%d of %d", len(top), len(r.Stages))))
+	if len(top) == 0 {
+		fmt.Fprintln(w, "  none: the application ran no stage")
+		return
+	}
+	t := &table{
+		head:  []string{"stage", "name", "tasks", "duration", "task p50", "p95", "max", "skew", "input", "shuffle r", "shuffle w", "spill", "GC"},
+		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true},
+	}
+	for _, s := range top {
+		id := fmt.Sprintf("%d", s.StageID)
+		if s.AttemptID > 0 {
+			id += fmt.Sprintf(".%d", s.AttemptID)
+		}
+		var paint func(string) string
+		name := oneLine(s.Name)
+		if s.Status != "COMPLETE" {
+			name = truncateMiddle(name, 34-width(s.Status)-3) + " (" + strings.ToLower(oneLine(s.Status)) + ")"
+			paint = func(l string) string { return st.wrap(sgrRed, l) }
+		}
+		t.add(paint, id, truncateMiddle(name, 34),
+			fmt.Sprintf("%d", s.NumTasks), fmtDuration(s.DurationMs),
+			fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.P95), fmtDuration(s.TaskDurationMs.Max),
+			fmtRatio(s.SkewDuration), fmtBytesOrDash(s.InputBytes), fmtBytesOrDash(s.ShuffleReadBytes),
+			fmtBytesOrDash(s.ShuffleWriteBytes), fmtBytesOrDash(s.DiskSpilledBytes),
+			fmtPct(share(s.GCTimeMs, s.RunTimeTotalMs)))
+	}
+	t.write(w, st, "  ")
+}
+
+// writeLostExecutors lists executors that went away for a reason other
+// than the application ending or dynamic allocation releasing them.
+func writeLostExecutors(w io.Writer, r *analyze.Result, st style) {
+	var lost []analyze.Executor
+	for _, e := range r.Executors {
+		switch e.Loss.Cause {
+		case analyze.CauseNone, analyze.CauseDriver, analyze.CauseIdle:
+			continue
+		}
+		lost = append(lost, e)
+	}
+	if len(lost) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Lost executors"), st.dim(fmt.Sprintf("%d of %d", len(lost), len(r.Executors))))
+	t := &table{
+		head:  []string{"executor", "host", "cause", "exit", "failed tasks", "peak heap", "reason"},
+		right: []bool{false, false, false, true, true, true, false},
+	}
+	for _, e := range lost {
+		code := "-"
+		if e.Loss.ExitCode >= 0 {
+			code = fmt.Sprintf("%d", e.Loss.ExitCode)
+		}
+		t.add(nil, oneLine(e.ID), oneLine(e.Host), string(e.Loss.Cause), code,
+			fmt.Sprintf("%d", e.Loss.FailedTasks), fmtBytesOrDash(e.PeakJVMHeapBytes),
+			truncate(oneLine(e.RemovedReason), 48))
+	}
+	t.write(w, st, "  ")
+}

@@ -1,0 +1,233 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// realLogs are every event log in the shared Spark test data, relative to
+// its spark directory.
+var realLogs = []string{
+	"spark-events/app-20161115172038-0000",
+	"spark-events/app-20161116163331-0000",
+	"spark-events/app-20180109111548-0000",
+	"spark-events/app-20200706201101-0003",
+	"spark-events/application_1516285256255_0012",
+	"spark-events/application_1553914137147_0018",
+	"spark-events/application_1555004656427_0144",
+	"spark-events/application_1578436911597_0052",
+	"spark-events/application_1628109047826_1317105",
+	"spark-events/eventlog_v2_local-1766844910796",
+	"spark-events/local-1422981759269",
+	"spark-events/local-1422981780767",
+	"spark-events/local-1425081759269",
+	"spark-events/local-1426533911241",
+	"spark-events/local-1426633911242",
+	"spark-events/local-1430917381534",
+	"spark-events/local-1430917381535_1",
+	"spark-events/local-1430917381535_2",
+	"spark-events/local-1642039451826",
+	"extra/historical/spark-events/application_1506645932520_24630151",
+	"extra/historical/spark-events/application_1536831636016_59384_1",
+	"extra/historical/spark-events/application_1538416563558_0014",
+	"extra/spark-events-broken/last-attempt-incomplete/application_1656321732247_0006_1",
+	"extra/spark-events-broken/last-attempt-incomplete/application_1656321732247_0006_2",
+	"extra/sql-core-spark-events/local-1596020211915",
+}
+
+// realInput replays and analyzes one shared log. The log path is kept
+// relative to the test data so that golden files do not depend on where
+// the data lives.
+func realInput(t testing.TB, rel string) *Input {
+	t.Helper()
+	path := sparktest.Path(t, strings.Split(rel, "/")...)
+	ctx := context.Background()
+	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("open %s: %d logs, %v", rel, len(logs), err)
+	}
+	a, stats, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{})
+	if err != nil {
+		t.Fatalf("replay %s: %v", rel, err)
+	}
+	log := Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
+		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}
+	res := analyze.Analyze(a)
+	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res,
+		Log: diagnose.LogInfo{InProgress: logs[0].InProgress, Truncated: stats.Truncated}}, diagnose.All)
+	return NewInput(a, res, findings, log)
+}
+
+// goldenName turns a log path into a golden file name.
+func goldenName(rel string) string { return strings.NewReplacer("/", "__").Replace(rel) }
+
+// checkGolden compares got with testdata/<dir>/<name>, or rewrites it
+// under -update.
+func checkGolden(t *testing.T, dir, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", dir, name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("text report differs from %s (go test -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// TestTextGolden renders every shared log and compares with the golden
+// text report, which is what a reviewer reads when the output changes.
+func TestTextGolden(t *testing.T) {
+	for _, rel := range realLogs {
+		t.Run(goldenName(rel), func(t *testing.T) {
+			in := realInput(t, rel)
+			var buf bytes.Buffer
+			if err := WriteText(&buf, []*Input{in}, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "text", goldenName(rel)+".txt", buf.Bytes())
+		})
+	}
+}
+
+// TestTextNoEscapesWithoutColor checks that a report without colour (not
+// a TTY, or NO_COLOR) has no escape codes at all, and that one with
+// colour has them, on every shared log.
+func TestTextNoEscapesWithoutColor(t *testing.T) {
+	for _, rel := range realLogs {
+		t.Run(goldenName(rel), func(t *testing.T) {
+			in := realInput(t, rel)
+			in.Report.Findings = append(in.Report.Findings, diagnose.Finding{Rule: "x", Severity: diagnose.Critical, Title: "t"})
+			var plain, color bytes.Buffer
+			if err := WriteText(&plain, []*Input{in}, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteText(&color, []*Input{in}, TextOptions{Color: true}); err != nil {
+				t.Fatal(err)
+			}
+			if i := bytes.IndexByte(plain.Bytes(), 0x1b); i >= 0 {
+				t.Errorf("got an escape byte at offset %d without colour, want none", i)
+			}
+			if !bytes.Contains(color.Bytes(), []byte(sgrReset)) {
+				t.Errorf("got no escape codes with colour on, want some")
+			}
+			if got, want := stripANSI(color.String()), plain.String(); got != want {
+				t.Errorf("colour changes the text itself:\n--- colour, stripped ---\n%s\n--- plain ---\n%s", got, want)
+			}
+		})
+	}
+}
+
+// stripANSI removes SGR sequences (ESC [ ... m).
+func stripANSI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && s[j] != 'm' {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// TestTextLogTextIsInert checks that names from the log cannot inject
+// terminal escapes or break lines: the Spark test log whose app name is an
+// XSS string, and a name with an escape sequence and newlines.
+func TestTextLogTextIsInert(t *testing.T) {
+	in := realInput(t, "spark-events/eventlog_v2_local-1766844910796")
+	if in.Report.App.Name != "<script>alert('XSS')</script>" {
+		t.Fatalf("got app name %q, want the XSS string of the Spark test", in.Report.App.Name)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []*Input{in}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"<script>alert('XSS')</script>"`) {
+		t.Errorf("got no literal app name in the text report:\n%s", buf.String())
+	}
+	in.Report.App.Name = "evil\x1b[2J\nname\r"
+	in.Report.Findings = []diagnose.Finding{{Rule: "r", Severity: diagnose.Warning, Title: "a\x1b]0;pwned\x07b", Detail: "line1\nline2",
+		Evidence: map[string]any{"k\x1b": "v\x1b[31m"}}}
+	buf.Reset()
+	if err := WriteText(&buf, []*Input{in}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.IndexByte(buf.Bytes(), 0x1b); i >= 0 {
+		t.Errorf("got an escape byte from the log at offset %d, want none", i)
+	}
+	if !strings.Contains(buf.String(), `"evil[2J name"`) {
+		t.Errorf("got app line %q, want the name folded onto one line", strings.SplitN(buf.String(), "\n", 2)[0])
+	}
+}
+
+func TestFmt(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{fmtDuration(0), "0ms"},
+		{fmtDuration(999), "999ms"},
+		{fmtDuration(12_345), "12.3s"},
+		{fmtDuration(245_000), "4m05s"},
+		{fmtDuration(8_040_000), "2h14m"},
+		{fmtDuration(-1500), "-1.5s"},
+		{fmtBytes(0), "0 B"},
+		{fmtBytes(1023), "1023 B"},
+		{fmtBytes(1536), "1.50 KiB"},
+		{fmtBytes(15 << 20), "15.0 MiB"},
+		{fmtBytes(300 << 30), "300 GiB"},
+		{fmtPct(0.004), "0.4%"},
+		{fmtPct(0.5), "50%"},
+		{fmtRatio(0), "-"},
+		{fmtRatio(3.21), "3.2×"},
+		{truncate("abcdef", 4), "abc…"},
+		{truncate("abc", 4), "abc"},
+		{truncateMiddle("filter at BisectingKMeans.scala:180", 20), "filter at …scala:180"},
+		{truncateMiddle("abc", 3), "abc"},
+		{oneLine("a\n\tb  \x1b[1mc\r\n"), "a b [1mc"},
+	}
+	for i, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("case %d: got %q, want %q", i, tt.got, tt.want)
+		}
+	}
+}
+
+func TestPhaseColumns(t *testing.T) {
+	tl := []analyze.Interval{{Start: 0, End: 22, Phase: analyze.PhaseResourceWait},
+		{Start: 22, End: 90, Phase: analyze.PhaseCompute}, {Start: 90, End: 100, Phase: analyze.PhaseDriverOnly}}
+	got := phaseColumns(tl, 0, 100, 10)
+	want := []analyze.Phase{"resourceWait", "resourceWait", "compute", "compute", "compute", "compute",
+		"compute", "compute", "compute", "driverOnly"}
+	if len(got) != len(want) {
+		t.Fatalf("got %d columns, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("column %d: got %s, want %s", i, got[i], want[i])
+		}
+	}
+}
