@@ -28,6 +28,25 @@ type Finding struct {
 	Evidence    json.RawMessage `json:"evidence,omitempty"`
 }
 
+// EvidenceText is the evidence as "key=value" pairs, sorted by key.
+func (f Finding) EvidenceText() string {
+	var m map[string]any
+	if len(f.Evidence) == 0 || json.Unmarshal(f.Evidence, &m) != nil {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		b, _ := json.Marshal(m[k])
+		parts = append(parts, k+"="+string(b))
+	}
+	return strings.Join(parts, "  ")
+}
+
 // AppSummary is one application attempt as the fleet views show it.
 type AppSummary struct {
 	ID         string           `json:"id"`

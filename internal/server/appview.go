@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/server/ui"
 )
 
 // appView is what the app page shows, computed from the model while it is
@@ -62,10 +64,22 @@ type bar struct {
 type gantt struct {
 	W, H, AxisY, LabelX, EndX int
 	Span                      int64
+	Phases                    []bar // the phase timeline lane
 	Bars                      []bar
 }
 
-type memLine struct{ Color, Label, Points string }
+var phaseColors = map[analyze.Phase]string{analyze.PhaseResourceWait: "#f59e0b", analyze.PhaseCompute: "#3b82f6",
+	analyze.PhaseOutputWrite: "#8b5cf6", analyze.PhaseDriverOnly: "#94a3b8"}
+
+var phaseLabels = map[analyze.Phase]string{analyze.PhaseResourceWait: "waiting for executors", analyze.PhaseCompute: "computing",
+	analyze.PhaseOutputWrite: "writing output", analyze.PhaseDriverOnly: "driver only"}
+
+type memLine struct {
+	Color, Label, Points string
+	Dots                 []dot
+}
+
+type dot struct{ X, Y int }
 
 type memChart struct {
 	W, H, AxisY int
@@ -93,7 +107,7 @@ type heatmap struct {
 
 var palette = []string{"#2f6fed", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"}
 
-func buildAppView(a *model.Attempt, sum AppSummary, samples []store.Sample, now int64) *appView {
+func buildAppView(a *model.Attempt, sum AppSummary, timeline []analyze.Interval, samples []store.Sample, now int64) *appView {
 	v := &appView{Title: sum.Name, Sum: sum, Live: sum.Status == "running"}
 	start, end := a.StartTime, a.EndTime
 	if end <= 0 || !a.Completed {
@@ -117,6 +131,13 @@ func buildAppView(a *model.Attempt, sum AppSummary, samples []store.Sample, now 
 		v.Stages = append(v.Stages, r)
 	}
 	v.Gantt = stageGantt(a, x, end, span)
+	if v.Gantt != nil {
+		for _, iv := range timeline {
+			x0, x1 := x(iv.Start), x(iv.End)
+			v.Gantt.Phases = append(v.Gantt.Phases, bar{X: x0, Y: 6, Width: max(x1-x0, 1), Color: phaseColors[iv.Phase],
+				Label: fmt.Sprintf("%s: %s", phaseLabels[iv.Phase], durText(iv.End-iv.Start))})
+		}
+	}
 	for _, e := range a.Executors {
 		r := execRow{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, Added: e.AddTime, Removed: e.RemoveTime,
 			Tasks: e.CompletedTasks + e.FailedTasks, Failed: e.FailedTasks, Reason: e.RemoveReason}
@@ -151,6 +172,7 @@ func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 	sort.SliceStable(stages, func(i, j int) bool { return stages[i].SubmissionTime < stages[j].SubmissionTime })
 	g := &gantt{W: chartW, Span: span, LabelX: labelW, EndX: chartW - 10}
 	for i, s := range stages {
+		i++ // row 0 is the phase lane
 		stop := s.CompletionTime
 		color := "#3b82f6"
 		switch {
@@ -169,7 +191,7 @@ func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 		g.Bars = append(g.Bars, bar{X: x0, Y: 6 + i*18, Width: max(x1-x0, 2), Color: color, Short: short,
 			Label: fmt.Sprintf("stage %d.%d %s — %s, %d tasks", s.StageID, s.AttemptID, s.Name, s.Status, s.NumTasks)})
 	}
-	g.H = 6 + len(stages)*18 + 20
+	g.H = 6 + (len(stages)+1)*18 + 20
 	g.AxisY = g.H - 6
 	return g
 }
@@ -214,11 +236,14 @@ func memoryChart(a *model.Attempt, samples []store.Sample, start, end int64, x f
 	c := &memChart{W: chartW, H: 160, AxisY: 154, Max: maxV, Source: source}
 	for i, id := range ids {
 		var b strings.Builder
+		l := memLine{Color: palette[i%len(palette)], Label: "executor " + id}
 		for _, p := range series[id] {
 			y := 10 + int(float64(maxV-p.v)*130/float64(maxV))
 			b.WriteString(strconv.Itoa(x(p.t)) + "," + strconv.Itoa(y) + " ")
+			l.Dots = append(l.Dots, dot{x(p.t), y})
 		}
-		c.Lines = append(c.Lines, memLine{Color: palette[i%len(palette)], Label: "executor " + id, Points: b.String()})
+		l.Points = b.String()
+		c.Lines = append(c.Lines, l)
 	}
 	return c
 }
@@ -303,6 +328,8 @@ func joins(n *model.SQLPlanNode, out []joinNode) []joinNode {
 	}
 	return out
 }
+
+func durText(ms int64) string { return ui.Duration(ms) }
 
 // memorySamples returns an application's agent heap samples.
 func (s *Server) memorySamples(appID string) []store.Sample {

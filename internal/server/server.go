@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -34,8 +35,9 @@ type Server struct {
 
 	pages pages
 
-	sumMu sync.Mutex
-	sums  map[string]cachedSummary // finished logs' report-derived fields
+	sumMu     sync.Mutex
+	sums      map[string]cachedSummary      // finished logs' report-derived fields
+	timelines map[string][]analyze.Interval // finished logs' phase timelines
 }
 
 // New returns a Server.
@@ -46,7 +48,8 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{},
+		timelines: map[string][]analyze.Interval{}}
 	s.routes()
 	return s
 }

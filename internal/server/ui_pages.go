@@ -2,13 +2,14 @@ package server
 
 import (
 	"bytes"
-	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
 	"sort"
 	"sync"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 )
 
@@ -126,7 +127,7 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var samples = s.memorySamples(id)
-	v := buildAppView(a, sum, samples, s.cfg.Now().UnixMilli())
+	v := buildAppView(a, sum, s.timeline(sum, a), samples, s.cfg.Now().UnixMilli())
 	v.Others = others
 	s.render(w, http.StatusOK, "app.html", v)
 }
@@ -155,4 +156,21 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "compare.html", data)
 }
 
-var errNoSamples = errors.New("no samples")
+// timeline is the analyzer's phase timeline: computed for every view of
+// a running app, once for a finished one.
+func (s *Server) timeline(sum AppSummary, a *model.Attempt) []analyze.Interval {
+	if sum.Status == "running" {
+		return analyze.Analyze(a).Timeline
+	}
+	s.sumMu.Lock()
+	tl, ok := s.timelines[sum.key]
+	s.sumMu.Unlock()
+	if ok {
+		return tl
+	}
+	tl = analyze.Analyze(a).Timeline
+	s.sumMu.Lock()
+	s.timelines[sum.key] = tl
+	s.sumMu.Unlock()
+	return tl
+}
