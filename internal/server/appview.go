@@ -223,7 +223,7 @@ func memoryChart(a *model.Attempt, samples []store.Sample, start, end int64, x f
 	if len(series) == 0 {
 		return nil
 	}
-	var maxV int64 = 1
+	var maxV int64
 	ids := make([]string, 0, len(series))
 	for id, ps := range series {
 		ids = append(ids, id)
@@ -231,6 +231,9 @@ func memoryChart(a *model.Attempt, samples []store.Sample, start, end int64, x f
 		for _, p := range ps {
 			maxV = max(maxV, p.v)
 		}
+	}
+	if maxV <= 0 {
+		return nil // logs without executor memory metrics report zeros
 	}
 	sort.Strings(ids)
 	c := &memChart{W: chartW, H: 160, AxisY: 154, Max: maxV, Source: source}

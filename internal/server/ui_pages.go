@@ -127,7 +127,11 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var samples = s.memorySamples(id)
-	v := buildAppView(a, sum, s.timeline(sum, a), samples, s.cfg.Now().UnixMilli())
+	tl := s.timeline(sum, a)
+	if sum.Phases == nil { // running: no stored report yet
+		sum.Phases = phaseSums(tl)
+	}
+	v := buildAppView(a, sum, tl, samples, s.cfg.Now().UnixMilli())
 	v.Others = others
 	s.render(w, http.StatusOK, "app.html", v)
 }
@@ -154,6 +158,17 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, http.StatusOK, "compare.html", data)
+}
+
+// phaseSums adds up a timeline per phase, in the report's field names.
+func phaseSums(tl []analyze.Interval) map[string]int64 {
+	names := map[analyze.Phase]string{analyze.PhaseResourceWait: "resourceWaitMs", analyze.PhaseCompute: "computeMs",
+		analyze.PhaseOutputWrite: "outputWriteMs", analyze.PhaseDriverOnly: "driverOnlyMs"}
+	m := map[string]int64{}
+	for _, iv := range tl {
+		m[names[iv.Phase]] += iv.End - iv.Start
+	}
+	return m
 }
 
 // timeline is the analyzer's phase timeline: computed for every view of
