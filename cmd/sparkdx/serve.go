@@ -75,7 +75,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer st.Close()
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
-		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention})
+		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention,
+		Views: server.Views})
 	if err != nil {
 		return usageErr("%v", err)
 	}

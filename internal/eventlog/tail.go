@@ -52,15 +52,19 @@ func (t *Tail) Pending() int { return len(t.carry) }
 
 // Decode decodes the whole lines of data, the bytes of the log that follow
 // those given before, and holds back a trailing partial line for the next
-// call. It does not touch the attempt.
+// call. It does not touch the attempt. The batch may use data: leave it
+// unchanged until the batch is applied.
 func (t *Tail) Decode(data []byte) *TailBatch {
 	i := bytes.LastIndexByte(data, '\n')
 	if i < 0 {
 		t.carry = append(t.carry, data...)
 		return &TailBatch{}
 	}
-	buf := make([]byte, 0, len(t.carry)+i+1)
-	buf = append(append(buf, t.carry...), data[:i+1]...)
+	buf := data[:i+1]
+	if len(t.carry) > 0 {
+		buf = make([]byte, 0, len(t.carry)+i+1)
+		buf = append(append(buf, t.carry...), data[:i+1]...)
+	}
 	t.carry = append(t.carry[:0], data[i+1:]...)
 	return t.decode(buf, false)
 }

@@ -15,16 +15,20 @@ import (
 // appView is what the app page shows, computed from the model while it is
 // read-locked; templates escape every string in it.
 type appView struct {
-	Title     string
-	Live      bool
-	Sum       AppSummary
-	Others    []AppSummary
-	Gantt     *gantt
-	Memory    *memChart
-	Heat      *heatmap
-	Stages    []stageRow
-	Executors []execRow
-	SQL       []sqlRow
+	Title  string
+	Live   bool
+	Sum    AppSummary
+	Others []AppSummary
+
+	// From the model; stored for finished logs so their pages need no replay.
+	Start, End int64            // the charts' time span
+	Phases     map[string]int64 // from the timeline
+	Gantt      *gantt
+	Memory     *memChart
+	Heat       *heatmap
+	Stages     []stageRow
+	Executors  []execRow
+	SQL        []sqlRow
 }
 
 type stageRow struct {
@@ -107,28 +111,29 @@ type heatmap struct {
 
 var palette = []string{"#2f6fed", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"}
 
-func buildAppView(a *model.Attempt, sum AppSummary, timeline []analyze.Interval, samples []store.Sample, now int64) *appView {
-	v := &appView{Title: sum.Name, Sum: sum, Live: sum.Status == "running"}
+// xScale maps epoch ms in [start, start+span] to chart x.
+func xScale(start, span int64) func(int64) int {
+	return func(t int64) int {
+		return labelW + int(float64(min(max(t-start, 0), span))*float64(chartW-labelW-10)/float64(span))
+	}
+}
+
+// buildAppView computes the model-derived part of the app page; memory
+// comes from the event log's executor peaks until withSamples replaces it.
+func buildAppView(a *model.Attempt, timeline []analyze.Interval, live bool, now int64) *appView {
+	v := &appView{Live: live, Phases: phaseSums(timeline)}
 	start, end := a.StartTime, a.EndTime
 	if end <= 0 || !a.Completed {
 		end = max(now, start+1)
-		if !v.Live && a.LastUpdated > start {
+		if !live && a.LastUpdated > start {
 			end = a.LastUpdated
 		}
 	}
 	span := max(end-start, 1)
-	x := func(t int64) int {
-		return labelW + int(float64(min(max(t-start, 0), span))*float64(chartW-labelW-10)/float64(span))
-	}
+	v.Start, v.End = start, end
+	x := xScale(start, span)
 	for _, s := range a.Stages {
-		m := &s.Metrics
-		r := stageRow{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
-			Done: s.CompletedTasks, Input: m.InputBytesRead, ShuffleRead: m.ShuffleRead.RemoteBytesRead + m.ShuffleRead.LocalBytesRead,
-			ShuffleWrite: m.ShuffleWrite.BytesWritten, Spill: m.DiskBytesSpilled, GC: m.JvmGcTime, DurationMs: -1}
-		if s.SubmissionTime > 0 && s.CompletionTime > 0 {
-			r.DurationMs = s.CompletionTime - s.SubmissionTime
-		}
-		v.Stages = append(v.Stages, r)
+		v.Stages = append(v.Stages, newStageRow(s))
 	}
 	v.Gantt = stageGantt(a, x, end, span)
 	if v.Gantt != nil {
@@ -146,7 +151,7 @@ func buildAppView(a *model.Attempt, sum AppSummary, timeline []analyze.Interval,
 		}
 		v.Executors = append(v.Executors, r)
 	}
-	v.Memory = memoryChart(a, samples, start, end, x)
+	v.Memory = drawMemory(logHeapSeries(a), "event log: JVM heap peak per executor at stage end", x)
 	v.Heat = taskHeatmap(a, start, span)
 	for _, q := range a.SQL {
 		r := sqlRow{ID: q.ID, Desc: q.Description, Jobs: q.JobIDs, DurationMs: -1}
@@ -157,6 +162,30 @@ func buildAppView(a *model.Attempt, sum AppSummary, timeline []analyze.Interval,
 		v.SQL = append(v.SQL, r)
 	}
 	return v
+}
+
+func newStageRow(s *model.StageAttempt) stageRow {
+	m := &s.Metrics
+	r := stageRow{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
+		Done: s.CompletedTasks, Input: m.InputBytesRead, ShuffleRead: m.ShuffleRead.RemoteBytesRead + m.ShuffleRead.LocalBytesRead,
+		ShuffleWrite: m.ShuffleWrite.BytesWritten, Spill: m.DiskBytesSpilled, GC: m.JvmGcTime, DurationMs: -1}
+	if s.SubmissionTime > 0 && s.CompletionTime > 0 {
+		r.DurationMs = s.CompletionTime - s.SubmissionTime
+	}
+	return r
+}
+
+// withSamples draws memory from agent heap samples when there are any.
+func (v *appView) withSamples(samples []store.Sample) {
+	series := map[string][]pt{}
+	for _, s := range samples {
+		if s.Metric == "jvm.memory.used{heap}" {
+			series[s.ExecutorID] = append(series[s.ExecutorID], pt{s.Time, int64(s.Value)})
+		}
+	}
+	if len(series) > 0 {
+		v.Memory = drawMemory(series, "agent: jvm.memory.used (heap)", xScale(v.Start, max(v.End-v.Start, 1)))
+	}
 }
 
 func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
@@ -196,30 +225,28 @@ func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 	return g
 }
 
-// memoryChart draws JVM heap per executor: agent samples when there are
-// any, else the executor peaks event logs record at each stage end.
-func memoryChart(a *model.Attempt, samples []store.Sample, start, end int64, x func(int64) int) *memChart {
-	type pt struct{ t, v int64 }
+// pt is one memory value at one time.
+type pt struct{ t, v int64 }
+
+// logHeapSeries is each executor's JVM heap peak at each stage end, as
+// event logs record them (spark.eventLog.logStageExecutorMetrics).
+func logHeapSeries(a *model.Attempt) map[string][]pt {
 	series := map[string][]pt{}
-	source := "agent: jvm.memory.used (heap)"
-	for _, s := range samples {
-		if s.Metric == "jvm.memory.used{heap}" {
-			series[s.ExecutorID] = append(series[s.ExecutorID], pt{s.Time, int64(s.Value)})
+	for _, s := range a.Stages {
+		if s.CompletionTime <= 0 {
+			continue
 		}
-	}
-	if len(series) == 0 {
-		source = "event log: JVM heap peak per executor at stage end"
-		for _, s := range a.Stages {
-			if s.CompletionTime <= 0 {
-				continue
-			}
-			for _, es := range s.ExecSummary {
-				if es.Peak.Set {
-					series[es.ExecutorID] = append(series[es.ExecutorID], pt{s.CompletionTime, es.Peak.Values[model.MetricJVMHeapMemory]})
-				}
+		for _, es := range s.ExecSummary {
+			if es.Peak.Set {
+				series[es.ExecutorID] = append(series[es.ExecutorID], pt{s.CompletionTime, es.Peak.Values[model.MetricJVMHeapMemory]})
 			}
 		}
 	}
+	return series
+}
+
+// drawMemory draws one line per executor.
+func drawMemory(series map[string][]pt, source string, x func(int64) int) *memChart {
 	if len(series) == 0 {
 		return nil
 	}

@@ -1,12 +1,16 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -89,4 +93,81 @@ func TestHistoryServerGoldens(t *testing.T) {
 			t.Logf("%s: %d of %d cases match", phase, passed, len(cases))
 		})
 	}
+}
+
+// TestStoredViewsMatchModel: every stored History Server view answers
+// byte for byte what the replayed model answers (a query string makes the
+// server use the model).
+func TestStoredViewsMatchModel(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	var apps []struct {
+		ID       string
+		Attempts []struct{ AttemptID string }
+	}
+	ts.getJSON(t, "/api/v1/applications", &apps)
+	checked := 0
+	for _, app := range apps {
+		bases := []string{"/api/v1/applications/" + app.ID}
+		for _, at := range app.Attempts {
+			if at.AttemptID != "" {
+				bases = append(bases, bases[0]+"/"+at.AttemptID)
+			}
+		}
+		for _, base := range bases {
+			for res := range storedResources {
+				_, stored := ts.srv.storedAPI(strings.TrimPrefix(base, "/api/v1/")+"/"+res, "")
+				c1, b1 := ts.get(t, base+"/"+res)
+				c2, b2 := ts.get(t, base+"/"+res+"?sparkdx-test=model")
+				if c1 != c2 || string(b1) != string(b2) {
+					t.Errorf("%s/%s: stored (%v) answer %d %.120s differs from the model's %d %.120s", base, res, stored, c1, b1, c2, b2)
+				}
+				if stored {
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d stored views were compared, want at least 100", checked)
+	}
+	t.Logf("%d stored views match the model", checked)
+}
+
+// TestStoredPageMatchesModel: the stored app-page data equals what the
+// page computes from the replayed model.
+func TestStoredPageMatchesModel(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	n := 0
+	for _, sum := range ts.srv.summaries() {
+		stored, err := ts.in.View(sum.key, "page")
+		if err != nil {
+			t.Errorf("%s: no stored page: %v", sum.key, err)
+			continue
+		}
+		a, release, err := ts.in.Attempt(context.Background(), sum.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := recordOf(ts, sum.key)
+		want, _ := json.Marshal(buildAppView(a, analyze.Analyze(a).Timeline, false, rec.LastUpdated))
+		release()
+		if string(stored) != string(want) {
+			t.Errorf("%s: stored page data differs from the model's:\ngot  %.200s\nwant %.200s", sum.key, stored, want)
+		}
+		n++
+	}
+	if n != 19 {
+		t.Errorf("compared %d pages, want 19", n)
+	}
+}
+
+func recordOf(ts *testServer, key string) store.LogRecord {
+	for _, r := range ts.in.Records() {
+		if r.Key == key {
+			return r
+		}
+	}
+	return store.LogRecord{}
 }

@@ -33,7 +33,7 @@ func startServer(t testing.TB, dataDir, token string, roots ...string) *testServ
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: 50 * time.Millisecond, Workers: 2, Watch: true})
+	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: 50 * time.Millisecond, Watch: true, Views: Views})
 	if err != nil {
 		t.Fatal(err)
 	}

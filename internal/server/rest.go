@@ -24,6 +24,11 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 		api.ServeHTTP(w, r)
 		return
 	}
+	if b, ok := s.storedAPI(p, r.URL.RawQuery); ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return
+	}
 	app, release, err := s.fullApp(r.Context(), seg[1])
 	if errors.Is(err, errUnknownApp) {
 		http.Error(w, "unknown app: "+seg[1], http.StatusNotFound)

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -35,9 +34,8 @@ type Server struct {
 
 	pages pages
 
-	sumMu     sync.Mutex
-	sums      map[string]cachedSummary      // finished logs' report-derived fields
-	timelines map[string][]analyze.Interval // finished logs' phase timelines
+	sumMu sync.Mutex
+	sums  map[string]cachedSummary // finished logs' report-derived fields
 }
 
 // New returns a Server.
@@ -48,8 +46,7 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{},
-		timelines: map[string][]analyze.Interval{}}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}}
 	s.routes()
 	return s
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -9,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 )
 
@@ -114,26 +115,41 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusNotFound, "Unknown application", "No application attempt "+id+" is indexed.")
 		return
 	}
-	a, release, err := s.cfg.Ingest.Attempt(r.Context(), sum.key)
+	v, err := s.appView(r.Context(), sum)
 	if err != nil {
 		s.errorPage(w, http.StatusServiceUnavailable, "Not ready", err.Error())
 		return
 	}
-	defer release()
-	var others []AppSummary
 	for _, o := range atts {
 		if o.key != sum.key {
-			others = append(others, o)
+			v.Others = append(v.Others, o)
 		}
 	}
-	var samples = s.memorySamples(id)
-	tl := s.timeline(sum, a)
-	if sum.Phases == nil { // running: no stored report yet
-		sum.Phases = phaseSums(tl)
+	if sum.Phases == nil {
+		sum.Phases = v.Phases
 	}
-	v := buildAppView(a, sum, tl, samples, s.cfg.Now().UnixMilli())
-	v.Others = others
+	v.Sum, v.Title, v.Live = sum, sum.Name, sum.Status == "running"
+	v.withSamples(s.memorySamples(id))
 	s.render(w, http.StatusOK, "app.html", v)
+}
+
+// appView is the stored view of a finished log, or one computed now from
+// the model of a running one.
+func (s *Server) appView(ctx context.Context, sum AppSummary) (*appView, error) {
+	if sum.Status != "running" {
+		if b, err := s.cfg.Ingest.View(sum.key, "page"); err == nil {
+			var v appView
+			if err := json.Unmarshal(b, &v); err == nil {
+				return &v, nil
+			}
+		}
+	}
+	a, release, err := s.cfg.Ingest.Attempt(ctx, sum.key)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return buildAppView(a, analyze.Analyze(a).Timeline, sum.Status == "running", s.cfg.Now().UnixMilli()), nil
 }
 
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
@@ -169,23 +185,4 @@ func phaseSums(tl []analyze.Interval) map[string]int64 {
 		m[names[iv.Phase]] += iv.End - iv.Start
 	}
 	return m
-}
-
-// timeline is the analyzer's phase timeline: computed for every view of
-// a running app, once for a finished one.
-func (s *Server) timeline(sum AppSummary, a *model.Attempt) []analyze.Interval {
-	if sum.Status == "running" {
-		return analyze.Analyze(a).Timeline
-	}
-	s.sumMu.Lock()
-	tl, ok := s.timelines[sum.key]
-	s.sumMu.Unlock()
-	if ok {
-		return tl
-	}
-	tl = analyze.Analyze(a).Timeline
-	s.sumMu.Lock()
-	s.timelines[sum.key] = tl
-	s.sumMu.Unlock()
-	return tl
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -47,18 +48,23 @@ type Input struct {
 // AnalyzeFunc turns a replayed attempt into its sparkdx.report/v1 JSON.
 type AnalyzeFunc func(in Input) ([]byte, error)
 
+// ViewsFunc computes what the server shows of a finished log, by name, so
+// that it can be stored and served without replaying the log.
+type ViewsFunc func(in Input) (map[string][]byte, error)
+
 // Config configures an Ingester.
 type Config struct {
 	Roots     []string // directories (or files) of event logs; s3:// URLs allowed
 	Store     *store.Store
 	Open      eventlog.OpenOptions
 	Poll      time.Duration  // rescan interval; default 2s
-	Workers   int            // default 2
+	Workers   int            // default half of GOMAXPROCS (at least 1): leave CPU to readers
 	Queue     int            // queue capacity; default 1024
 	MaxBatch  int64          // bytes one worker turn reads from a log; default 8 MiB
 	CacheSize int            // finished models kept in memory; default 32
 	Redaction *regexp.Regexp // default DefaultRedaction
-	Analyze   AnalyzeFunc    // default report.Build as JSON
+	Analyze   AnalyzeFunc    // default ReportJSON
+	Views     ViewsFunc      // named views stored with the analysis; none when nil
 	Logger    *slog.Logger
 	Watch     bool          // use inotify on local directories
 	Retention time.Duration // agent samples older than this are deleted; default 7 days
@@ -76,7 +82,7 @@ func (c *Config) Validate() error {
 		c.Poll = 2 * time.Second
 	}
 	if c.Workers <= 0 {
-		c.Workers = 2
+		c.Workers = max(1, runtime.GOMAXPROCS(0)/2)
 	}
 	if c.Queue <= 0 {
 		c.Queue = 1024
@@ -153,8 +159,12 @@ type Status struct {
 type Entry struct {
 	key string
 
-	mu  sync.RWMutex // guards rec and the live attempt's contents
-	rec store.LogRecord
+	// mu guards tail and the live attempt's contents: readers hold it
+	// shared while they read the model, the worker exclusively to apply.
+	mu sync.RWMutex
+	// recMu guards rec alone, so listing the fleet never waits for an apply.
+	recMu sync.Mutex
+	rec   store.LogRecord
 
 	// Set by the scanner under Ingester.mu.
 	next      *eventlog.Log
@@ -163,8 +173,10 @@ type Entry struct {
 	seenMod   time.Time
 	seenProg  bool
 
+	tail     *eventlog.Tail // set under mu by the worker holding the entry
+	redacted envID          // the live attempt's environment already redacted
+
 	// Owned by the worker holding the entry.
-	tail         *eventlog.Tail
 	part         int
 	offset       int64
 	lastProgress time.Time
@@ -294,9 +306,8 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 
 // changed says whether l needs work; called under in.mu.
 func (in *Ingester) changed(e *Entry, l *eventlog.Log) bool {
-	e.mu.RLock()
-	done, size, mod := e.rec.Done, e.rec.Size, e.rec.ModTime
-	e.mu.RUnlock()
+	r := e.record()
+	done, size, mod := r.Done, r.Size, r.ModTime
 	if done && !l.InProgress && size == l.Size && mod == l.ModTime.UnixNano() {
 		return false
 	}
@@ -339,14 +350,12 @@ func (in *Ingester) Status() Status {
 	s.Scanned = in.scanned
 	for _, e := range in.entries {
 		s.Logs++
-		e.mu.RLock()
-		switch {
-		case e.rec.Done:
+		switch r := e.record(); {
+		case r.Done:
 			s.Done++
-		case e.rec.AppID != "":
+		case r.AppID != "":
 			s.Running++
 		}
-		e.mu.RUnlock()
 	}
 	in.mu.Unlock()
 	return s
@@ -357,9 +366,7 @@ func (in *Ingester) Records() []store.LogRecord {
 	in.mu.Lock()
 	out := make([]store.LogRecord, 0, len(in.entries))
 	for _, e := range in.entries {
-		e.mu.RLock()
-		out = append(out, e.rec)
-		e.mu.RUnlock()
+		out = append(out, e.record())
 	}
 	in.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
@@ -387,11 +394,11 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 		return nil, nil, ErrUnknownLog
 	}
 	e.mu.RLock()
-	if t := e.liveTail(); t != nil {
+	if t := e.tail; t != nil {
 		return t.Attempt(), e.mu.RUnlock, nil
 	}
-	rec := e.rec
 	e.mu.RUnlock()
+	rec := e.record()
 	if !rec.Done || rec.AppID == "" {
 		return nil, nil, ErrNotReady
 	}
@@ -404,7 +411,7 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 		return a, func() {}, nil
 	}
 	e.mu.RLock()
-	if t := e.liveTail(); t != nil { // started tailing meanwhile
+	if t := e.tail; t != nil { // started tailing meanwhile
 		return t.Attempt(), e.mu.RUnlock, nil
 	}
 	e.mu.RUnlock()
@@ -424,12 +431,27 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	return a, func() {}, nil
 }
 
-// liveTail is the tail whose attempt readers see; called with e.mu held.
-func (e *Entry) liveTail() *eventlog.Tail {
-	if e.rec.Done {
-		return nil
+// record returns a copy of the entry's record.
+func (e *Entry) record() store.LogRecord {
+	e.recMu.Lock()
+	defer e.recMu.Unlock()
+	return e.rec
+}
+
+// update changes the entry's record.
+func (e *Entry) update(f func(r *store.LogRecord)) store.LogRecord {
+	e.recMu.Lock()
+	defer e.recMu.Unlock()
+	f(&e.rec)
+	return e.rec
+}
+
+// View returns one stored view of a finished log.
+func (in *Ingester) View(key, name string) ([]byte, error) {
+	if in.cfg.Views == nil {
+		return nil, store.ErrNotFound
 	}
-	return e.tail
+	return in.cfg.Store.View(key, name)
 }
 
 // Report returns a log's sparkdx.report/v1 JSON: the stored analysis of a
@@ -439,10 +461,7 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 	if e == nil {
 		return nil, ErrUnknownLog
 	}
-	e.mu.RLock()
-	done := e.rec.Done
-	e.mu.RUnlock()
-	if done {
+	if e.record().Done {
 		return in.cfg.Store.Report(key)
 	}
 	a, release, err := in.Attempt(ctx, key)
@@ -450,9 +469,7 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	defer release()
-	e.mu.RLock()
-	rec := e.rec
-	e.mu.RUnlock()
+	rec := e.record()
 	return in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, nil), InProgress: true,
 		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
 }

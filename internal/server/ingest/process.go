@@ -25,13 +25,11 @@ func (in *Ingester) process(ctx context.Context, e *Entry) (again bool) {
 	if l == nil {
 		return false
 	}
-	e.mu.RLock()
-	done := e.rec.Done
-	e.mu.RUnlock()
-	if done { // a finished log changed: start over
+	if e.record().Done { // a finished log changed: start over
 		e.mu.Lock()
-		e.rec.Done, e.tail, e.part, e.offset = false, nil, 0, 0
+		e.tail, e.part, e.offset = nil, 0, 0
 		e.mu.Unlock()
+		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
 	if !l.InProgress && e.tail == nil {
 		in.replayFinished(ctx, e, l)
@@ -41,9 +39,7 @@ func (in *Ingester) process(ctx context.Context, e *Entry) (again bool) {
 	if err != nil && ctx.Err() == nil {
 		in.stats.Errors.Add(1)
 		in.cfg.Logger.Warn("tail", "log", l.Path, "err", err)
-		e.mu.Lock()
-		e.rec.Error = err.Error()
-		e.mu.Unlock()
+		e.update(func(r *store.LogRecord) { r.Error = err.Error() })
 		return false
 	}
 	return again
@@ -69,22 +65,25 @@ func (in *Ingester) replayFinished(ctx context.Context, e *Entry, l *eventlog.Lo
 
 // finish stores the analysis of a complete log and keeps its model cached.
 func (in *Ingester) finish(e *Entry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
-	e.mu.RLock()
-	rec := e.rec
-	e.mu.RUnlock()
-	rec = record(rec, l, a, st)
+	rec := record(e.record(), l, a, st)
 	rec.Done, rec.Error = true, ""
 	var rep []byte
+	var views map[string][]byte
 	if a.AppID != "" {
+		input := Input{Attempt: a, Log: reportLog(rec, st), InProgress: l.InProgress, ModTime: l.ModTime, Now: time.Now()}
 		var err error
-		rep, err = in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, st), InProgress: l.InProgress,
-			ModTime: l.ModTime, Now: time.Now()})
-		if err != nil {
+		if rep, err = in.cfg.Analyze(input); err != nil {
 			in.fail(e, l, fmt.Errorf("analyze: %w", err))
 			return
 		}
+		if in.cfg.Views != nil {
+			if views, err = in.cfg.Views(input); err != nil {
+				in.fail(e, l, fmt.Errorf("views: %w", err))
+				return
+			}
+		}
 	}
-	if err := in.cfg.Store.PutAnalysis(rec, rep); err != nil {
+	if err := in.cfg.Store.PutAnalysis(rec, rep, views); err != nil {
 		in.stats.Errors.Add(1)
 		in.cfg.Logger.Error("store", "log", l.Path, "err", err)
 		return
@@ -92,8 +91,9 @@ func (in *Ingester) finish(e *Entry, l *eventlog.Log, a *model.Attempt, st *even
 	if a.AppID != "" {
 		in.cache.put(e.key, a)
 	}
+	e.update(func(r *store.LogRecord) { *r = rec })
 	e.mu.Lock()
-	e.rec, e.tail = rec, nil
+	e.tail = nil
 	e.mu.Unlock()
 }
 
@@ -102,10 +102,12 @@ func (in *Ingester) finish(e *Entry, l *eventlog.Log, a *model.Attempt, st *even
 func (in *Ingester) fail(e *Entry, l *eventlog.Log, err error) {
 	in.stats.Errors.Add(1)
 	in.cfg.Logger.Warn("ingest", "log", l.Path, "err", err)
+	rec := e.update(func(r *store.LogRecord) {
+		r.Path, r.Name, r.Size, r.ModTime = l.Path, l.Name, l.Size, l.ModTime.UnixNano()
+		r.Error, r.Done = err.Error(), true
+	})
 	e.mu.Lock()
-	e.rec.Path, e.rec.Name, e.rec.Size, e.rec.ModTime = l.Path, l.Name, l.Size, l.ModTime.UnixNano()
-	e.rec.Error, e.rec.Done, e.tail = err.Error(), true, nil
-	rec := e.rec
+	e.tail = nil
 	e.mu.Unlock()
 	if err := in.cfg.Store.PutLog(rec); err != nil {
 		in.cfg.Logger.Error("store", "log", l.Path, "err", err)
@@ -138,8 +140,8 @@ func (in *Ingester) tail(ctx context.Context, e *Entry, l *eventlog.Log) (again 
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
 		e.tail, e.part, e.offset = t, 0, 0
-		e.rec.Done = false
 		e.mu.Unlock()
+		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
 	budget := in.cfg.MaxBatch
 	for budget > 0 && e.part < len(l.Parts) {
@@ -158,10 +160,11 @@ func (in *Ingester) tail(ctx context.Context, e *Entry, l *eventlog.Log) (again 
 			if !l.ModTime.IsZero() {
 				a.LastUpdated = max(a.LastUpdated, l.ModTime.UnixMilli())
 			}
-			in.redact(a)
-			e.rec = record(e.rec, l, a, e.tail.Stats())
-			e.rec.Part, e.rec.Offset = e.part, e.offset
+			in.redactOnce(e, a)
+			rec := record(e.record(), l, a, e.tail.Stats())
 			e.mu.Unlock()
+			rec.Part, rec.Offset = e.part, e.offset
+			e.update(func(r *store.LogRecord) { *r = rec })
 			in.stats.Bytes.Add(int64(len(data)))
 			in.stats.Events.Add(int64(b.Events()))
 			if err != nil {
@@ -192,53 +195,59 @@ func (in *Ingester) tail(ctx context.Context, e *Entry, l *eventlog.Log) (again 
 	}
 	if time.Since(e.lastProgress) > progressEvery {
 		e.lastProgress = time.Now()
-		e.mu.RLock()
-		rec := e.rec
-		e.mu.RUnlock()
-		if err := in.cfg.Store.PutLog(rec); err != nil {
+		if err := in.cfg.Store.PutLog(e.record()); err != nil {
 			return false, err
 		}
 	}
 	return false, nil
 }
 
-// readPart reads up to max decoded bytes of part i of l, starting at
+// readPart reads up to limit decoded bytes of part i of l, starting at
 // decoded offset off; eof says the part had no more.
-func readPart(ctx context.Context, l *eventlog.Log, i int, off, max int64) (data []byte, eof bool, err error) {
+func readPart(ctx context.Context, l *eventlog.Log, i int, off, limit int64) (data []byte, eof bool, err error) {
 	p := l.Parts[i]
-	var r io.Reader
 	if (p.Codec == codec.None || p.Codec == "") && !eventlog.IsS3(p.Path) {
-		f, err := os.Open(p.Path)
-		if err != nil {
-			return nil, false, fmt.Errorf("ingest: %w", err)
-		}
-		defer f.Close()
-		if _, err := f.Seek(off, io.SeekStart); err != nil {
-			return nil, false, fmt.Errorf("ingest: %s: %w", p.Path, err)
-		}
-		r = f
-	} else {
-		// Compressed parts cannot be entered mid-stream: decode from the
-		// start and skip what was read.
-		one := *l
-		one.Parts = l.Parts[i : i+1]
-		one.InProgress = l.InProgress && i == len(l.Parts)-1
-		rd, err := one.NewReader(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		defer rd.Close()
-		if _, err := io.CopyN(io.Discard, rd, off); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, true, nil
-			}
-			return nil, false, err
-		}
-		r = rd
+		return readPlain(p.Path, off, limit)
 	}
-	data, err = io.ReadAll(io.LimitReader(r, max))
+	// Compressed parts cannot be entered mid-stream: decode from the start
+	// and skip what was read.
+	one := *l
+	one.Parts = l.Parts[i : i+1]
+	one.InProgress = l.InProgress && i == len(l.Parts)-1
+	rd, err := one.NewReader(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rd.Close()
+	if _, err := io.CopyN(io.Discard, rd, off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	data, err = io.ReadAll(io.LimitReader(rd, limit))
 	if err != nil {
 		return nil, false, fmt.Errorf("ingest: %s offset %d: %w", p.Path, off, err)
 	}
-	return data, int64(len(data)) < max, nil
+	return data, int64(len(data)) < limit, nil
+}
+
+// readPlain reads what an uncompressed local file holds past off, in one
+// buffer of the right size.
+func readPlain(path string, off, limit int64) (data []byte, eof bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: %w", err)
+	}
+	data = make([]byte, min(max(fi.Size()-off, 0), limit))
+	n, err := f.ReadAt(data, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, fmt.Errorf("ingest: %s offset %d: %w", path, off, err)
+	}
+	return data[:n], int64(n) < limit, nil
 }

@@ -27,6 +27,7 @@ import (
 var (
 	bucketLogs    = []byte("logs")
 	bucketReports = []byte("reports")
+	bucketViews   = []byte("views")
 	bucketSamples = []byte("samples")
 )
 
@@ -50,7 +51,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketLogs, bucketReports, bucketSamples} {
+		for _, b := range [][]byte{bucketLogs, bucketReports, bucketViews, bucketSamples} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -109,20 +110,46 @@ func (s *Store) PutLog(rec LogRecord) error {
 	return s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketLogs), rec.Key, rec) })
 }
 
-// PutAnalysis records a finished log and its report in one commit.
-func (s *Store) PutAnalysis(rec LogRecord, report []byte) error {
+// PutAnalysis records a finished log, its report and its named views
+// (what the server shows of it without replaying it) in one commit.
+func (s *Store) PutAnalysis(rec LogRecord, report []byte, views map[string][]byte) error {
 	rec.Done = true
 	return s.db.Update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketReports).Put([]byte(rec.Key), report); err != nil {
 			return err
 		}
+		vb := tx.Bucket(bucketViews)
+		if err := deletePrefix(vb, viewKey(rec.Key, "")); err != nil {
+			return err
+		}
+		for name, v := range views {
+			if err := vb.Put(viewKey(rec.Key, name), v); err != nil {
+				return err
+			}
+		}
 		return putJSON(tx.Bucket(bucketLogs), rec.Key, rec)
 	})
+}
+
+// viewKey is log key \x00 view name.
+func viewKey(key, name string) []byte { return append(append([]byte(key), 0), name...) }
+
+func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DeleteLog forgets a log that is gone.
 func (s *Store) DeleteLog(key string) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
+		if err := deletePrefix(tx.Bucket(bucketViews), viewKey(key, "")); err != nil {
+			return err
+		}
 		if err := tx.Bucket(bucketReports).Delete([]byte(key)); err != nil {
 			return err
 		}
@@ -150,10 +177,15 @@ func (s *Store) Logs() ([]LogRecord, error) {
 }
 
 // Report returns the stored report of a finished log.
-func (s *Store) Report(key string) ([]byte, error) {
+func (s *Store) Report(key string) ([]byte, error) { return s.get(bucketReports, []byte(key)) }
+
+// View returns one stored view of a finished log.
+func (s *Store) View(key, name string) ([]byte, error) { return s.get(bucketViews, viewKey(key, name)) }
+
+func (s *Store) get(bucket []byte, key []byte) ([]byte, error) {
 	var out []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketReports).Get([]byte(key))
+		v := tx.Bucket(bucket).Get(key)
 		if v == nil {
 			return ErrNotFound
 		}

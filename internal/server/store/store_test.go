@@ -19,7 +19,7 @@ func TestLogsAndReports(t *testing.T) {
 		t.Errorf("report of a running log: got %v, want ErrNotFound", err)
 	}
 	done := LogRecord{Key: "/logs/app-2", Path: "/logs/app-2", AppID: "app-2", Completed: true, Tags: []string{"etl"}}
-	if err := s.PutAnalysis(done, []byte(`{"schema":"sparkdx.report/v1"}`)); err != nil {
+	if err := s.PutAnalysis(done, []byte(`{"schema":"sparkdx.report/v1"}`), map[string][]byte{"page": []byte(`{"Stages":[]}`), "api/jobs": []byte(`[]`)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -47,11 +47,27 @@ func TestLogsAndReports(t *testing.T) {
 	if err != nil || string(rep) != `{"schema":"sparkdx.report/v1"}` {
 		t.Errorf("report: got %q, %v", rep, err)
 	}
+	if v, err := s.View("/logs/app-2", "page"); err != nil || string(v) != `{"Stages":[]}` {
+		t.Errorf("view: got %q, %v", v, err)
+	}
+	if _, err := s.View("/logs/app-2", "api/stages"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("view never stored: got %v, want ErrNotFound", err)
+	}
+	// A new analysis replaces every view.
+	if err := s.PutAnalysis(done, []byte(`{}`), map[string][]byte{"page": []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.View("/logs/app-2", "api/jobs"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("view of the old analysis: got %v, want ErrNotFound", err)
+	}
 	if err := s.DeleteLog("/logs/app-2"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Report("/logs/app-2"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleted report: got %v, want ErrNotFound", err)
+	}
+	if _, err := s.View("/logs/app-2", "page"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted view: got %v, want ErrNotFound", err)
 	}
 }
 
