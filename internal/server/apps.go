@@ -65,7 +65,9 @@ type AppSummary struct {
 	Findings   []Finding        `json:"findings"`
 	Worst      *Finding         `json:"worstFinding"`
 	Log        string           `json:"log"`
-	key        string
+	// LastUpdated is when the log last changed (epoch ms).
+	LastUpdated int64 `json:"lastUpdated"`
+	key         string
 }
 
 // cachedSummary is the report-derived part of a finished log's summary.
@@ -99,7 +101,7 @@ func (s *Server) summaries() []AppSummary {
 		}
 		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
 			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Stages: r.Stages, Tasks: r.Tasks,
-			Events: r.Events, Log: r.Name, key: r.Key, Findings: []Finding{}}
+			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{}}
 		if a.Tags == nil {
 			a.Tags = []string{}
 		}

@@ -20,8 +20,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// bigLines returns the first n lines of the big real log (decoded).
-func bigLines(b *testing.B, n int) [][]byte {
+// bigLines returns the first n lines of the big real log (decoded), and
+// with end its last line (the application's end) after them.
+func bigLines(b *testing.B, n int, end bool) [][]byte {
 	b.Helper()
 	logs, err := eventlog.Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), eventlog.OpenOptions{})
 	if err != nil {
@@ -36,11 +37,19 @@ func bigLines(b *testing.B, n int) [][]byte {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
+	lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	if n > len(lines) {
 		n = len(lines)
 	}
-	return lines[:n]
+	out := lines[:n:n]
+	if end {
+		last := lines[len(lines)-1]
+		if !bytes.Contains(last, []byte("SparkListenerApplicationEnd")) {
+			b.Fatalf("last line of the big log is not the application end: %.100s", last)
+		}
+		out = append(out, append(last, '\n'))
+	}
+	return out
 }
 
 // latencies collects request durations.
@@ -84,17 +93,18 @@ func peakRSSMB() float64 {
 // fleet page and app pages. It reports the ingest rate and request
 // latency quantiles; it passes or fails on nothing but errors.
 func BenchmarkTailFleet(b *testing.B) {
-	lines := bigLines(b, 3000)
+	lines := bigLines(b, 3000, false)
 	b.Run("ingest-only", func(b *testing.B) { benchTailFleet(b, lines, 0) })
 	b.Run("50-clients", func(b *testing.B) { benchTailFleet(b, lines, 50) })
 }
 
 // BenchmarkClients runs 50 concurrent clients for 10s against a server
-// holding the History Server test apps and 100 finished copies of a real
-// 3000-event log; it reports latency quantiles per kind of request.
+// holding the History Server test apps and 100 completed applications
+// (the first 3000 events of a real log and its end); it reports latency
+// quantiles per kind of request.
 func BenchmarkClients(b *testing.B) {
 	const clients, logs = 50, 100
-	lines := bigLines(b, 3000)
+	lines := bigLines(b, 3000, true)
 	dir := b.TempDir()
 	for j := range logs {
 		id := fmt.Sprintf("application_1701368813061_8%03d", j)

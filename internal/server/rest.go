@@ -19,9 +19,29 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 	seg := strings.Split(p, "/")
 	now := func() int64 { return s.cfg.Now().UnixMilli() }
 	if len(seg) < 2 || seg[0] != "applications" {
+		// The application list and /version come from the index: cache
+		// them until it changes.
+		version, ckey := s.cfg.Ingest.Version(), "api1|"+r.URL.Path+"?"+r.URL.RawQuery
+		if body, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+			return
+		}
 		api := historyapi.New(s.skeletonApps())
 		api.Now = now
-		api.ServeHTTP(w, r)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			api.ServeHTTP(w, r) // its method error
+			return
+		}
+		v, err := api.Get(r.URL.RequestURI())
+		if err != nil {
+			http.Error(w, err.Error(), historyapi.StatusOf(err))
+			return
+		}
+		body := historyapi.Marshal(v)
+		s.cache.put(ckey, version, body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
 		return
 	}
 	if b, ok := s.storedAPI(p, r.URL.RawQuery); ok {

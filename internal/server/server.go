@@ -33,6 +33,7 @@ type Server struct {
 	mux *http.ServeMux
 
 	pages pages
+	cache *pageCache
 
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // finished logs' report-derived fields
@@ -46,7 +47,8 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{},
+		cache: newPageCache(512)}
 	s.routes()
 	return s
 }

@@ -146,6 +146,15 @@ func TestTailInProgressFile(t *testing.T) {
 		if len(info.Attempts) != 1 || info.Attempts[0].Completed != ended(lines[:hi]) {
 			t.Errorf("step %d: /api/v1 app: got %+v, want one running attempt", i, info)
 		}
+		// The (cached) list and fleet page follow the index.
+		var running []struct{ ID string }
+		ts.getJSON(t, "/api/v1/applications?status=running", &running)
+		if isRunning := len(running) == 1 && running[0].ID == tailApp; isRunning == ended(lines[:hi]) {
+			t.Errorf("step %d: /api/v1/applications?status=running: got %+v", i, running)
+		}
+		if _, page := ts.get(t, "/"); !bytes.Contains(page, []byte(fmt.Sprintf(`<td class="num tasks">%d</td>`, a.Tasks))) {
+			t.Errorf("step %d: fleet page does not show %d tasks", i, a.Tasks)
+		}
 	}
 	if grew < 2 {
 		t.Errorf("task count grew in %d steps, want at least 2", grew)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -29,21 +30,32 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+	body, err := s.renderBytes(name, data)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeHTML(w, status, body)
+}
+
+func (s *Server) renderBytes(name string, data any) ([]byte, error) {
 	s.pages.once.Do(func() { s.pages.t, s.pages.err = ui.Templates() })
 	if s.pages.err != nil {
-		http.Error(w, s.pages.err.Error(), http.StatusInternalServerError)
-		return
+		return nil, s.pages.err
 	}
 	var buf bytes.Buffer
 	if err := s.pages.t.ExecuteTemplate(&buf, name, data); err != nil {
 		s.cfg.Logger.Error("render", "page", name, "err", err)
-		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
-		return
+		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
+	return buf.Bytes(), nil
+}
+
+func writeHTML(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(body)
 }
 
 func (s *Server) errorPage(w http.ResponseWriter, status int, title, msg string) {
@@ -81,6 +93,12 @@ func (a AppSummary) PhaseTotal() int64 {
 }
 
 func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
+	version := s.cfg.Ingest.Version()
+	ckey := "fleet?" + r.URL.RawQuery
+	if body, ok := s.cache.get(ckey, version, fleetTTL); ok {
+		writeHTML(w, http.StatusOK, body)
+		return
+	}
 	all := s.summaries()
 	q := r.URL.Query()
 	apps, err := filter(all, q)
@@ -96,7 +114,13 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	data["Running"], data["Live"] = running, running > 0
-	s.render(w, http.StatusOK, "fleet.html", data)
+	body, err := s.renderBytes("fleet.html", data)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s.cache.put(ckey, version, body)
+	writeHTML(w, http.StatusOK, body)
 }
 
 func flat(q url.Values) map[string]string {
@@ -115,6 +139,17 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusNotFound, "Unknown application", "No application attempt "+id+" is indexed.")
 		return
 	}
+	samples := s.memorySamples(id)
+	// A finished app's page changes only with its log, its attempts and
+	// agent samples.
+	ckey := ""
+	if sum.Status != "running" {
+		ckey = fmt.Sprintf("app|%s|%d|%d|%d", sum.key, sum.LastUpdated, len(atts), len(samples))
+		if body, ok := s.cache.get(ckey, 0, 0); ok {
+			writeHTML(w, http.StatusOK, body)
+			return
+		}
+	}
 	v, err := s.appView(r.Context(), sum)
 	if err != nil {
 		s.errorPage(w, http.StatusServiceUnavailable, "Not ready", err.Error())
@@ -129,8 +164,16 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 		sum.Phases = v.Phases
 	}
 	v.Sum, v.Title, v.Live = sum, sum.Name, sum.Status == "running"
-	v.withSamples(s.memorySamples(id))
-	s.render(w, http.StatusOK, "app.html", v)
+	v.withSamples(samples)
+	body, err := s.renderBytes("app.html", v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if ckey != "" {
+		s.cache.put(ckey, 0, body)
+	}
+	writeHTML(w, http.StatusOK, body)
 }
 
 // appView is the stored view of a finished log, or one computed now from

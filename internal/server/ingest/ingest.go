@@ -128,8 +128,13 @@ type Ingester struct {
 	entries map[string]*Entry
 	scanned bool // one full scan has completed
 
-	stats Stats
+	stats   Stats
+	version atomic.Uint64 // changes whenever any record changes
 }
+
+// Version changes whenever the index (any log's record) changes, so that
+// views of the whole fleet can be cached until it does.
+func (in *Ingester) Version() uint64 { return in.version.Load() }
 
 // Stats are the ingester's counters; read them with Snapshot.
 type Stats struct {
@@ -163,8 +168,9 @@ type Entry struct {
 	// shared while they read the model, the worker exclusively to apply.
 	mu sync.RWMutex
 	// recMu guards rec alone, so listing the fleet never waits for an apply.
-	recMu sync.Mutex
-	rec   store.LogRecord
+	recMu   sync.Mutex
+	rec     store.LogRecord
+	version *atomic.Uint64 // the ingester's index version, bumped by update
 
 	// Set by the scanner under Ingester.mu.
 	next      *eventlog.Log
@@ -196,7 +202,7 @@ func New(cfg Config) (*Ingester, error) {
 		return nil, err
 	}
 	for _, r := range recs {
-		e := &Entry{key: r.Key, rec: r}
+		e := &Entry{key: r.Key, rec: r, version: &in.version}
 		if r.Done {
 			e.seenSize, e.seenMod = r.Size, time.Unix(0, r.ModTime)
 		} else {
@@ -286,8 +292,9 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 		key := Key(l.Path)
 		e := in.entries[key]
 		if e == nil {
-			e = &Entry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}}
+			e = &Entry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}
 			in.entries[key] = e
+			in.version.Add(1)
 		}
 		if e.scheduled || !in.changed(e, l) {
 			continue
@@ -443,6 +450,7 @@ func (e *Entry) update(f func(r *store.LogRecord)) store.LogRecord {
 	e.recMu.Lock()
 	defer e.recMu.Unlock()
 	f(&e.rec)
+	e.version.Add(1)
 	return e.rec
 }
 
