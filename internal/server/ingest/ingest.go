@@ -283,6 +283,12 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 			w.add(root)
 		}
 	}
+	finished := map[string]bool{}
+	for _, l := range found {
+		if !l.InProgress {
+			finished[l.Path] = true
+		}
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for _, l := range found {
@@ -290,6 +296,9 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 			w.add(l.Path)
 		}
 		key := Key(l.Path)
+		if key != l.Path && finished[key] {
+			key = l.Path // both X and X.inprogress exist: two logs, not a rename
+		}
 		e := in.entries[key]
 		if e == nil {
 			e = &Entry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}
