@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -40,6 +41,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	queue := fs.Int("queue", 1024, "ingest queue capacity")
 	retention := fs.Duration("retention", 7*24*time.Hour, "how long agent samples are kept")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
+	s3Endpoint := fs.String("s3-endpoint", "", "S3 endpoint URL for s3:// logs (default $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
+	s3Region := fs.String("s3-region", "", "S3 region (default $AWS_REGION)")
+	s3PathStyle := fs.Bool("s3-path-style", false, "address buckets in the path (MinIO and most on-premise stores)")
 	redaction := fs.String("redaction-regex", ingest.DefaultRedaction, "Spark properties to redact (key or value), unless the app sets spark.redaction.regex")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
@@ -76,6 +80,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer st.Close()
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention,
+		Open: eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
 		Views: server.Views})
 	if err != nil {
 		return usageErr("%v", err)

@@ -201,3 +201,10 @@ func jsonDiffs(path string, g, w any, out *[]string) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// newLocalServer serves h on 127.0.0.1 until the test ends.
+func newLocalServer(t testing.TB, h http.Handler) string {
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
