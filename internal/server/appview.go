@@ -19,6 +19,7 @@ type appView struct {
 	Live   bool
 	Sum    AppSummary
 	Others []AppSummary
+	Agent  []agentChart // from agent samples, added per request
 
 	// From the model; stored for finished logs so their pages need no replay.
 	Start, End int64            // the charts' time span
@@ -87,10 +88,30 @@ type dot struct{ X, Y int }
 
 type memChart struct {
 	W, H, AxisY int
-	Max         int64
+	MaxLabel    string
 	Source      string
 	Lines       []memLine
 }
+
+// agentChart is one metric agents sent, one line per executor.
+type agentChart struct {
+	Title string
+	Chart *memChart
+}
+
+// agentMetrics are the agent metrics the app page draws, in order.
+var agentMetrics = []struct {
+	metric, title string
+	format        func(float64) string
+}{
+	{"jvm.memory.used{heap}", "JVM heap used", fmtBytes},
+	{"jvm.gc.duration", "GC time (cumulative)", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "s" }},
+	{"jvm.class.count", "Classes loaded", func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }},
+	{"sparkdx.process.tree.memory.usage{python}", "Python workers RSS", fmtBytes},
+	{"process.memory.usage", "Process RSS", fmtBytes},
+}
+
+func fmtBytes(v float64) string { return ui.Bytes(int64(v)) }
 
 type heatCell struct {
 	X, Y, Wd int
@@ -175,16 +196,29 @@ func newStageRow(s *model.StageAttempt) stageRow {
 	return r
 }
 
-// withSamples draws memory from agent heap samples when there are any.
+// withSamples draws the agent's samples, one chart per metric.
 func (v *appView) withSamples(samples []store.Sample) {
-	series := map[string][]pt{}
+	byMetric := map[string]map[string][]pt{}
 	for _, s := range samples {
-		if s.Metric == "jvm.memory.used{heap}" {
-			series[s.ExecutorID] = append(series[s.ExecutorID], pt{s.Time, int64(s.Value)})
+		m := byMetric[s.Metric]
+		if m == nil {
+			m = map[string][]pt{}
+			byMetric[s.Metric] = m
 		}
+		m[s.ExecutorID] = append(m[s.ExecutorID], pt{s.Time, s.Value})
 	}
-	if len(series) > 0 {
-		v.Memory = drawMemory(series, "agent: jvm.memory.used (heap)", xScale(v.Start, max(v.End-v.Start, 1)))
+	start, end := v.Start, v.End
+	for _, s := range samples { // agents may sample past the log's last event
+		start, end = min(start, s.Time), max(end, s.Time)
+	}
+	x := xScale(start, max(end-start, 1))
+	v.Agent = nil
+	for _, am := range agentMetrics {
+		if series := byMetric[am.metric]; len(series) > 0 {
+			if c := drawSeries(series, "agent: "+am.metric, am.format, x); c != nil {
+				v.Agent = append(v.Agent, agentChart{Title: am.title, Chart: c})
+			}
+		}
 	}
 }
 
@@ -225,8 +259,11 @@ func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 	return g
 }
 
-// pt is one memory value at one time.
-type pt struct{ t, v int64 }
+// pt is one value at one time.
+type pt struct {
+	t int64
+	v float64
+}
 
 // logHeapSeries is each executor's JVM heap peak at each stage end, as
 // event logs record them (spark.eventLog.logStageExecutorMetrics).
@@ -238,19 +275,24 @@ func logHeapSeries(a *model.Attempt) map[string][]pt {
 		}
 		for _, es := range s.ExecSummary {
 			if es.Peak.Set {
-				series[es.ExecutorID] = append(series[es.ExecutorID], pt{s.CompletionTime, es.Peak.Values[model.MetricJVMHeapMemory]})
+				series[es.ExecutorID] = append(series[es.ExecutorID], pt{s.CompletionTime, float64(es.Peak.Values[model.MetricJVMHeapMemory])})
 			}
 		}
 	}
 	return series
 }
 
-// drawMemory draws one line per executor.
+// drawMemory draws one line of bytes per executor.
 func drawMemory(series map[string][]pt, source string, x func(int64) int) *memChart {
+	return drawSeries(series, source, fmtBytes, x)
+}
+
+// drawSeries draws one line per executor, scaled to the largest value.
+func drawSeries(series map[string][]pt, source string, format func(float64) string, x func(int64) int) *memChart {
 	if len(series) == 0 {
 		return nil
 	}
-	var maxV int64
+	var maxV float64
 	ids := make([]string, 0, len(series))
 	for id, ps := range series {
 		ids = append(ids, id)
@@ -263,12 +305,12 @@ func drawMemory(series map[string][]pt, source string, x func(int64) int) *memCh
 		return nil // logs without executor memory metrics report zeros
 	}
 	sort.Strings(ids)
-	c := &memChart{W: chartW, H: 160, AxisY: 154, Max: maxV, Source: source}
+	c := &memChart{W: chartW, H: 160, AxisY: 154, MaxLabel: format(maxV), Source: source}
 	for i, id := range ids {
 		var b strings.Builder
 		l := memLine{Color: palette[i%len(palette)], Label: "executor " + id}
 		for _, p := range series[id] {
-			y := 10 + int(float64(maxV-p.v)*130/float64(maxV))
+			y := 10 + int((maxV-p.v)*130/maxV)
 			b.WriteString(strconv.Itoa(x(p.t)) + "," + strconv.Itoa(y) + " ")
 			l.Dots = append(l.Dots, dot{x(p.t), y})
 		}

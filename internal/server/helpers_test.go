@@ -13,6 +13,11 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -207,4 +212,55 @@ func newLocalServer(t testing.TB, h http.Handler) string {
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return hs.URL
+}
+
+// agentPush posts OTLP metrics as a sparkdx agent on one node would for
+// app's executors: heap (two pools), GC time, classes and Python RSS,
+// every 10s from t0 for n samples.
+func agentPush(t testing.TB, url, app string, execs []string, t0 time.Time, n int) {
+	t.Helper()
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	var heap, gc, classes, py []*metricpb.NumberDataPoint
+	for i := range n {
+		ts := uint64(t0.Add(time.Duration(i) * 10 * time.Second).UnixNano())
+		for k, e := range execs {
+			base := []*commonpb.KeyValue{str("spark.app.id", app), str("spark.executor.id", e)}
+			with := func(kv ...*commonpb.KeyValue) []*commonpb.KeyValue {
+				return append(append([]*commonpb.KeyValue{}, base...), kv...)
+			}
+			for _, pool := range []string{"G1 Eden Space", "G1 Old Gen"} {
+				heap = append(heap, &metricpb.NumberDataPoint{TimeUnixNano: ts,
+					Value:      &metricpb.NumberDataPoint_AsInt{AsInt: int64((200 + 40*i + 90*k) << 20)},
+					Attributes: with(str("jvm.memory.type", "heap"), str("jvm.memory.pool.name", pool))})
+			}
+			gc = append(gc, &metricpb.NumberDataPoint{TimeUnixNano: ts, Value: &metricpb.NumberDataPoint_AsDouble{AsDouble: 0.3 * float64(i*(k+1))},
+				Attributes: with(str("jvm.gc.name", "G1 Young Generation"))})
+			classes = append(classes, &metricpb.NumberDataPoint{TimeUnixNano: ts, Value: &metricpb.NumberDataPoint_AsInt{AsInt: int64(9000 + 150*i)},
+				Attributes: with()})
+			py = append(py, &metricpb.NumberDataPoint{TimeUnixNano: ts, Value: &metricpb.NumberDataPoint_AsInt{AsInt: int64((50 + 30*i) << 20)},
+				Attributes: with(str("sparkdx.process.kind", "python"))})
+		}
+	}
+	sum := func(name string, pts []*metricpb.NumberDataPoint) *metricpb.Metric {
+		return &metricpb.Metric{Name: name, Data: &metricpb.Metric_Sum{Sum: &metricpb.Sum{DataPoints: pts}}}
+	}
+	req := &metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{
+		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("host.name", "node-1")}},
+		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{sum("jvm.memory.used", heap), sum("jvm.gc.duration", gc),
+			sum("jvm.class.count", classes), sum("sparkdx.process.tree.memory.usage", py)}}},
+	}}}
+	body, err := proto.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("OTLP push: got %d", resp.StatusCode)
+	}
 }

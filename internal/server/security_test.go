@@ -177,7 +177,7 @@ func TestOTLPSamples(t *testing.T) {
 		t.Errorf("samples: got %+v, want one jvm.memory.used{heap} = 150 (two pools summed) for executor 0", got)
 	}
 	_, page := ts.get(t, "/apps/app-20200706201101-0003")
-	if !bytes.Contains(page, []byte("agent: jvm.memory.used (heap)")) {
+	if !bytes.Contains(page, []byte("agent: jvm.memory.used{heap}")) || !bytes.Contains(page, []byte("JVM heap used")) {
 		t.Errorf("app page does not draw the agent's memory samples")
 	}
 	resp, _ = http.Post(ts.url+"/v1/metrics", "application/x-protobuf", bytes.NewReader([]byte{0xff, 0xff}))

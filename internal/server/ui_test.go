@@ -57,7 +57,8 @@ func TestUIChromium(t *testing.T) {
 	}
 	c.checkClean("fleet filtered")
 
-	// Navigate by clicking an app link.
+	// Agent samples for one app, then navigate to it by clicking its link.
+	agentPush(t, ts.url, "app-20200706201101-0003", []string{"driver", "0"}, time.UnixMilli(1594091461000), 12)
 	c.navigate(ts.url + "/")
 	c.eval(`document.querySelector('a[href="/apps/app-20200706201101-0003"]').click(); true`)
 	c.waitLoad()
@@ -68,6 +69,12 @@ func TestUIChromium(t *testing.T) {
 		if c.evalInt(`document.querySelectorAll("#`+id+`").length`) != 1 {
 			t.Errorf("app page: no #%s", id)
 		}
+	}
+	if n := c.evalInt(`document.querySelectorAll("svg.agent").length`); n != 4 {
+		t.Errorf("app page: %d agent charts, want 4 (heap, GC, classes, Python RSS)", n)
+	}
+	if n := c.evalInt(`document.querySelectorAll("svg.agent polyline").length`); n != 8 {
+		t.Errorf("app page: %d agent lines, want 8 (4 charts x 2 executors)", n)
 	}
 	if n := c.evalInt(`document.querySelectorAll("#gantt rect").length`); n < 4 {
 		t.Errorf("app page: gantt has %d bars, want the phase lane and 3 stages", n)
