@@ -284,3 +284,71 @@ func copyDir(t *testing.T, src string) string {
 	}
 	return dst
 }
+
+func TestServeUsage(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty-token")
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no log dir", []string{"serve"}, "usage: sparkdx serve"},
+		{"extra argument", []string{"serve", "--event-logs", "/tmp", "x"}, "usage: sparkdx serve"},
+		{"bad regex", []string{"serve", "--event-logs", "/tmp", "--redaction-regex", "("}, "--redaction-regex"},
+		{"missing token file", []string{"serve", "--event-logs", "/tmp", "--auth-token-file", "/nonexistent/token"}, "/nonexistent/token"},
+		{"empty token file", []string{"serve", "--event-logs", "/tmp", "--auth-token-file", empty}, "empty"},
+		{"bad listen", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--listen", "256.0.0.1:x"}, "--listen"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(c.args...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("got exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestServeAuthTokenFile: the binary's --auth-token-file guards the API.
+func TestServeAuthTokenFile(t *testing.T) {
+	bin := buildSparkdx(t)
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("t0ken-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve", "--event-logs", sparktest.Path(t, "spark-events"), "--data", t.TempDir(),
+		"--listen", addr, "--auth-token-file", tok)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	status := func(auth string) int {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/api/v1/applications", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for deadline := time.Now().Add(20 * time.Second); status("") == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", out.String())
+		}
+	}
+	if got := status(""); got != 401 {
+		t.Errorf("without token: got %d, want 401", got)
+	}
+	if got := status("Bearer t0ken-from-file"); got != 200 {
+		t.Errorf("with the file's token: got %d, want 200", got)
+	}
+	if !strings.Contains(out.String(), "listening on http://"+addr) {
+		t.Errorf("startup line missing: %s", out.String())
+	}
+}
