@@ -50,3 +50,12 @@ func (c *cache) put(key string, a *model.Attempt) {
 		delete(c.items, el.Value.(*cacheItem).key)
 	}
 }
+
+func (c *cache) remove(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el := c.items[key]; el != nil {
+		c.order.Remove(el)
+		delete(c.items, key)
+	}
+}
