@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -21,15 +24,22 @@ import (
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text, json or html")
+	format := fs.String("format", "", "output format: text, json or html (default text on a terminal, else json)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	var otlpCfg otlp.Config
+	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
+	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
+	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...")
+	}
+	if *format == "" {
+		*format = defaultFormat(stdout, *out)
 	}
 	if *format != "text" && *format != "json" && *format != "html" {
 		return usageErr("--format %s: want text, json or html", *format)
@@ -42,6 +52,17 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		threshold = s
 	}
+	var exp *otlp.Exporter
+	if otlpCfg.Endpoint != "" {
+		otlpCfg.ServiceName = "sparkdx-analyze"
+		if err := otlpCfg.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
+		var err error
+		if exp, err = otlp.New(ctx, otlpCfg); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	now := time.Now()
 	var inputs []*report.Input
 	worst := diagnose.None
@@ -53,6 +74,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(logs) == 0 {
 			return inputErr(fmt.Errorf("%s: no event log found", path))
 		}
+		// A listed directory may hold other files (checksums, notes).
+		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
 			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict}, stderr)
 			if err != nil {
@@ -63,16 +86,41 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				return inputErr(err)
 			}
 			if a.AppID == "" {
+				if listing {
+					fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
+					continue
+				}
 				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
+			}
+			if stats.BadLines > 0 {
+				first := stats.FirstBad[0]
+				first.Name = l.Path
+				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
+					l.Path, stats.BadLines, first)
 			}
 			res := analyze.Analyze(a)
 			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
 				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
 			worst = max(worst, diagnose.Worst(findings))
-			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: logCodec(l),
+			if exp != nil {
+				// The report is the product; a collector that is down
+				// or refuses a signal is worth a warning, not a failure.
+				if err := exp.ExportApp(ctx, a, res); err != nil {
+					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
+				}
+			}
+			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
 				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
 		}
+	}
+	if exp != nil {
+		if err := exp.Shutdown(ctx); err != nil {
+			fmt.Fprintf(stderr, "sparkdx analyze: otlp export: %v\n", err)
+		}
+	}
+	if len(inputs) == 0 {
+		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
 	}
 	if err := writeReport(stdout, *out, *format, inputs); err != nil {
 		return err

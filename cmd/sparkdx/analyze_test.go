@@ -21,6 +21,10 @@ func TestAnalyzeExitCodes(t *testing.T) {
 	if err := os.WriteFile(notLog, []byte("{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"3.5.0\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	sums := filepath.Join(t.TempDir(), "CHECKSUMS")
+	if err := os.WriteFile(sums, []byte("faf99fecfa261deb  app-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -39,6 +43,8 @@ func TestAnalyzeExitCodes(t *testing.T) {
 		{"missing log", []string{missing}, 2, "nope"},
 		{"not a spark log", []string{notLog}, 2, "not a Spark event log"},
 		{"no log", nil, 2, "usage"},
+		{"dir without logs", []string{t.TempDir()}, 2, "no event log found"},
+		{"dir with no spark log", []string{filepath.Dir(sums)}, 2, "no Spark event log"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -53,6 +59,32 @@ func TestAnalyzeExitCodes(t *testing.T) {
 				t.Errorf("stdout is not JSON: %.200s", out.String())
 			}
 		})
+	}
+}
+
+// TestAnalyzeDirSkipsOtherFiles: a directory's checksum or other files are
+// skipped with a warning; its logs are analyzed.
+func TestAnalyzeDirSkipsOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1430917381534"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"local-1430917381534": src, "SHA256SUMS": []byte("faf99fecfa261deb  spark-events/local-1430917381534\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"analyze", dir}, &out, &errb); code != 0 {
+		t.Fatalf("got exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "SHA256SUMS: skipped") || strings.Contains(errb.String(), "malformed") {
+		t.Errorf("got stderr %q, want one skip warning for SHA256SUMS", errb.String())
+	}
+	var one struct{ App struct{ ID string } }
+	if err := json.Unmarshal(out.Bytes(), &one); err != nil || one.App.ID != "local-1430917381534" {
+		t.Errorf("got %v, app %q; want one report of local-1430917381534", err, one.App.ID)
 	}
 }
 

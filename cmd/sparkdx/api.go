@@ -24,7 +24,11 @@ func runAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	apps, err := eventlog.LoadApps(ctx, *logDir, eventlog.ReplayOptions{})
 	if err != nil {
-		return inputErr(err)
+		if apps == nil {
+			return inputErr(err)
+		}
+		// Like the History Server, serve the logs that could be read.
+		fmt.Fprintf(stderr, "sparkdx api: warning: skipped logs: %v\n", err)
 	}
 	api := historyapi.New(apps)
 	path := fs.Arg(0)

@@ -39,6 +39,7 @@ func TestAPICommand(t *testing.T) {
 			2, "", `400 Bad value for parameter "quantiles".  Expected a double, got "foo"`},
 		{"no path", []string{"api", "--log-dir", dir}, 2, "", "usage"},
 		{"missing dir", []string{"api", "--log-dir", filepath.Join(t.TempDir(), "nope"), "applications"}, 2, "", "nope"},
+		{"unreadable log skipped", []string{"api", "--log-dir", badLogDir(t), "applications/app-bad"}, 0, `"id" : "app-bad"`, "skipped logs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -126,5 +127,24 @@ func TestAnalyzeInputErrors(t *testing.T) {
 		if !strings.Contains(out, `"badLines": 1`) || !strings.Contains(out, `"completed": true`) {
 			t.Errorf("got %s, want badLines 1 and a completed app", out)
 		}
+		if !strings.Contains(errs, "skipped 1 malformed lines") || !strings.Contains(errs, "bad-line.log line 2") {
+			t.Errorf("got stderr %q, want a warning naming the file and line", errs)
+		}
 	})
+}
+
+// badLogDir holds one readable log and one that claims zstd but is not.
+func badLogDir(t *testing.T) string {
+	dir := t.TempDir()
+	good, err := os.ReadFile(filepath.Join("testdata", "bad-line.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app-bad"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app-broken.zstd"), []byte("not zstd at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -45,10 +45,13 @@ func inputErr(err error) error {
 
 func commands() []command {
 	return []command{
-		{"version", "version", runVersion},
+		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...", runAnalyze},
+		{"diff", "diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG", runDiff},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
-		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] LOG...", runAnalyze},
 		{"serve", "serve --event-logs DIR|s3://BUCKET/PREFIX [--listen 127.0.0.1:18080] [--data DIR] [--auth-token-file F]", runServe},
+		{"agent", agentUsage, runAgent},
+		{"heap", heapUsage, runHeap},
+		{"version", "version", runVersion},
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
@@ -54,27 +53,14 @@ func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions
 	if !isTerminal(stderr) {
 		return eventlog.ReplayLog(ctx, l, opts)
 	}
-	r, err := l.NewReader(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("eventlog: %s: %w", l.Path, err)
-	}
-	defer r.Close()
-	if opts.Name == "" {
-		opts.Name = l.Name
-	}
-	opts.InProgress = opts.InProgress || l.InProgress
 	p := report.NewProgress(stderr, l.Name, l.Size)
-	a, stats, err := eventlog.Replay(ctx, p.Reader(r), opts)
+	opts.Wrap = func(r *eventlog.Reader) io.Reader {
+		p.Stored = r.StoredBytes
+		return p.Reader(r)
+	}
+	a, stats, err := eventlog.ReplayLog(ctx, l, opts)
 	p.Finish()
-	if err != nil {
-		return nil, stats, err
-	}
-	stats.Truncated = stats.Truncated || r.Truncated()
-	a.LogPath, a.LogName = l.Path, l.Name
-	if !l.ModTime.IsZero() {
-		a.LastUpdated = l.ModTime.UnixMilli()
-	}
-	return a, stats, nil
+	return a, stats, err
 }
 
 // writeReport renders inputs in format to -o FILE, or to stdout.
@@ -99,4 +85,13 @@ func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) 
 		err = cerr
 	}
 	return err
+}
+
+// defaultFormat is text for a person at a terminal and JSON for scripts
+// (a pipe, a file, -o FILE), as gh and kubectl-style tools do.
+func defaultFormat(stdout io.Writer, outPath string) string {
+	if (outPath == "" || outPath == "-") && isTerminal(stdout) {
+		return "text"
+	}
+	return "json"
 }

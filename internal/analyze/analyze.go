@@ -53,13 +53,17 @@ func Analyze(a *model.Attempt) *Result {
 	}
 	var maxExecs, maxCores int
 	if r.DurationMs > 0 {
-		r.Timeline, r.Phases, maxExecs, maxCores = timeline(a, r.Stages, r.SQL, r.StartTime, r.EndTime)
+		// With dynamic allocation and no initial executors, Spark asks for
+		// executors only once tasks are pending: before that the driver
+		// is not waiting for them.
+		fromStart := !r.Config.DynamicAllocation || r.Config.InitialExecutors > 0
+		r.Timeline, r.Phases, maxExecs, maxCores = timeline(a, r.Stages, r.SQL, r.StartTime, r.EndTime, fromStart)
 	}
 	if maxCores == 0 {
 		maxCores = maxConcurrentTasks(a)
 		maxExecs = min(maxExecs, 1)
 	}
-	stageCores(a, r.Stages, r.EndTime)
+	stageCores(a, r.Stages, r.EndTime, newBusyCurve(a))
 	groups := jobGroups(a, r.EndTime)
 	r.CriticalPath = criticalPath(groups, r.DurationMs, maxCores)
 	r.CriticalPath.MaxExecutors = maxExecs
@@ -127,7 +131,7 @@ func maxConcurrentTasks(a *model.Attempt) int {
 
 // stageCores sets each stage's available cores (Σ cores of executors alive
 // at any time while it ran) and its PRatio.
-func stageCores(a *model.Attempt, stages []Stage, end int64) {
+func stageCores(a *model.Attempt, stages []Stage, end int64, busy *busyCurve) {
 	capacity := capacityExecutors(a)
 	for i := range stages {
 		s := &stages[i]
@@ -151,6 +155,9 @@ func stageCores(a *model.Attempt, stages []Stage, end int64) {
 		s.CoresAvailable = cores
 		if cores > 0 {
 			s.PRatio = float64(s.NumTasks) / float64(cores)
+			if d := stop - s.SubmissionTime; d > 0 {
+				s.ClusterBusy = float64(busy.between(s.SubmissionTime, stop)) / float64(int64(cores)*d)
+			}
 		}
 	}
 }
@@ -158,6 +165,9 @@ func stageCores(a *model.Attempt, stages []Stage, end int64) {
 func jobs(a *model.Attempt, stages []Stage) []Job {
 	result := map[int]int64{}
 	for _, s := range stages {
+		if s.ShuffleWriteBytes > 0 || s.ShuffleWriteRecords > 0 {
+			continue // a map stage returns map statuses, not results
+		}
 		for _, id := range s.JobIDs {
 			result[id] += s.ResultBytes
 		}

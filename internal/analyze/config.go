@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -29,9 +30,14 @@ func readConfig(env *model.Environment) Config {
 	if v, ok := get("spark.driver.memory"); ok {
 		c.DriverMemoryBytes = ParseSize(v, mib, c.DriverMemoryBytes)
 	}
+	// Kubernetes reserves 0.40 for non-JVM (Python, R) jobs (docs/running-on-kubernetes.md).
 	factor := 0.10
-	if v, ok := get("spark.executor.memoryOverheadFactor"); ok {
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f > 0 {
+	if strings.HasPrefix(c.Master, "k8s") && (props["spark.kubernetes.resource.type"] == "python" ||
+		props["spark.kubernetes.resource.type"] == "r") {
+		factor = 0.40
+	}
+	for _, k := range []string{"spark.kubernetes.memoryOverheadFactor", "spark.executor.memoryOverheadFactor"} {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(props[k]), 64); err == nil && f > 0 {
 			factor = f
 		}
 	}
@@ -70,6 +76,15 @@ func readConfig(env *model.Environment) Config {
 	if v, ok := get(key); ok {
 		c.RequestedExecutors, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
+	atoi := func(k string) int {
+		n, _ := strconv.Atoi(strings.TrimSpace(props[k]))
+		return n
+	}
+	c.InitialExecutors = atoi("spark.executor.instances")
+	if c.DynamicAllocation {
+		c.InitialExecutors = max(atoi("spark.dynamicAllocation.initialExecutors"),
+			atoi("spark.dynamicAllocation.minExecutors"), c.InitialExecutors)
+	}
 	c.Committer = props["spark.sql.sources.commitProtocolClass"]
 	if v := props["spark.hadoop.fs.s3a.committer.name"]; v != "" {
 		c.Committer = "s3a:" + v
@@ -93,7 +108,7 @@ func ParseSize(s string, unit, def int64) int64 {
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
 		return def
 	}
 	return n * mult

@@ -7,7 +7,9 @@ type execAcc struct {
 	busy, run, gc int64
 	tasks, failed int
 	lostFailed    int
+	oomErrors     int
 	causedByApp   bool
+	unrelated     bool
 	lossReason    string
 }
 
@@ -53,6 +55,13 @@ func executorStats(e *model.Executor, a *execAcc, end int64) Executor {
 	if e.RemoveTime == model.NoTime && a.lostFailed == 0 {
 		cause = CauseNone
 	}
-	out.Loss = Loss{Cause: cause, ExitCode: code, CausedByApp: a.causedByApp, FailedTasks: a.lostFailed}
+	// On YARN a heap OOM ends as SIGTERM (-XX:OnOutOfMemoryError='kill %p'):
+	// the tasks' OutOfMemoryError names the cause the exit code hides.
+	if a.oomErrors > 0 && (cause == CauseSigterm || cause == CauseUnknown) {
+		cause = CauseJVMOOM
+	}
+	out.OOMTaskErrors = a.oomErrors
+	out.Loss = Loss{Cause: cause, ExitCode: code, CausedByApp: a.causedByApp, Unrelated: a.unrelated && !a.causedByApp,
+		FailedTasks: a.lostFailed}
 	return out
 }

@@ -29,8 +29,15 @@ func ClassifyLoss(reason string) (Cause, int) {
 		strings.Contains(r, "oomkilled"), strings.Contains(r, "container oom"),
 		code == 137, code == -104, code == -103:
 		return CauseContainerMemory, code
-	case strings.Contains(r, "preempted"), code == -102:
+	case strings.Contains(r, "preempted"), strings.Contains(r, "pre-emption"), code == -102, code == -106,
+		strings.Contains(r, "deleted by a user or the framework"):
+		// YARN preemption or RM kill; Kubernetes pod deletion, eviction, spot reclaim
 		return CausePreempted, code
+	case strings.Contains(r, "lost node"), strings.Contains(r, "*lost* node"), strings.Contains(r, "node lost"), code == -101:
+		return CauseNodeLost, code
+	case code == 0, code == -100, code == -105, code == -107:
+		// a normal exit; YARN ABORTED, KILLED_BY_APPMASTER, KILLED_AFTER_APP_COMPLETION
+		return CauseDriver, code
 	case strings.Contains(r, "decommission"):
 		return CauseDecommission, code
 	case strings.Contains(r, "heartbeat"), code == 56:
@@ -52,7 +59,7 @@ func (c Cause) IsMemoryKill() bool { return c == CauseContainerMemory || c == Ca
 // AppFault tells whether a cause is usually the application's doing.
 func (c Cause) AppFault() bool {
 	switch c {
-	case CauseNone, CausePreempted, CauseDecommission, CauseIdle, CauseDriver:
+	case CauseNone, CausePreempted, CauseDecommission, CauseIdle, CauseDriver, CauseNodeLost:
 		return false
 	}
 	return true
@@ -68,7 +75,7 @@ func lostFailure(msg string) (exec string, causedByApp bool, reason string, ok b
 	}
 	rest := msg[len(prefix):]
 	i := strings.IndexByte(rest, ' ')
-	if i < 0 {
+	if i <= 0 {
 		return "", false, "", false
 	}
 	exec, rest = rest[:i], rest[i+1:]

@@ -24,6 +24,13 @@ func TestClassifyLoss(t *testing.T) {
 		{"Container container_e18_1 exited from explicit termination request.", CauseIdle, -1},
 		{"Executor decommission.", CauseDecommission, -1},
 		{"Executor killed by driver.", CauseDriver, -1},
+		{"Executor for container container_1 exited because of a YARN event (e.g., pre-emption) and not because of an error in the running job.", CausePreempted, -1},
+		{"Container released on a *lost* node", CauseNodeLost, -1},
+		{"Container marked as failed: c on host: h. Exit status: -100. Diagnostics: Container released on a *lost* node.", CauseNodeLost, -100},
+		{"Container marked as failed: c. Exit status: -105. Diagnostics: Container killed by the ApplicationMaster.", CauseDriver, -105},
+		{"The executor with id 2 exited with exit code 0(success).", CauseDriver, 0},
+		{"The executor with id 7 was deleted by a user or the framework.", CausePreempted, -1},
+		{"Remote RPC client disassociated. Likely due to containers exceeding thresholds, or network issues.", CauseUnknown, -1},
 		{"worker lost", CauseUnknown, -1},
 		{"", CauseNone, -1},
 	} {

@@ -111,7 +111,11 @@ type Config struct {
 	ProcessTreeMetrics    bool
 	RequestedExecutors    int // spark.executor.instances or spark.dynamicAllocation.maxExecutors
 	DynamicAllocation     bool
-	Committer             string
+	// InitialExecutors is what the app asks for before any task is
+	// pending: spark.executor.instances, or with dynamic allocation
+	// max(initialExecutors, minExecutors, instances) (0 by default).
+	InitialExecutors int
+	Committer        string
 }
 
 // ContainerBytes is the memory a cluster manager grants one executor.
@@ -165,6 +169,10 @@ type Stage struct {
 
 	CoresAvailable int     // executor cores alive while the stage ran
 	PRatio         float64 // tasks ÷ cores
+	// ClusterBusy is the task time of every stage run while this stage
+	// ran, ÷ (CoresAvailable × DurationMs): near 1 the cores were busy
+	// with other stages even if this one had few tasks.
+	ClusterBusy float64
 
 	Attempts           int // task attempts finished
 	Succeeded          int
@@ -202,6 +210,7 @@ type Executor struct {
 	WastedCoreHours float64
 
 	Tasks, FailedTasks int
+	OOMTaskErrors      int // failed tasks whose error is an OutOfMemoryError
 	GCTimeMs           int64
 	RunTimeMs          int64
 
@@ -229,8 +238,9 @@ const (
 	CausePreempted       Cause = "preempted"
 	CauseHeartbeat       Cause = "heartbeat"
 	CauseDecommission    Cause = "decommission"
-	CauseIdle            Cause = "idle"   // dynamic allocation released it
-	CauseDriver          Cause = "driver" // the driver stopped it (app end, killed by driver)
+	CauseIdle            Cause = "idle"      // dynamic allocation released it
+	CauseDriver          Cause = "driver"    // the driver stopped it (app end, killed by driver)
+	CauseNodeLost        Cause = "node-lost" // the node went away (YARN lost node)
 	CauseUnknown         Cause = "unknown"
 )
 
@@ -239,6 +249,7 @@ type Loss struct {
 	Cause       Cause
 	ExitCode    int  // -1 when none was reported
 	CausedByApp bool // the loss failed tasks and Spark blamed the app
+	Unrelated   bool // the loss failed tasks and Spark said it was unrelated to them
 	FailedTasks int  // task attempts failed by this loss
 }
 

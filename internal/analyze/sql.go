@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -9,36 +10,27 @@ import (
 // MetricOutputRows is the SQL metric every row-producing node carries.
 const MetricOutputRows = "number of output rows"
 
-// accumulatorValues totals every SQL metric accumulator: the sum of the
-// updates of successful task attempts, as Spark's SQL listener aggregates
-// them, or the stage's final value when no task carried an update.
+// accumulatorValues collects the final value of every SQL metric from the
+// stages' accumulables (the value when the stage completed: Spark sums the
+// task updates into it); a metric several stages update keeps the largest.
 func accumulatorValues(a *model.Attempt) map[int64]int64 {
-	tasks := map[int64]int64{}
-	stages := map[int64]int64{}
+	vals := map[int64]int64{}
 	for _, s := range a.Stages {
 		for i := range s.Accumulables {
 			acc := &s.Accumulables[i]
-			if acc.SQL {
-				stages[acc.ID] = max(stages[acc.ID], acc.Num)
-			}
-		}
-		for _, t := range s.Tasks {
-			if !t.Successful() {
+			if !acc.SQL {
 				continue
 			}
-			for i := range t.Accumulables {
-				if acc := &t.Accumulables[i]; acc.SQL {
-					tasks[acc.ID] += acc.Num
-				}
+			v, err := strconv.ParseInt(acc.Value, 10, 64)
+			if err != nil {
+				continue
+			}
+			if old, ok := vals[acc.ID]; !ok || v > old {
+				vals[acc.ID] = v
 			}
 		}
 	}
-	for id, v := range stages {
-		if _, ok := tasks[id]; !ok {
-			tasks[id] = v
-		}
-	}
-	return tasks
+	return vals
 }
 
 // sqlStats flattens each execution's plan with the metric values found.

@@ -83,7 +83,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			h.durs = append(h.durs, d)
 			h.bytes = append(h.bytes, b)
 			h.time += d
-		case t.Killed || t.EndReason == "TaskKilled":
+		case t.Killed || t.EndReason == "TaskKilled" || t.EndReason == "TaskCommitDenied":
 			out.Killed++
 			// A killed attempt whose index succeeded elsewhere lost a
 			// speculation race (Spark: "another attempt succeeded").
@@ -99,10 +99,14 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 				if a := acc[id]; a != nil {
 					a.lostFailed++
 					a.causedByApp = a.causedByApp || byApp
+					a.unrelated = a.unrelated || !byApp
 					if a.lossReason == "" {
 						a.lossReason = reason
 					}
 				}
+			}
+			if a := acc[t.ExecutorID]; a != nil && strings.Contains(t.ErrorMessage, "OutOfMemoryError") {
+				a.oomErrors++
 			}
 			if out.FailureReasons == nil {
 				out.FailureReasons = map[string]int{}

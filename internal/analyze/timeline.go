@@ -15,9 +15,10 @@ type mark struct {
 
 // timeline splits [start, end] into phases by sweeping over executor
 // lifetimes and stage spans, and measures peak executor concurrency.
-// Precedence at each instant: resource wait (before the first executor, or
-// a stage running with no executor) > output write > compute > driver only.
-func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end int64) ([]Interval, Phases, int, int) {
+// Precedence at each instant: resource wait (before the first executor
+// when fromStart, or a stage running with no executor) > output write >
+// compute > driver only.
+func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end int64, fromStart bool) ([]Interval, Phases, int, int) {
 	clip := func(t int64) int64 { return min(max(t, start), end) }
 	var marks []mark
 	firstExec := int64(model.NoTime)
@@ -107,7 +108,7 @@ func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end i
 		if t > prev {
 			p := PhaseDriverOnly
 			switch {
-			case firstExec == model.NoTime || prev < firstExec, cur.stages > 0 && cur.execs <= 0:
+			case fromStart && (firstExec == model.NoTime || prev < firstExec), cur.stages > 0 && cur.execs <= 0:
 				p = PhaseResourceWait
 			case cur.writes > 0 || cur.tail > 0:
 				p = PhaseOutputWrite

@@ -128,6 +128,15 @@ func simulate(groups []*jobGroup, driverMs int64, cores int) int64 {
 	if cores <= 0 {
 		return 0
 	}
+	most := 0 // more slots than the largest group's tasks change nothing
+	for _, g := range groups {
+		n := 0
+		for _, s := range g.stages {
+			n += len(s.Tasks)
+		}
+		most = max(most, n)
+	}
+	cores = max(min(cores, most), 1)
 	total := driverMs
 	h := make(slots, cores)
 	var durs []int64
@@ -171,8 +180,9 @@ func whatIf(groups []*jobGroup, cp CriticalPath, execs, coresPerExec int) []What
 	}
 	var out []WhatIf
 	for _, f := range []float64{0.5, 1, 2, 4} {
+		// Scale cores, not just executors: half of one executor is half its cores.
 		n := max(int(float64(execs)*f+0.5), 1)
-		c := n * coresPerExec
+		c := max(int(float64(execs*coresPerExec)*f+0.5), 1)
 		est := simulate(groups, cp.DriverMs, c)
 		w := WhatIf{Factor: f, Executors: n, Cores: c, EstimatedMs: est}
 		if busy := est - cp.DriverMs; busy > 0 {

@@ -29,7 +29,8 @@ func runExecutorLost(p *Pass) []Finding {
 	for i := range p.Result.Executors {
 		e := &p.Result.Executors[i]
 		switch {
-		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1):
+		// Spark's own verdict ("Exit Caused By App") wins over the reason text.
+		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1 && !e.Loss.Unrelated):
 			lost = append(lost, e)
 			if e.Loss.Cause.IsMemoryKill() && e.Loss.FailedTasks > 0 {
 				memoryKillFailedTasks = true

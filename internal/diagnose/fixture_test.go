@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -91,8 +92,10 @@ func (f *fx) executor(id, host string, cores int, at int64) {
 		"Maximum Memory", 2254857830, "Timestamp", t0 + at, "Maximum Onheap Memory", 2254857830, "Maximum Offheap Memory", 0})
 }
 
-func (f *fx) executorRemoved(id string, at int64, reason string) {
-	f.emit(obj{"Event", "SparkListenerExecutorRemoved", "Timestamp", t0 + at, "Executor ID", id, "Removed Reason", reason})
+func (f *fx) executorRemoved(id string, at int64, reason string) { f.emit(removed(id, at, reason)) }
+
+func removed(id string, at int64, reason string) obj {
+	return obj{"Event", "SparkListenerExecutorRemoved", "Timestamp", t0 + at, "Executor ID", id, "Removed Reason", reason}
 }
 
 func (f *fx) appEnd(at int64) {
@@ -135,7 +138,14 @@ type stage struct {
 	submit      int64 // ms after t0
 	tasks       []task
 	failure     string
-	open        bool // never completes
+	open        bool    // never completes
+	during      []timed // other events to place among the tasks' by time
+}
+
+// timed is an event at t0+at ms.
+type timed struct {
+	at int64
+	ev obj
 }
 
 func (s *stage) info(withTimes bool, end int64) obj {
@@ -171,8 +181,10 @@ func (f *fx) job(id int, sqlID int64, stages ...*stage) int64 {
 	var ids []int
 	var infos []any
 	for _, s := range stages {
-		ids = append(ids, s.id)
-		infos = append(infos, s.info(false, 0))
+		if !slices.Contains(ids, s.id) { // a re-attempt runs in the same job
+			ids = append(ids, s.id)
+			infos = append(infos, s.info(false, 0))
+		}
 	}
 	props := obj{}
 	if sqlID >= 0 {
@@ -190,10 +202,8 @@ func (f *fx) job(id int, sqlID int64, stages ...*stage) int64 {
 		return end
 	}
 	result := obj{"Result", "JobSucceeded"}
-	for _, s := range stages {
-		if s.failure != "" {
-			result = obj{"Result", "JobFailed", "Exception", obj{"Message", s.failure}}
-		}
+	if last := stages[len(stages)-1]; last.failure != "" {
+		result = obj{"Result", "JobFailed", "Exception", obj{"Message", last.failure}}
 	}
 	f.emit(obj{"Event", "SparkListenerJobEnd", "Job ID", id, "Completion Time", t0 + end + 1, "Job Result", result})
 	return end + 1
@@ -254,6 +264,9 @@ func (f *fx) runStage(s *stage) int64 {
 		}
 		line = append(line, "Task Metrics", t.metrics())
 		evs = append(evs, ev{finish, line})
+	}
+	for _, d := range s.during {
+		evs = append(evs, ev{t0 + d.at, d.ev})
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
 	for _, e := range evs {

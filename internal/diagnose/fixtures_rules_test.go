@@ -11,16 +11,21 @@ const (
 // fixtures builds, per rule, a log where the rule must fire and one where
 // it must stay silent. The comment of each says what the numbers are.
 var fixtures = map[string]func() (fires, quiet *fx){
-	// 6 min of 8.5 without an executor (70 %) vs 10 s of 7 min.
+	// Dynamic allocation with no initial executors: stage 0 is submitted
+	// at 10 s and its executors come 6 min later (70 % of 8.5 min). Quiet:
+	// the driver works alone for 3 min (not waiting: Spark requests
+	// executors only for pending tasks), then executors come in 5 s.
 	"resource-wait": func() (*fx, *fx) {
-		build := func(firstExec int64) *fx {
+		build := func(submit, firstExec int64) *fx {
 			f := newApp("rw", "spark.dynamicAllocation.enabled", "true", "spark.dynamicAllocation.maxExecutors", "10")
 			f.executors(2, 4, firstExec)
-			end := f.job(0, -1, &stage{id: 0, submit: firstExec + 5*sec, tasks: uniform(16, 30*sec, 2, 4, nil)})
+			end := f.job(0, -1, &stage{id: 0, submit: submit, tasks: uniform(16, 30*sec, 2, 4, func(i int, t *task) {
+				t.launch += firstExec - submit + sec
+			})})
 			f.appEnd(max(end+2*mn, 7*mn))
 			return f
 		}
-		return build(6 * mn), build(10 * sec)
+		return build(10*sec, 6*mn), build(3*mn, 3*mn+5*sec)
 	},
 	// A write whose driver-side job commit takes 5 min after 1 min of
 	// write tasks, vs a 5 s commit after 6 min of compute.
@@ -113,25 +118,42 @@ var fixtures = map[string]func() (fires, quiet *fx){
 	},
 	// Executor 2 killed by YARN for exceeding memory limits while running
 	// a task (ExecutorLostFailure, caused by the app), vs executors
-	// released by dynamic allocation.
+	// released by dynamic allocation and one lost unrelated to its tasks.
 	"executor-lost": func() (*fx, *fx) {
 		const kill = "Container killed by YARN for exceeding physical memory limits. 5.5 GB of 5.5 GB physical memory used. " +
 			"Consider boosting spark.executor.memoryOverhead."
+		// lose runs 4 tasks per executor; the 4 on executor lost fail when
+		// it dies at 40 s and run again on executor 1 afterwards.
+		lose := func(f *fx, execs int, lost, reason string, byApp bool) int64 {
+			tasks := uniform(4*execs, mn, execs, 4, func(i int, t *task) {
+				if t.exec == lost {
+					t.dur = 40 * sec
+					t.reason = obj{"Reason", "ExecutorLostFailure", "Executor ID", lost, "Exit Caused By App", byApp,
+						"Loss Reason", reason}
+				}
+			})
+			for _, t := range tasks {
+				if t.exec == lost {
+					tasks = append(tasks, task{exec: "1", host: "host-1", index: t.index, attempt: 1, launch: mn + sec, dur: mn})
+				}
+			}
+			// Spark posts the removal when the container dies, after the
+			// failed tasks' ends (10 s + 40 s).
+			return f.job(0, -1, &stage{id: 0, submit: 10 * sec, numTasks: 4 * execs, tasks: tasks,
+				during: []timed{{50*sec + 1, removed(lost, 50*sec+1, reason)}}})
+		}
 		fires := newApp("lost")
 		fires.executors(2, 4, 5*sec)
-		end := fires.job(0, -1, &stage{id: 0, submit: 10 * sec, tasks: uniform(8, mn, 2, 4, func(i int, t *task) {
-			if i == 1 {
-				t.dur = 40 * sec
-				t.reason = obj{"Reason", "ExecutorLostFailure", "Executor ID", "2", "Exit Caused By App", true,
-					"Loss Reason", kill}
-			}
-		})})
-		fires.executorRemoved("2", 10*sec+40*sec+1, kill)
+		end := lose(fires, 2, "2", kill, true)
 		fires.appEnd(end + 5*sec)
 
+		// Quiet: executor 3's node went away and Spark says the loss was
+		// unrelated to the running tasks ("Exit Caused By App": false);
+		// executors 1 and 2 are released by dynamic allocation at the end.
+		const gone = "Remote RPC client disassociated. Likely due to containers exceeding thresholds, or network issues."
 		quiet := newApp("lost", "spark.dynamicAllocation.enabled", "true")
-		quiet.executors(2, 4, 5*sec)
-		end = quiet.job(0, -1, &stage{id: 0, submit: 10 * sec, tasks: uniform(8, mn, 2, 4, nil)})
+		quiet.executors(3, 4, 5*sec)
+		end = lose(quiet, 3, "3", gone, false)
 		quiet.executorRemoved("1", end+mn, "Container container_e18_1700000000000_0001_01_000002 exited from explicit termination request.")
 		quiet.executorRemoved("2", end+mn, "Container container_e18_1700000000000_0001_01_000003 exited from explicit termination request.")
 		quiet.appEnd(end + 2*mn)
@@ -168,9 +190,9 @@ var fixtures = map[string]func() (fires, quiet *fx){
 								"Shuffle ID", 0, "Map ID", 5, "Map Index", 5, "Reduce ID", 3, "Message", "Failed to connect to host-2/10.0.0.2:7337"}
 						}
 					})}
-				end = f.job(1, -1, s1)
-				s2 := &stage{id: 1, attempt: 1, submit: end + sec, tasks: uniform(4, 10*sec, 2, 4, func(i int, t *task) { t.shRead = 64 * mb })}
-				end = f.job(2, -1, s2)
+				s2 := &stage{id: 1, attempt: 1, submit: s1.submit + 10*sec + 3*sec,
+					tasks: uniform(4, 10*sec, 2, 4, func(i int, t *task) { t.shRead = 64 * mb })}
+				end = f.job(1, -1, s1, s2) // Spark re-attempts the stage within the job
 			}
 			f.appEnd(end + 5*sec)
 			return f

@@ -30,7 +30,7 @@ type want struct {
 
 var wants = map[string][]want{
 	"resource-wait": {{severity: diagnose.Critical,
-		evidence: map[string]any{"resourceWaitMs": 6 * mn, "firstExecutorDelayMs": 6 * mn, "requestedExecutors": 10}}},
+		evidence: map[string]any{"resourceWaitMs": 6*mn - 10*sec, "firstExecutorDelayMs": 6 * mn, "requestedExecutors": 10}}},
 	"slow-output-write": {{severity: diagnose.Critical, stageIDs: []int{1},
 		evidence: map[string]any{"jobCommitMs": 5 * mn, "filesWritten": 8, "bytesWritten": 8 * 512 * mb}}},
 	"data-skew": {{severity: diagnose.Critical, stageIDs: []int{0},
@@ -42,7 +42,7 @@ var wants = map[string][]want{
 	"oom-risk": {{severity: diagnose.Critical, executorIDs: []string{"2"},
 		evidence: map[string]any{"peakJvmHeapBytes": 3994 * mb, "heapBytes": 4 * gb, "majorGcCount": 3}}},
 	"executor-lost": {{severity: diagnose.Critical, stageIDs: []int{0}, executorIDs: []string{"2"},
-		evidence: map[string]any{"cause": "container-memory", "failedTasks": 1, "lostExecutors": 1}}},
+		evidence: map[string]any{"cause": "container-memory", "failedTasks": 4, "lostExecutors": 1}}},
 	"gc-pressure": {
 		{severity: diagnose.Critical, stageIDs: []int{0}, evidence: map[string]any{"scope": "stage", "gcRatio": 0.25}},
 		{severity: diagnose.Critical, executorIDs: []string{"1", "2"}, evidence: map[string]any{"scope": "app", "gcTimeMs": 150 * sec}}},

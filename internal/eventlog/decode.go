@@ -7,6 +7,7 @@ package eventlog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/valyala/fastjson"
@@ -19,35 +20,78 @@ import (
 // Decoder must not be used by two goroutines at once.
 type Decoder struct {
 	p    fastjson.Parser
+	sub  fastjson.Parser // for parts of fast-path lines
 	strs map[string]string
 }
 
 // NewDecoder returns a Decoder.
 func NewDecoder() *Decoder { return &Decoder{strs: make(map[string]string, 64)} }
 
-// errNoEvent marks a JSON line without an "Event" field.
-var errNoEvent = errors.New(`missing "Event"`)
+// Lines that are JSON but not events.
+var (
+	errNoEvent   = errors.New(`missing "Event"`)
+	errNotObject = errors.New("not a JSON object")
+)
 
 // DecodeLine decodes one JSON line. A line that is valid JSON but an event
 // replay does not know yields EventUnknown.
 func (d *Decoder) DecodeLine(line []byte) (Event, error) {
+	if ev := d.fastDecode(line); ev != nil {
+		return ev, nil
+	}
+	return d.decodeSlow(line)
+}
+
+// decodeSlow decodes any line through a fastjson tree.
+func (d *Decoder) decodeSlow(line []byte) (Event, error) {
 	v, err := d.p.ParseBytes(line)
 	if err != nil {
 		return nil, err
 	}
 	if v.Type() != fastjson.TypeObject {
-		return nil, errors.New("not a JSON object")
+		return nil, errNotObject
 	}
 	nb := v.GetStringBytes("Event")
 	if nb == nil {
 		return nil, errNoEvent
 	}
 	name := shortEventName(nb)
+	for _, key := range requiredFields(name) {
+		if v.Get(key) == nil {
+			return nil, fmt.Errorf("missing %q", key)
+		}
+	}
 	ev := d.decode(name, v)
 	if ev == nil {
 		return EventUnknown{Name: string(nb)}, nil
 	}
 	return ev, nil
+}
+
+// requiredFields are the fields without which Spark's JsonProtocol cannot
+// read an event (the History Server then skips the line as malformed).
+func requiredFields(name string) []string {
+	switch name {
+	case "SparkListenerTaskStart", "SparkListenerTaskEnd", "SparkListenerTaskGettingResult":
+		return []string{"Task Info"}
+	case "SparkListenerStageSubmitted", "SparkListenerStageCompleted":
+		return []string{"Stage Info"}
+	case "SparkListenerJobStart", "SparkListenerJobEnd":
+		return []string{"Job ID"}
+	case "SparkListenerExecutorAdded":
+		return []string{"Executor ID", "Executor Info"}
+	case "SparkListenerExecutorRemoved", "SparkListenerStageExecutorMetrics", "SparkListenerExecutorMetricsUpdate":
+		return []string{"Executor ID"}
+	case "SparkListenerBlockManagerAdded", "SparkListenerBlockManagerRemoved":
+		return []string{"Block Manager ID"}
+	case "SparkListenerUnpersistRDD":
+		return []string{"RDD ID"}
+	case "SparkListenerBlockUpdated":
+		return []string{"Block Updated Info"}
+	case "SparkListenerSQLExecutionStart", "SparkListenerSQLExecutionEnd":
+		return []string{"executionId"}
+	}
+	return nil
 }
 
 // shortEventName drops a package prefix and an outer class
@@ -148,12 +192,19 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 			}
 		}
 		return e
-	case "QueryStartedEvent":
-		return EventQueryStarted{ID: str(v, "id"), RunID: str(v, "runId"), Name: str(v, "name"), Time: isoTime(str(v, "timestamp"))}
+	case "SparkListenerSpeculativeTaskSubmitted", "SparkListenerUnschedulableTaskSetAdded",
+		"SparkListenerUnschedulableTaskSetRemoved", "SparkListenerExecutorDecommissioned",
+		"SparkListenerSQLAdaptiveSQLMetricUpdates", "SparkListenerEffectiveSQLConf",
+		"SparkListenerExecutorUnexcludedForStage", "QueryIdleEvent":
+		// Spark writes these but the History Server's state does not
+		// depend on them.
+		return EventIgnored{Name: name}
+	case "QueryStartedEvent", "QueryStarted":
+		return queryStarted(v)
 	case "QueryProgressEvent", "QueryProgress":
 		return queryProgress(v)
 	case "QueryTerminatedEvent", "QueryTerminated":
-		return EventQueryTerminated{ID: str(v, "id"), RunID: str(v, "runId"), Exception: str(v, "exception")}
+		return queryTerminated(v)
 	}
 	return nil
 }
@@ -228,35 +279,47 @@ func ints(v *fastjson.Value) []int {
 	return out
 }
 
-func (d *Decoder) accumulables(v *fastjson.Value) []model.Accumulable {
+// accumulables reads an "Accumulables" array. Internal accumulators (task
+// metrics, which "Task Metrics" carries anyway) are dropped, and so are SQL
+// metrics unless keepSQL: the History Server shows neither on stages or
+// tasks, and per-task copies would dominate memory on large logs.
+func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool) []model.Accumulable {
 	a := v.GetArray()
 	if len(a) == 0 {
 		return nil
 	}
-	out := make([]model.Accumulable, 0, len(a))
+	var out []model.Accumulable
 	for _, x := range a {
-		acc := model.Accumulable{ID: x.GetInt64("ID"), Name: d.str(x, "Name"), Internal: x.GetBool("Internal"),
-			SQL: string(x.GetStringBytes("Metadata")) == "sql"}
-		if acc.Internal || acc.SQL || strings.HasPrefix(acc.Name, "internal.metrics.") {
-			// Neither the stage nor the task pages show these; skip the copy.
-			acc.Internal = true
-			if acc.SQL {
-				// SQL plan metrics feed the analyzer: keep the number only.
-				key := "Update"
-				if x.Get(key) == nil {
-					key = "Value"
-				}
-				acc.Num = accNum(x.Get(key))
-			}
-			out = append(out, acc)
+		o, err := x.Object()
+		if err != nil {
 			continue
 		}
-		if u := x.Get("Update"); u != nil {
-			acc.Update, acc.HasUpdate = anyString(u), true
+		var acc model.Accumulable
+		var update, value *fastjson.Value
+		o.Visit(func(k []byte, f *fastjson.Value) {
+			switch string(k) {
+			case "ID":
+				acc.ID = f.GetInt64()
+			case "Name":
+				acc.Name = d.intern(f.GetStringBytes())
+			case "Internal":
+				acc.Internal = f.GetBool()
+			case "Metadata":
+				acc.SQL = string(f.GetStringBytes()) == "sql"
+			case "Update":
+				update = f
+			case "Value":
+				value = f
+			}
+		})
+		// Spark marks SQL metrics internal too; they stay when keepSQL.
+		if (acc.Internal && !acc.SQL) || (acc.SQL && !keepSQL) {
+			continue
 		}
-		if val := x.Get("Value"); val != nil {
-			acc.Value = anyString(val)
+		if update != nil {
+			acc.Update, acc.HasUpdate = anyString(update), true
 		}
+		acc.Value = anyString(value)
 		out = append(out, acc)
 	}
 	return out
@@ -281,29 +344,13 @@ func jobProps(v *fastjson.Value) JobProps {
 		}
 	}
 	if t := str(v, "spark.job.tags"); t != "" {
-		p.JobTags = strings.Split(t, ",")
-	}
-	return p
-}
-
-// accNum reads an accumulator value written as a number or a string.
-func accNum(v *fastjson.Value) int64 {
-	if v == nil {
-		return 0
-	}
-	if v.Type() == fastjson.TypeNumber {
-		return v.GetInt64()
-	}
-	b, err := v.StringBytes()
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0
+		for _, tag := range strings.Split(t, ",") {
+			if tag != "" && !slices.Contains(p.JobTags, tag) {
+				p.JobTags = append(p.JobTags, tag)
+			}
 		}
-		n = n*10 + int64(c-'0')
+		slices.Sort(p.JobTags)
 	}
-	return n
+	p.TraceParent, p.TraceState = str(v, "traceparent"), str(v, "tracestate")
+	return p
 }

@@ -9,6 +9,10 @@ type Event interface{ eventName() string }
 // EventUnknown is an event replay does not interpret, kept only by name.
 type EventUnknown struct{ Name string }
 
+// EventIgnored is an event Spark defines that replay has no use for; it is
+// neither applied nor counted as unknown.
+type EventIgnored struct{ Name string }
+
 // EventLogStart is SparkListenerLogStart.
 type EventLogStart struct{ SparkVersion string }
 
@@ -111,6 +115,7 @@ type JobProps struct {
 	HasJobGroup, HasDescription bool
 	SQLExecutionID              int64 // -1 when absent
 	JobTags                     []string
+	TraceParent, TraceState     string // W3C trace context a caller set as local properties
 }
 
 // EventJobStart is SparkListenerJobStart.
@@ -253,6 +258,7 @@ type EventQueryTerminated struct {
 }
 
 func (EventUnknown) eventName() string               { return "unknown" }
+func (EventIgnored) eventName() string               { return "ignored" }
 func (EventLogStart) eventName() string              { return "SparkListenerLogStart" }
 func (EventAppStart) eventName() string              { return "SparkListenerApplicationStart" }
 func (EventAppEnd) eventName() string                { return "SparkListenerApplicationEnd" }

@@ -142,19 +142,64 @@ func planNode(v *fastjson.Value, depth int) *model.SQLPlanNode {
 	return n
 }
 
+// queryObject finds the object a StreamingQueryListener event describes
+// its query with: "progress" (2.1+), "queryStatus" (2.0.2), "queryInfo"
+// (2.0.0-2.0.1), or the event itself (started/terminated since 2.1).
+func queryObject(v *fastjson.Value) *fastjson.Value {
+	for _, k := range []string{"progress", "queryStatus", "queryInfo"} {
+		if x := v.Get(k); x != nil && x.Type() == fastjson.TypeObject {
+			return x
+		}
+	}
+	return v
+}
+
+// queryTime reads a query timestamp: an ISO string (2.1+) or epoch ms (2.0.2).
+func queryTime(v *fastjson.Value) int64 {
+	x := v.Get("timestamp")
+	switch {
+	case x == nil:
+		return model.NoTime
+	case x.Type() == fastjson.TypeNumber:
+		return x.GetInt64()
+	default:
+		return isoTime(string(x.GetStringBytes()))
+	}
+}
+
+func queryStarted(v *fastjson.Value) Event {
+	q := queryObject(v)
+	return EventQueryStarted{ID: anyString(q.Get("id")), RunID: str(q, "runId"), Name: anyString(q.Get("name")),
+		Time: queryTime(q)}
+}
+
+func queryTerminated(v *fastjson.Value) Event {
+	q := queryObject(v)
+	return EventQueryTerminated{ID: anyString(q.Get("id")), RunID: str(q, "runId"), Exception: anyString(v.Get("exception"))}
+}
+
 func queryProgress(v *fastjson.Value) Event {
-	p := v.Get("progress")
-	if p == nil {
-		p = v.Get("queryInfo") // Spark 2.0.0 QueryProgress
+	p := queryObject(v)
+	e := EventQueryProgress{ID: anyString(p.Get("id")), RunID: str(p, "runId"), Name: anyString(p.Get("name"))}
+	e.Progress = model.StreamingProgress{BatchID: p.GetInt64("batchId"), Time: queryTime(p),
+		NumInputRows: p.GetInt64("numInputRows"), BatchDurationMs: p.GetInt64("batchDuration"),
+		InputRowsPerSecond: p.GetFloat64("inputRowsPerSecond"), ProcessedRowsPerSecond: p.GetFloat64("processedRowsPerSecond")}
+	// Since 2.1 the totals are sums over the sources (NaN, written "NaN",
+	// counts as 0 as on the streaming statistics page).
+	if srcs := p.GetArray("sources"); len(srcs) > 0 {
+		var rows int64
+		var in, proc float64
+		for _, src := range srcs {
+			rows += src.GetInt64("numInputRows")
+			in += src.GetFloat64("inputRowsPerSecond")
+			proc += src.GetFloat64("processedRowsPerSecond")
+		}
+		e.Progress.NumInputRows, e.Progress.InputRowsPerSecond, e.Progress.ProcessedRowsPerSecond = rows, in, proc
 	}
-	e := EventQueryProgress{}
-	if p == nil {
-		return e
+	if x := p.Get("inputRate"); x != nil { // 2.0.2
+		e.Progress.InputRowsPerSecond = x.GetFloat64()
+		e.Progress.ProcessedRowsPerSecond = p.GetFloat64("processingRate")
 	}
-	e.ID, e.RunID, e.Name = str(p, "id"), str(p, "runId"), str(p, "name")
-	e.Progress = model.StreamingProgress{BatchID: p.GetInt64("batchId"), Timestamp: str(p, "timestamp"),
-		NumInputRows: p.GetInt64("numInputRows"), InputRowsPerSecond: p.GetFloat64("inputRowsPerSecond"),
-		ProcessedRowsPerSecond: p.GetFloat64("processedRowsPerSecond")}
 	if o := p.GetObject("durationMs"); o != nil {
 		e.Progress.DurationMs = map[string]int64{}
 		o.Visit(func(k []byte, x *fastjson.Value) { e.Progress.DurationMs[string(k)] = x.GetInt64() })

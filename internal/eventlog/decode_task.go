@@ -48,7 +48,7 @@ func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 		case "Killed":
 			ti.Killed = x.GetBool()
 		case "Accumulables":
-			ti.Accumulables = d.accumulables(x)
+			ti.Accumulables = d.accumulables(x, false)
 		}
 	})
 	return ti
@@ -115,57 +115,114 @@ func taskMetrics(v *fastjson.Value, m *model.TaskMetrics) {
 		case "Disk Bytes Spilled":
 			m.DiskBytesSpilled = x.GetInt64()
 		case "Shuffle Read Metrics":
-			shuffleRead(x, &m.ShuffleRead)
+			r := &m.ShuffleRead
+			visitFields(x, func(k string, y *fastjson.Value) {
+				if k == "Push Based Shuffle" {
+					visitFields(y, func(k string, z *fastjson.Value) {
+						if p := pushField(&r.Push, k); p != nil {
+							*p = z.GetInt64()
+						}
+					})
+				} else if p := shuffleReadField(r, k); p != nil {
+					*p = y.GetInt64()
+				}
+			})
 		case "Shuffle Write Metrics":
-			m.ShuffleWrite.BytesWritten = x.GetInt64("Shuffle Bytes Written")
-			m.ShuffleWrite.WriteTime = x.GetInt64("Shuffle Write Time")
-			m.ShuffleWrite.RecordsWritten = x.GetInt64("Shuffle Records Written")
+			visitFields(x, func(k string, y *fastjson.Value) {
+				if p := shuffleWriteField(&m.ShuffleWrite, k); p != nil {
+					*p = y.GetInt64()
+				}
+			})
 		case "Input Metrics":
-			m.InputBytesRead = x.GetInt64("Bytes Read")
-			m.InputRecordsRead = x.GetInt64("Records Read")
+			visitFields(x, func(k string, y *fastjson.Value) {
+				switch k {
+				case "Bytes Read":
+					m.InputBytesRead = y.GetInt64()
+				case "Records Read":
+					m.InputRecordsRead = y.GetInt64()
+				}
+			})
 		case "Output Metrics":
-			m.OutputBytesWritten = x.GetInt64("Bytes Written")
-			m.OutputRecordsWritten = x.GetInt64("Records Written")
+			visitFields(x, func(k string, y *fastjson.Value) {
+				switch k {
+				case "Bytes Written":
+					m.OutputBytesWritten = y.GetInt64()
+				case "Records Written":
+					m.OutputRecordsWritten = y.GetInt64()
+				}
+			})
 		}
 	})
 }
 
-func shuffleRead(v *fastjson.Value, s *model.ShuffleReadMetrics) {
+// visitFields visits the fields of an object value (nothing for other types).
+func visitFields(v *fastjson.Value, fn func(k string, x *fastjson.Value)) {
+	if v == nil {
+		return
+	}
 	o, err := v.Object()
 	if err != nil {
 		return
 	}
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		switch string(k) {
-		case "Remote Blocks Fetched":
-			s.RemoteBlocksFetched = x.GetInt64()
-		case "Local Blocks Fetched":
-			s.LocalBlocksFetched = x.GetInt64()
-		case "Fetch Wait Time":
-			s.FetchWaitTime = x.GetInt64()
-		case "Remote Bytes Read":
-			s.RemoteBytesRead = x.GetInt64()
-		case "Remote Bytes Read To Disk":
-			s.RemoteBytesReadToDisk = x.GetInt64()
-		case "Local Bytes Read":
-			s.LocalBytesRead = x.GetInt64()
-		case "Total Records Read":
-			s.RecordsRead = x.GetInt64()
-		case "Remote Requests Duration":
-			s.RemoteReqsDuration = x.GetInt64()
-		case "Push Based Shuffle":
-			q := &s.Push
-			q.CorruptMergedBlockChunks = x.GetInt64("Corrupt Merged Block Chunks")
-			q.MergedFetchFallbackCount = x.GetInt64("Merged Fetch Fallback Count")
-			q.RemoteMergedBlocksFetched = x.GetInt64("Merged Remote Blocks Fetched")
-			q.LocalMergedBlocksFetched = x.GetInt64("Merged Local Blocks Fetched")
-			q.RemoteMergedChunksFetched = x.GetInt64("Merged Remote Chunks Fetched")
-			q.LocalMergedChunksFetched = x.GetInt64("Merged Local Chunks Fetched")
-			q.RemoteMergedBytesRead = x.GetInt64("Merged Remote Bytes Read")
-			q.LocalMergedBytesRead = x.GetInt64("Merged Local Bytes Read")
-			q.RemoteMergedReqsDuration = x.GetInt64("Merged Remote Requests Duration")
-		}
-	})
+	o.Visit(func(k []byte, x *fastjson.Value) { fn(string(k), x) })
+}
+
+func shuffleReadField(r *model.ShuffleReadMetrics, k string) *int64 {
+	switch k {
+	case "Remote Blocks Fetched":
+		return &r.RemoteBlocksFetched
+	case "Local Blocks Fetched":
+		return &r.LocalBlocksFetched
+	case "Fetch Wait Time":
+		return &r.FetchWaitTime
+	case "Remote Bytes Read":
+		return &r.RemoteBytesRead
+	case "Remote Bytes Read To Disk":
+		return &r.RemoteBytesReadToDisk
+	case "Local Bytes Read":
+		return &r.LocalBytesRead
+	case "Total Records Read":
+		return &r.RecordsRead
+	case "Remote Requests Duration":
+		return &r.RemoteReqsDuration
+	}
+	return nil
+}
+
+func pushField(q *model.ShufflePushReadMetrics, k string) *int64 {
+	switch k {
+	case "Corrupt Merged Block Chunks":
+		return &q.CorruptMergedBlockChunks
+	case "Merged Fetch Fallback Count":
+		return &q.MergedFetchFallbackCount
+	case "Merged Remote Blocks Fetched":
+		return &q.RemoteMergedBlocksFetched
+	case "Merged Local Blocks Fetched":
+		return &q.LocalMergedBlocksFetched
+	case "Merged Remote Chunks Fetched":
+		return &q.RemoteMergedChunksFetched
+	case "Merged Local Chunks Fetched":
+		return &q.LocalMergedChunksFetched
+	case "Merged Remote Bytes Read":
+		return &q.RemoteMergedBytesRead
+	case "Merged Local Bytes Read":
+		return &q.LocalMergedBytesRead
+	case "Merged Remote Requests Duration":
+		return &q.RemoteMergedReqsDuration
+	}
+	return nil
+}
+
+func shuffleWriteField(w *model.ShuffleWriteMetrics, k string) *int64 {
+	switch k {
+	case "Shuffle Bytes Written":
+		return &w.BytesWritten
+	case "Shuffle Write Time":
+		return &w.WriteTime
+	case "Shuffle Records Written":
+		return &w.RecordsWritten
+	}
+	return nil
 }
 
 // executorMetrics reads an executor-metrics object; absent metrics are 0.
@@ -209,19 +266,24 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		if full := v.Get("Full Stack Trace"); full != nil && full.Type() == fastjson.TypeString {
 			r.ErrorMessage = str(v, "Full Stack Trace")
 		} else {
+			// Logs before Spark 1.2 have no full trace: ExceptionFailure's
+			// exceptionString then joins the frames, each indented.
 			var b strings.Builder
 			b.WriteString(str(v, "Class Name"))
 			b.WriteString(": ")
 			b.WriteString(str(v, "Description"))
 			b.WriteString("\n")
-			for _, f := range v.GetArray("Stack Trace") {
-				b.WriteString("\tat ")
+			for i, f := range v.GetArray("Stack Trace") {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString("        ")
 				b.WriteString(str(f, "Declaring Class"))
 				b.WriteString(".")
 				b.WriteString(str(f, "Method Name"))
 				b.WriteString("(")
 				b.WriteString(stackLocation(f))
-				b.WriteString(")\n")
+				b.WriteString(")")
 			}
 			r.ErrorMessage = b.String()
 		}
@@ -231,7 +293,11 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		if bm != nil && bm.Type() == fastjson.TypeObject {
 			addr = "BlockManagerId(" + str(bm, "Executor ID") + ", " + str(bm, "Host") + ", " + num(bm, "Port") + ", None)"
 		}
-		r.ErrorMessage = "FetchFailed(" + addr + ", shuffleId=" + num(v, "Shuffle ID") + ", mapIndex=" + num(v, "Map Index") +
+		mapIndex := "Unknown" // logs before Spark 3.0 have no map index
+		if v.Get("Map Index") != nil {
+			mapIndex = num(v, "Map Index")
+		}
+		r.ErrorMessage = "FetchFailed(" + addr + ", shuffleId=" + num(v, "Shuffle ID") + ", mapIndex=" + mapIndex +
 			", mapId=" + num(v, "Map ID") + ", reduceId=" + num(v, "Reduce ID") + ", message=\n" + str(v, "Message") + "\n)"
 	case "TaskCommitDenied":
 		r.ErrorMessage = "TaskCommitDenied (Driver denied task commit) for job: " + num(v, "Job ID") +
@@ -248,7 +314,11 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		if x := v.Get("Exit Caused By App"); x == nil || x.GetBool() {
 			behavior = "caused by one of the running tasks"
 		}
-		r.ErrorMessage = "ExecutorLostFailure (executor " + str(v, "Executor ID") + " exited " + behavior + ")"
+		exec := "Unknown"
+		if v.Get("Executor ID") != nil {
+			exec = str(v, "Executor ID")
+		}
+		r.ErrorMessage = "ExecutorLostFailure (executor " + exec + " exited " + behavior + ")"
 		if x := v.Get("Loss Reason"); x != nil && x.Type() == fastjson.TypeString {
 			r.ErrorMessage += " Reason: " + str(v, "Loss Reason")
 		}

@@ -26,6 +26,12 @@ type ReplayOptions struct {
 	Workers int
 	// ChunkSize is the read size; 0 means 1 MiB.
 	ChunkSize int
+	// SizeHint is the log's stored size, if known: read buffers for small
+	// logs start small.
+	SizeHint int64
+	// Wrap, if set, wraps the decoded reader ReplayLog opened (for a
+	// progress display); Replay itself does not use it.
+	Wrap func(r *Reader) io.Reader
 }
 
 // ReplayStats counts what a replay read.
@@ -61,15 +67,16 @@ const maxFirstBad = 10
 
 // chunk is a run of whole lines and, once decoded, their events.
 type chunk struct {
-	buf       []byte // owned buffer; data is buf[:n]
-	data      []byte
-	firstLine int64
-	lines     int64 // lines in data, counting a last one without '\n'
-	last      bool  // data ends the input (its last line may lack '\n')
-	events    []Event
-	bad       []*LineError
-	cutLast   bool
-	done      chan struct{}
+	buf          []byte // owned buffer; data is buf[:n]
+	data         []byte
+	firstLine    int64
+	lines        int64 // lines in data, counting a last one without '\n'
+	last         bool  // data ends the input (its last line may lack '\n')
+	events       []Event
+	bad          []*LineError
+	cutLast      bool // the last non-blank line is not valid JSON
+	cutNoNewline bool // ... and no newline follows it
+	done         chan struct{}
 }
 
 // Replay decodes the JSON lines of r and applies them, in order, to a new
@@ -115,7 +122,11 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 	go func() {
 		defer close(work)
 		defer close(order)
-		readErr = splitChunks(ctx, r, size, free, func(c *chunk) bool {
+		first := size + size/4
+		if opts.SizeHint > 0 {
+			first = int(min(int64(first), max(opts.SizeHint+opts.SizeHint/2, 64<<10)))
+		}
+		readErr = splitChunks(ctx, r, size, first, free, func(c *chunk) bool {
 			select {
 			case order <- c:
 			case <-ctx.Done():
@@ -152,6 +163,9 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 		return stats, err
 	}
 	if readErr != nil && !errors.Is(readErr, context.Canceled) {
+		if _, own := r.(*Reader); own { // its errors name the part file
+			return stats, readErr
+		}
 		return stats, fmt.Errorf("eventlog: %s: %w", opts.Name, readErr)
 	}
 	if e := ctx.Err(); e != nil {
@@ -164,7 +178,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) error {
 	stats.Bytes += int64(len(c.data))
 	for _, b := range c.bad {
-		if c.cutLast && b == c.bad[len(c.bad)-1] {
+		if c.cutLast && b == c.bad[len(c.bad)-1] && (opts.InProgress || c.cutNoNewline) {
 			if opts.Strict && !opts.InProgress {
 				return b
 			}
@@ -192,7 +206,7 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 }
 
 // splitChunks reads r into chunks of whole lines and hands each to emit.
-func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, emit func(*chunk) bool) error {
+func splitChunks(ctx context.Context, r io.Reader, size, first int, free chan []byte, emit func(*chunk) bool) error {
 	var carry []byte
 	line := int64(1)
 	for {
@@ -203,7 +217,7 @@ func splitChunks(ctx context.Context, r io.Reader, size int, free chan []byte, e
 		select {
 		case buf = <-free:
 		default:
-			buf = make([]byte, 0, size+size/4)
+			buf = make([]byte, 0, first)
 		}
 		buf = append(buf[:0], carry...)
 		eof := false
@@ -261,12 +275,13 @@ func decodeChunk(d *Decoder, c *chunk, name string) {
 			ev, err := d.DecodeLine(ln)
 			if err != nil {
 				c.bad = append(c.bad, &LineError{Name: name, Line: line, Event: eventNameOf(ln), Err: err})
-				if i < 0 && c.last {
-					c.cutLast = true
-				}
 			} else {
 				c.events = append(c.events, ev)
 			}
+			// The last non-blank line of a log may be cut: Spark was still
+			// writing it (with or without a newline after it).
+			c.cutLast = c.last && err != nil && !errors.Is(err, errNoEvent) && !errors.Is(err, errNotObject)
+			c.cutNoNewline = c.cutLast && i < 0
 		}
 		line++
 	}

@@ -31,6 +31,7 @@ type liveStage struct {
 	s                 *model.StageAttempt
 	jobs              []*model.Job
 	activePerExecutor map[string]int
+	shadowOf          *model.StageAttempt // the finished run s stands in for
 }
 
 func newState(a *model.Attempt) *state {
@@ -102,11 +103,9 @@ func (st *state) apply(ev Event) {
 	case EventExclusion:
 		st.exclusion(e)
 	case EventMiscProcess:
-		p := e.Process
-		st.a.Misc = append(st.a.Misc, &p)
+		st.miscProcess(e)
 	case EventUnpersistRDD:
-		delete(st.rdds, e.RDDID)
-		st.a.RemoveRDD(e.RDDID)
+		st.unpersist(e.RDDID)
 	case EventBlockUpdated:
 		st.blockUpdated(e)
 	case EventSQLStart, EventSQLEnd, EventSQLAdaptive, EventSQLDriverAccums:
@@ -128,19 +127,9 @@ func (st *state) appStart(e EventAppStart) {
 	}
 }
 
-// appEnd closes the attempt. The History Server reports the driver's total
-// duration as the application's and its GC time from the driver's own
-// TotalGCTime peak, not from the tasks it ran.
 func (st *state) appEnd(e EventAppEnd) {
 	a := st.a
 	a.EndTime, a.Completed, a.ExitCode, a.LastUpdated = e.Time, true, e.ExitCode, e.Time
-	if d := st.liveExecs["driver"]; d != nil && a.StartTime != model.NoTime {
-		d.TotalDuration = e.Time - a.StartTime
-		d.TotalGCTime = 0
-		if d.Peak.Set {
-			d.TotalGCTime = d.Peak.Values[model.MetricTotalGCTime]
-		}
-	}
 }
 
 func (st *state) executor(id string, t int64) *model.Executor {
@@ -180,8 +169,39 @@ func (st *state) executorRemoved(ev EventExecutorRemoved) {
 	}
 	delete(st.liveExecs, ev.ExecutorID)
 	e.IsActive, e.RemoveTime, e.RemoveReason = false, ev.Time, ev.Reason
-	st.deadExecs[ev.ExecutorID] = e
 	st.executorRemovedFromRDDs(e)
+	if st.activeForLiveStages(e) {
+		st.deadExecs[ev.ExecutorID] = e
+	}
+}
+
+// activeForLiveStages tells whether a removed executor may still have run
+// tasks of a live stage, so late stage metrics still reach it.
+func (st *state) activeForLiveStages(e *model.Executor) bool {
+	for _, ls := range st.liveStages {
+		sub := ls.s.SubmissionTime
+		if sub == model.NoTime {
+			sub = 0
+		}
+		if sub < e.RemoveTime {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *state) miscProcess(e EventMiscProcess) {
+	var p *model.MiscProcess
+	for _, q := range st.a.Misc {
+		if q.ID == e.Process.ID {
+			p = q
+		}
+	}
+	if p == nil {
+		p = &model.MiscProcess{ID: e.Process.ID, AddTime: e.Time, RemoveTime: model.NoTime}
+		st.a.Misc = append(st.a.Misc, p)
+	}
+	p.Logs, p.HostPort, p.IsActive, p.TotalCores = e.Process.Logs, e.Process.HostPort, true, e.Process.TotalCores
 }
 
 func (st *state) blockManagerAdded(ev EventBlockManagerAdded) {
@@ -198,15 +218,24 @@ func (st *state) blockManagerAdded(ev EventBlockManagerAdded) {
 func (st *state) exclusion(ev EventExclusion) {
 	if ev.ForStage {
 		ls := st.liveStages[stageKey{ev.StageID, ev.StageAttempt}]
-		var ids []string
+		// For a node, Spark matches the stage's executors by their
+		// registered host and the executors' own lists by hostname.
+		var ids, execs []string
 		if ev.Node {
 			for _, e := range st.a.Executors {
-				if st.liveExecs[e.ID] != nil && e.Host == ev.Host && e.ID != "driver" {
+				if st.liveExecs[e.ID] == nil || e.ID == "driver" {
+					continue
+				}
+				if e.Host == ev.Host {
 					ids = append(ids, e.ID)
+				}
+				if e.Hostname() == ev.Host {
+					execs = append(execs, e.ID)
 				}
 			}
 		} else {
 			ids = []string{ev.ExecutorID}
+			execs = ids
 		}
 		if ls != nil {
 			if ls.s.ExcludedExecutors == nil {
@@ -217,7 +246,7 @@ func (st *state) exclusion(ev EventExclusion) {
 				ls.s.ExecutorSummary(id).IsExcluded = true
 			}
 		}
-		for _, id := range ids {
+		for _, id := range execs {
 			if e := st.liveExecs[id]; e != nil {
 				e.ExcludedInStages[ev.StageID] = struct{}{}
 			}

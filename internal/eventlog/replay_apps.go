@@ -2,7 +2,9 @@ package eventlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -12,14 +14,21 @@ import (
 func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
 	r, err := l.NewReader(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("eventlog: %s: %w", l.Path, err)
+		return nil, nil, err // names the log already
 	}
 	defer r.Close()
 	if opts.Name == "" {
 		opts.Name = l.Name
 	}
 	opts.InProgress = opts.InProgress || l.InProgress
-	a, stats, err := Replay(ctx, r, opts)
+	if opts.SizeHint == 0 {
+		opts.SizeHint = l.Size
+	}
+	var in io.Reader = r
+	if opts.Wrap != nil {
+		in = opts.Wrap(r)
+	}
+	a, stats, err := Replay(ctx, in, opts)
 	if err != nil {
 		return nil, stats, err
 	}
@@ -34,23 +43,31 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 // LoadApps replays every log at path (a file, a rolling dir or a dir of
 // logs) and groups the attempts into applications, newest first as the
 // History Server lists them. Logs without an application id are skipped.
+// Like the History Server, a log that cannot be read is left out: its
+// error is joined into the returned error while the other applications
+// are still returned.
 func LoadApps(ctx context.Context, path string, opts ReplayOptions) ([]*model.App, error) {
 	logs, err := Open(ctx, path, OpenOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}
 	var attempts []*model.Attempt
+	var errs []error
 	for _, l := range logs {
 		a, _, err := ReplayLog(ctx, l, opts)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			errs = append(errs, err)
+			continue
 		}
 		if a.AppID == "" {
 			continue
 		}
 		attempts = append(attempts, a)
 	}
-	return GroupApps(attempts), nil
+	return GroupApps(attempts), errors.Join(errs...)
 }
 
 // GroupApps groups attempts by application id: attempts newest start first,
@@ -65,7 +82,20 @@ func GroupApps(attempts []*model.Attempt) []*model.App {
 			byID[a.AppID] = app
 			apps = append(apps, app)
 		}
-		app.Attempts = append(app.Attempts, a)
+		// Two logs of the same attempt (say, a copy in another codec): the
+		// History Server keeps one; keep the most recently updated.
+		dup := false
+		for i, b := range app.Attempts {
+			if b.AttemptID == a.AttemptID {
+				dup = true
+				if a.LastUpdated >= b.LastUpdated {
+					app.Attempts[i] = a
+				}
+			}
+		}
+		if !dup {
+			app.Attempts = append(app.Attempts, a)
+		}
 	}
 	for _, app := range apps {
 		sort.SliceStable(app.Attempts, func(i, j int) bool { return app.Attempts[i].StartTime > app.Attempts[j].StartTime })

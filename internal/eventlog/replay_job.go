@@ -22,6 +22,7 @@ func (st *state) jobStart(e *EventJobStart) {
 		SubmissionTime: model.NoTime, CompletionTime: model.NoTime, StageIDs: e.StageIDs,
 		JobGroup: e.Props.JobGroup, HasJobGroup: e.Props.HasJobGroup, JobTags: e.Props.JobTags,
 		Status: model.JobRunning, SQLExecutionID: e.Props.SQLExecutionID, NumTasks: numTasks,
+		TraceParent: e.Props.TraceParent, TraceState: e.Props.TraceState,
 		CompletedIndices: map[int64]struct{}{}, CompletedStages: map[int]struct{}{},
 		SkippedStages: map[int]struct{}{}, KilledSummary: map[string]int{}}
 	if e.Time > 0 {
@@ -56,9 +57,14 @@ func (st *state) jobEnd(e EventJobEnd) {
 		if !slices.Contains(j.StageIDs, k.id) || ls.s.Status != model.StagePending {
 			continue
 		}
+		// SPARK-50356: every job sharing the pending stage counts it as
+		// skipped, not only the job that ended first.
 		ls.s.Status = model.StageSkipped
-		j.SkippedStages[k.id] = struct{}{}
-		j.SkippedTasks += ls.s.NumTasks
+		for _, sj := range ls.jobs { // ls.jobs holds j: it started with the stage
+			sj.SkippedStages[k.id] = struct{}{}
+			sj.SkippedTasks += ls.s.NumTasks
+		}
+		st.settleShadow(ls, false)
 		delete(st.liveStages, k)
 	}
 	j.Status = model.JobFailed
@@ -75,12 +81,46 @@ func (st *state) stage(info *StageInfo) *liveStage {
 	k := stageKey{info.StageID, info.AttemptID}
 	ls := st.liveStages[k]
 	if ls == nil {
-		s, _ := st.a.StageOrNew(info.StageID, info.AttemptID)
+		s, created := st.a.StageOrNew(info.StageID, info.AttemptID)
 		ls = &liveStage{s: s, activePerExecutor: map[string]int{}}
+		if !created {
+			// A finished attempt listed again (a later job reusing it):
+			// Spark starts a new live stage whose writes replace what its
+			// store held for the attempt, keeping the stored tasks and
+			// per-executor summaries. The model keeps the finished run and
+			// tracks the new one apart (see shadowOf).
+			ls.s = newShadow(s)
+			ls.shadowOf = s
+		}
 		st.liveStages[k] = ls
 	}
 	setStageInfo(ls.s, info)
 	return ls
+}
+
+// newShadow is the fresh stage Spark's listener starts for a finished
+// attempt listed again; it shares the stored tasks and summaries.
+func newShadow(s *model.StageAttempt) *model.StageAttempt {
+	return &model.StageAttempt{StageID: s.StageID, AttemptID: s.AttemptID, Status: model.StagePending,
+		SubmissionTime: model.NoTime, CompletionTime: model.NoTime, FirstLaunchTime: model.NoTime,
+		SchedulingPool: "default", Tasks: s.Tasks, ExecSummary: s.ExecSummary}
+}
+
+// settleShadow decides what a shadow stage means once it is written:
+// skipped, it is only what the History Server shows for the attempt;
+// submitted, it is a new run of the attempt and replaces the old one.
+func (st *state) settleShadow(ls *liveStage, submitted bool) {
+	if ls.shadowOf == nil {
+		return
+	}
+	if submitted {
+		ls.s.Tasks = append([]*model.Task(nil), ls.s.Tasks...)
+		ls.s.ExecSummary = append([]*model.ExecutorStageSummary(nil), ls.s.ExecSummary...)
+		st.a.ReplaceStage(ls.s)
+	} else {
+		ls.shadowOf.HistoryView = ls.s
+	}
+	ls.shadowOf = nil
 }
 
 func setStageInfo(s *model.StageAttempt, info *StageInfo) {
@@ -99,6 +139,7 @@ func setStageInfo(s *model.StageAttempt, info *StageInfo) {
 
 func (st *state) stageSubmitted(e EventStageSubmitted) {
 	ls := st.stage(&e.Info)
+	st.settleShadow(ls, true)
 	s := ls.s
 	s.Status = model.StageActive
 	s.SchedulingPool = e.Props.Pool
@@ -160,5 +201,10 @@ func (st *state) stageCompleted(e EventStageCompleted) {
 	}
 	if s.ActiveTasks == 0 {
 		delete(st.liveStages, k)
+	}
+	for id, e := range st.deadExecs {
+		if !st.activeForLiveStages(e) {
+			delete(st.deadExecs, id)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func (st *state) streaming(ev Event) {
 		q := query(e.ID, e.RunID, "")
 		q.Exception = e.Exception
 		if n := len(q.Progress); n > 0 {
-			q.EndTime = isoTime(q.Progress[n-1].Timestamp)
+			q.EndTime = q.Progress[n-1].Time
 		}
 	}
 }

@@ -3,10 +3,19 @@ package eventlog
 import "github.com/sparkdx/sparkdx/internal/model"
 
 func newTask(info *TaskInfo) *model.Task {
-	return &model.Task{TaskID: info.TaskID, Index: info.Index, Attempt: info.Attempt, PartitionID: info.PartitionID,
-		LaunchTime: info.LaunchTime, GettingResultTime: info.GettingResultTime, FinishTime: info.FinishTime,
-		ExecutorID: info.ExecutorID, Host: info.Host, Locality: info.Locality, Speculative: info.Speculative,
-		Failed: info.Failed, Killed: info.Killed, Accumulables: info.Accumulables}
+	t := &model.Task{}
+	setTaskInfo(t, info)
+	return t
+}
+
+// setTaskInfo copies "Task Info" into a task, as Spark replaces a live
+// task's TaskInfo on each event.
+func setTaskInfo(t *model.Task, info *TaskInfo) {
+	t.TaskID, t.Index, t.Attempt, t.PartitionID = info.TaskID, info.Index, info.Attempt, info.PartitionID
+	t.LaunchTime, t.GettingResultTime, t.FinishTime = info.LaunchTime, info.GettingResultTime, info.FinishTime
+	t.ExecutorID, t.Host, t.Locality = info.ExecutorID, info.Host, info.Locality
+	t.Speculative, t.Failed, t.Killed = info.Speculative, info.Failed, info.Killed
+	t.Accumulables = info.Accumulables
 }
 
 func (st *state) taskStart(e EventTaskStart) {
@@ -42,11 +51,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {
 		delete(st.liveTasks, e.Info.TaskID)
-		acc := t.Accumulables
-		*t = *newTask(&e.Info)
-		if e.Info.Accumulables == nil {
-			t.Accumulables = acc
-		}
+		setTaskInfo(t, &e.Info)
 		if e.Reason.Reason != "Success" {
 			t.ErrorMessage, t.HasErrorMessage = e.Reason.ErrorMessage, true
 		}
@@ -55,13 +60,21 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 			t.HasMetrics, t.Metrics = true, e.Metrics
 			delta = &e.Metrics
 		}
+		if !e.ExecMetrics.IsZero() {
+			m := e.ExecMetrics
+			t.ExecMetrics = &m
+		}
 	}
-	completed, failed, killed := 0, 0, 0
+	// A Resubmitted end has no matching start (SPARK-41187): it does not
+	// make a task inactive.
+	completed, failed, killed, active := 0, 0, 0, 1
 	switch e.Reason.Reason {
 	case "Success":
 		completed = 1
 	case "TaskKilled", "TaskCommitDenied":
 		killed = 1
+	case "Resubmitted":
+		failed, active = 1, 0
 	default:
 		failed = 1
 	}
@@ -75,7 +88,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 		if delta != nil {
 			s.Metrics.Add(delta, 1)
 		}
-		s.ActiveTasks--
+		s.ActiveTasks -= active
 		s.CompletedTasks += completed
 		if completed > 0 {
 			if s.CompletedIndices == nil {
@@ -91,14 +104,14 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 			}
 			s.KilledSummary[e.Reason.KillReason]++
 		}
-		ls.activePerExecutor[e.Info.ExecutorID]--
+		ls.activePerExecutor[e.Info.ExecutorID] -= active
 		s.Peak.UpdatePeaks(&e.ExecMetrics)
 		es := s.ExecutorSummary(e.Info.ExecutorID)
 		es.Peak.UpdatePeaks(&e.ExecMetrics)
 		remove := s.ActiveTasks == 0 && (s.Status == model.StageComplete || s.Status == model.StageFailed)
 		idx := int64(e.StageID)<<32 | int64(e.Info.Index)
 		for _, j := range ls.jobs {
-			j.ActiveTasks--
+			j.ActiveTasks -= active
 			j.CompletedTasks += completed
 			if completed > 0 {
 				j.CompletedIndices[idx] = struct{}{}
@@ -121,7 +134,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 		}
 	}
 	if ex := st.liveExecs[e.Info.ExecutorID]; ex != nil {
-		ex.ActiveTasks--
+		ex.ActiveTasks -= active
 		ex.CompletedTasks += completed
 		ex.FailedTasks += failed
 		ex.TotalDuration += duration

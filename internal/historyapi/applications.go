@@ -41,7 +41,7 @@ func parseDate(name, s string) (int64, error) {
 			return t.UnixMilli(), nil
 		}
 	}
-	return 0, notFound("couldn't parse date: %s", s)
+	return 0, badRequest("Couldn't parse date: %s", s)
 }
 
 func (api *API) appList(q url.Values) (any, error) {
@@ -86,7 +86,7 @@ func (api *API) appList(q url.Values) (any, error) {
 		now = api.Now()
 	}
 	out := []any{}
-	for _, app := range api.apps {
+	for _, app := range api.appSet() {
 		if limit >= 0 && len(out) >= limit {
 			break
 		}

@@ -29,6 +29,17 @@ func TestErrorResponses(t *testing.T) {
 		{"applications/local-1430917381534/stages/0/0/taskSummary?quantiles=foo,0.1", 400,
 			`Bad value for parameter "quantiles".  Expected a double, got "foo"`},
 		{"foobar", 404, ""},
+		// Below an application the History Server needs the exact attempt.
+		{"applications/foobar/jobs", 404, "no such app: foobar"},
+		{"applications/local-1426533911241/jobs", 404, "no such app: local-1426533911241"},
+		{"applications/local-1426533911241/3/jobs", 404, "no such app: local-1426533911241/3"},
+		{"applications/local-1422981780767/jobs/99", 404, "unknown job: 99"},
+		{"applications/local-1422981780767/storage/rdd/7", 404, "no rdd found w/ id 7"},
+		{"applications?minDate=yesterday", 400, "Couldn't parse date: yesterday"},
+		{"applications/local-1426533911241/3", 404, "unknown app local-1426533911241, attempt 3"},
+		{"applications/local-1426533911241/2", 200, ""},
+		{"applications/local-1430917381534/stages/0/0/taskSummary?quantiles=-1,NaN,2", 200, ""},
+		{"applications/app-20200706201101-0003/stages/2/0?withSummaries=true&quantiles=-0.5,1.5", 200, ""},
 	}
 	passed, failed := 0, 0
 	for _, c := range cases {

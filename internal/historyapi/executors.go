@@ -7,10 +7,16 @@ import (
 )
 
 // executorList lists executors as the History Server does: /executors the
-// active ones by id descending, /allexecutors all by id ascending.
-func executorList(a *model.Attempt, activeOnly bool) []any {
+// active ones by id descending, /allexecutors all by id ascending. For the
+// driver it reports the application's run time as totalDuration and the
+// driver JVM's TotalGCTime peak as totalGCTime (AppStatusStore.replaceExec).
+func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
 	execs := make([]*model.Executor, 0, len(a.Executors))
 	for _, e := range a.Executors {
+		// The fallback storage's block manager is not an executor.
+		if e.ID == "fallback" {
+			continue
+		}
 		if !activeOnly || e.IsActive {
 			execs = append(execs, e)
 		}
@@ -23,6 +29,20 @@ func executorList(a *model.Attempt, activeOnly bool) []any {
 	})
 	out := make([]any, 0, len(execs))
 	for _, e := range execs {
+		if e.ID == "driver" || e.ID == "<driver>" {
+			d := *e
+			if a.StartTime != model.NoTime {
+				if a.Completed {
+					d.TotalDuration = a.EndTime - a.StartTime
+				} else {
+					d.TotalDuration = now - a.StartTime
+				}
+			}
+			if e.Peak.Set {
+				d.TotalGCTime = e.Peak.Values[model.MetricTotalGCTime]
+			}
+			e = &d
+		}
 		out = append(out, executorSummary(e))
 	}
 	return out
@@ -30,7 +50,7 @@ func executorList(a *model.Attempt, activeOnly bool) []any {
 
 func peakObj(m *model.ExecutorMetrics) *Obj {
 	o := obj()
-	for i, n := range model.ExecutorMetricNames {
+	for i, n := range model.ExecutorMetricNames() {
 		o.Set(n, m.Values[i])
 	}
 	return o

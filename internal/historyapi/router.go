@@ -10,12 +10,16 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// API answers REST requests over a fixed set of loaded applications.
+// API answers REST requests over a set of loaded applications. The
+// applications are read-only once given; SetApps swaps in a new set (for a
+// server that reloads logs) while requests are served.
 type API struct {
+	mu   sync.RWMutex
 	apps []*model.App
 	// Now is the current time in epoch ms, used for running apps and tasks.
 	Now func() int64
@@ -23,6 +27,20 @@ type API struct {
 
 // New returns an API over apps (as eventlog.GroupApps orders them).
 func New(apps []*model.App) *API { return &API{apps: apps} }
+
+// SetApps replaces the applications served.
+func (api *API) SetApps(apps []*model.App) {
+	api.mu.Lock()
+	api.apps = apps
+	api.mu.Unlock()
+}
+
+// appSet returns the current applications.
+func (api *API) appSet() []*model.App {
+	api.mu.RLock()
+	defer api.mu.RUnlock()
+	return api.apps
+}
 
 // Error is a REST error with its HTTP status.
 type Error struct {
@@ -74,29 +92,46 @@ func (api *API) get(path string, q url.Values) (any, error) {
 		return nil, notFound("unknown resource: %s", path)
 	}
 	app := api.app(seg[1])
-	if app == nil {
-		return nil, notFound("unknown app: %s", seg[1])
-	}
 	if len(seg) == 2 {
+		if app == nil {
+			return nil, notFound("unknown app: %s", seg[1])
+		}
 		return appInfo(app), nil
 	}
+	// Below an application the History Server loads one attempt's UI: the
+	// attempt named in the path, or else the attempt without an id.
 	rest := seg[2:]
-	var at *model.Attempt
+	attemptID := ""
 	if !isResource(rest[0]) {
+		attemptID, rest = rest[0], rest[1:]
+		if len(rest) == 0 { // applications/{app}/{attempt}: the attempt's info
+			if app != nil {
+				for _, a := range app.Attempts {
+					if a.AttemptID == attemptID {
+						return attemptInfo(a), nil
+					}
+				}
+			}
+			return nil, notFound("unknown app %s, attempt %s", seg[1], attemptID)
+		}
+	}
+	var at *model.Attempt
+	if app != nil {
 		for _, a := range app.Attempts {
-			if a.AttemptID == rest[0] {
+			if a.AttemptID == attemptID {
 				at = a
 			}
 		}
-		if at == nil {
-			return nil, notFound("unknown app: %s/%s", seg[1], rest[0])
+	}
+	if at == nil {
+		key := seg[1]
+		if attemptID != "" {
+			key += "/" + attemptID
 		}
-		rest = rest[1:]
-		if len(rest) == 0 {
-			return nil, notFound("unknown resource: %s", path)
-		}
-	} else {
-		at = app.Attempts[0]
+		return nil, notFound("no such app: %s", key)
+	}
+	if len(rest) == 0 {
+		return nil, notFound("unknown resource: %s", path)
 	}
 	return api.attemptResource(at, rest, q, path)
 }
@@ -111,7 +146,7 @@ func isResource(s string) bool {
 }
 
 func (api *API) app(id string) *model.App {
-	for _, a := range api.apps {
+	for _, a := range api.appSet() {
 		if a.ID == id {
 			return a
 		}
@@ -138,11 +173,11 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 		}
 	case "executors":
 		if len(rest) == 1 {
-			return executorList(a, true), nil
+			return executorList(a, true, api.nowMs()), nil
 		}
 	case "allexecutors":
 		if len(rest) == 1 {
-			return executorList(a, false), nil
+			return executorList(a, false, api.nowMs()), nil
 		}
 	case "stages":
 		return api.stages(a, rest[1:], q, path)
@@ -158,7 +193,7 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 						return rddInfo(a, r, true), nil
 					}
 				}
-				return nil, notFound("unknown rdd: %s", rest[2])
+				return nil, notFound("no rdd found w/ id %s", rest[2])
 			}
 		}
 	case "environment":

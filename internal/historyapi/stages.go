@@ -34,7 +34,7 @@ func parseStageOpts(q url.Values, detailsDefault bool) (stageOpts, error) {
 func parseQuantiles(s string) ([]float64, error) {
 	var out []float64
 	for _, p := range strings.Split(s, ",") {
-		f, err := strconv.ParseFloat(p, 64)
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64) // Java's toDouble trims
 		if err != nil {
 			return nil, badRequest("Bad value for parameter \"quantiles\".  Expected a double, got %q", p)
 		}
@@ -60,7 +60,7 @@ func taskStatuses(vals []string) (map[string]bool, error) {
 
 func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path string) (any, error) {
 	if len(rest) == 0 {
-		return stageList(a, q)
+		return api.stageList(a, q)
 	}
 	id, err := strconv.Atoi(rest[0])
 	if err != nil {
@@ -114,7 +114,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 			if err != nil {
 				return nil, err
 			}
-			if d := taskSummary(s, quantiles); d != nil {
+			if d := taskSummary(a, s, quantiles); d != nil {
 				return d, nil
 			}
 			return nil, notFound("No tasks reported metrics for %d / %d", id, attempt)
@@ -125,7 +125,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 	return nil, notFound("unknown resource: %s", path)
 }
 
-func stageList(a *model.Attempt, q url.Values) (any, error) {
+func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 	want := map[string]bool{}
 	for _, s := range q["status"] {
 		u := strings.ToUpper(s)
@@ -149,14 +149,23 @@ func stageList(a *model.Attempt, q url.Values) (any, error) {
 	})
 	out := []any{}
 	for _, s := range stages {
-		if len(want) == 0 || want[s.Status] {
-			out = append(out, (&API{}).stageData(a, s, opts))
+		if len(want) == 0 || want[shown(s).Status] {
+			out = append(out, api.stageData(a, s, opts))
 		}
 	}
 	return out, nil
 }
 
+// shown is the stage attempt as the History Server shows it.
+func shown(s *model.StageAttempt) *model.StageAttempt {
+	if s.HistoryView != nil {
+		return s.HistoryView
+	}
+	return s
+}
+
 func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpts) *Obj {
+	s = shown(s)
 	m := &s.Metrics
 	r := &m.ShuffleRead
 	p := &r.Push
@@ -231,7 +240,7 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 		o.Set("peakExecutorMetrics", peakObj(&s.Peak))
 	}
 	if opts.withSummaries {
-		if d := taskSummary(s, opts.quantiles); d != nil {
+		if d := taskSummary(a, s, opts.quantiles); d != nil {
 			o.Set("taskMetricsDistributions", d)
 		}
 		if d := executorDistributions(s, opts.quantiles); d != nil {

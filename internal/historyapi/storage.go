@@ -7,7 +7,7 @@ func rddList(a *model.Attempt) []any {
 	out := []any{}
 	for _, r := range a.RDDs {
 		if len(r.Partitions) > 0 {
-			out = append(out, rddInfo(a, r, false))
+			out = append(out, rddInfo(a, r, true))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package historyapi
 
 import (
+	"math"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -13,86 +14,178 @@ func quantileValues(sorted []float64, quantiles []float64) []any {
 	out := make([]any, len(quantiles))
 	for i, q := range quantiles {
 		idx := min(int64(q*float64(n)), n-1)
+		if idx < 0 || math.IsNaN(q) { // Spark fails here; answer NaN instead
+			out[i] = "NaN"
+			continue
+		}
 		out[i] = sorted[idx]
 	}
 	return out
 }
 
-type metricFn func(a *model.Task, duration int64) int64
+// The task summary reproduces how the History Server computes it over its
+// disk store (TaskDataWrapper indexes): each metric is an index of the
+// stage's tasks, scanned from 0 upwards, and the quantile positions come
+// from the number of tasks with a non-negative run time. Metrics of
+// unsuccessful tasks are stored as -v-1 and of tasks without metrics as -1,
+// so they drop out of most scans, but not out of duration, scheduler delay,
+// getting-result time and the shuffle totals, exactly as in Spark.
 
-// taskSummary is /taskSummary (TaskMetricDistributions): quantiles over the
-// successful tasks that reported metrics, or nil when there are none.
-func taskSummary(s *model.StageAttempt, quantiles []float64) *Obj {
-	var tasks []*model.Task
-	for _, t := range s.Tasks {
-		if t.HasMetrics && t.Successful() {
-			tasks = append(tasks, t)
+// stored is a metric as TaskDataWrapper stores it.
+func stored(t *model.Task, v int64) int64 {
+	switch {
+	case !t.HasMetrics:
+		return -1
+	case t.Successful():
+		return v
+	default:
+		return -v - 1
+	}
+}
+
+// indexed is a task's position key in one index and the value read there.
+type indexed struct {
+	key, value int64
+	taskID     int64
+}
+
+type summaryMetric func(t *model.Task, duration int64) (key, value int64)
+
+func plain(get func(m *model.TaskMetrics) int64) summaryMetric {
+	return func(t *model.Task, _ int64) (int64, int64) {
+		v := stored(t, get(&t.Metrics))
+		return v, v
+	}
+}
+
+// sum2 is an index over two metrics (shuffle read bytes, total blocks):
+// keyed by their true sum when the task has metrics, valued by the sum of
+// the stored fields.
+func sum2(a, b func(m *model.TaskMetrics) int64) summaryMetric {
+	return func(t *model.Task, _ int64) (int64, int64) {
+		if !t.HasMetrics {
+			return -1, -1
+		}
+		x, y := a(&t.Metrics), b(&t.Metrics)
+		return x + y, stored(t, x) + stored(t, y)
+	}
+}
+
+type summarizer struct {
+	tasks     []*model.Task
+	durations []int64
+	positions []int64 // per quantile; -1 never occurs
+	buf       []indexed
+}
+
+func (sm *summarizer) dist(f summaryMetric) []any {
+	sm.buf = sm.buf[:0]
+	for i, t := range sm.tasks {
+		k, v := f(t, sm.durations[i])
+		if k >= 0 {
+			sm.buf = append(sm.buf, indexed{k, v, t.TaskID})
 		}
 	}
-	if len(tasks) == 0 {
+	sort.Slice(sm.buf, func(i, j int) bool {
+		if sm.buf[i].key != sm.buf[j].key {
+			return sm.buf[i].key < sm.buf[j].key
+		}
+		return sm.buf[i].taskID < sm.buf[j].taskID
+	})
+	out := make([]any, len(sm.positions))
+	for i, p := range sm.positions {
+		if p >= 0 && p < int64(len(sm.buf)) {
+			out[i] = float64(sm.buf[p].value)
+		} else {
+			out[i] = "NaN" // Jackson quotes non-numeric doubles
+		}
+	}
+	return out
+}
+
+// taskSummary is /taskSummary (TaskMetricDistributions), or nil when no
+// task has a recorded run time.
+func taskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *Obj {
+	count := int64(0)
+	durations := make([]int64, len(s.Tasks))
+	for i, t := range s.Tasks {
+		if stored(t, t.Metrics.ExecutorRunTime) >= 0 {
+			count++
+		}
+		durations[i] = taskDuration(a, t)
+	}
+	if count == 0 {
 		return nil
 	}
-	durations := make([]int64, len(tasks))
-	for i, t := range tasks {
-		durations[i] = t.FinishTime - t.LaunchTime
-	}
-	vals := make([]float64, len(tasks))
-	dist := func(f metricFn) []any {
-		for i, t := range tasks {
-			vals[i] = float64(f(t, durations[i]))
+	sm := &summarizer{tasks: s.Tasks, durations: durations}
+	for _, q := range quantiles {
+		p := min(int64(q*float64(count)), count-1)
+		if math.IsNaN(q) {
+			p = -1
 		}
-		sort.Float64s(vals)
-		return quantileValues(vals, quantiles)
+		sm.positions = append(sm.positions, p)
 	}
-	m := func(get func(m *model.TaskMetrics) int64) []any {
-		return dist(func(t *model.Task, _ int64) int64 { return get(&t.Metrics) })
-	}
+	m := plain
+	type tm = model.TaskMetrics
 	return obj().Set("quantiles", floatsAny(quantiles)).
-		Set("duration", dist(func(_ *model.Task, d int64) int64 { return d })).
-		Set("executorDeserializeTime", m(func(m *model.TaskMetrics) int64 { return m.ExecutorDeserializeTime })).
-		Set("executorDeserializeCpuTime", m(func(m *model.TaskMetrics) int64 { return m.ExecutorDeserializeCpuTime })).
-		Set("executorRunTime", m(func(m *model.TaskMetrics) int64 { return m.ExecutorRunTime })).
-		Set("executorCpuTime", m(func(m *model.TaskMetrics) int64 { return m.ExecutorCpuTime })).
-		Set("resultSize", m(func(m *model.TaskMetrics) int64 { return m.ResultSize })).
-		Set("jvmGcTime", m(func(m *model.TaskMetrics) int64 { return m.JvmGcTime })).
-		Set("resultSerializationTime", m(func(m *model.TaskMetrics) int64 { return m.ResultSerializationTime })).
-		Set("gettingResultTime", dist(func(t *model.Task, d int64) int64 { return gettingResultTime(t, d) })).
-		Set("schedulerDelay", dist(func(t *model.Task, d int64) int64 { return schedulerDelay(t, d) })).
-		Set("peakExecutionMemory", m(func(m *model.TaskMetrics) int64 { return m.PeakExecutionMemory })).
-		Set("memoryBytesSpilled", m(func(m *model.TaskMetrics) int64 { return m.MemoryBytesSpilled })).
-		Set("diskBytesSpilled", m(func(m *model.TaskMetrics) int64 { return m.DiskBytesSpilled })).
+		Set("duration", sm.dist(func(_ *model.Task, d int64) (int64, int64) { return d, d })).
+		Set("executorDeserializeTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeTime }))).
+		Set("executorDeserializeCpuTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeCpuTime }))).
+		Set("executorRunTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorRunTime }))).
+		Set("executorCpuTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorCpuTime }))).
+		Set("resultSize", sm.dist(m(func(m *tm) int64 { return m.ResultSize }))).
+		Set("jvmGcTime", sm.dist(m(func(m *tm) int64 { return m.JvmGcTime }))).
+		Set("resultSerializationTime", sm.dist(m(func(m *tm) int64 { return m.ResultSerializationTime }))).
+		Set("gettingResultTime", sm.dist(func(t *model.Task, d int64) (int64, int64) {
+			if !t.HasMetrics {
+				return -1, -1
+			}
+			v := gettingResultTime(t, d, 0)
+			return v, v
+		})).
+		Set("schedulerDelay", sm.dist(func(t *model.Task, d int64) (int64, int64) {
+			if !t.HasMetrics {
+				return -1, -1
+			}
+			v := max(0, d-t.Metrics.ExecutorRunTime-t.Metrics.ExecutorDeserializeTime-
+				t.Metrics.ResultSerializationTime-gettingResultTime(t, d, 0))
+			return v, v
+		})).
+		Set("peakExecutionMemory", sm.dist(m(func(m *tm) int64 { return m.PeakExecutionMemory }))).
+		Set("memoryBytesSpilled", sm.dist(m(func(m *tm) int64 { return m.MemoryBytesSpilled }))).
+		Set("diskBytesSpilled", sm.dist(m(func(m *tm) int64 { return m.DiskBytesSpilled }))).
 		Set("inputMetrics", obj().
-			Set("bytesRead", m(func(m *model.TaskMetrics) int64 { return m.InputBytesRead })).
-			Set("recordsRead", m(func(m *model.TaskMetrics) int64 { return m.InputRecordsRead }))).
+			Set("bytesRead", sm.dist(m(func(m *tm) int64 { return m.InputBytesRead }))).
+			Set("recordsRead", sm.dist(m(func(m *tm) int64 { return m.InputRecordsRead })))).
 		Set("outputMetrics", obj().
-			Set("bytesWritten", m(func(m *model.TaskMetrics) int64 { return m.OutputBytesWritten })).
-			Set("recordsWritten", m(func(m *model.TaskMetrics) int64 { return m.OutputRecordsWritten }))).
+			Set("bytesWritten", sm.dist(m(func(m *tm) int64 { return m.OutputBytesWritten }))).
+			Set("recordsWritten", sm.dist(m(func(m *tm) int64 { return m.OutputRecordsWritten })))).
 		Set("shuffleReadMetrics", obj().
-			Set("readBytes", m(func(m *model.TaskMetrics) int64 { return m.ShuffleReadBytes() })).
-			Set("readRecords", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.RecordsRead })).
-			Set("remoteBlocksFetched", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.RemoteBlocksFetched })).
-			Set("localBlocksFetched", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.LocalBlocksFetched })).
-			Set("fetchWaitTime", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.FetchWaitTime })).
-			Set("remoteBytesRead", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.RemoteBytesRead })).
-			Set("remoteBytesReadToDisk", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.RemoteBytesReadToDisk })).
-			Set("totalBlocksFetched", m(func(m *model.TaskMetrics) int64 {
-				return m.ShuffleRead.RemoteBlocksFetched + m.ShuffleRead.LocalBlocksFetched
-			})).
-			Set("remoteReqsDuration", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.RemoteReqsDuration })).
+			Set("readBytes", sm.dist(sum2(func(m *tm) int64 { return m.ShuffleRead.LocalBytesRead },
+				func(m *tm) int64 { return m.ShuffleRead.RemoteBytesRead }))).
+			Set("readRecords", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RecordsRead }))).
+			Set("remoteBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBlocksFetched }))).
+			Set("localBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.LocalBlocksFetched }))).
+			Set("fetchWaitTime", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.FetchWaitTime }))).
+			Set("remoteBytesRead", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBytesRead }))).
+			Set("remoteBytesReadToDisk", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBytesReadToDisk }))).
+			Set("totalBlocksFetched", sm.dist(sum2(func(m *tm) int64 { return m.ShuffleRead.LocalBlocksFetched },
+				func(m *tm) int64 { return m.ShuffleRead.RemoteBlocksFetched }))).
+			Set("remoteReqsDuration", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteReqsDuration }))).
 			Set("shufflePushReadMetricsDist", obj().
-				Set("corruptMergedBlockChunks", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.CorruptMergedBlockChunks })).
-				Set("mergedFetchFallbackCount", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.MergedFetchFallbackCount })).
-				Set("remoteMergedBlocksFetched", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.RemoteMergedBlocksFetched })).
-				Set("localMergedBlocksFetched", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.LocalMergedBlocksFetched })).
-				Set("remoteMergedChunksFetched", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.RemoteMergedChunksFetched })).
-				Set("localMergedChunksFetched", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.LocalMergedChunksFetched })).
-				Set("remoteMergedBytesRead", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.RemoteMergedBytesRead })).
-				Set("localMergedBytesRead", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.LocalMergedBytesRead })).
-				Set("remoteMergedReqsDuration", m(func(m *model.TaskMetrics) int64 { return m.ShuffleRead.Push.RemoteMergedReqsDuration })))).
+				Set("corruptMergedBlockChunks", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.CorruptMergedBlockChunks }))).
+				Set("mergedFetchFallbackCount", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.MergedFetchFallbackCount }))).
+				Set("remoteMergedBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedBlocksFetched }))).
+				Set("localMergedBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedBlocksFetched }))).
+				Set("remoteMergedChunksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedChunksFetched }))).
+				Set("localMergedChunksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedChunksFetched }))).
+				Set("remoteMergedBytesRead", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedBytesRead }))).
+				Set("localMergedBytesRead", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedBytesRead }))).
+				Set("remoteMergedReqsDuration", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedReqsDuration }))))).
 		Set("shuffleWriteMetrics", obj().
-			Set("writeBytes", m(func(m *model.TaskMetrics) int64 { return m.ShuffleWrite.BytesWritten })).
-			Set("writeRecords", m(func(m *model.TaskMetrics) int64 { return m.ShuffleWrite.RecordsWritten })).
-			Set("writeTime", m(func(m *model.TaskMetrics) int64 { return m.ShuffleWrite.WriteTime })))
+			Set("writeBytes", sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.BytesWritten }))).
+			Set("writeRecords", sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.RecordsWritten }))).
+			Set("writeTime", sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.WriteTime }))))
 }
 
 // executorDistributions is ExecutorMetricsDistributions over the stage's
@@ -117,7 +210,7 @@ func executorDistributions(s *model.StageAttempt, quantiles []float64) *Obj {
 			withPeak = append(withPeak, e)
 		}
 	}
-	for i, name := range model.ExecutorMetricNames {
+	for i, name := range model.ExecutorMetricNames() {
 		vals := make([]float64, len(withPeak))
 		for j, e := range withPeak {
 			vals[j] = float64(e.Peak.Values[i])

@@ -3,15 +3,17 @@ package historyapi
 import (
 	"net/url"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-func (api *API) now() int64 {
+func (api *API) nowMs() int64 {
 	if api.Now != nil {
 		return api.Now()
 	}
-	return 0
+	return time.Now().UnixMilli()
 }
 
 // taskDuration is the duration the History Server stores for a task: its
@@ -26,23 +28,27 @@ func taskDuration(a *model.Attempt, t *model.Task) int64 {
 	return 0
 }
 
-func gettingResultTime(t *model.Task, duration int64) int64 {
+// gettingResultTime follows AppStatusUtils.gettingResultTime; now is the
+// current time for a task still fetching its result.
+func gettingResultTime(t *model.Task, duration, now int64) int64 {
 	if t.GettingResultTime <= 0 {
 		return 0
 	}
 	if duration > 0 {
 		return t.LaunchTime + duration - t.GettingResultTime
 	}
-	return 0
+	return max(0, now-t.GettingResultTime)
 }
 
+// schedulerDelay follows AppStatusUtils.schedulerDelay for a task shown in
+// the API: zero until the task finished with metrics.
 func schedulerDelay(t *model.Task, duration int64) int64 {
 	if t.FinishTime == 0 || !t.HasMetrics || duration <= 0 {
 		return 0
 	}
 	m := &t.Metrics
 	return max(0, duration-m.ExecutorRunTime-m.ExecutorDeserializeTime-m.ResultSerializationTime-
-		gettingResultTime(t, duration))
+		gettingResultTime(t, duration, 0))
 }
 
 func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
@@ -69,7 +75,7 @@ func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
 		logs = e.Logs
 	}
 	o.Set("executorLogs", pairsObj(logs)).Set("schedulerDelay", schedulerDelay(t, d)).
-		Set("gettingResultTime", gettingResultTime(t, d))
+		Set("gettingResultTime", gettingResultTime(t, d, api.nowMs()))
 	return o
 }
 
@@ -128,10 +134,11 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 		return nil, err
 	}
 	tasks := append([]*model.Task(nil), s.Tasks...)
-	switch sortBy := q.Get("sortBy"); sortBy {
-	case "", "ID":
-	case "INCREASING_RUNTIME", "runtime", "DECREASING_RUNTIME", "-runtime":
-		desc := sortBy == "DECREASING_RUNTIME" || sortBy == "-runtime"
+	// TaskSorting.fromString: the short names, else the enum name in any case.
+	switch sortBy := strings.ToLower(q.Get("sortBy")); sortBy {
+	case "", "id":
+	case "increasing_runtime", "runtime", "decreasing_runtime", "-runtime":
+		desc := sortBy == "decreasing_runtime" || sortBy == "-runtime"
 		sort.SliceStable(tasks, func(i, j int) bool {
 			ki, kj := runTimeKey(tasks[i]), runTimeKey(tasks[j])
 			if ki != kj {

@@ -22,6 +22,10 @@ type Job struct {
 	JobTags        []string
 	Status         string
 	SQLExecutionID int64 // -1 when not part of a SQL execution
+	// TraceParent and TraceState are the W3C trace context a caller set as
+	// the job's local properties "traceparent"/"tracestate" (a Spark Connect
+	// operation, an Airflow task); "" when unset.
+	TraceParent, TraceState string
 
 	NumTasks         int
 	ActiveTasks      int

@@ -106,8 +106,11 @@ func (m *TaskMetrics) ShuffleReadBytes() int64 {
 	return m.ShuffleRead.LocalBytesRead + m.ShuffleRead.RemoteBytesRead
 }
 
-// ExecutorMetricNames are Spark's ExecutorMetricType names in their fixed order.
-var ExecutorMetricNames = [NumExecutorMetrics]string{
+// ExecutorMetricNames returns Spark's ExecutorMetricType names in their
+// fixed order (a copy: the table itself never changes).
+func ExecutorMetricNames() [NumExecutorMetrics]string { return executorMetricNames }
+
+var executorMetricNames = [NumExecutorMetrics]string{
 	"JVMHeapMemory", "JVMOffHeapMemory", "OnHeapExecutionMemory", "OffHeapExecutionMemory",
 	"OnHeapStorageMemory", "OffHeapStorageMemory", "OnHeapUnifiedMemory", "OffHeapUnifiedMemory",
 	"DirectPoolMemory", "MappedPoolMemory",
@@ -187,6 +190,16 @@ func ExecutorMetricIndex(name string) int {
 type ExecutorMetrics struct {
 	Values [NumExecutorMetrics]int64
 	Set    bool
+}
+
+// IsZero tells whether every value is zero.
+func (m *ExecutorMetrics) IsZero() bool {
+	for _, v := range m.Values {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // UpdatePeaks raises each value to o's where o's is larger; an update marks

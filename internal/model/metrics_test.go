@@ -3,7 +3,7 @@ package model
 import "testing"
 
 func TestExecutorMetricIndex(t *testing.T) {
-	for i, n := range ExecutorMetricNames {
+	for i, n := range ExecutorMetricNames() {
 		if got := ExecutorMetricIndex(n); got != i {
 			t.Errorf("ExecutorMetricIndex(%q): got %d, want %d", n, got, i)
 		}

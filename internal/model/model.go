@@ -118,6 +118,20 @@ func (a *Attempt) StageOrNew(id, attempt int) (s *StageAttempt, created bool) {
 	return s, true
 }
 
+// ReplaceStage puts s in place of the stored attempt with its ids.
+func (a *Attempt) ReplaceStage(s *StageAttempt) {
+	k := stageKey{s.StageID, s.AttemptID}
+	old := a.stageIndex[k]
+	a.stageIndex[k] = s
+	for i, x := range a.Stages {
+		if x == old {
+			a.Stages[i] = s
+			return
+		}
+	}
+	a.Stages = append(a.Stages, s)
+}
+
 // StageAttempts returns every attempt of one stage, in attempt order.
 func (a *Attempt) StageAttempts(id int) []*StageAttempt {
 	var out []*StageAttempt

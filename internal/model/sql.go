@@ -45,7 +45,8 @@ type StreamingQuery struct {
 // StreamingProgress is one micro-batch progress report.
 type StreamingProgress struct {
 	BatchID                int64
-	Timestamp              string
+	Time                   int64 // epoch ms
+	BatchDurationMs        int64
 	NumInputRows           int64
 	InputRowsPerSecond     float64
 	ProcessedRowsPerSecond float64

@@ -20,9 +20,6 @@ type Accumulable struct {
 	Value     string
 	Internal  bool
 	SQL       bool // metadata "sql": shown on SQL pages, not on stages
-	// Num is a SQL metric's numeric Update (task) or Value (stage, when
-	// it has no Update); 0 for other accumulables.
-	Num int64
 }
 
 // ExecutorStageSummary is one executor's share of one stage attempt.
@@ -77,6 +74,12 @@ type StageAttempt struct {
 
 	Tasks     []*Task // in task-id order
 	taskIndex map[int64]*Task
+
+	// HistoryView, when set, is what Spark's History Server shows for this
+	// attempt instead: a later job listed the finished attempt again and
+	// the listener replaced it with a skipped, empty copy. The attempt
+	// itself keeps the data of the run.
+	HistoryView *StageAttempt
 }
 
 // Task returns the task with id, or nil.

@@ -31,9 +31,10 @@ type Task struct {
 
 	HasMetrics bool
 	Metrics    TaskMetrics
-	// PeakJVMHeap/OffHeap come from "Task Executor Metrics".
-	PeakJVMHeap    int64
-	PeakJVMOffHeap int64
+	// ExecMetrics are the executor's peaks while the task ran ("Task
+	// Executor Metrics", Spark 3.0+); nil when absent or all zero, which
+	// keeps tasks small on logs without them.
+	ExecMetrics *ExecutorMetrics
 }
 
 // Status is the task status string Spark's TaskInfo.status gives.

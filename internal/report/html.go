@@ -24,12 +24,13 @@ type htmlPage struct {
 	CSS   template.CSS
 	JS    template.JS
 	Apps  []htmlApp
-	Diff  any // the comparison, for sparkdx diff
+	Diff  *htmlDiff // the comparison, for sparkdx diff
 }
 
 // htmlApp is one application attempt's section.
 type htmlApp struct {
 	Anchor    string
+	Role      string // "before" or "after" on a diff page
 	In        *Input
 	Headline  []kv
 	SLIs      []kv
@@ -46,6 +47,7 @@ type htmlFinding struct {
 	diagnose.Finding
 	Sev      string
 	Evidence []kv
+	Tables   []evidenceTable // evidence lists of records
 	Stages   string
 	Execs    string
 }
@@ -125,8 +127,13 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		kv{"log", fmt.Sprintf("%s (%s, %d events, %d bad lines)", l.Path, fmtBytes(l.Bytes), l.Events, l.BadLines)})
 	for _, f := range sortedFindings(in.Report.Findings) {
 		app.Counts[f.Severity.String()]++
+		f.Recipe = recipePath(f.Recipe)
 		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", ")}
 		for _, k := range sortedKeys(f.Evidence) {
+			if t, ok := evidenceRecords(k, f.Evidence[k]); ok {
+				hf.Tables = append(hf.Tables, t)
+				continue
+			}
 			hf.Evidence = append(hf.Evidence, kv{k, evidenceFull(k, f.Evidence[k])})
 		}
 		app.Findings = append(app.Findings, hf)
@@ -137,6 +144,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	}
 	app.SLIs = htmlSLIs(r)
 	app.Charts = []svgChart{phaseGantt(r), stageTimeline(r), memoryChart(in), durationHeatmap(in), skewChart(r)}
+	for i := range app.Charts {
+		// Element ids stay unique when a page holds several runs.
+		app.Charts[i].ID = app.Anchor + "-" + app.Charts[i].ID
+	}
 	for _, s := range r.Stages {
 		app.Stages = append(app.Stages, htmlStageOf(s))
 	}

@@ -165,8 +165,11 @@ func memorySeries(a *model.Attempt) (ids []string, series map[string][]memSample
 	}
 	for _, s := range a.Stages {
 		for _, t := range s.Tasks {
-			if t.FinishTime > 0 && t.PeakJVMHeap > 0 {
-				series[t.ExecutorID] = append(series[t.ExecutorID], memSample{t.FinishTime, t.PeakJVMHeap})
+			if t.FinishTime <= 0 || t.ExecMetrics == nil {
+				continue
+			}
+			if v := t.ExecMetrics.Values[model.MetricJVMHeapMemory]; v > 0 {
+				series[t.ExecutorID] = append(series[t.ExecutorID], memSample{t.FinishTime, v})
 			}
 		}
 		if s.CompletionTime <= 0 {
@@ -274,7 +277,7 @@ func memoryChart(in *Input) svgChart {
 // multiples) giving about n ticks.
 func byteStep(span float64, n int) float64 {
 	unit := 1.0
-	for span/unit >= 1024*float64(n) && unit < 1<<40 {
+	for span/unit >= 1024 && unit < 1<<40 {
 		unit *= 1024
 	}
 	return niceStep(span/unit, n) * unit

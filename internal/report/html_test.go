@@ -43,7 +43,7 @@ func TestHTMLSelfContained(t *testing.T) {
 			if got := strings.Count(page, "<script"); got != 1 {
 				t.Errorf("got %d <script elements, want 1 (our own)", got)
 			}
-			for _, chart := range []string{"chart-phases", "chart-stages", "chart-memory", "chart-heatmap", "chart-skew"} {
+			for _, chart := range []string{"chart-app-0-phases", "chart-app-0-stages", "chart-app-0-memory", "chart-app-0-heatmap", "chart-app-0-skew"} {
 				if !strings.Contains(page, `id="`+chart+`"`) {
 					t.Errorf("got no %s section", chart)
 				}
@@ -98,6 +98,11 @@ const pageFacts = `JSON.stringify({
   h1: document.querySelector("h1") ? document.querySelector("h1").textContent : "",
   scripts: document.scripts.length,
   injected: document.querySelectorAll("img, iframe, object, embed, b, script:not(:last-of-type)").length,
+  duplicateIds: (function () {
+    var seen = {}, dup = 0;
+    document.querySelectorAll("[id]").forEach(function (e) { if (seen[e.id]) dup++; seen[e.id] = true; });
+    return dup;
+  })(),
   charts: Array.from(document.querySelectorAll("figure.chart")).map(function (f) {
     var svg = f.querySelector("svg");
     return {id: f.id, width: svg ? svg.getBoundingClientRect().width : 0,
@@ -151,6 +156,69 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 }
 
+// TestDiffHTMLInChromium loads diff pages: the run with a stage removed,
+// and the XSS-named log against itself.
+func TestDiffHTMLInChromium(t *testing.T) {
+	chromium := sparktest.Program(t, "chromium")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := startBrowser(t, chromium)
+	dir := t.TempDir()
+	orig := realInput(t, "spark-events/local-1430917381534")
+	xss := realInput(t, "spark-events/eventlog_v2_local-1766844910796")
+	xss.Report.Findings = append(xss.Report.Findings, hostileFinding())
+	for _, c := range []struct {
+		name          string
+		before, after *Input
+	}{
+		{"stage-removed", orig, editedInput(t, func(l string) (string, bool) { return l, !strings.Contains(l, `"Stage ID":1,`) })},
+		{"xss", xss, xss},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteDiffHTML(&buf, Compare(c.before, c.after), c.before, c.after); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(buf.String(), xssName) {
+				t.Errorf("got the XSS name unescaped in the diff page")
+			}
+			file := filepath.Join(dir, c.name+".html")
+			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := b.load(ctx, "file://"+file, 1400, 2000, pageFacts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keep := os.Getenv("SPARKDX_SCREENSHOTS"); keep != "" {
+				os.WriteFile(filepath.Join(keep, "diff-"+c.name+".png"), got.Screenshot, 0o644)
+			}
+			for _, p := range got.Problems {
+				t.Errorf("page problem: %s", p)
+			}
+			f := got.Facts
+			if f["ready"] != "1" || f["scripts"] != 1.0 || f["injected"] != 0.0 || f["duplicateIds"] != 0.0 {
+				t.Errorf("got ready %v, scripts %v, injected %v, duplicate ids %v; want 1, 1, 0, 0",
+					f["ready"], f["scripts"], f["injected"], f["duplicateIds"])
+			}
+			if f["h1"] != "Before → after" {
+				t.Errorf("got first heading %q, want the comparison first", f["h1"])
+			}
+			charts, _ := f["charts"].([]any)
+			if len(charts) != 12 {
+				t.Fatalf("got %d charts, want 2 for the comparison and 5 per run", len(charts))
+			}
+			for _, ch := range charts[:2] {
+				ch := ch.(map[string]any)
+				if n, _ := ch["shapes"].(float64); ch["empty"] == true || n < 2 {
+					t.Errorf("chart %v: got %v shapes (empty %v), want bars of both runs", ch["id"], n, ch["empty"])
+				}
+			}
+			checkScreenshot(t, got.Screenshot, true)
+		})
+	}
+}
+
 func checkFacts(t *testing.T, in *Input, f map[string]any) {
 	t.Helper()
 	if f["ready"] != "1" {
@@ -158,6 +226,9 @@ func checkFacts(t *testing.T, in *Input, f map[string]any) {
 	}
 	if n, _ := f["scripts"].(float64); n != 1 {
 		t.Errorf("got %v scripts in the DOM, want 1", f["scripts"])
+	}
+	if n, _ := f["duplicateIds"].(float64); n != 0 {
+		t.Errorf("got %v duplicate element ids, want 0", n)
 	}
 	if n, _ := f["injected"].(float64); n != 0 {
 		t.Errorf("got %v elements injected from log text, want 0", f["injected"])
@@ -187,10 +258,10 @@ func checkFacts(t *testing.T, in *Input, f map[string]any) {
 			t.Errorf("chart %v: got %v shapes, want at least 3", c["id"], n)
 		}
 	}
-	if !drawn["chart-phases"] {
+	if !drawn["chart-app-0-phases"] {
 		t.Errorf("got no phase Gantt drawn, want one")
 	}
-	if len(in.Result.Stages) > 0 && (!drawn["chart-stages"] || !drawn["chart-heatmap"]) {
+	if len(in.Result.Stages) > 0 && (!drawn["chart-app-0-stages"] || !drawn["chart-app-0-heatmap"]) {
 		t.Errorf("got charts %v drawn, want the stage timeline and the duration heatmap for an app with stages", drawn)
 	}
 	if s, ok := f["sorted"].([]any); ok && len(s) == 2 {

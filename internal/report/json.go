@@ -28,6 +28,10 @@ type Report struct {
 	CriticalPath analyze.CriticalPath `json:"criticalPath"`
 	WhatIf       []analyze.WhatIf     `json:"whatIf"`
 	SQL          []SQLExecution       `json:"sql"`
+	// Analyzer detail beyond the stable keys, in objects of their own.
+	StageDetails    []StageDetail    `json:"stageDetails"`
+	ExecutorDetails []ExecutorDetail `json:"executorDetails"`
+	Timeline        []Interval       `json:"timeline"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -67,7 +71,7 @@ type App struct {
 	SparkVersion string `json:"sparkVersion"`
 	Master       string `json:"master"`
 	StartTime    int64  `json:"startTime"`
-	EndTime      int64  `json:"endTime"`
+	EndTime      *int64 `json:"endTime"` // null while running
 	DurationMs   int64  `json:"durationMs"`
 	Completed    bool   `json:"completed"`
 }
@@ -111,7 +115,7 @@ type Executor struct {
 	Host               string `json:"host"`
 	Cores              int    `json:"cores"`
 	AddedTime          int64  `json:"addedTime"`
-	RemovedTime        int64  `json:"removedTime"`
+	RemovedTime        *int64 `json:"removedTime"` // null while alive
 	RemovedReason      string `json:"removedReason"`
 	PeakJVMHeapBytes   int64  `json:"peakJvmHeapBytes"`
 	PeakPythonRSSBytes int64  `json:"peakPythonRssBytes"`
@@ -135,7 +139,7 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 		r.Log.UnknownEvents = map[string]int{}
 	}
 	r.App = App{ID: a.AppID, AttemptID: a.AttemptID, Name: a.AppName, User: a.SparkUser,
-		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: a.EndTime,
+		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: optTime(a.EndTime),
 		DurationMs: a.Duration(), Completed: a.Completed}
 	for _, p := range a.Env.SparkProperties {
 		if p[0] == "spark.master" {
@@ -145,18 +149,29 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 	for i := range res.Stages {
 		r.Stages = append(r.Stages, stage(&res.Stages[i]))
 	}
-	for _, e := range a.Executors {
-		x := Executor{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, AddedTime: e.AddTime,
-			RemovedTime: e.RemoveTime, RemovedReason: e.RemoveReason,
-			TaskTimeMs: e.TotalDuration, GCTimeMs: e.TotalGCTime}
-		if e.Peak.Set {
-			x.PeakJVMHeapBytes = e.Peak.Values[model.MetricJVMHeapMemory]
-			x.PeakPythonRSSBytes = e.Peak.Values[model.MetricProcessTreePythonRSSMemory]
-		}
-		r.Executors = append(r.Executors, x)
+	// Task and GC time per executor come from the tasks themselves: the
+	// History Server's totals for the driver are the application's.
+	for i := range res.Executors {
+		e := &res.Executors[i]
+		r.Executors = append(r.Executors, Executor{ID: e.ID, Host: e.Host, Cores: e.Cores, AddedTime: e.AddedTime,
+			RemovedTime: optTime(e.RemovedTime), RemovedReason: e.RemovedReason,
+			PeakJVMHeapBytes: e.PeakJVMHeapBytes, PeakPythonRSSBytes: e.PeakPythonRSSBytes,
+			TaskTimeMs: e.BusyMs, GCTimeMs: e.GCTimeMs})
 	}
 	for i := range res.SQL {
 		r.SQL = append(r.SQL, sqlExecution(&res.SQL[i]))
+	}
+	r.StageDetails = make([]StageDetail, 0, len(res.Stages))
+	for i := range res.Stages {
+		r.StageDetails = append(r.StageDetails, stageDetail(&res.Stages[i]))
+	}
+	r.ExecutorDetails = make([]ExecutorDetail, 0, len(res.Executors))
+	for i := range res.Executors {
+		r.ExecutorDetails = append(r.ExecutorDetails, executorDetail(&res.Executors[i]))
+	}
+	r.Timeline = make([]Interval, 0, len(res.Timeline))
+	for _, iv := range res.Timeline {
+		r.Timeline = append(r.Timeline, Interval{Start: iv.Start, End: iv.End, Phase: string(iv.Phase)})
 	}
 	return r
 }
@@ -183,6 +198,13 @@ func sqlExecution(x *analyze.SQLExecution) SQLExecution {
 		out.Nodes = append(out.Nodes, SQLNode{ID: n.ID, Name: n.Name, Rows: n.Rows, TimeMs: n.TimeMs, Children: c})
 	}
 	return out
+}
+
+func optTime(t int64) *int64 {
+	if t == model.NoTime {
+		return nil
+	}
+	return &t
 }
 
 // WriteJSON writes reports: one object for one log, an array for several.

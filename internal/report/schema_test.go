@@ -108,6 +108,10 @@ func TestSchemaRejects(t *testing.T) {
 		"unknown severity":  func(m map[string]any) { m["findings"].([]any)[0].(map[string]any)["severity"] = "error" },
 		"string duration":   func(m map[string]any) { m["app"].(map[string]any)["durationMs"] = "5s" },
 		"wrong schema name": func(m map[string]any) { m["schema"] = "sparkdx.report/v2" },
+		"unknown phase":     func(m map[string]any) { m["timeline"].([]any)[0].(map[string]any)["phase"] = "io" },
+		"unknown loss cause": func(m map[string]any) {
+			m["executorDetails"].([]any)[0].(map[string]any)["lossCause"] = "gremlins"
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var m map[string]any

@@ -289,6 +289,10 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 // the JSON and HTML reports carry all of it.
 const maxEvidenceLines = 3
 
+// detailedFindings is how many findings get their detail, evidence and
+// recipe; the rest (the least severe) get one line each.
+const detailedFindings = 6
+
 func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 	counts := map[diagnose.Severity]int{}
 	for _, f := range fs {
@@ -302,10 +306,13 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		return
 	}
 	const indent = "            "
-	for _, f := range fs {
+	for i, f := range fs {
 		sev := f.Severity.String()
 		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
-		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+f.Rule+"]"))
+		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+oneLine(f.Rule)+"]"))
+		if i >= detailedFindings {
+			continue // past a screenful, one line each
+		}
 		for _, l := range wrap(oneLine(f.Detail), width-len(indent)) {
 			fmt.Fprintf(w, "%s%s\n", indent, l)
 		}
@@ -323,7 +330,7 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 			}
 		}
 		if f.Recipe != "" {
-			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), oneLine(f.Recipe))
+			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), oneLine(recipePath(f.Recipe)))
 		}
 	}
 }
@@ -346,6 +353,15 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// recipePath names a finding's recipe by its path in the repository (the
+// rules give it relative to docs/recipes/).
+func recipePath(r string) string {
+	if r == "" || strings.HasPrefix(r, "docs/") || strings.Contains(r, "://") {
+		return r
+	}
+	return "docs/recipes/" + r
 }
 
 // wrap breaks text into lines of at most n columns at spaces.

@@ -107,3 +107,56 @@ func scalarValue(key string, rv reflect.Value) string {
 	}
 	return fmt.Sprintf("%.3g", n)
 }
+
+// evidenceTable is a list of records in the evidence (one per executor,
+// say) laid out as a table.
+type evidenceTable struct {
+	Key  string
+	Cols []string
+	Rows [][]string
+}
+
+// evidenceRecords returns v as a table when it is a non-empty list whose
+// elements are all maps of scalars; ok is false otherwise.
+func evidenceRecords(key string, v any) (t evidenceTable, ok bool) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) || rv.Len() == 0 {
+		return t, false
+	}
+	cols := map[string]bool{}
+	var recs []map[string]reflect.Value
+	for i := 0; i < rv.Len(); i++ {
+		e := rv.Index(i)
+		for e.Kind() == reflect.Interface && !e.IsNil() {
+			e = e.Elem()
+		}
+		if e.Kind() != reflect.Map || e.Type().Key().Kind() != reflect.String {
+			return t, false
+		}
+		rec := map[string]reflect.Value{}
+		for _, k := range e.MapKeys() {
+			val := e.MapIndex(k)
+			if !scalar(val) {
+				return t, false
+			}
+			rec[k.String()] = val
+			cols[k.String()] = true
+		}
+		recs = append(recs, rec)
+	}
+	t.Key = key
+	for c := range cols {
+		t.Cols = append(t.Cols, c)
+	}
+	sort.Strings(t.Cols)
+	for _, rec := range recs {
+		row := make([]string, len(t.Cols))
+		for i, c := range t.Cols {
+			if val, ok := rec[c]; ok {
+				row[i] = scalarValue(c, val)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, true
+}

@@ -12,16 +12,20 @@ import (
 // most every Interval. The caller only creates one when the output is a
 // terminal.
 type Progress struct {
-	W        io.Writer
-	Label    string
-	Total    int64 // bytes expected; 0 or less when unknown
-	Width    int   // columns of the bar itself; 0 means 30
+	W     io.Writer
+	Label string
+	Total int64 // bytes expected; 0 or less when unknown
+	// Stored, when set, reports the stored (compressed) bytes read so far,
+	// which is what Total counts for a compressed log; the bytes read
+	// through Reader are decoded bytes.
+	Stored   func() int64
+	Width    int // columns of the bar itself; 0 means 30
 	Delay    time.Duration
 	Interval time.Duration
 	Now      func() time.Time // nil means time.Now
 
 	start, last time.Time
-	done        int64
+	done        int64 // decoded bytes read through Reader or added
 	drawn       bool
 }
 
@@ -79,17 +83,21 @@ func (p *Progress) line(now time.Time) string {
 		rate = fmt.Sprintf("  %s/s", fmtBytes(int64(float64(p.done)/secs)))
 	}
 	label := truncate(oneLine(p.Label), 40)
-	// A compressed log decodes to more bytes than the file holds, so past
-	// the total only the count is shown.
-	if p.Total <= 0 || p.done > p.Total {
+	done := p.done
+	if p.Stored != nil {
+		done = p.Stored()
+	}
+	// Without a total, or past it (decoded bytes of a compressed log with
+	// no Stored counter), only the count is shown.
+	if p.Total <= 0 || done > p.Total {
 		return fmt.Sprintf("reading %s  %s%s", label, fmtBytes(p.done), rate)
 	}
 	w := p.Width
 	if w <= 0 {
 		w = 30
 	}
-	filled := int(int64(w) * p.done / p.Total)
+	filled := int(int64(w) * done / p.Total)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", w-filled)
-	return fmt.Sprintf("reading %s ▕%s▏ %3d%%  %s of %s%s", label, bar, 100*p.done/p.Total,
-		fmtBytes(p.done), fmtBytes(p.Total), rate)
+	return fmt.Sprintf("reading %s ▕%s▏ %3d%%  %s of %s%s", label, bar, 100*done/p.Total,
+		fmtBytes(done), fmtBytes(p.Total), rate)
 }

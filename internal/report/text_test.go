@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,6 +229,55 @@ func TestPhaseColumns(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("column %d: got %s, want %s", i, got[i], want[i])
+		}
+	}
+}
+
+// TestTextFindingsFitAScreen checks that past detailedFindings findings
+// only the title lines are printed, most severe first.
+func TestTextFindingsFitAScreen(t *testing.T) {
+	in := realInput(t, "spark-events/local-1430917381534")
+	in.Report.Findings = nil
+	for i := range 10 {
+		sev := diagnose.Info
+		if i == 9 {
+			sev = diagnose.Critical
+		}
+		in.Report.Findings = append(in.Report.Findings, diagnose.Finding{Rule: fmt.Sprintf("rule-%d", i),
+			Severity: sev, Title: fmt.Sprintf("title %d", i), Detail: "detail", Recipe: "r.md"})
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []*Input{in}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if got := strings.Count(out, "recipe   docs/recipes/r.md"); got != detailedFindings {
+		t.Errorf("got %d findings with details, want %d", got, detailedFindings)
+	}
+	if got := strings.Count(out, "  title "); got != 10 {
+		t.Errorf("got %d finding titles, want all 10", got)
+	}
+	if i, j := strings.Index(out, "title 9"), strings.Index(out, "title 0"); i < 0 || i > j {
+		t.Errorf("got the critical finding at %d after the first info one at %d, want it first", i, j)
+	}
+}
+
+func TestEvidenceRecords(t *testing.T) {
+	recs := []any{map[string]any{"executorId": "1", "exitCode": 56, "peakBytes": int64(2048)},
+		map[string]any{"executorId": "2", "removedTime": int64(1538440980759)}}
+	got, ok := evidenceRecords("executors", recs)
+	if !ok {
+		t.Fatal("got no table for a list of records")
+	}
+	if want := "[executorId exitCode peakBytes removedTime]"; fmt.Sprint(got.Cols) != want {
+		t.Errorf("got columns %v, want %s", got.Cols, want)
+	}
+	if want := "[[1 56 2.00 KiB ] [2   2018-10-02 00:43:00Z]]"; fmt.Sprint(got.Rows) != want {
+		t.Errorf("got rows %v, want %s", got.Rows, want)
+	}
+	for _, v := range []any{[]int{1, 2}, []any{map[string]any{"a": []int{1}}}, "x", nil, []any{}} {
+		if _, ok := evidenceRecords("k", v); ok {
+			t.Errorf("got a table for %#v, want none", v)
 		}
 	}
 }

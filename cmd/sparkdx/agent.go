@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/agent"
+)
+
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR] [--otlp-endpoint URL] [--proc /proc]"
+
+func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	interval := fs.Duration("interval", 10*time.Second, "sampling interval")
+	listen := fs.String("listen", "127.0.0.1:9877", "address for Prometheus /metrics (empty: none)")
+	once := fs.Bool("once", false, "take one snapshot, print it and exit")
+	format := fs.String("format", "json", "output format of --once: json")
+	heapAt := fs.Float64("heap-dump-at", 0, "dump a JVM's heap when old-gen/heap used ÷ max stays above this fraction (0: never)")
+	heapDir := fs.String("heap-dump-dir", "", "absolute directory for heap dumps")
+	otlp := fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to push metrics to (e.g. http://127.0.0.1:4318)")
+	procRoot := fs.String("proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
+	cgroupRoot := fs.String("cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
+	host := fs.String("host", os.Getenv("NODE_NAME"), "host label (default: $NODE_NAME, as a DaemonSet sets it from spec.nodeName, else the hostname)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageErr("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected arguments %q; usage: sparkdx %s", fs.Args(), agentUsage)
+	}
+	if *format != "json" {
+		return usageErr("--format %q: only json is supported", *format)
+	}
+	if *interval <= 0 {
+		return usageErr("--interval %v: must be positive", *interval)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	a, err := agent.New(agent.Config{ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
+		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, Logger: logger})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if *once {
+		snap, err := a.Sample(ctx)
+		if err != nil {
+			return inputErr(err)
+		}
+		return snap.WriteJSON(stdout)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 2)
+	if *listen != "" {
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return usageErr("--listen %s: %v", *listen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", a.Handler())
+		mux.HandleFunc("/events", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(a.Events())
+		})
+		mux.HandleFunc("/snapshot", func(w http.ResponseWriter, _ *http.Request) {
+			s := a.Last()
+			if s == nil {
+				http.Error(w, "no sample yet", http.StatusServiceUnavailable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			s.WriteJSON(w)
+		})
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { errc <- srv.Serve(ln) }()
+		defer srv.Close()
+		logger.Info("serving /metrics, /events and /snapshot", "address", "http://"+ln.Addr().String())
+	}
+	var push *agent.OTLP
+	if *otlp != "" {
+		push, err = agent.NewOTLP(ctx, a, *otlp, *interval)
+		if err != nil {
+			return usageErr("--otlp-endpoint %s: %v", *otlp, err)
+		}
+		defer func() {
+			sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer scancel()
+			if err := push.Shutdown(sctx); err != nil {
+				logger.Warn("otlp shutdown", "error", err)
+			}
+		}()
+	}
+	go func() { errc <- a.Run(ctx, nil) }()
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errc:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("agent: %w", err)
+		}
+		return nil
+	}
+}

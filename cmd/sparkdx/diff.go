@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/report"
+)
+
+// runDiff compares two runs of an application: per-phase and per-stage
+// changes and the findings fixed or new.
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "output format: text, json or html (default text on a terminal, else json)")
+	out := fs.String("o", "", "write the comparison to `FILE` instead of stdout")
+	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("%v", err)
+	}
+	if fs.NArg() != 2 {
+		return usageErr("usage: sparkdx diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG")
+	}
+	if *format == "" {
+		*format = defaultFormat(stdout, *out)
+	}
+	if *format != "text" && *format != "json" && *format != "html" {
+		return usageErr("--format %s: want text, json or html", *format)
+	}
+	now := time.Now()
+	var runs [2]*report.Input
+	for i, path := range fs.Args() {
+		in, err := loadOne(ctx, path, *strict, now, stderr)
+		if err != nil {
+			return err
+		}
+		runs[i] = in
+	}
+	d := report.Compare(runs[0], runs[1])
+	w, closeOut, err := outputFile(*out, stdout)
+	if err != nil {
+		return inputErr(err)
+	}
+	switch *format {
+	case "text":
+		err = report.WriteDiffText(w, d, textOptions(w))
+	case "html":
+		err = report.WriteDiffHTML(w, d, runs[0], runs[1])
+	default:
+		err = report.WriteDiffJSON(w, d)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// loadOne replays, analyzes and diagnoses the one application attempt at
+// path.
+func loadOne(ctx context.Context, path string, strict bool, now time.Time, stderr io.Writer) (*report.Input, error) {
+	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+	}
+	if len(logs) != 1 {
+		return nil, usageErr("%s: holds %d event logs, want exactly one to compare", path, len(logs))
+	}
+	l := logs[0]
+	a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: strict}, stderr)
+	if err != nil {
+		var le *eventlog.LineError
+		if errors.As(err, &le) {
+			le.Name = l.Path
+		}
+		return nil, inputErr(err)
+	}
+	if a.AppID == "" {
+		return nil, inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
+	}
+	res := analyze.Analyze(a)
+	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
+		InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
+	return report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
+		Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
+		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}), nil
+}

@@ -1,0 +1,381 @@
+package deploy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+const chart = "helm/sparkdx"
+
+// operatorAPIs makes helm render as if the Prometheus Operator's CRDs exist.
+var operatorAPIs = []string{"--api-versions", "monitoring.coreos.com/v1/ServiceMonitor",
+	"--api-versions", "monitoring.coreos.com/v1/PodMonitor", "--api-versions", "monitoring.coreos.com/v1/PrometheusRule"}
+
+type object = map[string]any
+
+// get walks a path of map keys and list indexes through decoded YAML.
+func get(o any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := o.(map[string]any)
+			if !ok {
+				return nil
+			}
+			o = m[k]
+		case int:
+			l, ok := o.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			o = l[k]
+		}
+	}
+	return o
+}
+
+func str(o any, path ...any) string { s, _ := get(o, path...).(string); return s }
+
+func helm(t *testing.T, args ...string) []byte {
+	t.Helper()
+	bin := sparktest.Program(t, "helm")
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// render runs helm template and decodes every object.
+func render(t *testing.T, args ...string) map[string]object {
+	t.Helper()
+	out := helm(t, append([]string{"template", "rel", chart, "--namespace", "obs"}, args...)...)
+	objs := map[string]object{}
+	dec := yaml.NewDecoder(bytes.NewReader(out))
+	for {
+		var o object
+		err := dec.Decode(&o)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("rendered YAML: %v", err)
+		}
+		if o == nil {
+			continue
+		}
+		kind, name := str(o, "kind"), str(o, "metadata", "name")
+		if str(o, "apiVersion") == "" || kind == "" || name == "" {
+			t.Errorf("object without apiVersion, kind or metadata.name: %v", o)
+			continue
+		}
+		key := kind + "/" + name
+		if _, dup := objs[key]; dup {
+			t.Errorf("%s rendered twice", key)
+		}
+		objs[key] = o
+	}
+	return objs
+}
+
+func TestHelmLint(t *testing.T) {
+	helm(t, "lint", "--strict", chart)
+	helm(t, "lint", "--strict", chart, "-f", filepath.Join(chart, "ci", "full-values.yaml"))
+}
+
+func kinds(objs map[string]object) []string {
+	var out []string
+	for k := range objs {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestHelmTemplate(t *testing.T) {
+	dashboards := []string{"ConfigMap/rel-sparkdx-dashboard-driver-health", "ConfigMap/rel-sparkdx-dashboard-executor-memory",
+		"ConfigMap/rel-sparkdx-dashboard-job-phase-timeline", "ConfigMap/rel-sparkdx-dashboard-node-processes",
+		"ConfigMap/rel-sparkdx-dashboard-profiling"}
+	base := append([]string{"DaemonSet/rel-sparkdx-agent", "Deployment/rel-sparkdx-server",
+		"PersistentVolumeClaim/rel-sparkdx-data", "Service/rel-sparkdx-server", "ServiceAccount/rel-sparkdx"}, dashboards...)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		want  []string
+		otlp  bool
+		check func(*testing.T, map[string]object)
+	}{
+		{"default", nil, base, false, nil},
+		{"default with operator CRDs", operatorAPIs,
+			append(slices.Clone(base), "PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"), false, nil},
+		{"full", append([]string{"-f", filepath.Join(chart, "ci", "full-values.yaml")}, operatorAPIs...),
+			append(slices.Clone(base), "ConfigMap/rel-sparkdx-rules", "PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx",
+				"ServiceMonitor/rel-sparkdx-server"), true, checkFull},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, tc.args...)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if got := kinds(objs); !slices.Equal(got, want) {
+				t.Fatalf("got objects\n%v\nwant\n%v", got, want)
+			}
+			checkWorkloads(t, objs)
+			checkAgent(t, objs["DaemonSet/rel-sparkdx-agent"])
+			checkDashboards(t, objs)
+			checkOTLP(t, objs["Deployment/rel-sparkdx-server"], tc.otlp)
+			if pr := objs["PrometheusRule/rel-sparkdx"]; pr != nil {
+				checkRules(t, get(pr, "spec"))
+			}
+			if cm := objs["ConfigMap/rel-sparkdx-rules"]; cm != nil {
+				var rules any
+				if err := yaml.Unmarshal([]byte(str(cm, "data", "sparkdx-rules.yml")), &rules); err != nil {
+					t.Fatal(err)
+				}
+				checkRules(t, rules)
+			}
+			if tc.check != nil {
+				tc.check(t, objs)
+			}
+		})
+	}
+}
+
+// checkWorkloads: selectors match pod labels, containers have an image,
+// resource limits and named ports, and Services and monitors point at
+// ports that exist.
+func checkWorkloads(t *testing.T, objs map[string]object) {
+	t.Helper()
+	ports := map[string]bool{}
+	for key, o := range objs {
+		if k := str(o, "kind"); k != "Deployment" && k != "DaemonSet" {
+			continue
+		}
+		sel, _ := get(o, "spec", "selector", "matchLabels").(map[string]any)
+		labels, _ := get(o, "spec", "template", "metadata", "labels").(map[string]any)
+		if len(sel) == 0 {
+			t.Errorf("%s: empty selector", key)
+		}
+		for k, v := range sel {
+			if labels[k] != v {
+				t.Errorf("%s: selector %s=%v, pod label %v", key, k, v, labels[k])
+			}
+		}
+		containers, _ := get(o, "spec", "template", "spec", "containers").([]any)
+		if len(containers) == 0 {
+			t.Fatalf("%s: no containers", key)
+		}
+		for _, c := range containers {
+			if !strings.HasPrefix(str(c, "image"), "ghcr.io/sparkdx/sparkdx:") {
+				t.Errorf("%s: image %q", key, str(c, "image"))
+			}
+			if get(c, "resources", "limits", "memory") == nil || get(c, "resources", "limits", "cpu") == nil {
+				t.Errorf("%s: no cpu and memory limits", key)
+			}
+			if get(c, "securityContext", "allowPrivilegeEscalation") != false {
+				t.Errorf("%s: privilege escalation not disabled", key)
+			}
+			ps, _ := get(c, "ports").([]any)
+			for _, p := range ps {
+				ports[str(p, "name")] = true
+			}
+		}
+	}
+	for key, o := range objs {
+		switch str(o, "kind") {
+		case "Service":
+			for _, p := range get(o, "spec", "ports").([]any) {
+				if !ports[str(p, "targetPort")] {
+					t.Errorf("%s: targetPort %q is no container port", key, str(p, "targetPort"))
+				}
+			}
+		case "ServiceMonitor":
+			if p := str(o, "spec", "endpoints", 0, "port"); p != "http" {
+				t.Errorf("%s: endpoint port %q, want the Service's http", key, p)
+			}
+		case "PodMonitor":
+			if p := str(o, "spec", "podMetricsEndpoints", 0, "port"); !ports[p] {
+				t.Errorf("%s: port %q is no container port", key, p)
+			}
+		}
+	}
+}
+
+// checkAgent: host PID namespace, /proc and cgroups read-only, every
+// capability dropped but the two that read other users' /proc entries.
+func checkAgent(t *testing.T, ds object) {
+	t.Helper()
+	spec := get(ds, "spec", "template", "spec")
+	if get(spec, "hostPID") != true {
+		t.Error("agent: hostPID is not true")
+	}
+	c := get(spec, "containers", 0)
+	if got := get(c, "securityContext", "capabilities", "drop"); !reflect.DeepEqual(got, []any{"ALL"}) {
+		t.Errorf("agent: drops %v, want [ALL]", got)
+	}
+	if got := get(c, "securityContext", "capabilities", "add"); !reflect.DeepEqual(got, []any{"SYS_PTRACE", "DAC_READ_SEARCH"}) {
+		t.Errorf("agent: adds %v, want [SYS_PTRACE DAC_READ_SEARCH]", got)
+	}
+	if get(c, "securityContext", "privileged") == true {
+		t.Error("agent: privileged")
+	}
+	mounts := map[string]any{}
+	for _, m := range get(c, "volumeMounts").([]any) {
+		mounts[str(m, "name")] = m
+	}
+	for _, v := range get(spec, "volumes").([]any) {
+		if get(v, "hostPath") == nil || str(v, "name") == "heapdumps" {
+			continue
+		}
+		if m := mounts[str(v, "name")]; get(m, "readOnly") != true {
+			t.Errorf("agent: host path %s mounted writable", str(v, "hostPath", "path"))
+		}
+	}
+	args := get(c, "args").([]any)
+	for _, want := range []string{"agent", "--proc=/host/proc", "--cgroup=/host/sys/fs/cgroup"} {
+		if !slices.Contains(args, any(want)) {
+			t.Errorf("agent: args %v lack %s", args, want)
+		}
+	}
+}
+
+// checkDashboards: each dashboard ConfigMap carries the sidecar label and
+// the same JSON as deploy/grafana.
+func checkDashboards(t *testing.T, objs map[string]object) {
+	t.Helper()
+	n := 0
+	for key, o := range objs {
+		if !strings.Contains(key, "-dashboard-") {
+			continue
+		}
+		n++
+		if str(o, "metadata", "labels", "grafana_dashboard") != "1" {
+			t.Errorf("%s: no grafana_dashboard=\"1\" label", key)
+		}
+		data, _ := get(o, "data").(map[string]any)
+		for file, body := range data {
+			want, err := os.ReadFile(filepath.Join("grafana", file))
+			if err != nil {
+				t.Errorf("%s: %s is not in deploy/grafana: %v", key, file, err)
+				continue
+			}
+			var got, w any
+			if err := json.Unmarshal([]byte(body.(string)), &got); err != nil {
+				t.Errorf("%s: %s: %v", key, file, err)
+			}
+			json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(got, w) {
+				t.Errorf("%s: %s differs from deploy/grafana/%s", key, file, file)
+			}
+		}
+	}
+	if n != 5 {
+		t.Errorf("got %d dashboard ConfigMaps, want 5", n)
+	}
+}
+
+func checkRules(t *testing.T, got any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("prometheus", "sparkdx-rules.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want any
+	if err := yaml.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rendered rules differ from deploy/prometheus/sparkdx-rules.yml")
+	}
+}
+
+func envOf(c any) map[string]string {
+	out := map[string]string{}
+	env, _ := get(c, "env").([]any)
+	for _, e := range env {
+		out[str(e, "name")] = str(e, "value")
+	}
+	return out
+}
+
+func checkOTLP(t *testing.T, dep object, enabled bool) {
+	t.Helper()
+	env := envOf(get(dep, "spec", "template", "spec", "containers", 0))
+	if _, ok := env["OTEL_EXPORTER_OTLP_ENDPOINT"]; ok != enabled {
+		t.Errorf("server: OTEL_EXPORTER_OTLP_ENDPOINT set %v, want %v", ok, enabled)
+	}
+}
+
+// checkFull checks what the full values set reaches the objects.
+func checkFull(t *testing.T, objs map[string]object) {
+	t.Helper()
+	c := get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec", "containers", 0)
+	env := envOf(c)
+	for k, v := range map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector.observability:4318",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_TRACES_SAMPLER_ARG": "0.5",
+		"SPARKDX_OTLP_TASK_SAMPLING_RATIO": "0.01", "OTEL_SERVICE_NAME": "sparkdx-prod", "AWS_REGION": "eu-west-1"} {
+		if env[k] != v {
+			t.Errorf("server env %s: got %q, want %q", k, env[k], v)
+		}
+	}
+	args := get(c, "args").([]any)
+	for _, want := range []string{"--event-logs=s3://spark-logs/events", "--metrics-window=6h"} {
+		if !slices.Contains(args, any(want)) {
+			t.Errorf("server args %v lack %s", args, want)
+		}
+	}
+	if got := str(objs["PersistentVolumeClaim/rel-sparkdx-data"], "spec", "storageClassName"); got != "fast" {
+		t.Errorf("pvc storage class: got %q, want fast", got)
+	}
+	agentArgs := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any)
+	for _, want := range []string{"--heap-dump-at=0.95", "--otlp-endpoint=http://otel-collector.observability:4318", "--interval=5s"} {
+		if !slices.Contains(agentArgs, any(want)) {
+			t.Errorf("agent args %v lack %s", agentArgs, want)
+		}
+	}
+	if got := str(objs["ServiceMonitor/rel-sparkdx-server"], "metadata", "labels", "release"); got != "kube-prometheus-stack" {
+		t.Errorf("service monitor release label: got %q", got)
+	}
+}
+
+// The chart carries copies of the dashboards and rules (helm reads only
+// files inside the chart); they must not drift from deploy/.
+func TestChartCopies(t *testing.T) {
+	pairs := [][2]string{{filepath.Join("prometheus", "sparkdx-rules.yml"), filepath.Join(chart, "files", "sparkdx-rules.yml")}}
+	files, _ := filepath.Glob(filepath.Join("grafana", "*.json"))
+	for _, f := range files {
+		pairs = append(pairs, [2]string{f, filepath.Join(chart, "files", "dashboards", filepath.Base(f))})
+	}
+	copies, _ := filepath.Glob(filepath.Join(chart, "files", "dashboards", "*.json"))
+	if len(copies) != len(files) {
+		t.Errorf("got %d dashboards in the chart, %d in grafana/", len(copies), len(files))
+	}
+	for _, p := range pairs {
+		a, err := os.ReadFile(p[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from %s: cp %s %s", p[1], p[0], p[0], p[1])
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// Config configures an Agent. The zero value of every field but Host has a
+// working default (see withDefaults).
+type Config struct {
+	ProcRoot   string        // the /proc to read; a host's /proc mounted elsewhere in a DaemonSet
+	CgroupRoot string        // cgroup mount; default /sys/fs/cgroup
+	Host       string        // host label; default os.Hostname
+	Interval   time.Duration // sampling interval; default 10s
+	// PSSEvery is how long a process's proportional set size is reused
+	// before smaps_rollup is read again; default 1m, negative: every cycle.
+	PSSEvery time.Duration
+
+	// HeapDumpAt, when above 0, asks for one heap dump per JVM whose old
+	// generation (or whole heap) stays above this fraction of its maximum
+	// for two consecutive samples.
+	HeapDumpAt    float64
+	HeapDumpDir   string
+	HeapDumpEvery time.Duration // at most one dump per this period; default 10m
+	Jcmd          string        // jcmd program; default "jcmd" on PATH
+
+	Logger *slog.Logger
+}
+
+// Validate reports a configuration the agent cannot run with.
+func (c Config) Validate() error {
+	if c.Interval < 0 {
+		return fmt.Errorf("interval %v: must be positive", c.Interval)
+	}
+	if c.HeapDumpAt < 0 || c.HeapDumpAt >= 1 {
+		return fmt.Errorf("heap dump threshold %v: must be above 0 and below 1", c.HeapDumpAt)
+	}
+	if c.HeapDumpAt > 0 && c.HeapDumpDir == "" {
+		return errors.New("heap dump threshold set without a heap dump directory")
+	}
+	if c.HeapDumpDir != "" && !filepath.IsAbs(c.HeapDumpDir) {
+		return fmt.Errorf("heap dump directory %s: must be absolute (the JVM writes it)", c.HeapDumpDir)
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.ProcRoot == "" {
+		c.ProcRoot = "/proc"
+	}
+	if c.CgroupRoot == "" {
+		c.CgroupRoot = "/sys/fs/cgroup"
+	}
+	if c.Host == "" {
+		c.Host, _ = os.Hostname()
+	}
+	if c.Interval == 0 {
+		c.Interval = 10 * time.Second
+	}
+	if c.PSSEvery == 0 {
+		c.PSSEvery = time.Minute
+	}
+	if c.HeapDumpEvery == 0 {
+		c.HeapDumpEvery = 10 * time.Minute
+	}
+	if c.Jcmd == "" {
+		c.Jcmd = "jcmd"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// procKey names a process across cycles; the start time guards against pid
+// reuse.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+// Agent samples the Spark processes of one node. Sample is not safe for
+// concurrent use; Last and Totals are.
+type Agent struct {
+	cfg   Config
+	fs    procfs.FS
+	cont  containerCollector
+	jvm   jvmCollector
+	dumps *heapDumper
+
+	prev     map[procKey]Process
+	memory   map[procKey]*known
+	prevNode Node
+	dumped   map[procKey]string // heap dump paths, carried into exit events
+
+	mu     sync.Mutex
+	last   *Snapshot
+	errors map[string]uint64 // cumulative, by source
+	exits  map[exitKey]uint64
+	recent []Event // the last maxRecent events, oldest first
+	cycles uint64
+	cpu    time.Duration
+}
+
+type exitKey struct {
+	role  Role
+	cause string
+}
+
+// New checks the configuration and opens the /proc tree.
+func New(cfg Config) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	fs, err := procfs.NewFS(cfg.ProcRoot)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.ProcRoot, err)
+	}
+	a := &Agent{
+		cfg:    cfg,
+		fs:     fs,
+		cont:   containerCollector{root: cfg.CgroupRoot, procRoot: cfg.ProcRoot},
+		jvm:    jvmCollector{procRoot: cfg.ProcRoot},
+		prev:   map[procKey]Process{},
+		dumped: map[procKey]string{},
+		errors: map[string]uint64{},
+		exits:  map[exitKey]uint64{},
+	}
+	if cfg.HeapDumpAt > 0 {
+		a.dumps = newHeapDumper(cfg)
+	}
+	return a, nil
+}
+
+// Sample runs one cycle: discovery, every collector, exit events and the
+// heap-dump check. Only an unreadable /proc is an error; a process that
+// cannot be read in full is reported with what could be read.
+func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
+	startCPU := cpuTime()
+	errs := map[string]int{}
+	now := time.Now()
+	node, err := collectNode(a.fs, a.cfg.ProcRoot, errs)
+	if err != nil {
+		return nil, err
+	}
+	t, memory, err := scan(a.fs, a.memory, errs)
+	if err != nil {
+		return nil, err
+	}
+	a.memory = memory
+	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery}
+	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}
+	seen := make(map[procKey]Process, len(a.prev))
+	for _, f := range discover(t) {
+		k := f.info.known
+		if !k.env && k.id.needsEnviron() {
+			k.env = true
+			if env, err := f.info.proc.Environ(); err == nil {
+				k.id.fromEnviron(env)
+			} else {
+				errs["environ"]++
+			}
+			f.id = k.id
+		}
+		p := pc.collect(f, errs)
+		p.Container = a.cont.collect(f.info.proc, k, errs)
+		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)
+		key := procKey{p.PID, p.startTicks}
+		if a.dumps != nil {
+			if ev, ok := a.dumps.check(ctx, key, &p, now); ok {
+				snap.Events = append(snap.Events, ev)
+			}
+		}
+		seen[key] = p
+		snap.Processes = append(snap.Processes, p)
+	}
+	if a.dumps != nil {
+		a.finishedDumps(snap, seen)
+	}
+	snap.Events = append(snap.Events, a.exitEvents(seen, node, now)...)
+	if len(errs) > 0 {
+		snap.Errors = errs
+	}
+	a.prev, a.prevNode = seen, node
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, v := range errs {
+		a.errors[k] += uint64(v)
+	}
+	for _, ev := range snap.Events {
+		if ev.Type == EventExit {
+			a.exits[exitKey{ev.Role, ev.Cause}]++
+		}
+	}
+	a.recent = append(a.recent, snap.Events...)
+	if n := len(a.recent) - maxRecent; n > 0 {
+		a.recent = append([]Event(nil), a.recent[n:]...)
+	}
+	a.last = snap
+	a.cycles++
+	a.cpu += cpuTime() - startCPU
+	return snap, nil
+}
+
+// finishedDumps reports the heap dumps that ended since the last cycle and
+// remembers their paths for the exit events of processes still known.
+func (a *Agent) finishedDumps(snap *Snapshot, seen map[procKey]Process) {
+	for _, r := range a.dumps.finished() {
+		snap.Events = append(snap.Events, r.ev)
+		if r.ev.HeapDump == "" {
+			continue
+		}
+		_, now := seen[r.key]
+		_, before := a.prev[r.key]
+		if now || before {
+			a.dumped[r.key] = r.ev.HeapDump
+		}
+		for i := range snap.Processes {
+			if p := &snap.Processes[i]; p.PID == r.key.pid && p.startTicks == r.key.start {
+				p.HeapDump = r.ev.HeapDump
+			}
+		}
+	}
+}
+
+// Run samples every interval until ctx ends, handing each snapshot to
+// onSample. A failed cycle is logged and the loop carries on.
+func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
+	tick := time.NewTicker(a.cfg.Interval)
+	defer tick.Stop()
+	for {
+		snap, err := a.Sample(ctx)
+		if err != nil {
+			a.cfg.Logger.Error("sample", "error", err)
+		} else {
+			for _, ev := range snap.Events {
+				a.cfg.Logger.Info("event", "type", ev.Type, "pid", ev.PID, "role", ev.Role, "app", ev.AppID,
+					"executor", ev.ExecutorID, "cause", ev.Cause, "heapDump", ev.HeapDump, "detail", ev.Detail)
+			}
+			if onSample != nil {
+				onSample(snap)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// Last returns the most recent snapshot, or nil before the first cycle.
+func (a *Agent) Last() *Snapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.last
+}
+
+// maxRecent is how many events Events keeps.
+const maxRecent = 200
+
+// Events returns the most recent events (exits, heap dumps), oldest first.
+func (a *Agent) Events() []Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Event{}, a.recent...)
+}
+
+// Stats are the agent's own cumulative counters.
+type Stats struct {
+	Cycles     uint64
+	CPUSeconds float64
+	Errors     map[string]uint64
+	Exits      map[Role]map[string]uint64 // by role, then cause
+}
+
+// Stats returns a copy of the agent's cumulative counters.
+func (a *Agent) Stats() Stats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := Stats{Cycles: a.cycles, CPUSeconds: a.cpu.Seconds(), Errors: map[string]uint64{}, Exits: map[Role]map[string]uint64{}}
+	for k, v := range a.errors {
+		s.Errors[k] = v
+	}
+	for k, v := range a.exits {
+		if s.Exits[k.role] == nil {
+			s.Exits[k.role] = map[string]uint64{}
+		}
+		s.Exits[k.role][k.cause] = v
+	}
+	return s
+}

@@ -1,0 +1,323 @@
+package agent
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/procfs"
+)
+
+// Container is the cgroup a Spark process runs in: its memory limit and
+// usage, how often the kernel's OOM killer struck inside it, and CPU quota
+// and throttling. With it "RSS ÷ limit" and "was it the OOM killer" are
+// answerable.
+type Container struct {
+	CgroupVersion int    `json:"cgroupVersion"`
+	Path          string `json:"path"`
+	// MemoryLimitBytes is the smallest limit on the cgroup and its
+	// ancestors; 0 means unlimited.
+	MemoryLimitBytes    uint64  `json:"memoryLimitBytes,omitempty"`
+	MemoryUsageBytes    uint64  `json:"memoryUsageBytes"`
+	OOMKills            uint64  `json:"oomKills"`
+	CPUQuotaCores       float64 `json:"cpuQuotaCores,omitempty"` // 0 means no quota
+	CPUPeriods          uint64  `json:"cpuPeriods"`
+	CPUThrottledPeriods uint64  `json:"cpuThrottledPeriods"`
+	CPUThrottledSeconds float64 `json:"cpuThrottledSeconds"`
+
+	memDir string // where oom kills are re-read when the process is gone
+}
+
+// containerCollector reads cgroup v1 and v2 files for a process. root is the
+// cgroup mount (normally /sys/fs/cgroup); procRoot is the /proc the agent
+// reads, used to fall back to a container's own view of its cgroup.
+type containerCollector struct {
+	root     string
+	procRoot string
+}
+
+// cgroupDirs is where a process's memory and cpu controllers live.
+type cgroupDirs struct {
+	version        int
+	path           string
+	mem, cpu, base string // base bounds the walk up for limits
+	// parentLimit is the smallest memory limit on the ancestors, read when
+	// the cgroup is first resolved; 0 means none.
+	parentLimit uint64
+}
+
+// collect returns the cgroup figures of a process, or nil when the process
+// has no cgroup the agent can read. Where the cgroup lives is looked up
+// once per process.
+func (c containerCollector) collect(p procfs.Proc, k *known, errs map[string]int) *Container {
+	if k.cgroup == nil {
+		cgs, err := p.Cgroups()
+		if err != nil {
+			errs["cgroup"]++
+			return nil
+		}
+		d, ok := c.resolve(p.PID, cgs)
+		if ok && d.mem != d.base {
+			d.parentLimit = smallestLimit(filepath.Dir(d.mem), d.base, limitFile(d.version), errs)
+		}
+		k.cgroup, k.cgroupOK = &d, ok
+	}
+	if !k.cgroupOK {
+		return nil
+	}
+	d := *k.cgroup
+	out := &Container{CgroupVersion: d.version, Path: d.path, memDir: d.mem}
+	if d.version == 2 {
+		c.readV2(d, out, errs)
+	} else {
+		c.readV1(d, out, errs)
+	}
+	return out
+}
+
+// resolve finds the controller directories from /proc/<pid>/cgroup. A path
+// that does not exist under root (the agent runs in another cgroup
+// namespace) is looked up in the process's own root filesystem instead.
+func (c containerCollector) resolve(pid int, cgs []procfs.Cgroup) (cgroupDirs, bool) {
+	var v1mem, v1cpu, v2 *procfs.Cgroup
+	for i := range cgs {
+		cg := &cgs[i]
+		if cg.HierarchyID == 0 && len(cg.Controllers) == 0 {
+			v2 = cg
+		}
+		for _, ctl := range cg.Controllers {
+			switch ctl {
+			case "memory":
+				v1mem = cg
+			case "cpu":
+				v1cpu = cg
+			}
+		}
+	}
+	roots := []string{c.root, filepath.Join(c.procRoot, strconv.Itoa(pid), "root", "sys", "fs", "cgroup")}
+	for i, root := range roots {
+		// Inside the process's own namespace its cgroup is the root.
+		own := i == 1
+		if !own && (escapes(v1mem) || escapes(v2)) {
+			// Seen from another cgroup namespace (an agent pod without
+			// the host's), the path climbs out of the agent's own mount.
+			continue
+		}
+		if v1mem != nil {
+			mem := filepath.Join(root, "memory", pathIn(v1mem.Path, own))
+			if isDir(mem) {
+				d := cgroupDirs{version: 1, path: v1mem.Path, mem: mem, base: filepath.Join(root, "memory")}
+				if v1cpu != nil {
+					for _, name := range []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"} {
+						if dir := filepath.Join(root, name, pathIn(v1cpu.Path, own)); isDir(dir) {
+							d.cpu = dir
+							break
+						}
+					}
+				}
+				return d, true
+			}
+		}
+		if v2 != nil {
+			for _, base := range []string{root, filepath.Join(root, "unified")} {
+				if !isFile(filepath.Join(base, "cgroup.controllers")) {
+					continue
+				}
+				dir := filepath.Join(base, pathIn(v2.Path, own))
+				if isFile(filepath.Join(dir, "memory.current")) || isFile(filepath.Join(dir, "cpu.stat")) {
+					return cgroupDirs{version: 2, path: v2.Path, mem: dir, cpu: dir, base: base}, true
+				}
+			}
+		}
+	}
+	return cgroupDirs{}, false
+}
+
+func escapes(cg *procfs.Cgroup) bool {
+	return cg != nil && strings.Contains(cg.Path, "/..")
+}
+
+func pathIn(p string, own bool) string {
+	if own {
+		return "/"
+	}
+	return p
+}
+
+func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string]int) {
+	out.MemoryLimitBytes = ownLimit(d, errs)
+	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.current"), errs)
+	if b, err := os.ReadFile(filepath.Join(d.mem, "memory.events")); err == nil {
+		out.OOMKills = parseKeyed(b)["oom_kill"]
+	} else if !os.IsNotExist(err) {
+		errs["cgroup"]++
+	}
+	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.max")); err == nil {
+		out.CPUQuotaCores = parseCPUMax(b)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.stat")); err == nil {
+		kv := parseKeyed(b)
+		out.CPUPeriods, out.CPUThrottledPeriods = kv["nr_periods"], kv["nr_throttled"]
+		out.CPUThrottledSeconds = float64(kv["throttled_usec"]) / 1e6
+	}
+}
+
+func (c containerCollector) readV1(d cgroupDirs, out *Container, errs map[string]int) {
+	out.MemoryLimitBytes = ownLimit(d, errs)
+	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.usage_in_bytes"), errs)
+	out.OOMKills, _ = oomKills(1, d.mem)
+	if d.cpu == "" {
+		return
+	}
+	quota := readInt(filepath.Join(d.cpu, "cpu.cfs_quota_us"))
+	period := readInt(filepath.Join(d.cpu, "cpu.cfs_period_us"))
+	if quota > 0 && period > 0 {
+		out.CPUQuotaCores = float64(quota) / float64(period)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.stat")); err == nil {
+		kv := parseKeyed(b)
+		out.CPUPeriods, out.CPUThrottledPeriods = kv["nr_periods"], kv["nr_throttled"]
+		out.CPUThrottledSeconds = float64(kv["throttled_time"]) / 1e9
+	}
+}
+
+// oomKills reads the OOM-kill count of a memory cgroup directory; ok is
+// false when the cgroup is gone or the kernel does not count OOM kills.
+func oomKills(version int, dir string) (uint64, bool) {
+	name := "memory.oom_control"
+	if version == 2 {
+		name = "memory.events"
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return 0, false
+	}
+	n, ok := parseKeyed(b)["oom_kill"]
+	return n, ok
+}
+
+func limitFile(version int) string {
+	if version == 2 {
+		return "memory.max"
+	}
+	return "memory.limit_in_bytes"
+}
+
+// ownLimit reads the cgroup's own limit (which changes when a container is
+// resized) and applies the ancestors' limit remembered from resolution.
+func ownLimit(d cgroupDirs, errs map[string]int) uint64 {
+	limit := d.parentLimit
+	b, err := os.ReadFile(filepath.Join(d.mem, limitFile(d.version)))
+	if err != nil {
+		if !os.IsNotExist(err) {
+			errs["cgroup"]++
+		}
+		return limit
+	}
+	if v, ok := parseLimit(b); ok && (limit == 0 || v < limit) {
+		limit = v
+	}
+	return limit
+}
+
+// smallestLimit walks from dir up to base and returns the smallest memory
+// limit set on the way; a child cgroup inherits its ancestors' limits
+// without showing them.
+func smallestLimit(dir, base, file string, errs map[string]int) uint64 {
+	var limit uint64
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err == nil {
+			if v, ok := parseLimit(b); ok && (limit == 0 || v < limit) {
+				limit = v
+			}
+		} else if !os.IsNotExist(err) {
+			errs["cgroup"]++
+		}
+		if dir == base || len(dir) <= len(base) {
+			return limit
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// parseLimit reads a memory limit: "max" (v2) or a byte count, where cgroup
+// v1 writes a value near 2^63 for "unlimited". ok is false for no limit.
+func parseLimit(b []byte) (uint64, bool) {
+	s := string(bytes.TrimSpace(b))
+	if s == "max" || s == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || v >= math.MaxInt64/2 {
+		return 0, false
+	}
+	return v, true
+}
+
+// parseCPUMax reads cgroup v2 cpu.max ("$QUOTA $PERIOD" or "max $PERIOD") as
+// cores; 0 means no quota.
+func parseCPUMax(b []byte) float64 {
+	f := strings.Fields(string(b))
+	if len(f) != 2 || f[0] == "max" {
+		return 0
+	}
+	q, err1 := strconv.ParseFloat(f[0], 64)
+	p, err2 := strconv.ParseFloat(f[1], 64)
+	if err1 != nil || err2 != nil || p <= 0 || q < 0 {
+		return 0
+	}
+	return q / p
+}
+
+// parseKeyed reads "key value" lines (memory.events, cpu.stat,
+// memory.oom_control); lines that do not parse are skipped.
+func parseKeyed(b []byte) map[string]uint64 {
+	out := make(map[string]uint64, 8)
+	for line := range bytes.Lines(b) {
+		k, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte{' '})
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64)
+		if err != nil {
+			continue
+		}
+		out[string(k)] = n
+	}
+	return out
+}
+
+func readUint(path string, errs map[string]int) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			errs["cgroup"]++
+		}
+		return 0
+	}
+	v, err := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil {
+		errs["cgroup"]++
+		return 0
+	}
+	return v
+}
+
+func readInt(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
+func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && !fi.IsDir() }

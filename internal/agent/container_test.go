@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestContainerCollectorFixture(t *testing.T) {
+	tests := []struct {
+		node string
+		pid  int
+		want Container
+	}{
+		{"node1", 100, Container{CgroupVersion: 2, Path: "/kubepods/burstable/pod1/ctr-exec7", MemoryLimitBytes: 6442450944,
+			MemoryUsageBytes: 2300000000, OOMKills: 1, CPUQuotaCores: 4, CPUPeriods: 5000, CPUThrottledPeriods: 250, CPUThrottledSeconds: 12.5}},
+		// The container has no limit of its own; its pod's limit applies.
+		{"node1", 200, Container{CgroupVersion: 2, Path: "/kubepods/burstable/pod2/ctr-driver", MemoryLimitBytes: 2147483648,
+			MemoryUsageBytes: 1100000000}},
+		{"node1", 300, Container{CgroupVersion: 2, Path: "/system.slice/spark-worker.service", MemoryUsageBytes: 1200000000}},
+		{"node2", 511, Container{CgroupVersion: 1, Path: "/hadoop-yarn/container_e17_1410901177871_0001_01_000005",
+			MemoryLimitBytes: 10737418240, MemoryUsageBytes: 9500000000, CPUQuotaCores: 5, CPUPeriods: 1000,
+			CPUThrottledPeriods: 30, CPUThrottledSeconds: 4.5}},
+		// v1 "unlimited" (near 2^63) is no limit.
+		{"node2", 500, Container{CgroupVersion: 1, Path: "/hadoop-yarn", MemoryUsageBytes: 10000000000}},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Join(tt.node, tt.want.Path), func(t *testing.T) {
+			p := byPID(sample(t, fixtureAgent(t, filepath.Join("testdata", tt.node), Config{})))[tt.pid]
+			if p.Container == nil {
+				t.Fatalf("pid %d: no container", tt.pid)
+			}
+			got := *p.Container
+			got.memDir = ""
+			if got != tt.want {
+				t.Errorf("pid %d:\n got %+v\nwant %+v", tt.pid, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseCgroupFiles(t *testing.T) {
+	limits := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"max\n", 0, false}, {"9223372036854771712\n", 0, false}, {"1073741824\n", 1073741824, true},
+		{"", 0, false}, {"-1", 0, false}, {"junk", 0, false},
+	}
+	for _, l := range limits {
+		if got, ok := parseLimit([]byte(l.in)); got != l.want || ok != l.ok {
+			t.Errorf("parseLimit(%q): got %d %v, want %d %v", l.in, got, ok, l.want, l.ok)
+		}
+	}
+	cpus := []struct {
+		in   string
+		want float64
+	}{{"max 100000\n", 0}, {"150000 100000\n", 1.5}, {"1 0", 0}, {"x y", 0}, {"", 0}}
+	for _, c := range cpus {
+		if got := parseCPUMax([]byte(c.in)); got != c.want {
+			t.Errorf("parseCPUMax(%q): got %v, want %v", c.in, got, c.want)
+		}
+	}
+	kv := parseKeyed([]byte("oom 2\noom_kill 1\nbad\nneg -1\n  spaced   7 \n"))
+	if kv["oom"] != 2 || kv["oom_kill"] != 1 || len(kv) != 3 || kv["spaced"] != 7 {
+		t.Errorf("parseKeyed: got %v, want oom=2 oom_kill=1 spaced=7", kv)
+	}
+}
+
+func FuzzCgroupFiles(f *testing.F) {
+	for _, s := range []string{"max\n", "9223372036854771712\n", "150000 100000\n", "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\n",
+		"oom_kill_disable 0\nunder_oom 0\noom_kill 0\n", "nr_periods 1000\nnr_throttled 30\nthrottled_time 4500000000\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if v, ok := parseLimit(b); !ok && v != 0 {
+			t.Errorf("parseLimit(%q): no limit but value %d", b, v)
+		}
+		if c := parseCPUMax(b); c < 0 {
+			t.Errorf("parseCPUMax(%q) = %v, want >= 0", b, c)
+		}
+		parseKeyed(b)
+	})
+}
+
+// TestContainerSeenFromAnotherCgroupNamespace: an agent in its own cgroup
+// namespace sees other containers' cgroup paths climb above its root; it
+// reads their cgroup through the process's own root filesystem instead.
+func TestContainerSeenFromAnotherCgroupNamespace(t *testing.T) {
+	root := copyFixture(t, "node1")
+	files := map[string]string{
+		"proc/100/cgroup": "0::/../../kubepods/burstable/pod1/ctr-exec7\n",
+		"proc/100/root/sys/fs/cgroup/cgroup.controllers": "cpu memory\n",
+		"proc/100/root/sys/fs/cgroup/memory.max":         "1073741824\n",
+		"proc/100/root/sys/fs/cgroup/memory.current":     "900000000\n",
+		"proc/100/root/sys/fs/cgroup/memory.events":      "oom 0\noom_kill 4\n",
+		"proc/100/root/sys/fs/cgroup/cpu.max":            "max 100000\n",
+		"proc/100/root/sys/fs/cgroup/cpu.stat":           "nr_periods 0\n",
+	}
+	for rel, data := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := byPID(sample(t, fixtureAgent(t, root, Config{})))[100].Container
+	if c == nil || c.MemoryLimitBytes != 1073741824 || c.MemoryUsageBytes != 900000000 || c.OOMKills != 4 {
+		t.Errorf("got %+v, want the container's own view: limit 1073741824, usage 900000000, 4 OOM kills", c)
+	}
+}

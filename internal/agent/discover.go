@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// procInfo is what discovery reads for every process on the node: enough to
+// build the process tree and classify command lines.
+type procInfo struct {
+	proc  procfs.Proc
+	stat  procfs.ProcStat
+	argv  []string
+	kind  Kind
+	spark bool
+	known *known
+}
+
+// known is what the agent remembers about a process between cycles: what
+// does not change while the process runs the same program. It is keyed by
+// pid and start time and dropped when the program changes (exec changes
+// the comm name, as when a YARN launch script execs java).
+type known struct {
+	comm string
+	argv []string
+	kind Kind
+	id   Identity
+	ok   bool // a Spark JVM
+	env  bool // environment already consulted
+
+	cgroup   *cgroupDirs // nil until resolved
+	cgroupOK bool
+	hsperf   string // hsperfdata file, "" until found
+	noPerf   string // why the JVM writes no hsperfdata (-XX:-UsePerfData)
+
+	pss   uint64 // last proportional set size read, and when
+	pssAt time.Time
+}
+
+// table is the node's process tree from one walk of /proc.
+type table struct {
+	byPID    map[int]*procInfo
+	children map[int][]int
+}
+
+// found is a Spark JVM with the processes below it that are not Spark JVMs.
+type found struct {
+	info        *procInfo
+	id          Identity
+	descendants []*procInfo
+}
+
+// scan walks /proc once, reading the stat of every process and the command
+// line of those it has not seen before. Processes that vanish mid-walk or
+// whose files cannot be read are skipped and counted. It returns the
+// memory of the processes seen, to be passed to the next scan.
+func scan(fs procfs.FS, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil, nil, fmt.Errorf("list processes: %w", err)
+	}
+	t := &table{byPID: make(map[int]*procInfo, len(procs)), children: make(map[int][]int, len(procs))}
+	next := make(map[procKey]*known, len(procs))
+	for _, p := range procs {
+		st, err := p.Stat()
+		if err != nil {
+			errs["stat"]++
+			continue
+		}
+		key := procKey{p.PID, st.Starttime}
+		k := memory[key]
+		if k == nil || k.comm != st.Comm {
+			argv, err := p.CmdLine()
+			if err != nil {
+				errs["cmdline"]++
+			}
+			k = &known{comm: st.Comm, argv: argv, kind: kindOf(argv, st.Comm)}
+			// A kernel thread or zombie has no command line; ask again
+			// next time rather than remember it empty.
+			if len(argv) > 0 {
+				k.id, k.ok = classify(argv)
+				next[key] = k
+			}
+		} else {
+			next[key] = k
+		}
+		t.byPID[p.PID] = &procInfo{proc: p, stat: st, argv: k.argv, kind: k.kind, known: k}
+		t.children[st.PPID] = append(t.children[st.PPID], p.PID)
+	}
+	return t, next, nil
+}
+
+// discover classifies every process and returns the Spark JVMs, each with the
+// descendants it owns, ordered by pid. A descendant belongs to its nearest
+// Spark JVM ancestor, so a standalone Worker does not own its executors.
+func discover(t *table) []found {
+	var out []found
+	for _, pi := range t.byPID {
+		if !pi.known.ok {
+			continue
+		}
+		pi.spark = true
+		out = append(out, found{info: pi, id: pi.known.id})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].info.proc.PID < out[j].info.proc.PID })
+	for i := range out {
+		out[i].descendants = t.descendants(out[i].info.proc.PID)
+	}
+	return out
+}
+
+// descendants lists the processes below pid, not descending into other Spark
+// JVMs, in breadth-first, pid order.
+func (t *table) descendants(pid int) []*procInfo {
+	var out []*procInfo
+	queue := []int{pid}
+	for len(queue) > 0 {
+		kids := append([]int(nil), t.children[queue[0]]...)
+		queue = queue[1:]
+		sort.Ints(kids)
+		for _, k := range kids {
+			pi := t.byPID[k]
+			if pi == nil || pi.spark || k == pid {
+				continue
+			}
+			out = append(out, pi)
+			queue = append(queue, k)
+		}
+	}
+	return out
+}
+
+// childName names a descendant: the Python module or script it runs
+// (pyspark.daemon, pyspark.worker), else its program name.
+func childName(pi *procInfo) string {
+	if pi.kind == KindPython {
+		if m := pythonModule(pi.argv); m != "" {
+			return m
+		}
+	}
+	return pi.stat.Comm
+}
+
+func joinArgv(argv []string) string { return strings.Join(argv, " ") }

@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// heapDumper takes one heap dump per JVM whose heap stays above a threshold
+// for two consecutive samples, at most one dump per period node-wide, and
+// only when the target directory has room for it.
+type heapDumper struct {
+	at      float64
+	dir     string
+	every   time.Duration
+	jcmd    string
+	timeout time.Duration
+
+	above   map[procKey]int
+	done    map[procKey]bool
+	last    time.Time
+	results chan dumpResult // dumps that finished, in the background
+}
+
+// dumpResult is the outcome of one background dump.
+type dumpResult struct {
+	key procKey
+	ev  Event
+}
+
+func newHeapDumper(cfg Config) *heapDumper {
+	return &heapDumper{at: cfg.HeapDumpAt, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery, jcmd: cfg.Jcmd,
+		timeout: 10 * time.Minute, above: map[procKey]int{}, done: map[procKey]bool{}, results: make(chan dumpResult, 64)}
+}
+
+// heapFill is the fill of the old generation when the JVM reports its
+// maximum, else of the whole heap.
+func heapFill(j *JVM) (used, max uint64) {
+	if j.OldGenMaxBytes > 0 {
+		return j.OldGenUsedBytes, j.OldGenMaxBytes
+	}
+	return j.HeapUsedBytes, j.HeapMaxBytes
+}
+
+// check counts consecutive samples above the threshold and dumps on the
+// second. The dump runs in the background (writing a large heap takes
+// minutes, and sampling goes on meanwhile); its event, with the path or why
+// it failed, comes out of finished. A dump skipped for want of disk space
+// is returned at once.
+func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now time.Time) (Event, bool) {
+	if p.JVM == nil || h.done[key] {
+		return Event{}, false
+	}
+	used, max := heapFill(p.JVM)
+	if max == 0 || float64(used)/float64(max) < h.at {
+		delete(h.above, key)
+		return Event{}, false
+	}
+	h.above[key]++
+	if h.above[key] < 2 {
+		return Event{}, false
+	}
+	if !h.last.IsZero() && now.Sub(h.last) < h.every {
+		return Event{}, false // rate limit: try again next cycle
+	}
+	h.done[key] = true
+	h.last = now
+	ev := Event{Type: EventHeapDump, Time: now.UnixMilli(), PID: p.PID, Role: p.Role, AppID: p.AppID,
+		ExecutorID: p.ExecutorID, Detail: fmt.Sprintf("heap %d of %d bytes (%.0f%%)", used, max, 100*float64(used)/float64(max))}
+	if free, err := freeBytes(h.dir); err != nil {
+		ev.Detail = join(ev.Detail, err.Error())
+		return ev, true
+	} else if need := p.JVM.HeapUsedBytes + p.JVM.HeapUsedBytes/4 + 64<<20; free < need {
+		ev.Detail = join(ev.Detail, fmt.Sprintf("skipped: %s has %d bytes free, dump needs about %d", h.dir, free, need))
+		return ev, true
+	}
+	path := filepath.Join(h.dir, dumpName(p, now))
+	pid, uid, gid := p.PID, p.UID, p.gid
+	go func() {
+		if err := h.dump(ctx, pid, uid, gid, path); err != nil {
+			ev.Detail = join(ev.Detail, err.Error())
+		} else {
+			ev.HeapDump = path
+		}
+		h.results <- dumpResult{key, ev}
+	}()
+	return Event{}, false
+}
+
+// finished returns the background dumps that ended since the last call.
+func (h *heapDumper) finished() []dumpResult {
+	var out []dumpResult
+	for {
+		select {
+		case r := <-h.results:
+			out = append(out, r)
+		default:
+			return out
+		}
+	}
+}
+
+// dump runs `jcmd <pid> GC.heap_dump <path>` as the JVM's user: HotSpot's
+// attach mechanism only answers its own user.
+func (h *heapDumper) dump(ctx context.Context, pid, uid, gid int, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.jcmd, fmt.Sprint(pid), "GC.heap_dump", path)
+	if os.Geteuid() == 0 && uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("jcmd %d GC.heap_dump: %w: %s", pid, err, strings.TrimSpace(string(out)))
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("jcmd %d GC.heap_dump: %s", pid, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func dumpName(p *Process, now time.Time) string {
+	name := fmt.Sprintf("pid%d-%s.hprof", p.PID, now.UTC().Format("20060102T150405Z"))
+	if p.AppID != "" {
+		name = safeName(p.AppID) + "-" + safeName(p.ExecutorID) + "-" + name
+	}
+	return name
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func freeBytes(dir string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, fmt.Errorf("heap dump directory %s: %w", dir, err)
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}
+
+// forget drops what the dumper keeps about a process that is gone.
+func (h *heapDumper) forget(key procKey) {
+	delete(h.above, key)
+	delete(h.done, key)
+}

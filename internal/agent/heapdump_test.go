@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeJcmd writes a jcmd stand-in that creates the dump file it is asked
+// for and logs its arguments, so the trigger's rules can be tested without
+// a JVM.
+func fakeJcmd(t *testing.T) (path, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	path, log = filepath.Join(dir, "jcmd"), filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho \"$@\" >> " + log + "\n: > \"$3\"\necho \"Dumping heap to $3 ...\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, log
+}
+
+func TestHeapDumpRules(t *testing.T) {
+	jcmd, log := fakeJcmd(t)
+	dir := t.TempDir()
+	h := newHeapDumper(Config{HeapDumpAt: 0.9, HeapDumpDir: dir, HeapDumpEvery: time.Hour, Jcmd: jcmd}.withDefaults())
+	proc := func(pid int, fill float64) *Process {
+		return &Process{PID: pid, AppID: "app-1", ExecutorID: "2", JVM: &JVM{HeapUsedBytes: 1 << 20, HeapMaxBytes: 2 << 20,
+			OldGenUsedBytes: uint64(fill * 1000), OldGenMaxBytes: 1000}}
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	steps := []struct {
+		pid    int
+		fill   float64
+		dumped bool
+	}{
+		{1, 0.95, false}, // first sample above: wait for a second
+		{3, 0.95, false},
+		{3, 0.50, false}, // pid 3 drops below: its count restarts
+		{1, 0.95, true},  // second consecutive sample above: dump
+		{1, 0.99, false}, // once per process
+		{2, 0.95, false},
+		{2, 0.95, false}, // would dump, but one dump per hour node-wide
+		{3, 0.95, false},
+	}
+	for i, s := range steps {
+		p := proc(s.pid, s.fill)
+		if ev, ok := h.check(context.Background(), procKey{s.pid, 1}, p, now.Add(time.Duration(i)*time.Second)); ok {
+			t.Errorf("step %d: got immediate event %+v, want none", i, ev)
+		}
+		if !s.dumped {
+			continue
+		}
+		select {
+		case r := <-h.results:
+			if r.ev.Type != EventHeapDump || r.ev.HeapDump == "" || r.key.pid != s.pid || r.ev.AppID != "app-1" {
+				t.Errorf("step %d: got %+v, want a heap-dump event with its path for pid %d", i, r, s.pid)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("step %d: no dump finished within 10s", i)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if extra := h.finished(); len(extra) != 0 {
+		t.Errorf("got further dumps %+v, want only one", extra)
+	}
+	calls, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1 GC.heap_dump " + filepath.Join(dir, "app-1-2-pid1-20260102T030408Z.hprof") + "\n"
+	if string(calls) != want {
+		t.Errorf("got jcmd calls %q, want %q", calls, want)
+	}
+}
+
+func TestHeapDumpNeedsFreeDisk(t *testing.T) {
+	jcmd, log := fakeJcmd(t)
+	h := newHeapDumper(Config{HeapDumpAt: 0.5, HeapDumpDir: t.TempDir(), Jcmd: jcmd}.withDefaults())
+	p := &Process{PID: 7, JVM: &JVM{HeapUsedBytes: 1 << 62, HeapMaxBytes: 1<<62 + 1}}
+	var ev Event
+	for i := 0; i < 2; i++ {
+		ev, _ = h.check(context.Background(), procKey{7, 1}, p, time.Now())
+	}
+	if ev.HeapDump != "" || !strings.Contains(ev.Detail, "skipped") {
+		t.Errorf("got %+v, want a skipped dump naming the free space", ev)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Error("jcmd ran, want it not run without disk space")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"defaults", Config{}, true},
+		{"heap dump", Config{HeapDumpAt: 0.95, HeapDumpDir: "/tmp"}, true},
+		{"threshold without dir", Config{HeapDumpAt: 0.95}, false},
+		{"threshold above one", Config{HeapDumpAt: 1.5, HeapDumpDir: "/tmp"}, false},
+		{"negative threshold", Config{HeapDumpAt: -0.1, HeapDumpDir: "/tmp"}, false},
+		{"relative dir", Config{HeapDumpAt: 0.9, HeapDumpDir: "dumps"}, false},
+		{"negative interval", Config{Interval: -time.Second}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.cfg.Validate(); (err == nil) != tt.ok {
+				t.Errorf("got %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
+
+// TestRealHeapDump fills a G1 executor's heap past the threshold and
+// expects exactly one .hprof however many samples follow.
+func TestRealHeapDump(t *testing.T) {
+	p := startJVM(t, nil, []string{"-Xmx128m", "-XX:+UseG1GC"}, executorClass, executorArgs("app-heap", "4")...)
+	p.do(t, "fill 0.7")
+	p.do(t, "gc")
+	dir := t.TempDir()
+	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: dir})
+	// Sample until the dump has finished, then a few times more.
+	var events []Event
+	var onProcess string
+	after := -1
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; after < 3; i++ {
+		s := sample(t, a)
+		for _, ev := range s.Events {
+			if ev.PID == p.pid {
+				events = append(events, ev)
+			}
+		}
+		if got := byPID(s)[p.pid]; got.HeapDump != "" {
+			onProcess = got.HeapDump
+		}
+		if got := byPID(s)[p.pid]; i == 0 && got.JVM != nil {
+			used, max := heapFill(got.JVM)
+			t.Logf("old generation %d of %d bytes", used, max)
+		}
+		switch {
+		case after >= 0 || len(events) > 0:
+			after++
+		case time.Now().After(deadline):
+			t.Fatal("no heap dump within 60s")
+		default:
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	dumps, _ := filepath.Glob(filepath.Join(dir, "*.hprof"))
+	if len(dumps) != 1 || len(events) != 1 {
+		t.Fatalf("got dumps %v and events %+v, want exactly one of each", dumps, events)
+	}
+	ev := events[0]
+	if ev.Type != EventHeapDump || ev.HeapDump != dumps[0] || ev.AppID != "app-heap" || ev.ExecutorID != "4" {
+		t.Errorf("got %+v, want a heap-dump event for app-heap executor 4 naming %s", ev, dumps[0])
+	}
+	if onProcess != dumps[0] {
+		t.Errorf("got heapDump %q on the process, want %s in the cycle the dump finished", onProcess, dumps[0])
+	}
+	if !strings.HasPrefix(filepath.Base(dumps[0]), "app-heap-4-pid") {
+		t.Errorf("got dump name %s, want app-heap-4-pid…", filepath.Base(dumps[0]))
+	}
+	head := make([]byte, 18)
+	f, err := os.Open(dumps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Read(head); err != nil || string(head) != "JAVA PROFILE 1.0.2" {
+		t.Errorf("got header %q (%v), want JAVA PROFILE 1.0.2", head, err)
+	}
+}

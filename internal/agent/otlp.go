@@ -1,0 +1,189 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+)
+
+// OTLP pushes the agent's latest snapshot as OTLP/HTTP metrics named after
+// the OpenTelemetry JVM and process semantic conventions (jvm.memory.used,
+// jvm.class.loaded, process.cpu.time, ...).
+type OTLP struct {
+	provider *sdkmetric.MeterProvider
+}
+
+// NewOTLP starts pushing to endpoint (http://host:4318, or a full URL with
+// its path) every interval.
+func NewOTLP(ctx context.Context, a *Agent, endpoint string, interval time.Duration) (*OTLP, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("want an http:// or https:// URL")
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/v1/metrics"
+	}
+	exp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(u.String()))
+	if err != nil {
+		return nil, err
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", "sparkdx-agent"), attribute.String("host.name", a.cfg.Host))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
+		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(interval))))
+	if err := registerOTLP(mp.Meter("github.com/sparkdx/sparkdx/internal/agent"), a); err != nil {
+		_ = mp.Shutdown(ctx)
+		return nil, err
+	}
+	return &OTLP{provider: mp}, nil
+}
+
+// Flush pushes the current snapshot now.
+func (o *OTLP) Flush(ctx context.Context) error { return o.provider.ForceFlush(ctx) }
+
+// Shutdown pushes what is pending and stops.
+func (o *OTLP) Shutdown(ctx context.Context) error { return o.provider.Shutdown(ctx) }
+
+// otlpInstruments are the observable instruments fed from a snapshot.
+type otlpInstruments struct {
+	memUsed, memCommitted, memLimit metric.Int64ObservableUpDownCounter
+	gcDuration                      metric.Float64ObservableCounter
+	gcCount                         metric.Int64ObservableCounter
+	classLoaded, classUnloaded      metric.Int64ObservableCounter
+	classCount, threadCount         metric.Int64ObservableUpDownCounter
+	procMemUsage, procMemPSS        metric.Int64ObservableUpDownCounter
+	procCPU                         metric.Float64ObservableCounter
+	procThreads, procFDs            metric.Int64ObservableUpDownCounter
+	procDiskIO                      metric.Int64ObservableCounter
+	cgLimit, cgUsage                metric.Int64ObservableUpDownCounter
+	cgOOMKills                      metric.Int64ObservableCounter
+	cgThrottled                     metric.Float64ObservableCounter
+	treeMem                         metric.Int64ObservableUpDownCounter
+	nodeMemAvailable, nodeMemTotal  metric.Int64ObservableUpDownCounter
+	exits                           metric.Int64ObservableCounter
+}
+
+func registerOTLP(m metric.Meter, a *Agent) error {
+	var in otlpInstruments
+	var err error
+	i64 := func(dst *metric.Int64ObservableUpDownCounter, name, unit, desc string) {
+		if err == nil {
+			*dst, err = m.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		}
+	}
+	c64 := func(dst *metric.Int64ObservableCounter, name, unit, desc string) {
+		if err == nil {
+			*dst, err = m.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		}
+	}
+	f64 := func(dst *metric.Float64ObservableCounter, name, unit, desc string) {
+		if err == nil {
+			*dst, err = m.Float64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		}
+	}
+	i64(&in.memUsed, "jvm.memory.used", "By", "Measure of memory used.")
+	i64(&in.memCommitted, "jvm.memory.committed", "By", "Measure of memory committed.")
+	i64(&in.memLimit, "jvm.memory.limit", "By", "Measure of max obtainable memory.")
+	f64(&in.gcDuration, "jvm.gc.duration", "s", "Cumulative time spent in garbage collection (hsperfdata gives totals, not a histogram).")
+	c64(&in.gcCount, "jvm.gc.count", "{collection}", "Garbage collections since JVM start.")
+	c64(&in.classLoaded, "jvm.class.loaded", "{class}", "Number of classes loaded since JVM start.")
+	c64(&in.classUnloaded, "jvm.class.unloaded", "{class}", "Number of classes unloaded since JVM start.")
+	i64(&in.classCount, "jvm.class.count", "{class}", "Number of classes currently loaded.")
+	i64(&in.threadCount, "jvm.thread.count", "{thread}", "Number of executing platform threads.")
+	i64(&in.procMemUsage, "process.memory.usage", "By", "The amount of physical memory in use (RSS).")
+	i64(&in.procMemPSS, "sparkdx.process.memory.pss", "By", "Proportional set size.")
+	f64(&in.procCPU, "process.cpu.time", "s", "Total CPU seconds broken down by different CPU modes.")
+	i64(&in.procThreads, "process.thread.count", "{thread}", "Process threads count.")
+	i64(&in.procFDs, "process.unix.file_descriptor.count", "{file_descriptor}", "Number of unix file descriptors in use by the process.")
+	c64(&in.procDiskIO, "process.disk.io", "By", "Disk bytes transferred.")
+	i64(&in.cgLimit, "sparkdx.cgroup.memory.limit", "By", "Memory limit of the process's cgroup.")
+	i64(&in.cgUsage, "sparkdx.cgroup.memory.usage", "By", "Memory charged to the process's cgroup.")
+	c64(&in.cgOOMKills, "sparkdx.cgroup.oom_kills", "{kill}", "OOM kills inside the process's cgroup.")
+	f64(&in.cgThrottled, "sparkdx.cgroup.cpu.throttled_time", "s", "Time the process's cgroup was CPU-throttled.")
+	i64(&in.treeMem, "sparkdx.process.tree.memory.usage", "By", "RSS summed over the Spark process's tree by kind.")
+	i64(&in.nodeMemAvailable, "system.memory.available", "By", "Node MemAvailable.")
+	i64(&in.nodeMemTotal, "system.memory.limit", "By", "Node MemTotal.")
+	c64(&in.exits, "sparkdx.process.exits", "{process}", "Spark processes that disappeared, by role and exit cause.")
+	if err != nil {
+		return fmt.Errorf("otlp instruments: %w", err)
+	}
+	obs := []metric.Observable{in.memUsed, in.memCommitted, in.memLimit, in.gcDuration, in.gcCount, in.classLoaded,
+		in.classUnloaded, in.classCount, in.threadCount, in.procMemUsage, in.procMemPSS, in.procCPU, in.procThreads,
+		in.procFDs, in.procDiskIO, in.cgLimit, in.cgUsage, in.cgOOMKills, in.cgThrottled, in.treeMem,
+		in.nodeMemAvailable, in.nodeMemTotal, in.exits}
+	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		if s := a.Last(); s != nil {
+			in.observe(o, s)
+		}
+		for role, causes := range a.Stats().Exits {
+			for cause, n := range causes {
+				o.ObserveInt64(in.exits, int64(n), metric.WithAttributes(attribute.String("spark.role", string(role)), attribute.String("cause", cause)))
+			}
+		}
+		return nil
+	}, obs...)
+	return err
+}
+
+func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
+	o.ObserveInt64(in.nodeMemAvailable, int64(s.Node.MemAvailableBytes))
+	o.ObserveInt64(in.nodeMemTotal, int64(s.Node.MemTotalBytes))
+	for i := range s.Processes {
+		p := &s.Processes[i]
+		base := []attribute.KeyValue{attribute.Int("process.pid", p.PID), attribute.String("spark.role", string(p.Role)),
+			attribute.String("spark.app.id", p.AppID), attribute.String("spark.executor.id", p.ExecutorID)}
+		with := func(kv ...attribute.KeyValue) metric.MeasurementOption {
+			return metric.WithAttributes(append(append([]attribute.KeyValue(nil), base...), kv...)...)
+		}
+		o.ObserveInt64(in.procMemUsage, int64(p.RSSBytes), with())
+		o.ObserveInt64(in.procMemPSS, int64(p.PSSBytes), with())
+		o.ObserveFloat64(in.procCPU, p.CPUUserSeconds, with(attribute.String("cpu.mode", "user")))
+		o.ObserveFloat64(in.procCPU, p.CPUSystemSeconds, with(attribute.String("cpu.mode", "system")))
+		o.ObserveInt64(in.procThreads, int64(p.Threads), with())
+		o.ObserveInt64(in.procFDs, int64(p.OpenFDs), with())
+		o.ObserveInt64(in.procDiskIO, int64(p.ReadBytes), with(attribute.String("disk.io.direction", "read")))
+		o.ObserveInt64(in.procDiskIO, int64(p.WriteBytes), with(attribute.String("disk.io.direction", "write")))
+		for k, t := range p.Tree {
+			o.ObserveInt64(in.treeMem, int64(t.RSSBytes), with(attribute.String("sparkdx.process.kind", string(k))))
+		}
+		if c := p.Container; c != nil {
+			if c.MemoryLimitBytes > 0 {
+				o.ObserveInt64(in.cgLimit, int64(c.MemoryLimitBytes), with())
+			}
+			o.ObserveInt64(in.cgUsage, int64(c.MemoryUsageBytes), with())
+			o.ObserveInt64(in.cgOOMKills, int64(c.OOMKills), with())
+			o.ObserveFloat64(in.cgThrottled, c.CPUThrottledSeconds, with())
+		}
+		j := p.JVM
+		if j == nil {
+			continue
+		}
+		for _, m := range j.Memory {
+			kv := with(attribute.String("jvm.memory.pool.name", m.Name), attribute.String("jvm.memory.type", m.Type))
+			o.ObserveInt64(in.memUsed, int64(m.UsedBytes), kv)
+			o.ObserveInt64(in.memCommitted, int64(m.CommittedBytes), kv)
+			if m.MaxBytes > 0 {
+				o.ObserveInt64(in.memLimit, int64(m.MaxBytes), kv)
+			}
+		}
+		for _, g := range j.GC {
+			kv := with(attribute.String("jvm.gc.name", g.Name))
+			o.ObserveFloat64(in.gcDuration, g.Seconds, kv)
+			o.ObserveInt64(in.gcCount, int64(g.Collections), kv)
+		}
+		o.ObserveInt64(in.classLoaded, int64(j.ClassesLoaded), with())
+		o.ObserveInt64(in.classUnloaded, int64(j.ClassesUnloaded), with())
+		o.ObserveInt64(in.classCount, int64(j.ClassesLoaded)-int64(j.ClassesUnloaded), with())
+		o.ObserveInt64(in.threadCount, int64(j.ThreadsDaemon), with(attribute.Bool("jvm.thread.daemon", true)))
+		o.ObserveInt64(in.threadCount, int64(j.ThreadsLive)-int64(j.ThreadsDaemon), with(attribute.Bool("jvm.thread.daemon", false)))
+	}
+}

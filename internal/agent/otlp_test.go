@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// otlpPeer is an OTLP/HTTP metrics receiver that keeps what it is sent.
+type otlpPeer struct {
+	mu   sync.Mutex
+	reqs []*colmetrics.ExportMetricsServiceRequest
+	path string
+}
+
+func (p *otlpPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := &colmetrics.ExportMetricsServiceRequest{}
+	if err := proto.Unmarshal(b, req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	p.mu.Lock()
+	p.reqs = append(p.reqs, req)
+	p.path = r.URL.Path
+	p.mu.Unlock()
+	out, _ := proto.Marshal(&colmetrics.ExportMetricsServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.Write(out)
+}
+
+func TestOTLPPush(t *testing.T) {
+	peer := &otlpPeer{}
+	srv := httptest.NewServer(peer)
+	defer srv.Close()
+	a := fixtureAgent(t, filepath.Join("testdata", "node1"), Config{})
+	sample(t, a)
+	ctx := context.Background()
+	o, err := NewOTLP(ctx, a, srv.URL, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	peer.mu.Lock()
+	defer peer.mu.Unlock()
+	if len(peer.reqs) == 0 || peer.path != "/v1/metrics" {
+		t.Fatalf("got %d requests at %q, want at least one at /v1/metrics", len(peer.reqs), peer.path)
+	}
+	metrics := map[string]*metricspb.Metric{}
+	var host string
+	for _, rm := range peer.reqs[0].ResourceMetrics {
+		for _, kv := range rm.Resource.Attributes {
+			if kv.Key == "host.name" {
+				host = kv.Value.GetStringValue()
+			}
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				metrics[m.Name] = m
+			}
+		}
+	}
+	if host != "node1" {
+		t.Errorf("got host.name %q, want node1", host)
+	}
+	var names []string
+	for n := range metrics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, want := range []string{"jvm.memory.used", "jvm.memory.committed", "jvm.memory.limit", "jvm.gc.duration", "jvm.class.loaded",
+		"jvm.class.count", "jvm.thread.count", "process.memory.usage", "process.cpu.time", "process.thread.count",
+		"sparkdx.cgroup.memory.limit", "sparkdx.cgroup.oom_kills"} {
+		if metrics[want] == nil {
+			t.Errorf("metric %s missing; got %v", want, names)
+		}
+	}
+	// The executor's eden pool, with the attributes the conventions name.
+	found := false
+	for _, dp := range metrics["jvm.memory.used"].GetSum().GetDataPoints() {
+		attrs := map[string]string{}
+		for _, kv := range dp.Attributes {
+			attrs[kv.Key] = kv.Value.GetStringValue()
+		}
+		if attrs["spark.executor.id"] == "7" && attrs["jvm.memory.pool.name"] == "eden" && attrs["jvm.memory.type"] == "heap" {
+			found = true
+			if dp.GetAsInt() != 10485760 {
+				t.Errorf("executor 7 eden used: got %d, want 10485760", dp.GetAsInt())
+			}
+		}
+	}
+	if !found {
+		t.Error("no jvm.memory.used point for executor 7's eden")
+	}
+	if s := metrics["jvm.class.loaded"].GetSum(); s == nil || !s.IsMonotonic {
+		t.Errorf("jvm.class.loaded: got %v, want a monotonic sum", metrics["jvm.class.loaded"])
+	}
+}
+
+func TestOTLPRejectsBadEndpoint(t *testing.T) {
+	a := fixtureAgent(t, filepath.Join("testdata", "node1"), Config{})
+	for _, ep := range []string{"127.0.0.1:4318", "ftp://x", "http://"} {
+		if _, err := NewOTLP(context.Background(), a, ep, time.Second); err == nil {
+			t.Errorf("NewOTLP(%q): got no error, want one", ep)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"errors"
+	"io/fs"
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// userHZ is the kernel's clock tick for /proc/<pid>/stat times; it is 100 on
+// every Linux architecture Spark runs on.
+const userHZ = 100
+
+// processCollector reads per-process figures from /proc/<pid>: stat, status,
+// smaps_rollup, io and fd.
+type processCollector struct {
+	pageSize uint64
+	bootTime uint64 // seconds since the epoch, from /proc/stat btime
+	now      time.Time
+	pssEvery time.Duration
+}
+
+// collect fills the /proc figures of a Spark JVM and of its descendants, and
+// sums the tree by kind. Files the agent may not read (io, fd and
+// smaps_rollup of other users' processes without root) are counted in errs
+// and left zero.
+func (c processCollector) collect(f found, errs map[string]int) Process {
+	pi := f.info
+	p := Process{
+		PID:         pi.proc.PID,
+		PPID:        pi.stat.PPID,
+		Role:        f.id.Role,
+		AppID:       f.id.AppID,
+		ExecutorID:  f.id.ExecutorID,
+		Cores:       f.id.Cores,
+		Hostname:    f.id.Hostname,
+		ContainerID: f.id.ContainerID,
+		MainClass:   f.id.MainClass,
+		Cmdline:     joinArgv(pi.argv),
+		StartTime:   c.startMillis(pi.stat.Starttime),
+		State:       pi.stat.State,
+		RSSBytes:    uint64(pi.stat.RSS) * c.pageSize,
+		Threads:     pi.stat.NumThreads,
+		startTicks:  pi.stat.Starttime,
+	}
+	p.CPUUserSeconds, p.CPUSystemSeconds = cpuSeconds(pi.stat)
+	if st, err := pi.proc.NewStatus(); err != nil {
+		errs["status"]++
+	} else {
+		p.UID, p.gid = int(st.UIDs[0]), int(st.GIDs[0])
+		p.RSSBytes = st.VmRSS
+		p.RSSPeakBytes = st.VmHWM
+		if n := len(st.NSpids); n > 1 {
+			p.NSPid = int(st.NSpids[n-1])
+		}
+	}
+	p.PSSBytes = c.pss(pi.proc, pi.known, errs)
+	if io, err := pi.proc.IO(); err != nil {
+		errs["io"]++
+	} else {
+		p.ReadBytes, p.WriteBytes = io.ReadBytes, io.WriteBytes
+	}
+	if n, err := pi.proc.FileDescriptorsLen(); err != nil {
+		errs["fd"]++
+	} else {
+		p.OpenFDs = n
+	}
+
+	// CPU is summed in clock ticks so that the tree's seconds are exact.
+	ticks := map[Kind][2]uint{KindJVM: {pi.stat.UTime, pi.stat.STime}}
+	p.Tree = map[Kind]TreeSum{KindJVM: {Processes: 1, RSSBytes: p.RSSBytes, PSSBytes: p.PSSBytes}}
+	for _, d := range f.descendants {
+		ch := c.child(d, errs)
+		p.Children = append(p.Children, ch)
+		s := p.Tree[ch.Kind]
+		s.Processes++
+		s.RSSBytes += ch.RSSBytes
+		s.PSSBytes += ch.PSSBytes
+		p.Tree[ch.Kind] = s
+		t := ticks[ch.Kind]
+		ticks[ch.Kind] = [2]uint{t[0] + d.stat.UTime, t[1] + d.stat.STime}
+	}
+	for k, t := range ticks {
+		s := p.Tree[k]
+		s.CPUUserSeconds, s.CPUSystemSeconds = float64(t[0])/userHZ, float64(t[1])/userHZ
+		p.Tree[k] = s
+	}
+	return p
+}
+
+func (c processCollector) child(d *procInfo, errs map[string]int) Child {
+	ch := Child{
+		PID:      d.proc.PID,
+		PPID:     d.stat.PPID,
+		Kind:     d.kind,
+		Name:     childName(d),
+		Cmdline:  joinArgv(d.argv),
+		State:    d.stat.State,
+		RSSBytes: uint64(d.stat.RSS) * c.pageSize,
+		Threads:  d.stat.NumThreads,
+	}
+	ch.CPUUserSeconds, ch.CPUSystemSeconds = cpuSeconds(d.stat)
+	ch.PSSBytes = c.pss(d.proc, d.known, errs)
+	return ch
+}
+
+// pss reads the proportional set size, which splits pages shared between
+// forked Python workers fairly; it is zero where smaps_rollup is unreadable.
+// Reading it makes the kernel walk the process's page tables, the most
+// expensive read of a cycle for a large JVM, so a value is kept for
+// pssEvery before it is read again.
+func (c processCollector) pss(p procfs.Proc, k *known, errs map[string]int) uint64 {
+	if k != nil && !k.pssAt.IsZero() && c.now.Sub(k.pssAt) < c.pssEvery {
+		return k.pss
+	}
+	var v uint64
+	r, err := p.ProcSMapsRollup()
+	if err == nil {
+		v = r.Pss
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs["smaps_rollup"]++
+	}
+	if k != nil {
+		k.pss, k.pssAt = v, c.now
+	}
+	return v
+}
+
+func (c processCollector) startMillis(ticks uint64) int64 {
+	if c.bootTime == 0 {
+		return 0
+	}
+	return int64(c.bootTime)*1000 + int64(ticks)*1000/userHZ
+}
+
+func cpuSeconds(st procfs.ProcStat) (user, system float64) {
+	return float64(st.UTime) / userHZ, float64(st.STime) / userHZ
+}

@@ -1,0 +1,84 @@
+package analyze
+
+import (
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// TestTimeline builds an attempt whose phases are known to the second:
+// executor 1 lives 10–40 s, executor 2 from 60 s; stage 0 computes 12–30 s,
+// stage 1 is submitted at 45 s with no executor until 60 s and ends at
+// 70 s; stage 2 writes 75–85 s and its SQL command commits until 95 s.
+func TestTimeline(t *testing.T) {
+	const s = int64(1000)
+	a := model.NewAttempt()
+	a.StartTime, a.EndTime, a.Completed = 0, 100*s, true
+	e1 := a.AddExecutor("1", 10*s)
+	e1.TotalCores, e1.RemoveTime = 4, 40*s
+	a.AddExecutor("2", 60*s).TotalCores = 4
+	stage := func(id int, from, to int64) *model.StageAttempt {
+		st, _ := a.StageOrNew(id, 0)
+		st.SubmissionTime, st.CompletionTime, st.Status = from, to, model.StageComplete
+		return st
+	}
+	stage(0, 12*s, 30*s)
+	stage(1, 45*s, 70*s)
+	w := stage(2, 75*s, 85*s)
+	w.Metrics.OutputBytesWritten = 1 << 30
+	w.JobIDs = []int{0}
+	a.AddJob(&model.Job{ID: 0, StageIDs: []int{2}, SQLExecutionID: 1, SubmissionTime: 74 * s, CompletionTime: 86 * s})
+	a.AddSQLExecution(&model.SQLExecution{ID: 1, StartTime: 74 * s, EndTime: 95 * s,
+		Plan: &model.SQLPlanNode{NodeName: "Execute InsertIntoHadoopFsRelationCommand"}})
+
+	r := Analyze(a)
+	want := Phases{ResourceWaitMs: 25 * s, ComputeMs: 28 * s, OutputWriteMs: 20 * s, DriverOnlyMs: 27 * s,
+		FirstExecutorDelayMs: 10 * s}
+	if r.Phases != want {
+		t.Errorf("got %+v, want %+v", r.Phases, want)
+	}
+	wantIvs := []Interval{{0, 10 * s, PhaseResourceWait}, {10 * s, 12 * s, PhaseDriverOnly}, {12 * s, 30 * s, PhaseCompute},
+		{30 * s, 45 * s, PhaseDriverOnly}, {45 * s, 60 * s, PhaseResourceWait}, {60 * s, 70 * s, PhaseCompute},
+		{70 * s, 75 * s, PhaseDriverOnly}, {75 * s, 95 * s, PhaseOutputWrite}, {95 * s, 100 * s, PhaseDriverOnly}}
+	if len(r.Timeline) != len(wantIvs) {
+		t.Fatalf("got timeline %v, want %v", r.Timeline, wantIvs)
+	}
+	for i := range wantIvs {
+		if r.Timeline[i] != wantIvs[i] {
+			t.Errorf("interval %d: got %v, want %v", i, r.Timeline[i], wantIvs[i])
+		}
+	}
+	if got := r.Phases.Ratio(PhaseOutputWrite); got != 0.2 {
+		t.Errorf("got write ratio %v, want 0.2", got)
+	}
+	if r.CriticalPath.MaxExecutors != 1 || r.CriticalPath.MaxCores != 4 {
+		t.Errorf("got %d executors, %d cores at most; want 1 and 4", r.CriticalPath.MaxExecutors, r.CriticalPath.MaxCores)
+	}
+}
+
+// TestSimulate checks the what-if scheduler on known task sets.
+func TestSimulate(t *testing.T) {
+	a := model.NewAttempt()
+	mk := func(id int, parents []int, durs ...int64) *model.StageAttempt {
+		st, _ := a.StageOrNew(id, 0)
+		st.ParentIDs = parents
+		for i, d := range durs {
+			st.AddTask(&model.Task{TaskID: int64(id*100 + i), Index: i, LaunchTime: 1, FinishTime: 1 + d})
+		}
+		return st
+	}
+	// stage 0: 4 tasks of 10; stage 1 (after 0): tasks 30, 10, 10.
+	g := &jobGroup{stages: []*model.StageAttempt{mk(0, nil, 10, 10, 10, 10), mk(1, []int{0}, 30, 10, 10)}}
+	for _, c := range []struct {
+		cores int
+		want  int64
+	}{{1, 40 + 50}, {2, 20 + 30}, {4, 10 + 30}, {100, 10 + 30}} {
+		if got := simulate([]*jobGroup{g}, 5, c.cores); got != 5+c.want {
+			t.Errorf("%d cores: got %d ms, want %d", c.cores, got, 5+c.want)
+		}
+	}
+	cp := criticalPath([]*jobGroup{g}, 100, 2)
+	if cp.CriticalPathMs != cp.DriverMs+40 || cp.IdealMs != cp.DriverMs+45 || cp.TaskTimeMs != 90 {
+		t.Errorf("got %+v, want critical path driver+40, ideal driver+45, task time 90", cp)
+	}
+}

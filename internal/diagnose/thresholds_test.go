@@ -1,0 +1,114 @@
+package diagnose_test
+
+import (
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// TestThresholdEdges runs rules on hand-made analysis results at and just
+// below each documented threshold (docs/recipes/rules.md).
+func TestThresholdEdges(t *testing.T) {
+	stage := func(mod func(s *analyze.Stage)) *analyze.Result {
+		s := analyze.Stage{StageID: 3, Succeeded: 100, Attempts: 100, NumTasks: 100, DurationMs: 10 * mn}
+		mod(&s)
+		return &analyze.Result{DurationMs: 20 * mn, Stages: []analyze.Stage{s}}
+	}
+	skew := func(ratio float64, maxMs int64, overStage float64) *analyze.Result {
+		return stage(func(s *analyze.Stage) {
+			s.TaskDurationMs = analyze.Quantiles{P50: int64(float64(maxMs) / ratio), Max: maxMs}
+			s.SkewDuration, s.MaxTaskOverStage = ratio, overStage
+		})
+	}
+	app := func(wait, dur int64) *analyze.Result {
+		return &analyze.Result{DurationMs: dur, Phases: analyze.Phases{ResourceWaitMs: wait}}
+	}
+	for _, c := range []struct {
+		name string
+		rule *diagnose.Rule
+		res  *analyze.Result
+		want diagnose.Severity
+	}{
+		{"skew 4× at 150 s", diagnose.DataSkew, skew(4, 150*sec, 0.75), diagnose.Warning},
+		{"skew 3.9×", diagnose.DataSkew, skew(3.9, 150*sec, 0.75), diagnose.None},
+		{"skew 10×", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Critical},
+		{"skew 10× short stage share", diagnose.DataSkew, skew(10, 200*sec, 0.5), diagnose.Info},
+		{"skew 10× 5 s max", diagnose.DataSkew, skew(10, 5*sec, 1), diagnose.None},
+		{"spill 0.10", diagnose.Spill, stage(func(s *analyze.Stage) {
+			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 100*gb, 10*gb, gb
+		}), diagnose.Warning},
+		{"spill under 1 GiB disk", diagnose.Spill, stage(func(s *analyze.Stage) {
+			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 10*gb, 9*gb, gb-1
+		}), diagnose.None},
+		{"spill above 3 TB", diagnose.Spill, stage(func(s *analyze.Stage) {
+			s.InputBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 4<<40, 3<<40, 1<<40
+		}), diagnose.Info},
+		{"gc 0.20", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 10*mn, 2*mn }), diagnose.Critical},
+		{"gc 0.099", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 1000*sec, 99*sec }), diagnose.None},
+		{"gc under 5 min", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 4*mn, 2*mn }), diagnose.None},
+		{"tiny 5001 × 499 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50 = 5001, 499
+		}), diagnose.Warning},
+		{"tiny 5000 tasks", diagnose.TinyTasks, stage(func(s *analyze.Stage) { s.NumTasks, s.TaskDurationMs.P50 = 5000, 100 }), diagnose.None},
+		{"tiny 20001 × 199 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50 = 20001, 199
+		}), diagnose.Critical},
+		{"pratio 0.99", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio = 101, 0.99
+		}), diagnose.Warning},
+		{"pratio 0.99 busy cluster", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio, s.ClusterBusy = 101, 0.99, 0.8
+		}), diagnose.None},
+		{"pratio 0.2 short stage", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio, s.DurationMs = 500, 0.2, 149*sec
+		}), diagnose.None},
+		{"median task 15 min", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio, s.RunTimeMs.P50, s.DurationMs = 50, 2, 15*mn, 20*mn
+		}), diagnose.Critical},
+		{"failures 2 of 10", diagnose.TaskFailures, stage(func(s *analyze.Stage) { s.Attempts, s.Failed = 10, 2 }), diagnose.Critical},
+		{"failures 1 of 10", diagnose.TaskFailures, stage(func(s *analyze.Stage) { s.Attempts, s.Failed = 10, 1 }), diagnose.Warning},
+		{"failures 1 of 9", diagnose.TaskFailures, stage(func(s *analyze.Stage) { s.Attempts, s.Failed = 9, 1 }), diagnose.None},
+		{"wait 25 % and 5 min", diagnose.ResourceWait, app(5*mn, 20*mn), diagnose.Critical},
+		{"wait 50 % of 4 min", diagnose.ResourceWait, app(2*mn, 4*mn), diagnose.Warning},
+		{"wait 59 s", diagnose.ResourceWait, app(59*sec, 3*mn), diagnose.None},
+		{"app under 2 min", diagnose.ResourceWait, app(100*sec, 119*sec), diagnose.None},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: c.res}, []*diagnose.Rule{c.rule})
+			got := diagnose.Worst(fs)
+			if got != c.want {
+				t.Errorf("got %v, want %v:%s", got, c.want, dump(fs))
+			}
+			for _, f := range fs {
+				if len(f.StageIDs) > 0 && f.StageIDs[0] != 3 {
+					t.Errorf("got stage ids %v, want [3]", f.StageIDs)
+				}
+			}
+		})
+	}
+}
+
+func TestOOMRiskNeedsGCForCritical(t *testing.T) {
+	res := func(major, gc, run int64) *analyze.Result {
+		return &analyze.Result{Config: analyze.Config{ExecutorMemoryBytes: 4 * gb, DriverMemoryBytes: gb},
+			Executors: []analyze.Executor{{ID: "7", HasPeaks: true, PeakJVMHeapBytes: 4*gb - 100*mb,
+				MajorGCCount: major, GCTimeMs: gc, RunTimeMs: run}}}
+	}
+	for _, c := range []struct {
+		name           string
+		major, gc, run int64
+		want           diagnose.Severity
+	}{
+		{"major GCs", 2, 0, mn, diagnose.Critical},
+		{"GC-bound", 0, mn, 10 * mn, diagnose.Critical},
+		{"no GC sign", 0, sec, 10 * mn, diagnose.Warning},
+	} {
+		fs := diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: res(c.major, c.gc, c.run)},
+			[]*diagnose.Rule{diagnose.OOMRisk})
+		if got := diagnose.Worst(fs); got != c.want || len(fs) != 1 || fs[0].ExecutorIDs[0] != "7" {
+			t.Errorf("%s: got %v%s, want %v on executor 7", c.name, got, dump(fs), c.want)
+		}
+	}
+}

@@ -1,0 +1,309 @@
+package eventlog
+
+import "bytes"
+
+// scanner walks one JSON line for the task fast path. Any input it is not
+// sure to read exactly as fastjson would sets bad, and the caller then
+// uses the general decoder instead.
+type scanner struct {
+	b     []byte
+	i     int
+	depth int
+	bad   bool
+}
+
+const maxScanDepth = 64
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.bad || s.i >= len(s.b) {
+		s.bad = true
+		return 0
+	}
+	return s.b[s.i]
+}
+
+// end reports whether the line was read completely and without doubt.
+func (s *scanner) end() bool {
+	s.ws()
+	return !s.bad && s.i == len(s.b)
+}
+
+// object reads an object, calling field for each key; field must read the
+// value (or skip it).
+func (s *scanner) object(field func(key []byte)) {
+	if s.peek() != '{' {
+		s.bad = true
+		return
+	}
+	s.i++
+	s.depth++
+	if s.depth > maxScanDepth {
+		s.bad = true
+		return
+	}
+	defer func() { s.depth-- }()
+	if s.peek() == '}' {
+		s.i++
+		return
+	}
+	for !s.bad {
+		if s.peek() != '"' {
+			s.bad = true
+			return
+		}
+		key, esc := s.rawString()
+		if esc || s.peek() != ':' {
+			s.bad = true
+			return
+		}
+		s.i++
+		field(key)
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return
+		default:
+			s.bad = true
+		}
+	}
+}
+
+// array reads an array, calling elem for each element; elem must read it.
+func (s *scanner) array(elem func()) {
+	if s.peek() != '[' {
+		s.bad = true
+		return
+	}
+	s.i++
+	s.depth++
+	if s.depth > maxScanDepth {
+		s.bad = true
+		return
+	}
+	defer func() { s.depth-- }()
+	if s.peek() == ']' {
+		s.i++
+		return
+	}
+	for !s.bad {
+		elem()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return
+		default:
+			s.bad = true
+		}
+	}
+}
+
+// rawString reads a string at s.i ('"'), returning its raw content and
+// whether it holds escapes.
+func (s *scanner) rawString() ([]byte, bool) {
+	s.i++
+	start := s.i
+	esc := false
+	for {
+		j := bytes.IndexByte(s.b[s.i:], '"')
+		if j < 0 {
+			s.bad = true
+			s.i = len(s.b)
+			return nil, esc
+		}
+		k := bytes.IndexByte(s.b[s.i:s.i+j], '\\')
+		if k < 0 {
+			s.i += j + 1
+			return s.b[start : s.i-1], esc
+		}
+		esc = true
+		s.i += k + 2 // past the backslash and the character it escapes
+		if s.i > len(s.b) {
+			s.bad = true
+			s.i = len(s.b)
+			return nil, esc
+		}
+	}
+}
+
+// number reads a number token with fastjson's lenient character set and
+// returns it.
+func (s *scanner) number() []byte {
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if (c >= '0' && c <= '9') || c == '.' || c == '-' || c == 'e' || c == 'E' || c == '+' {
+			s.i++
+			continue
+		}
+		break
+	}
+	if s.i == start {
+		s.bad = true
+	}
+	return s.b[start:s.i]
+}
+
+func (s *scanner) literal(lit string) bool {
+	if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// int reads a value as fastjson's GetInt64 would: a plain integer is read,
+// other types give 0. Numbers that are not plain int64 values make the
+// scan bad.
+func (s *scanner) int() int64 {
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		s.skip()
+		return 0
+	}
+	tok := s.number()
+	neg := false
+	if len(tok) > 0 && tok[0] == '-' {
+		neg, tok = true, tok[1:]
+	}
+	if len(tok) == 0 || len(tok) > 18 {
+		s.bad = true
+		return 0
+	}
+	var n int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			s.bad = true
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
+
+// str reads a string without escapes; another type gives nil.
+func (s *scanner) str() []byte {
+	if s.peek() != '"' {
+		s.skip()
+		return nil
+	}
+	b, esc := s.rawString()
+	if esc {
+		s.bad = true
+	}
+	return b
+}
+
+// bool reads true as true and any other value as false.
+func (s *scanner) bool() bool {
+	if s.peek() == 't' && s.literal("true") {
+		return true
+	}
+	s.skip()
+	return false
+}
+
+// null consumes a null and reports whether there was one.
+func (s *scanner) null() bool {
+	if s.peek() == 'n' {
+		if s.literal("null") {
+			return true
+		}
+		s.bad = true
+	}
+	return false
+}
+
+// scalar reads a value as anyString renders it: a string's content, "" for
+// null, a number's or literal's text. Objects and arrays make the scan bad.
+func (s *scanner) scalar() []byte {
+	switch c := s.peek(); {
+	case c == '"':
+		return s.str()
+	case c == 'n':
+		if !s.literal("null") {
+			s.bad = true
+		}
+		return nil
+	case c == 't' || c == 'f':
+		start := s.i
+		if !s.literal("true") && !s.literal("false") {
+			s.bad = true
+		}
+		return s.b[start:s.i]
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	default:
+		s.bad = true
+		return nil
+	}
+}
+
+// raw skips a value and returns its JSON text.
+func (s *scanner) raw() []byte {
+	s.ws()
+	start := s.i
+	s.skip()
+	if s.bad {
+		return nil
+	}
+	return s.b[start:s.i]
+}
+
+// scalarOf renders a raw value as scalar does, marking the scan bad for
+// values it cannot render exactly.
+func (s *scanner) scalarOf(raw []byte) []byte {
+	sub := scanner{b: raw}
+	out := sub.scalar()
+	if !sub.end() {
+		s.bad = true
+	}
+	return out
+}
+
+// skip reads any value.
+func (s *scanner) skip() {
+	switch c := s.peek(); {
+	case c == '{':
+		s.object(func([]byte) { s.skip() })
+	case c == '[':
+		s.array(s.skip)
+	case c == '"':
+		s.rawString()
+	case c == 't':
+		if !s.literal("true") {
+			s.bad = true
+		}
+	case c == 'f':
+		if !s.literal("false") {
+			s.bad = true
+		}
+	case c == 'n':
+		if !s.literal("null") {
+			s.bad = true
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		s.number()
+	default:
+		s.bad = true
+	}
+}

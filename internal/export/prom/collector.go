@@ -1,0 +1,258 @@
+// Package prom exposes sparkdx's analyses as Prometheus metrics: per
+// application phase times and ratios, task-duration histograms and stage
+// totals by stage kind (compute or write), executor peaks, diagnosis
+// findings, and the server's own ingest health. Its consumer (sparkdx
+// serve) supplies the applications through Source; the collector keeps
+// no state of its own. Every metric is listed in table().
+package prom
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+)
+
+// Source lists what the collector reports. Implementations must be safe
+// for concurrent use: Prometheus scrapes from its own goroutines.
+type Source interface {
+	// Apps returns the applications known now: running and finished ones.
+	// The collector filters finished ones by Config.Window.
+	Apps() []App
+	// Health returns the server's own ingest state.
+	Health() Health
+}
+
+// Health is the ingest state of the server.
+type Health struct {
+	IngestLag   time.Duration // age of the oldest unread log change
+	QueueDepth  int           // logs waiting to be read
+	ParseErrors uint64        // unparsable lines since start
+	Logs        int           // logs known
+}
+
+// Config bounds what the collector exports.
+type Config struct {
+	// Window keeps finished applications in /metrics for this long after
+	// they end (default 1h). Running applications are always reported.
+	Window time.Duration
+	// MaxExecutorsPerApp bounds per-executor series: the driver and the
+	// executors with the largest peak heap are kept (default 100).
+	MaxExecutorsPerApp int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Validate reports a bad setting.
+func (c Config) Validate() error {
+	if c.Window < 0 {
+		return errorf("window %s: must not be negative", c.Window)
+	}
+	if c.MaxExecutorsPerApp < 0 {
+		return errorf("max executors per app %d: must not be negative", c.MaxExecutorsPerApp)
+	}
+	return nil
+}
+
+// Collector is a prometheus.Collector over a Source.
+type Collector struct {
+	src     Source
+	cfg     Config
+	metrics []metric
+	descs   map[string]*prometheus.Desc
+}
+
+// NewCollector returns a collector over src. Zero Config fields take their
+// defaults; a bad Config is an error.
+func NewCollector(src Source, cfg Config) (*Collector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Window == 0 {
+		cfg.Window = time.Hour
+	}
+	if cfg.MaxExecutorsPerApp == 0 {
+		cfg.MaxExecutorsPerApp = 100
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	c := &Collector{src: src, cfg: cfg, metrics: table(), descs: map[string]*prometheus.Desc{}}
+	for _, m := range c.metrics {
+		c.descs[m.name] = prometheus.NewDesc(m.name, m.help, labelsOf(m), nil)
+	}
+	return c, nil
+}
+
+func labelsOf(m metric) []string {
+	app := appLabels[:]
+	with := func(extra ...string) []string { return append(append([]string(nil), app...), extra...) }
+	switch m.scope {
+	case scopeApp:
+		if m.name == "spark_app_info" {
+			return with("name", "user", "spark_version", "state")
+		}
+		return with()
+	case scopePhase:
+		return with("phase")
+	case scopeKind, scopeTaskHistogram:
+		return with("stage_kind")
+	case scopeExecutor:
+		return with("executor_id", "host")
+	case scopeFindings:
+		return with("rule", "severity")
+	}
+	return nil
+}
+
+// Describe sends every metric's description.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range c.metrics {
+		ch <- c.descs[m.name]
+	}
+}
+
+// serverState is what the server-scope metrics read.
+type serverState struct {
+	Health
+	dropped, reported int
+}
+
+// Collect sends the metrics of every application in the window and the
+// server's health.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	apps := c.src.Apps()
+	cutoff := c.cfg.Now().Add(-c.cfg.Window).UnixMilli()
+	st := serverState{Health: c.src.Health()}
+	kept := apps[:0:0]
+	seen := map[[2]string]int{} // app and attempt id → index in kept
+	for i := range apps {
+		a := &apps[i]
+		if a.Result == nil {
+			continue
+		}
+		if !a.Running() && a.Result.EndTime < cutoff {
+			st.dropped++
+			continue
+		}
+		// One attempt read from two logs (a copy, a rename) would make
+		// duplicate series and fail the scrape: keep the later one.
+		key := [2]string{a.Result.AppID, a.Result.AttemptID}
+		if j, dup := seen[key]; dup {
+			st.dropped++
+			if a.Result.EndTime > kept[j].Result.EndTime {
+				kept[j] = *a
+			}
+			continue
+		}
+		seen[key] = len(kept)
+		kept = append(kept, *a)
+	}
+	st.reported = len(kept)
+	for _, m := range c.metrics {
+		d := c.descs[m.name]
+		if m.scope == scopeServer {
+			ch <- constMetric(d, m.typ, m.server(&st))
+			continue
+		}
+		for i := range kept {
+			c.collectApp(ch, m, d, &kept[i])
+		}
+	}
+}
+
+// phases maps the analyzer's phases to the phase label values.
+var phases = [...]struct {
+	p     analyze.Phase
+	label string
+}{
+	{analyze.PhaseResourceWait, "resource_wait"},
+	{analyze.PhaseCompute, "compute"},
+	{analyze.PhaseOutputWrite, "io_write"},
+	{analyze.PhaseDriverOnly, "driver_only"},
+}
+
+var kinds = [...]StageKind{KindCompute, KindWrite}
+
+func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometheus.Desc, a *App) {
+	id, attempt := a.Result.AppID, a.Result.AttemptID
+	send := func(v float64, extra ...string) {
+		ch <- constMetric(d, m.typ, v, append([]string{id, attempt}, extra...)...)
+	}
+	switch m.scope {
+	case scopeApp:
+		if m.name == "spark_app_info" {
+			state := "finished"
+			if a.Running() {
+				state = "running"
+			}
+			send(m.app(a), a.Name, a.User, a.SparkVersion, state)
+			return
+		}
+		send(m.app(a))
+	case scopePhase:
+		for _, p := range phases {
+			send(m.phase(a, p.p), p.label)
+		}
+	case scopeKind:
+		ks := sumKinds(a.Result)
+		for _, k := range kinds {
+			send(m.kind(ks[k]), string(k))
+		}
+	case scopeTaskHistogram:
+		for _, k := range kinds {
+			h := a.TaskDurations[k]
+			if h == nil {
+				h = &Histogram{}
+			}
+			b := make(map[float64]uint64, len(taskBuckets))
+			for i, ub := range taskBuckets {
+				b[ub] = h.Buckets[i]
+			}
+			hm, err := prometheus.NewConstHistogram(d, h.Count, h.Sum, b, validLabels(id, attempt, string(k))...)
+			if err != nil {
+				hm = prometheus.NewInvalidMetric(d, err)
+			}
+			ch <- hm
+		}
+	case scopeExecutor:
+		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
+			send(m.exec(e), e.ID, e.Host)
+		}
+	case scopeFindings:
+		counts := map[[2]string]int{}
+		for _, f := range a.Findings {
+			counts[[2]string{f.Rule, f.Severity.String()}]++
+		}
+		for _, r := range diagnose.All {
+			for _, s := range []diagnose.Severity{diagnose.Info, diagnose.Warning, diagnose.Critical} {
+				if n := counts[[2]string{r.ID, s.String()}]; n > 0 {
+					send(float64(n), r.ID, s.String())
+				}
+			}
+		}
+	}
+}
+
+// constMetric builds a sample; a label value that is not UTF-8 (an app
+// name from a damaged log) is repaired rather than failing the scrape.
+func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
+	m, err := prometheus.NewConstMetric(d, t, v, validLabels(labels...)...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
+}
+
+func validLabels(vs ...string) []string {
+	for i, v := range vs {
+		if !utf8.ValidString(v) {
+			vs[i] = strings.ToValidUTF8(v, "\uFFFD")
+		}
+	}
+	return vs
+}

@@ -1,0 +1,45 @@
+package historyapi
+
+import (
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// TestTaskSummaryDiskStoreSemantics: the positions come from the tasks with
+// a recorded run time (successful ones), but duration is scanned over every
+// task, failed ones included, as the History Server's disk store does.
+func TestTaskSummaryDiskStoreSemantics(t *testing.T) {
+	a := model.NewAttempt()
+	s, _ := a.StageOrNew(0, 0)
+	add := func(id, dur, run int64, failed bool) {
+		s.AddTask(&model.Task{TaskID: id, LaunchTime: 1000, FinishTime: 1000 + dur, Failed: failed,
+			HasMetrics: true, Metrics: model.TaskMetrics{ExecutorRunTime: run,
+				ShuffleRead: model.ShuffleReadMetrics{LocalBytesRead: run}}})
+	}
+	add(1, 10, 5, false)
+	add(2, 20, 15, false)
+	add(3, 30, 25, false)
+	add(4, 5, 4, true) // failed: shortest duration
+	d := taskSummary(a, s, []float64{0, 0.5, 1})
+	check := func(name string, got any, want []float64) {
+		t.Helper()
+		g := got.([]any)
+		for i, w := range want {
+			if g[i] != w {
+				t.Errorf("%s: got %v, want %v", name, g, want)
+				return
+			}
+		}
+	}
+	check("executorRunTime", d.Get("executorRunTime"), []float64{5, 15, 25})
+	// count = 3 → positions 0, 1, 2 over durations [5 10 20 30]
+	check("duration", d.Get("duration"), []float64{5, 10, 20})
+	// readBytes is keyed by the true sum for every task with metrics and
+	// valued by the stored fields: the failed task shows -(4)-1 + -(0)-1.
+	check("readBytes", d.Get("shuffleReadMetrics").(*Obj).Get("readBytes"), []float64{-6, 5, 15})
+
+	if taskSummary(a, &model.StageAttempt{}, []float64{0.5}) != nil {
+		t.Error("got a summary for a stage without tasks, want none")
+	}
+}

@@ -1,0 +1,135 @@
+// Package hprof reads HotSpot heap dumps (HPROF "JAVA PROFILE 1.0.1/1.0.2",
+// plain or gzip as written by jcmd GC.heap_dump -gz) in one streaming pass
+// and turns them into the class histogram the JVM itself would print
+// (GC.class_histogram), plus the largest objects and duplicate strings. It
+// keeps counters per class, never the objects, so memory stays bounded
+// whatever the dump size.
+//
+// Where the dump cannot say what the JVM's own histogram counts:
+//   - with class data sharing (the default), GC.class_histogram also counts
+//     archived java.lang.Class mirrors of classes not loaded yet, and, in
+//     -all histograms without a full GC, mirrors of unloaded classes; the
+//     heap dumper writes mirrors of loaded classes only, so java.lang.Class
+//     can be lower here;
+//   - JDK 19+ G1 filler arrays, which the JVM names
+//     [Ljdk.internal.vm.FillerElement;, are written by the dumper as int[]
+//     records and are counted in [I (they exist only in -all dumps taken
+//     without a full GC); jdk.internal.vm.FillerObject instances and filler
+//     object arrays are reported apart as Histogram.Fillers.
+package hprof
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Options tune a read. The zero value infers everything.
+type Options struct {
+	Layout     LayoutChoice // restrict layout inference (e.g. --compressed-oops=false)
+	Top        int          // largest objects and duplicate strings to report; 0: 20
+	MaxStrings int          // bound on tracked Strings and byte/char arrays; 0: 2M; <0: off
+	BufferSize int          // read buffer; 0: 4 MiB
+	SizeHint   int64        // expected uncompressed size, to size tables up front; 0: unknown
+}
+
+const (
+	defaultTop        = 20
+	defaultMaxStrings = 2 << 20
+	defaultBuffer     = 4 << 20
+)
+
+// Read scans an uncompressed dump from r. A dump that ends inside a record
+// is not an error: the histogram so far comes back with Truncated set.
+// Cancelling ctx stops the scan at the next buffer refill.
+func Read(ctx context.Context, r io.Reader, opts Options) (*Histogram, error) {
+	if opts.Top <= 0 {
+		opts.Top = defaultTop
+	}
+	if opts.MaxStrings == 0 {
+		opts.MaxStrings = defaultMaxStrings
+	}
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = defaultBuffer
+	}
+	s := &scanner{
+		d:         newDecoder(ctxReader{ctx, r}, opts.BufferSize),
+		opts:      opts,
+		cands:     candidateLayouts(8),
+		utf8:      map[uint64]string{},
+		loadNames: map[uint64]uint64{},
+		classes:   map[uint64]*classInfo{},
+		top:       topObjects{max: 4 * opts.Top},
+	}
+	if opts.MaxStrings > 0 {
+		s.strings = newStringTracker(opts.MaxStrings, opts.SizeHint)
+	}
+	err := s.run()
+	truncated := errors.Is(err, errShort) || errors.Is(err, io.ErrUnexpectedEOF)
+	if err != nil && !truncated {
+		return nil, err
+	}
+	if s.version == "" {
+		return nil, fmt.Errorf("offset 0: empty or truncated header")
+	}
+	h := s.result()
+	h.BytesRead = s.d.off + int64(s.d.end)
+	if truncated {
+		h.Truncated = true
+		h.TruncatedAt = h.BytesRead
+	}
+	return h, nil
+}
+
+// ReadFile reads a dump file, gzip-compressed or not. Offsets in errors are
+// in the uncompressed stream.
+func ReadFile(ctx context.Context, path string, opts Options) (*Histogram, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hprof: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && opts.SizeHint == 0 {
+		opts.SizeHint = fi.Size()
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	var r io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("hprof: %s: gzip: %w", filepath.Base(path), err)
+		}
+		defer zr.Close()
+		r = zr
+		opts.SizeHint *= 6 // jcmd -gz dumps shrink about that much
+	} else {
+		r = f // the decoder has its own large buffer
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("hprof: %w", err)
+		}
+	}
+	h, err := Read(ctx, r, opts)
+	if err != nil {
+		return nil, fmt.Errorf("hprof: %s %w", filepath.Base(path), err)
+	}
+	return h, nil
+}
+
+// ctxReader makes a long scan cancellable without a check per record.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
