@@ -40,6 +40,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", 2, "ingest workers")
 	queue := fs.Int("queue", 1024, "ingest queue capacity")
 	retention := fs.Duration("retention", 7*24*time.Hour, "how long agent samples are kept")
+	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
 	s3Endpoint := fs.String("s3-endpoint", "", "S3 endpoint URL for s3:// logs (default $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
 	s3Region := fs.String("s3-region", "", "S3 region (default $AWS_REGION)")
@@ -89,7 +90,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageErr("--listen: %v", err)
 	}
-	srv := &http.Server{Handler: server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger}),
+	srv := &http.Server{Handler: server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
+		MetricsWindow: *metricsWindow}),
 		ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "sparkdx serve: listening on http://%s (data %s)\n", ln.Addr(), *data)
 

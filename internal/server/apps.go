@@ -312,4 +312,3 @@ func (s *Server) fullApp(ctx context.Context, appID string) (*model.App, func(),
 
 var errUnknownApp = errors.New("unknown app")
 
-func itoa(v int64) string { return strconv.FormatInt(v, 10) }

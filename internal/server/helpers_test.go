@@ -45,7 +45,7 @@ func startServer(t testing.TB, dataDir, token string, roots ...string) *testServ
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { in.Run(ctx); close(done) }()
-	srv := New(Config{Ingest: in, Store: st, AuthToken: token})
+	srv := New(Config{Ingest: in, Store: st, AuthToken: token, MetricsWindow: 100 * 365 * 24 * time.Hour})
 	hs := httptest.NewServer(srv) // binds 127.0.0.1
 	ts := &testServer{url: hs.URL, in: in, st: st, srv: srv, token: token}
 	ts.stop = func() {

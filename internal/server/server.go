@@ -25,6 +25,9 @@ type Config struct {
 	AuthToken string // when set, every path but /healthz needs "Authorization: Bearer <token>"
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// MetricsWindow keeps finished applications in /metrics this long
+	// after they end (default 1h).
+	MetricsWindow time.Duration
 }
 
 // Server serves HTTP.
@@ -56,7 +59,11 @@ func New(cfg Config) *Server {
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /healthz", s.healthz)
-	m.HandleFunc("GET /metrics", s.metrics)
+	if h, err := s.metricsHandler(); err == nil {
+		m.Handle("GET /metrics", h)
+	} else {
+		s.cfg.Logger.Error("metrics", "err", err)
+	}
 	m.HandleFunc("/api/v1/", s.historyAPI)
 	m.HandleFunc("GET /api/sparkdx/v1/apps", s.apiApps)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}", s.apiApp)
@@ -126,34 +133,6 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.cfg.Ingest.Status())
-}
-
-// metrics writes ingest counters in the Prometheus text format.
-func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
-	st := s.cfg.Ingest.Status()
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	for _, m := range []struct {
-		name, typ, help string
-		v               int64
-	}{
-		{"sparkdx_serve_queue_depth", "gauge", "Logs waiting for an ingest worker.", int64(st.QueueDepth)},
-		{"sparkdx_serve_logs", "gauge", "Event logs known.", int64(st.Logs)},
-		{"sparkdx_serve_logs_running", "gauge", "Event logs being tailed.", int64(st.Running)},
-		{"sparkdx_serve_logs_done", "gauge", "Event logs analysed.", int64(st.Done)},
-		{"sparkdx_serve_ingest_bytes_total", "counter", "Decoded event-log bytes read.", st.Bytes},
-		{"sparkdx_serve_ingest_events_total", "counter", "Events applied.", st.Events},
-		{"sparkdx_serve_ingest_errors_total", "counter", "Logs that could not be read.", st.Errors},
-		{"sparkdx_serve_ingest_deferred_total", "counter", "Times a log waited for a full queue.", st.Deferred},
-		{"sparkdx_serve_scans_total", "counter", "Directory scans.", st.Scans},
-	} {
-		writeMetric(w, m.name, m.typ, m.help, m.v)
-	}
-}
-
-func writeMetric(w http.ResponseWriter, name, typ, help string, v int64) {
-	b := []byte("# HELP " + name + " " + help + "\n# TYPE " + name + " " + typ + "\n" + name + " ")
-	b = append(b, []byte(itoa(v))...)
-	w.Write(append(b, '\n'))
 }
 
 // apiError is the body of every /api/sparkdx error.

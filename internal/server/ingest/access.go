@@ -23,9 +23,15 @@ func (in *Ingester) Status() Status {
 		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load()}
 	in.mu.Lock()
 	s.Scanned = in.scanned
+	now := time.Now()
 	for _, e := range in.entries {
 		s.Logs++
-		switch r := e.record(); {
+		if e.scheduled {
+			s.LagMs = max(s.LagMs, now.Sub(e.queuedAt).Milliseconds())
+		}
+		r := e.record()
+		s.BadLines += r.Bad
+		switch {
 		case r.Done:
 			s.Done++
 		case r.AppID != "":

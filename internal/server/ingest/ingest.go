@@ -155,7 +155,10 @@ type Status struct {
 	Bytes      int64 `json:"bytesRead"`
 	Events     int64 `json:"eventsApplied"`
 	InFlight   int64 `json:"inFlight"`
-	Scanned    bool  `json:"scanned"`
+	BadLines   int64 `json:"badLines"` // malformed lines in the logs known
+	// LagMs is the age of the oldest change seen and not yet read.
+	LagMs   int64 `json:"lagMs"`
+	Scanned bool  `json:"scanned"`
 }
 
 // Entry is one event log.
@@ -173,6 +176,7 @@ type Entry struct {
 	// Set by the scanner under Ingester.mu.
 	next      *eventlog.Log
 	scheduled bool
+	queuedAt  time.Time // when the change being worked on was first seen
 	seenSize  int64
 	seenMod   time.Time
 	seenProg  bool
@@ -313,7 +317,7 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 		e.next = l
 		select {
 		case in.queue <- e:
-			e.scheduled = true
+			e.scheduled, e.queuedAt = true, time.Now()
 			e.seenSize, e.seenMod, e.seenProg = l.Size, l.ModTime, l.InProgress
 		default:
 			in.stats.Deferred.Add(1) // the next scan tries again
