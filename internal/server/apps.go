@@ -311,4 +311,3 @@ func (s *Server) fullApp(ctx context.Context, appID string) (*model.App, func(),
 }
 
 var errUnknownApp = errors.New("unknown app")
-
