@@ -40,6 +40,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", 2, "ingest workers")
 	queue := fs.Int("queue", 1024, "ingest queue capacity")
 	retention := fs.Duration("retention", 7*24*time.Hour, "how long agent samples are kept")
+	rawLogs := fs.Bool("serve-raw-logs", false, "serve /api/v1/.../logs (zips of the raw, unredacted event logs)")
 	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
 	s3Endpoint := fs.String("s3-endpoint", "", "S3 endpoint URL for s3:// logs (default $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
@@ -91,7 +92,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr("--listen: %v", err)
 	}
 	srv := &http.Server{Handler: server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
-		MetricsWindow: *metricsWindow}),
+		MetricsWindow: *metricsWindow, RawLogs: *rawLogs}),
 		ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "sparkdx serve: listening on http://%s (data %s)\n", ln.Addr(), *data)
 

@@ -44,6 +44,11 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 		w.Write(body)
 		return
 	}
+	if seg[len(seg)-1] == "logs" && !s.cfg.RawLogs {
+		// Raw logs hold whatever Spark did not redact; serving them is a choice.
+		http.Error(w, "raw event logs are not served (start sparkdx serve with --serve-raw-logs)", http.StatusForbidden)
+		return
+	}
 	if b, ok := s.storedAPI(p, r.URL.RawQuery); ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -183,5 +185,74 @@ func TestOTLPSamples(t *testing.T) {
 	resp, _ = http.Post(ts.url+"/v1/metrics", "application/x-protobuf", bytes.NewReader([]byte{0xff, 0xff}))
 	if resp.StatusCode != 400 {
 		t.Errorf("garbage OTLP body: got %d, want 400", resp.StatusCode)
+	}
+}
+
+// TestRedaction: secrets in Spark, Hadoop and system properties never
+// reach a response or the store.
+func TestRedaction(t *testing.T) {
+	data, err := os.ReadFile(sparktest.Path(t, "spark-events", tailApp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "hunter2-do-not-show"
+	inject := `"Spark Properties":{"spark.ssl.keyPassword":"` + secret + `","spark.hadoop.fs.s3a.access.key":"AKIA` + secret + `",`
+	out := bytes.Replace(data, []byte(`"Spark Properties":{`), []byte(inject), 1)
+	out = bytes.Replace(out, []byte(`"System Properties":{`), []byte(`"System Properties":{"javax.net.ssl.trustStorePassword":"`+secret+`",`), 1)
+	if bytes.Equal(out, data) {
+		t.Fatal("no environment event to inject into")
+	}
+	for _, running := range []bool{true, false} {
+		t.Run(map[bool]string{true: "running", false: "finished"}[running], func(t *testing.T) {
+			dir, data := t.TempDir(), t.TempDir()
+			name := tailApp
+			if running {
+				name += ".inprogress"
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ts := startServer(t, data, "", dir)
+			ts.waitIdle(t)
+			for _, p := range []string{"/api/v1/applications/" + tailApp + "/environment",
+				"/api/v1/applications/" + tailApp + "/environment?x=model", "/api/sparkdx/v1/apps/" + tailApp + "/report",
+				"/apps/" + tailApp} {
+				code, body := ts.get(t, p)
+				if code != 200 {
+					t.Fatalf("GET %s: %d", p, code)
+				}
+				if bytes.Contains(body, []byte(secret)) {
+					t.Errorf("GET %s shows the secret", p)
+				}
+				if strings.HasSuffix(p, "environment") && !bytes.Contains(body, []byte("*********(redacted)")) {
+					t.Errorf("GET %s: no redacted value", p)
+				}
+			}
+			if code, _ := ts.get(t, "/api/v1/applications/"+tailApp+"/logs"); code != http.StatusForbidden {
+				t.Errorf("raw logs: got %d, want 403 without --serve-raw-logs", code)
+			}
+			ts.stop()
+			ts.stop = nil
+			filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+						t.Errorf("store file %s holds the secret", p)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestRawLogsOptIn: with RawLogs the History Server's logs zip is served,
+// built from the indexed log only.
+func TestRawLogsOptIn(t *testing.T) {
+	st := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	st.srv.cfg.RawLogs = true
+	st.waitIdle(t)
+	code, body := st.get(t, "/api/v1/applications/local-1430917381535/2/logs")
+	if code != 200 || !bytes.HasPrefix(body, []byte("PK")) {
+		t.Errorf("logs zip: got %d %.20q, want 200 and a zip", code, body)
 	}
 }

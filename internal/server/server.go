@@ -25,6 +25,9 @@ type Config struct {
 	AuthToken string // when set, every path but /healthz needs "Authorization: Bearer <token>"
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// RawLogs serves .../logs (zips of the raw event logs, as the History
+	// Server does); off by default since raw logs are not redacted by us.
+	RawLogs bool
 	// MetricsWindow keeps finished applications in /metrics this long
 	// after they end (default 1h).
 	MetricsWindow time.Duration
