@@ -54,7 +54,7 @@ func (in *Ingester) Records() []store.LogRecord {
 	return out
 }
 
-func (in *Ingester) entry(key string) *Entry {
+func (in *Ingester) entry(key string) *logEntry {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.entries[key]
@@ -113,14 +113,14 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 }
 
 // record returns a copy of the entry's record.
-func (e *Entry) record() store.LogRecord {
+func (e *logEntry) record() store.LogRecord {
 	e.recMu.Lock()
 	defer e.recMu.Unlock()
 	return e.rec
 }
 
 // update changes the entry's record.
-func (e *Entry) update(f func(r *store.LogRecord)) store.LogRecord {
+func (e *logEntry) update(f func(r *store.LogRecord)) store.LogRecord {
 	e.recMu.Lock()
 	defer e.recMu.Unlock()
 	f(&e.rec)

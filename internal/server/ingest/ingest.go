@@ -118,15 +118,15 @@ func ReportJSON(in Input) ([]byte, error) {
 // Ingester owns the set of known logs.
 type Ingester struct {
 	cfg   Config
-	queue chan *Entry
+	queue chan *logEntry
 	wake  chan struct{}
 	cache *cache
 
 	mu      sync.Mutex // guards entries and scanned
-	entries map[string]*Entry
+	entries map[string]*logEntry
 	scanned bool // one full scan has completed
 
-	stats   Stats
+	stats   counters
 	version atomic.Uint64 // changes whenever any record changes
 }
 
@@ -134,8 +134,8 @@ type Ingester struct {
 // views of the whole fleet can be cached until it does.
 func (in *Ingester) Version() uint64 { return in.version.Load() }
 
-// Stats are the ingester's counters; read them with Snapshot.
-type Stats struct {
+// counters are the ingester's counters; Status reads them.
+type counters struct {
 	Scans, ScanErrors, Deferred, Processed, Errors atomic.Int64
 	Bytes, Events, InFlight                        atomic.Int64
 }
@@ -161,8 +161,8 @@ type Status struct {
 	Scanned bool  `json:"scanned"`
 }
 
-// Entry is one event log.
-type Entry struct {
+// logEntry is one event log.
+type logEntry struct {
 	key string
 
 	// mu guards tail and the live attempt's contents: readers hold it
@@ -197,14 +197,14 @@ func New(cfg Config) (*Ingester, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in := &Ingester{cfg: cfg, queue: make(chan *Entry, cfg.Queue), wake: make(chan struct{}, 1),
-		cache: newCache(cfg.CacheSize), entries: map[string]*Entry{}}
+	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
+		cache: newCache(cfg.CacheSize), entries: map[string]*logEntry{}}
 	recs, err := cfg.Store.Logs()
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range recs {
-		e := &Entry{key: r.Key, rec: r, version: &in.version}
+		e := &logEntry{key: r.Key, rec: r, version: &in.version}
 		if r.Done {
 			e.seenSize, e.seenMod = r.Size, time.Unix(0, r.ModTime)
 		} else {
@@ -307,7 +307,7 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 		seen[key] = true
 		e := in.entries[key]
 		if e == nil {
-			e = &Entry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}
+			e = &logEntry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}
 			in.entries[key] = e
 			in.version.Add(1)
 		}
@@ -348,7 +348,7 @@ func (in *Ingester) forget(seen map[string]bool) {
 }
 
 // changed says whether l needs work; called under in.mu.
-func (in *Ingester) changed(e *Entry, l *eventlog.Log) bool {
+func (in *Ingester) changed(e *logEntry, l *eventlog.Log) bool {
 	r := e.record()
 	done, size, mod := r.Done, r.Size, r.ModTime
 	if done && !l.InProgress && size == l.Size && mod == l.ModTime.UnixNano() {

@@ -18,7 +18,7 @@ import (
 const progressEvery = 5 * time.Second
 
 // process does one turn of work on e and says whether more remains.
-func (in *Ingester) process(ctx context.Context, e *Entry) (again bool) {
+func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 	in.mu.Lock()
 	l := e.next
 	in.mu.Unlock()
@@ -46,7 +46,7 @@ func (in *Ingester) process(ctx context.Context, e *Entry) (again bool) {
 }
 
 // replayFinished replays a complete log in one go and stores its analysis.
-func (in *Ingester) replayFinished(ctx context.Context, e *Entry, l *eventlog.Log) {
+func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog.Log) {
 	a, st, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Workers: 1})
 	if ctx.Err() != nil {
 		return
@@ -64,7 +64,7 @@ func (in *Ingester) replayFinished(ctx context.Context, e *Entry, l *eventlog.Lo
 }
 
 // finish stores the analysis of a complete log and keeps its model cached.
-func (in *Ingester) finish(e *Entry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
+func (in *Ingester) finish(e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
 	rec := record(e.record(), l, a, st)
 	rec.Done, rec.Error = true, ""
 	var rep []byte
@@ -99,7 +99,7 @@ func (in *Ingester) finish(e *Entry, l *eventlog.Log, a *model.Attempt, st *even
 
 // fail records a log that cannot be read as done-with-error, so it is not
 // retried until it changes.
-func (in *Ingester) fail(e *Entry, l *eventlog.Log, err error) {
+func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
 	in.stats.Errors.Add(1)
 	in.cfg.Logger.Warn("ingest", "log", l.Path, "err", err)
 	rec := e.update(func(r *store.LogRecord) {
@@ -134,7 +134,7 @@ func record(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *eventlog
 
 // tail reads up to MaxBatch more bytes of a log being written (or of one
 // that was being written when we started reading it) and applies them.
-func (in *Ingester) tail(ctx context.Context, e *Entry, l *eventlog.Log) (again bool, err error) {
+func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (again bool, err error) {
 	if e.tail == nil {
 		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name

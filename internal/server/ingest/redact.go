@@ -12,7 +12,7 @@ const Redacted = "*********(redacted)"
 
 // redactOnce redacts a live attempt's environment when it is new: an
 // environment update replaces the property slices.
-func (in *Ingester) redactOnce(e *Entry, a *model.Attempt) {
+func (in *Ingester) redactOnce(e *logEntry, a *model.Attempt) {
 	if len(a.Env.SparkProperties) == 0 && len(a.Env.SystemProperties) == 0 {
 		return
 	}
