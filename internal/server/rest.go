@@ -209,6 +209,25 @@ type Diff struct {
 	Stages   []StageDiff      `json:"stages"`
 }
 
+// PhaseRow compares one phase.
+type PhaseRow struct {
+	Label string
+	A, B  int64
+	Delta int64
+}
+
+// PhaseRows compares the phases of both sides, in display order.
+func (d *Diff) PhaseRows() []PhaseRow {
+	var out []PhaseRow
+	for _, p := range phaseOrder {
+		a, b := d.A.Phases[p.Name], d.B.Phases[p.Name]
+		if a != 0 || b != 0 {
+			out = append(out, PhaseRow{Label: p.Label, A: a, B: b, Delta: b - a})
+		}
+	}
+	return out
+}
+
 // DiffSide is one side of a Diff.
 type DiffSide struct {
 	ID          string           `json:"id"`
@@ -223,7 +242,7 @@ type DiffSide struct {
 	Phases      map[string]int64 `json:"phases,omitempty"`
 }
 
-// StageDiff pairs stages by id.
+// StageDiff pairs stages by id; -1 marks a stage one side did not run.
 type StageDiff struct {
 	StageID     int    `json:"stageId"`
 	Name        string `json:"name"`
@@ -259,12 +278,30 @@ func (s *Server) diff(r *http.Request, a, b string) (*Diff, int, error) {
 		"inputBytes": d.B.InputBytes - d.A.InputBytes, "gcTimeMs": d.B.GCTimeMs - d.A.GCTimeMs}
 	d.Added = findingsMinus(docs[1].Findings, docs[0].Findings)
 	d.Resolved = findingsMinus(docs[0].Findings, docs[1].Findings)
-	bStages := map[int]int64{}
+	// Stages pair by id; a stage only one side ran shows -1 on the other.
+	aStages, bStages := map[int]int64{}, map[int]int64{}
+	for _, st := range docs[0].Stages {
+		aStages[st.StageID] += st.DurationMs
+	}
 	for _, st := range docs[1].Stages {
 		bStages[st.StageID] += st.DurationMs
 	}
-	for _, st := range docs[0].Stages {
-		d.Stages = append(d.Stages, StageDiff{StageID: st.StageID, Name: st.Name, ADurationMs: st.DurationMs, BDurationMs: bStages[st.StageID]})
+	seen := map[int]bool{}
+	for _, doc := range docs {
+		for _, st := range doc.Stages {
+			if seen[st.StageID] {
+				continue
+			}
+			seen[st.StageID] = true
+			sd := StageDiff{StageID: st.StageID, Name: st.Name, ADurationMs: -1, BDurationMs: -1}
+			if v, ok := aStages[st.StageID]; ok {
+				sd.ADurationMs = v
+			}
+			if v, ok := bStages[st.StageID]; ok {
+				sd.BDurationMs = v
+			}
+			d.Stages = append(d.Stages, sd)
+		}
 	}
 	return d, http.StatusOK, nil
 }

@@ -88,7 +88,7 @@ func TestUIChromium(t *testing.T) {
 	}
 	c.checkClean("XSS app page")
 
-	c.navigate(ts.url + "/compare?a=local-1422981759269&b=local-1425081759269")
+	c.navigate(ts.url + "/compare?a=local-1422981759269&b=application_1628109047826_1317105")
 	if c.evalInt(`document.querySelectorAll("#compare tr").length`) < 5 {
 		t.Errorf("compare: no comparison table")
 	}

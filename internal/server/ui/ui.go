@@ -40,7 +40,10 @@ func Funcs() template.FuncMap {
 			}
 			return float64(part) * 100 / float64(whole)
 		},
-		"add": func(a, b int) int { return a + b },
+		"add":    func(a, b int) int { return a + b },
+		"sdur":   func(ms int64) string { return signed(ms, Duration) },
+		"sbytes": func(n int64) string { return signed(n, Bytes) },
+		"snum":   func(n int64) string { return signed(n, func(v int64) string { return fmt.Sprint(v) }) },
 	}
 }
 
@@ -80,4 +83,16 @@ func Time(ms int64) string {
 		return "—"
 	}
 	return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05")
+}
+
+// signed formats a change: "+1.2s", "−3", "±0".
+func signed(v int64, f func(int64) string) string {
+	switch {
+	case v > 0:
+		return "+" + f(v)
+	case v < 0:
+		return "−" + f(-v)
+	default:
+		return "±0"
+	}
 }
