@@ -37,7 +37,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	data := fs.String("data", "", "directory of the embedded store (default: $XDG_STATE_HOME or ~/.local/state/sparkdx)")
 	tokenFile := fs.String("auth-token-file", "", "file holding the bearer token every request but /healthz must carry")
 	poll := fs.Duration("poll", 2*time.Second, "rescan interval (inotify wakes local directories sooner)")
-	workers := fs.Int("workers", 2, "ingest workers")
+	workers := fs.Int("workers", 0, "ingest workers (default: half the CPUs, at least 1; the rest serve requests)")
 	queue := fs.Int("queue", 1024, "ingest queue capacity")
 	retention := fs.Duration("retention", 7*24*time.Hour, "how long agent samples are kept")
 	rawLogs := fs.Bool("serve-raw-logs", false, "serve /api/v1/.../logs (zips of the raw, unredacted event logs)")
