@@ -246,3 +246,62 @@ func TestTailRollingDir(t *testing.T) {
 	})
 	checkLikeOffline(t, ts, offlineViews(t, src))
 }
+
+// TestTailRollingCompaction: Spark's compaction replaces finished parts by
+// an events_<N>_<app>.compact file while the app runs. Tailing continues
+// from the part it was reading when that part survives, and starts over
+// when it was compacted away; either way the app ends like offline.
+func TestTailRollingCompaction(t *testing.T) {
+	src := sparktest.Path(t, "spark-events", tailApp)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	part := func(i, n int) []byte { return bytes.Join(lines[i*len(lines)/n:(i+1)*len(lines)/n], nil) }
+	for _, c := range []struct {
+		name      string
+		compactTo int // parts 1..compactTo become events_<compactTo>.compact
+	}{{"reading part survives", 2}, {"reading part compacted", 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "eventlog_v2_"+tailApp)
+			os.Mkdir(dir, 0o755)
+			status := filepath.Join(dir, "appstatus_"+tailApp+".inprogress")
+			os.WriteFile(status, nil, 0o644)
+			name := func(i int) string { return filepath.Join(dir, fmt.Sprintf("events_%d_%s", i, tailApp)) }
+			const n = 4
+			for i := 0; i < 3; i++ {
+				os.WriteFile(name(i+1), part(i, n), 0o644)
+			}
+			ts := startServer(t, t.TempDir(), "", root)
+			var want int64
+			for _, ln := range lines[:3*len(lines)/n] {
+				if len(bytes.TrimSpace(ln)) > 0 {
+					want++
+				}
+			}
+			waitFor(t, "three parts", func() (bool, string) {
+				a, _ := appSummary(t, ts, tailApp)
+				return a.Events == want, fmt.Sprint(a.Events)
+			})
+			// Compact: the first parts become one .compact file holding
+			// their lines (Spark would also drop events no UI needs).
+			var compact []byte
+			for i := 0; i < c.compactTo; i++ {
+				compact = append(compact, part(i, n)...)
+			}
+			os.WriteFile(name(c.compactTo)+".compact", compact, 0o644)
+			for i := 1; i <= c.compactTo; i++ {
+				os.Remove(name(i))
+			}
+			os.WriteFile(name(4), part(3, n), 0o644)
+			os.Rename(status, filepath.Join(dir, "appstatus_"+tailApp))
+			waitFor(t, "completed", func() (bool, string) {
+				a, _ := appSummary(t, ts, tailApp)
+				return a.Status == "completed" && ts.in.Status().Done == 1, fmt.Sprintf("%+v", a)
+			})
+			checkLikeOffline(t, ts, offlineViews(t, src))
+		})
+	}
+}

@@ -185,7 +185,8 @@ type logEntry struct {
 	redacted envID          // the live attempt's environment already redacted
 
 	// Owned by the worker holding the entry.
-	part         int
+	part         int             // position in parts of the part being read
+	parts        []eventlog.Part // the parts as last read
 	offset       int64
 	lastProgress time.Time
 

@@ -135,6 +135,13 @@ func record(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *eventlog
 // tail reads up to MaxBatch more bytes of a log being written (or of one
 // that was being written when we started reading it) and applies them.
 func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (again bool, err error) {
+	if e.tail != nil && l.Rolling && !e.follow(l) {
+		// The part being read was compacted away: what was applied can no
+		// longer be lined up with the parts, so read the log again.
+		e.mu.Lock()
+		e.tail = nil
+		e.mu.Unlock()
+	}
 	if e.tail == nil {
 		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
@@ -143,6 +150,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		e.mu.Unlock()
 		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
+	e.parts = l.Parts
 	budget := in.cfg.MaxBatch
 	for budget > 0 && e.part < len(l.Parts) {
 		data, eof, err := readPart(ctx, l, e.part, e.offset, budget)
@@ -200,6 +208,24 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		}
 	}
 	return false, nil
+}
+
+// follow finds the part being read in a new listing of a rolling log (by
+// its events_<N> number: Spark's compaction replaces earlier parts by one
+// .compact file, which shifts positions); false when it is gone.
+func (e *logEntry) follow(l *eventlog.Log) bool {
+	if e.part >= len(e.parts) {
+		return e.part == 0
+	}
+	want := e.parts[e.part]
+	for i, p := range l.Parts {
+		if p.Index == want.Index && p.Compact == want.Compact {
+			e.part = i
+			e.parts = l.Parts
+			return true
+		}
+	}
+	return false
 }
 
 // readPart reads up to limit decoded bytes of part i of l, starting at
