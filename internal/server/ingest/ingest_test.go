@@ -176,3 +176,22 @@ func TestMissingRootKeepsIndex(t *testing.T) {
 		t.Errorf("got %+v, want scan errors and the one log kept", st)
 	}
 }
+
+// TestNotSparkLogs: files that hold no application (garbage, an empty
+// log) are indexed once, without an application, and not read again.
+func TestNotSparkLogs(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "local-1"), []byte("this is not json\n{\"also\": \"not spark\"}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "local-2"), nil, 0o644)
+	in, _ := run(t, Config{Roots: []string{dir}})
+	st := waitDone(t, in, 2)
+	for _, r := range in.Records() {
+		if r.AppID != "" || !r.Done {
+			t.Errorf("got %+v, want done without an application", r)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // several polls
+	if again := in.Status(); again.Processed != st.Processed {
+		t.Errorf("processed %d times after the first %d: want no re-reads", again.Processed, st.Processed)
+	}
+}
