@@ -125,6 +125,17 @@ func (s *Server) summaries() []AppSummary {
 		}
 		out = append(out, a)
 	}
+	s.sumMu.Lock()
+	if len(s.sums) > 2*len(recs)+64 { // logs forgotten since: drop their summaries
+		live := make(map[string]cachedSummary, len(recs))
+		for _, r := range recs {
+			if c, ok := s.sums[r.Key]; ok {
+				live[r.Key] = c
+			}
+		}
+		s.sums = live
+	}
+	s.sumMu.Unlock()
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].StartTime != out[j].StartTime {
 			return out[i].StartTime > out[j].StartTime
