@@ -76,7 +76,7 @@ func TestAnalyzeOTLPToCollector(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	// The collector has no metrics pipeline: that refusal is a warning.
-	if code := run(context.Background(), []string{"analyze", "--otlp-endpoint", "http://" + addr, log}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"analyze", "--format", "json", "--otlp-endpoint", "http://" + addr, log}, &stdout, &stderr); code != 0 {
 		t.Fatalf("got exit %d, want 0; stderr:\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "otlp export") {

@@ -120,7 +120,7 @@ func TestAnalyzeInputErrors(t *testing.T) {
 		})
 	}
 	t.Run("lenient counts the bad line", func(t *testing.T) {
-		code, out, errs := runCLI("analyze", bad)
+		code, out, errs := runCLI("analyze", "--format", "json", bad)
 		if code != 0 {
 			t.Fatalf("got exit %d, want 0: %s", code, errs)
 		}

@@ -20,7 +20,7 @@ func TestAnalyzeDelta(t *testing.T) {
 	logs := []string{sparktest.Path(t, "spark-events", "local-1430917381534"), sparktest.Path(t, "spark-events", "app-20161116163331-0000")}
 	dir := t.TempDir()
 	for round := range 2 {
-		code, out, errs := runCLI(append([]string{"analyze", "--delta", dir}, logs...)...)
+		code, out, errs := runCLI(append([]string{"analyze", "--format", "json", "--delta", dir}, logs...)...)
 		if code != 0 {
 			t.Fatalf("round %d: exit %d: %s", round, code, errs)
 		}

@@ -19,7 +19,7 @@ import (
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "", "output format: text, json or html (default text on a terminal, else json)")
+	format := fs.String("format", "text", "output format: text (for people), json (sparkdx.diff/v1, for programs) or html")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	if err := fs.Parse(args); err != nil {
@@ -27,9 +27,6 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if fs.NArg() != 2 {
 		return usageErr("usage: sparkdx diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG")
-	}
-	if *format == "" {
-		*format = defaultFormat(stdout, *out)
 	}
 	if *format != "text" && *format != "json" && *format != "html" {
 		return usageErr("--format %s: want text, json or html", *format)

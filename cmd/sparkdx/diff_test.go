@@ -23,7 +23,8 @@ func TestDiffCommand(t *testing.T) {
 		stderr string
 	}{
 		{"text", []string{"--format", "text", before, after}, 0, "after is 90% faster", ""},
-		{"json by default off a terminal", []string{before, after}, 0, `"schema": "sparkdx.diff/v1"`, ""},
+		{"json", []string{"--format", "json", before, after}, 0, `"schema": "sparkdx.diff/v1"`, ""},
+		{"text by default", []string{before, after}, 0, "after is 90% faster", ""},
 		{"html", []string{"--format", "html", before, after}, 0, "Before → after", ""},
 		{"same log in two codecs", []string{"--format", "text", plain, lz4}, 0, "same wall time", ""},
 		{"one log", []string{before}, 2, "", "usage"},

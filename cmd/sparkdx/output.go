@@ -86,12 +86,3 @@ func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) 
 	}
 	return err
 }
-
-// defaultFormat is text for a person at a terminal and JSON for scripts
-// (a pipe, a file, -o FILE), as gh and kubectl-style tools do.
-func defaultFormat(stdout io.Writer, outPath string) string {
-	if (outPath == "" || outPath == "-") && isTerminal(stdout) {
-		return "text"
-	}
-	return "json"
-}

@@ -81,7 +81,8 @@ func TestAnalyzeOutputFile(t *testing.T) {
 	}{
 		{[]string{"--format", "html", "-o", filepath.Join(dir, "r.html")}, "<!DOCTYPE html>"},
 		{[]string{"--format", "text", "-o", filepath.Join(dir, "r.txt")}, "local-1430917381534"},
-		{[]string{"-o", filepath.Join(dir, "r.json")}, `"schema": "sparkdx.report/v1"`},
+		{[]string{"--format", "json", "-o", filepath.Join(dir, "r.json")}, `"schema": "sparkdx.report/v1"`},
+		{[]string{"-o", filepath.Join(dir, "default.txt")}, "local-1430917381534 · "},
 	} {
 		t.Run(filepath.Base(c.args[len(c.args)-1]), func(t *testing.T) {
 			var out, errb bytes.Buffer
