@@ -1,6 +1,9 @@
 package eventlog
 
-import "bytes"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // scanner walks one JSON line for the task fast path. Any input it is not
 // sure to read exactly as fastjson would sets bad, and the caller then
@@ -116,30 +119,56 @@ func (s *scanner) array(elem func()) {
 
 // rawString reads a string at s.i ('"'), returning its raw content and
 // whether it holds escapes.
+//
+// Most strings in a log are short keys ("Task ID", "Update"), where two
+// bytes.IndexByte calls per string (one for the quote, one for a
+// backslash) cost more in call overhead than the scan itself; it was a
+// quarter of decoding time. So it looks for both bytes in one pass, eight
+// bytes at a time.
 func (s *scanner) rawString() ([]byte, bool) {
 	s.i++
 	start := s.i
 	esc := false
+	b := s.b
+	i := s.i
 	for {
-		j := bytes.IndexByte(s.b[s.i:], '"')
-		if j < 0 {
+		for i+8 <= len(b) {
+			if m := quoteOrBackslash(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
 			s.bad = true
-			s.i = len(s.b)
+			s.i = len(b)
 			return nil, esc
 		}
-		k := bytes.IndexByte(s.b[s.i:s.i+j], '\\')
-		if k < 0 {
-			s.i += j + 1
-			return s.b[start : s.i-1], esc
+		if b[i] == '"' {
+			s.i = i + 1
+			return b[start:i], esc
 		}
 		esc = true
-		s.i += k + 2 // past the backslash and the character it escapes
-		if s.i > len(s.b) {
+		i += 2 // past the backslash and the character it escapes
+		if i > len(b) {
 			s.bad = true
-			s.i = len(s.b)
+			s.i = len(b)
 			return nil, esc
 		}
 	}
+}
+
+// quoteOrBackslash has the high bit set in each byte of w that is '"' or
+// '\\' (SWAR zero-byte test on w XOR the byte repeated). Bytes above a
+// match may be marked falsely, so only the lowest marked byte is exact.
+func quoteOrBackslash(w uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (lo * '"')
+	bs := w ^ (lo * '\\')
+	return ((q-lo)&^q | (bs-lo)&^bs) & hi
 }
 
 // number reads a number token with fastjson's lenient character set and
