@@ -18,6 +18,12 @@ type scanner struct {
 const maxScanDepth = 64
 
 func (s *scanner) ws() {
+	// Spark writes no whitespace between tokens, so one comparison (every
+	// JSON whitespace byte is <= ' ') settles nearly every call; this is
+	// called before every token.
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -176,12 +182,10 @@ func quoteOrBackslash(w uint64) uint64 {
 func (s *scanner) number() []byte {
 	start := s.i
 	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if (c >= '0' && c <= '9') || c == '.' || c == '-' || c == 'e' || c == 'E' || c == '+' {
-			s.i++
-			continue
+		if !isNumberByte(s.b[s.i]) {
+			break
 		}
-		break
+		s.i++
 	}
 	if s.i == start {
 		s.bad = true
@@ -199,34 +203,40 @@ func (s *scanner) literal(lit string) bool {
 
 // int reads a value as fastjson's GetInt64 would: a plain integer is read,
 // other types give 0. Numbers that are not plain int64 values make the
-// scan bad.
+// scan bad. Digits are converted as they are found: most of a task line is
+// integers, and a second pass over each token showed in profiles.
 func (s *scanner) int() int64 {
 	c := s.peek()
 	if c != '-' && (c < '0' || c > '9') {
 		s.skip()
 		return 0
 	}
-	tok := s.number()
-	neg := false
-	if len(tok) > 0 && tok[0] == '-' {
-		neg, tok = true, tok[1:]
+	b, i := s.b, s.i
+	neg := c == '-'
+	if neg {
+		i++
 	}
-	if len(tok) == 0 || len(tok) > 18 {
+	digits := i
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	nd := i - digits
+	// A fraction, exponent or stray sign continues the token in fastjson's
+	// lenient reading, so the number is not a plain integer.
+	if nd == 0 || nd > 18 || i < len(b) && isNumberByte(b[i]) {
 		s.bad = true
 		return 0
 	}
-	var n int64
-	for _, c := range tok {
-		if c < '0' || c > '9' {
-			s.bad = true
-			return 0
-		}
-		n = n*10 + int64(c-'0')
-	}
+	s.i = i
 	if neg {
 		n = -n
 	}
 	return n
+}
+
+func isNumberByte(c byte) bool {
+	return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == 'e' || c == 'E' || c == '+'
 }
 
 // str reads a string without escapes; another type gives nil.

@@ -50,3 +50,34 @@ func rawStringByBytes(b []byte) (content []byte, esc bool, end int, bad bool) {
 	}
 	return nil, esc, len(b), true
 }
+
+func TestScannerInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		end  int // s.i after the read
+		bad  bool
+	}{
+		{"123,", 123, 3, false},
+		{"-5}", -5, 2, false},
+		{"0", 0, 1, false},
+		{"123456789012345678]", 123456789012345678, 18, false},
+		{"1234567890123456789", 0, 0, true}, // past what fastjson reads as int64 exactly
+		{"1.5", 0, 0, true},
+		{"1e3", 0, 0, true},
+		{"12+", 0, 0, true},
+		{"-", 0, 0, true},
+		{"--1", 0, 0, true},
+		{`"7",`, 0, 3, false}, // another type reads as 0 and is skipped
+		{"null}", 0, 4, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			s := scanner{b: []byte(tt.in)}
+			got := s.int()
+			if s.bad != tt.bad || !tt.bad && (got != tt.want || s.i != tt.end) {
+				t.Errorf("got %d end=%d bad=%v, want %d end=%d bad=%v", got, s.i, s.bad, tt.want, tt.end, tt.bad)
+			}
+		})
+	}
+}
