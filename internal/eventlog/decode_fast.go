@@ -24,7 +24,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 	switch {
 	case hasPrefix(line, prefixTaskEnd):
 		s := scanner{b: line}
-		e := &EventTaskEnd{}
+		e := d.newTaskEnd()
 		e.Info.PartitionID = -1
 		e.Reason.Reason = "Success"
 		var seen uint8
@@ -47,7 +47,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 		return e
 	case hasPrefix(line, prefixTaskStart):
 		s := scanner{b: line}
-		e := EventTaskStart{}
+		e := d.newTaskStart()
 		e.Info.PartitionID = -1
 		var seen uint8
 		s.object(func(k []byte) {
