@@ -58,12 +58,18 @@ func (s *scanner) object(field func(key []byte)) {
 		return
 	}
 	s.i++
-	s.depth++
-	if s.depth > maxScanDepth {
+	if s.depth++; s.depth > maxScanDepth {
 		s.bad = true
 		return
 	}
-	defer func() { s.depth-- }()
+	// No defer for the depth: this runs for every object of every task
+	// line, and the deferred closure showed in profiles.
+	s.members(field)
+	s.depth--
+}
+
+// members reads an object's members after its '{'.
+func (s *scanner) members(field func(key []byte)) {
 	if s.peek() == '}' {
 		s.i++
 		return
@@ -99,12 +105,16 @@ func (s *scanner) array(elem func()) {
 		return
 	}
 	s.i++
-	s.depth++
-	if s.depth > maxScanDepth {
+	if s.depth++; s.depth > maxScanDepth {
 		s.bad = true
 		return
 	}
-	defer func() { s.depth-- }()
+	s.elements(elem)
+	s.depth--
+}
+
+// elements reads an array's elements after its '['.
+func (s *scanner) elements(elem func()) {
 	if s.peek() == ']' {
 		s.i++
 		return
