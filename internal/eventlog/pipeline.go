@@ -24,7 +24,7 @@ type ReplayOptions struct {
 	InProgress bool
 	// Workers is the number of decoding goroutines; 0 means GOMAXPROCS.
 	Workers int
-	// ChunkSize is the read size; 0 means 1 MiB.
+	// ChunkSize is the read size; 0 means 256 KiB.
 	ChunkSize int
 	// SizeHint is the log's stored size, if known: read buffers for small
 	// logs start small.
@@ -109,7 +109,10 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 	}
 	size := opts.ChunkSize
 	if size <= 0 {
-		size = 1 << 20
+		// 256 KiB measured as fast as 1 MiB on the big test log (42.8
+		// against 43.5 ms/op) with less memory in flight: peak RSS of
+		// analyze 50 -> 44 MB, 26.5 -> 19.2 MB allocated per replay.
+		size = 256 << 10
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
