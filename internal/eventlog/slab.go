@@ -1,25 +1,35 @@
 package eventlog
 
-// slab hands out zeroed values from fixed-size blocks that are reused after
-// reset. Task events are most of a log and replay copies what it keeps out
-// of them, so allocating each one made half of a replay's allocations
-// (26k of 56k per run of the big test log) for memory that died as soon as
-// its chunk was applied. Blocks never grow in place, so pointers handed out
-// stay valid until reset.
+// slab hands out zeroed values from blocks that are reused after reset.
+// Task events are most of a log and replay copies what it keeps out of
+// them, so allocating each one made half of a replay's allocations (26k of
+// 56k per run of the big test log) for memory that died as soon as its
+// chunk was applied. Blocks never grow in place, so pointers handed out
+// stay valid until reset. Blocks start small and double, so a chunk of a
+// few lines (a tailed log's latest bytes) does not pay for a full block.
 type slab[T any] struct {
 	blocks [][]T
-	n      int // values handed out since reset
+	b, i   int // the next value is blocks[b][i]
 }
 
-const slabBlock = 256
+const (
+	slabFirstBlock = 8
+	slabMaxBlock   = 256
+)
 
 func (s *slab[T]) next() *T {
-	b, i := s.n/slabBlock, s.n%slabBlock
-	if b == len(s.blocks) {
-		s.blocks = append(s.blocks, make([]T, slabBlock))
+	if s.b < len(s.blocks) && s.i == len(s.blocks[s.b]) {
+		s.b, s.i = s.b+1, 0
 	}
-	s.n++
-	p := &s.blocks[b][i]
+	if s.b == len(s.blocks) {
+		n := slabFirstBlock
+		if s.b > 0 {
+			n = min(2*len(s.blocks[s.b-1]), slabMaxBlock)
+		}
+		s.blocks = append(s.blocks, make([]T, n))
+	}
+	p := &s.blocks[s.b][s.i]
+	s.i++
 	var zero T
 	*p = zero
 	return p
@@ -27,7 +37,7 @@ func (s *slab[T]) next() *T {
 
 // reset makes every value free for reuse; the caller must hold no pointer
 // handed out before.
-func (s *slab[T]) reset() { s.n = 0 }
+func (s *slab[T]) reset() { s.b, s.i = 0, 0 }
 
 // taskSlab holds the task events of one chunk.
 type taskSlab struct {
