@@ -1,0 +1,104 @@
+package eventlog
+
+import (
+	"bytes"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// Tail replays a log that is still being written: it keeps the replay state
+// between calls, so bytes appended later continue the same model.Attempt
+// exactly as one Replay of the whole log would.
+//
+// Decoding and applying are separate steps so that a server can decode
+// (the costly part) without holding the lock its readers take, and hold it
+// only to apply. A Tail is used by one goroutine at a time.
+type Tail struct {
+	st    *state
+	dec   *Decoder
+	opts  ReplayOptions
+	carry []byte // a last line without its '\n' yet
+	line  int64  // number of the next line to decode
+	stats ReplayStats
+}
+
+// TailBatch is the decoded events of some whole lines of a tailed log.
+type TailBatch struct {
+	c chunk
+}
+
+// Events is the number of events in the batch.
+func (b *TailBatch) Events() int { return len(b.c.events) }
+
+// NewTail starts replaying a log into a new attempt; opts.Name names the
+// log in errors and opts.Strict makes a malformed line an error of Apply.
+func NewTail(opts ReplayOptions) *Tail {
+	a := model.NewAttempt()
+	a.LogName = opts.Name
+	opts.InProgress = true
+	return &Tail{st: newState(a), dec: NewDecoder(), opts: opts, line: 1,
+		stats: ReplayStats{Unknown: map[string]int{}}}
+}
+
+// Attempt is the attempt being built; it changes only in Apply and Finish.
+func (t *Tail) Attempt() *model.Attempt { return t.st.a }
+
+// Stats counts what has been applied so far.
+func (t *Tail) Stats() *ReplayStats { return &t.stats }
+
+// Pending is the number of bytes held back: a last line whose '\n' has not
+// been written yet.
+func (t *Tail) Pending() int { return len(t.carry) }
+
+// Decode decodes the whole lines of data, the bytes of the log that follow
+// those given before, and holds back a trailing partial line for the next
+// call. It does not touch the attempt. The batch may use data: leave it
+// unchanged until the batch is applied.
+func (t *Tail) Decode(data []byte) *TailBatch {
+	i := bytes.LastIndexByte(data, '\n')
+	if i < 0 {
+		t.carry = append(t.carry, data...)
+		return &TailBatch{}
+	}
+	buf := data[:i+1]
+	if len(t.carry) > 0 {
+		buf = make([]byte, 0, len(t.carry)+i+1)
+		buf = append(append(buf, t.carry...), data[:i+1]...)
+	}
+	t.carry = append(t.carry[:0], data[i+1:]...)
+	return t.decode(buf, false)
+}
+
+// End decodes the held-back partial line as the log's last line: the log
+// is complete, so a cut line is counted as truncated rather than awaited.
+func (t *Tail) End() *TailBatch {
+	if len(t.carry) == 0 {
+		return &TailBatch{}
+	}
+	buf := t.carry
+	t.carry = nil
+	return t.decode(buf, true)
+}
+
+func (t *Tail) decode(buf []byte, last bool) *TailBatch {
+	b := &TailBatch{c: chunk{buf: buf, data: buf, firstLine: t.line, last: last}}
+	b.c.lines = int64(bytes.Count(buf, []byte{'\n'}))
+	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
+		b.c.lines++
+	}
+	t.line += b.c.lines
+	decodeChunk(t.dec, &b.c, t.opts.Name)
+	return b
+}
+
+// Apply applies a decoded batch to the attempt, in the order the batches
+// were decoded. With ReplayOptions.Strict a malformed line is returned as
+// an error and the batch's later events are not applied.
+func (t *Tail) Apply(b *TailBatch) error {
+	if b.c.data == nil {
+		return nil
+	}
+	err := t.st.applyChunk(&b.c, &t.stats, t.opts)
+	t.st.finish()
+	return err
+}

@@ -1,0 +1,324 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// Finding is the part of a report finding the fleet views use.
+type Finding struct {
+	Rule        string          `json:"rule"`
+	Severity    string          `json:"severity"`
+	Title       string          `json:"title"`
+	Detail      string          `json:"detail,omitempty"`
+	Recipe      string          `json:"recipe,omitempty"`
+	StageIDs    []int           `json:"stageIds,omitempty"`
+	ExecutorIDs []string        `json:"executorIds,omitempty"`
+	Evidence    json.RawMessage `json:"evidence,omitempty"`
+}
+
+// EvidenceText is the evidence as "key=value" pairs, sorted by key.
+func (f Finding) EvidenceText() string {
+	var m map[string]any
+	if len(f.Evidence) == 0 || json.Unmarshal(f.Evidence, &m) != nil {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		b, _ := json.Marshal(m[k])
+		parts = append(parts, k+"="+string(b))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// AppSummary is one application attempt as the fleet views show it.
+type AppSummary struct {
+	ID         string           `json:"id"`
+	AttemptID  string           `json:"attemptId,omitempty"`
+	Name       string           `json:"name"`
+	User       string           `json:"user"`
+	Status     string           `json:"status"` // running | completed | incomplete
+	StartTime  int64            `json:"startTime"`
+	EndTime    int64            `json:"endTime"` // -1 while running
+	DurationMs int64            `json:"durationMs"`
+	Tags       []string         `json:"tags"`
+	Stages     int              `json:"stages"`
+	Tasks      int              `json:"tasks"`
+	Events     int64            `json:"events"`
+	Phases     map[string]int64 `json:"phases,omitempty"`
+	Findings   []Finding        `json:"findings"`
+	Worst      *Finding         `json:"worstFinding"`
+	Log        string           `json:"log"`
+	// LastUpdated is when the log last changed (epoch ms).
+	LastUpdated int64 `json:"lastUpdated"`
+	key         string
+}
+
+// cachedSummary is the report-derived part of a finished log's summary.
+type cachedSummary struct {
+	modTime  int64
+	phases   map[string]int64
+	findings []Finding
+}
+
+var severityRank = map[string]int{"info": 1, "warning": 2, "critical": 3}
+
+func statusOf(r store.LogRecord) string {
+	switch {
+	case r.Completed:
+		return "completed"
+	case r.Done:
+		return "incomplete"
+	default:
+		return "running"
+	}
+}
+
+// summaries returns every application attempt known, newest start first.
+func (s *Server) summaries() []AppSummary {
+	recs := s.cfg.Ingest.Records()
+	now := s.cfg.Now().UnixMilli()
+	out := make([]AppSummary, 0, len(recs))
+	for _, r := range recs {
+		if r.AppID == "" {
+			continue
+		}
+		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
+			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Stages: r.Stages, Tasks: r.Tasks,
+			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{}}
+		if a.Tags == nil {
+			a.Tags = []string{}
+		}
+		switch {
+		case r.Completed:
+			a.DurationMs = r.EndTime - r.StartTime
+		case r.StartTime > 0 && a.Status == "running":
+			a.DurationMs = now - r.StartTime
+			a.EndTime = -1
+		case r.StartTime > 0:
+			a.DurationMs = r.LastUpdated - r.StartTime
+		}
+		if r.Done {
+			c := s.reportSummary(r)
+			a.Phases, a.Findings = c.phases, c.findings
+		}
+		for i := range a.Findings {
+			if a.Worst == nil || severityRank[a.Findings[i].Severity] > severityRank[a.Worst.Severity] {
+				a.Worst = &a.Findings[i]
+			}
+		}
+		out = append(out, a)
+	}
+	s.sumMu.Lock()
+	if len(s.sums) > 2*len(recs)+64 { // logs forgotten since: drop their summaries
+		live := make(map[string]cachedSummary, len(recs))
+		for _, r := range recs {
+			if c, ok := s.sums[r.Key]; ok {
+				live[r.Key] = c
+			}
+		}
+		s.sums = live
+	}
+	s.sumMu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].StartTime != out[j].StartTime {
+			return out[i].StartTime > out[j].StartTime
+		}
+		return out[i].key > out[j].key
+	})
+	return out
+}
+
+// reportSummary reads (once per log version) the phases and findings of a
+// stored report; reports without them (no analyzer yet) give none.
+func (s *Server) reportSummary(r store.LogRecord) cachedSummary {
+	s.sumMu.Lock()
+	c, ok := s.sums[r.Key]
+	s.sumMu.Unlock()
+	if ok && c.modTime == r.ModTime {
+		return c
+	}
+	c = cachedSummary{modTime: r.ModTime, findings: []Finding{}}
+	if b, err := s.cfg.Store.Report(r.Key); err == nil {
+		var rep struct {
+			Phases   map[string]int64 `json:"phases"`
+			Findings []Finding        `json:"findings"`
+		}
+		if json.Unmarshal(b, &rep) == nil {
+			c.phases = rep.Phases
+			if rep.Findings != nil {
+				c.findings = rep.Findings
+			}
+		}
+	}
+	s.sumMu.Lock()
+	s.sums[r.Key] = c
+	s.sumMu.Unlock()
+	return c
+}
+
+// filter keeps the summaries a query asks for: user, status, rule, tag,
+// q (name or id substring), from/to (start time, epoch ms or YYYY-MM-DD).
+func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
+	from, err := timeParam(q.Get("from"))
+	if err != nil {
+		return nil, err
+	}
+	to, err := timeParam(q.Get("to"))
+	if err != nil {
+		return nil, err
+	}
+	status := q.Get("status")
+	switch status {
+	case "", "running", "completed", "incomplete":
+	default:
+		return nil, errors.New("unknown status: " + status)
+	}
+	var out []AppSummary
+	for _, a := range apps {
+		if u := q.Get("user"); u != "" && a.User != u {
+			continue
+		}
+		if status != "" && a.Status != status {
+			continue
+		}
+		if rule := q.Get("rule"); rule != "" && !hasRule(a.Findings, rule) {
+			continue
+		}
+		if tag := q.Get("tag"); tag != "" && !contains(a.Tags, tag) {
+			continue
+		}
+		if s := strings.ToLower(q.Get("q")); s != "" &&
+			!strings.Contains(strings.ToLower(a.Name), s) && !strings.Contains(strings.ToLower(a.ID), s) {
+			continue
+		}
+		if from > 0 && a.StartTime < from || to > 0 && a.StartTime >= to {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func hasRule(fs []Finding, rule string) bool {
+	for _, f := range fs {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func timeParam(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMilli(), nil
+		}
+	}
+	return 0, errors.New("bad time: " + s + " (want epoch ms or YYYY-MM-DD)")
+}
+
+// attemptsOf returns the summaries of one application, newest first.
+func (s *Server) attemptsOf(appID string) []AppSummary {
+	var out []AppSummary
+	for _, a := range s.summaries() {
+		if a.ID == appID {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// pick chooses an attempt of an application ("" = newest).
+func pick(atts []AppSummary, attemptID string) (AppSummary, bool) {
+	for _, a := range atts {
+		if attemptID == "" || a.AttemptID == attemptID {
+			return a, true
+		}
+	}
+	return AppSummary{}, false
+}
+
+// skeletonApps are the applications as the index knows them: enough for
+// the History Server's application list, without replaying anything.
+func (s *Server) skeletonApps() []*model.App {
+	var atts []*model.Attempt
+	for _, r := range s.cfg.Ingest.Records() {
+		if r.AppID == "" {
+			continue
+		}
+		a := model.NewAttempt()
+		a.AppID, a.AppName, a.AttemptID, a.SparkUser, a.SparkVersion = r.AppID, r.AppName, r.AttemptID, r.User, r.SparkVersion
+		a.StartTime, a.EndTime, a.LastUpdated, a.Completed = r.StartTime, r.EndTime, r.LastUpdated, r.Completed
+		a.LogPath, a.LogName = r.Path, r.Name
+		atts = append(atts, a)
+	}
+	return eventlog.GroupApps(atts)
+}
+
+// fullApp returns an application with every attempt's model, read-locked
+// until release is called.
+func (s *Server) fullApp(ctx context.Context, appID string) (*model.App, func(), error) {
+	var atts []*model.Attempt
+	var releases []func()
+	release := func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	for _, r := range s.cfg.Ingest.Records() {
+		if r.AppID != appID {
+			continue
+		}
+		a, rel, err := s.cfg.Ingest.Attempt(ctx, r.Key)
+		if errors.Is(err, ingest.ErrNotReady) {
+			continue
+		}
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		releases = append(releases, rel)
+		if a.AppID == appID {
+			atts = append(atts, a)
+		}
+	}
+	if len(atts) == 0 {
+		release()
+		return nil, nil, errUnknownApp
+	}
+	return eventlog.GroupApps(atts)[0], release, nil
+}
+
+var errUnknownApp = errors.New("unknown app")

@@ -1,0 +1,279 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// chrome drives one headless Chromium page over the DevTools protocol on
+// --remote-debugging-pipe (NUL-separated JSON; commands on fd 3, replies
+// and events on fd 4).
+type chrome struct {
+	t       *testing.T
+	in      io.WriteCloser
+	session string
+
+	mu       sync.Mutex
+	nextID   int
+	waiting  map[int]chan cdpMsg
+	problems []string // console errors, exceptions, failed loads, dialogs
+	loads    chan struct{}
+}
+
+type cdpMsg struct {
+	ID        int             `json:"id,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *struct {
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+func startChrome(t *testing.T, bin string) *chrome {
+	t.Helper()
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "about:blank")
+	cmd.ExtraFiles = []*os.File{cmdR, outW}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	cmdR.Close()
+	outW.Close()
+	c := &chrome{t: t, in: cmdW, waiting: map[int]chan cdpMsg{}, loads: make(chan struct{}, 16)}
+	go c.read(outR)
+	t.Cleanup(func() {
+		cmdW.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	var tgt struct{ TargetID string }
+	c.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt)
+	var att struct{ SessionID string }
+	c.call("", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att)
+	c.session = att.SessionID
+	for _, d := range []string{"Page.enable", "Runtime.enable", "Log.enable", "Network.enable"} {
+		c.call(c.session, d, nil, nil)
+	}
+	c.call(c.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1400, "height": 1000,
+		"deviceScaleFactor": 1, "mobile": false}, nil)
+	return c
+}
+
+func (c *chrome) read(r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		raw, err := br.ReadBytes(0)
+		if err != nil {
+			return
+		}
+		var m cdpMsg
+		if json.Unmarshal(raw[:len(raw)-1], &m) != nil {
+			continue
+		}
+		if m.ID != 0 {
+			c.mu.Lock()
+			ch := c.waiting[m.ID]
+			delete(c.waiting, m.ID)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+			continue
+		}
+		c.event(m)
+	}
+}
+
+// event records what makes a page broken for a person.
+func (c *chrome) event(m cdpMsg) {
+	var p struct {
+		Type             string
+		Args             []struct{ Value any }
+		ExceptionDetails struct {
+			Text      string
+			Exception struct{ Description string }
+		}
+		Entry     struct{ Level, Text, URL string }
+		ErrorText string
+		Message   string
+	}
+	json.Unmarshal(m.Params, &p)
+	add := func(s string) {
+		c.mu.Lock()
+		c.problems = append(c.problems, s)
+		c.mu.Unlock()
+	}
+	switch m.Method {
+	case "Page.loadEventFired":
+		select {
+		case c.loads <- struct{}{}:
+		default:
+		}
+	case "Runtime.consoleAPICalled":
+		if p.Type == "error" || p.Type == "assert" {
+			add(fmt.Sprintf("console.%s: %v", p.Type, p.Args))
+		}
+	case "Runtime.exceptionThrown":
+		add("exception: " + p.ExceptionDetails.Text + " " + p.ExceptionDetails.Exception.Description)
+	case "Log.entryAdded":
+		if p.Entry.Level == "error" {
+			add("log: " + p.Entry.Text + " " + p.Entry.URL)
+		}
+	case "Network.loadingFailed":
+		add("network: " + p.ErrorText)
+	case "Page.javascriptDialogOpening":
+		add("dialog opened (script ran): " + p.Message)
+		go c.call(c.session, "Page.handleJavaScriptDialog", map[string]any{"accept": true}, nil)
+	}
+}
+
+func (c *chrome) call(session, method string, params, result any) {
+	c.t.Helper()
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	ch := make(chan cdpMsg, 1)
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	msg := map[string]any{"id": id, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	b, _ := json.Marshal(msg)
+	if _, err := c.in.Write(append(b, 0)); err != nil {
+		c.t.Errorf("cdp %s: %v", method, err)
+		return
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			c.t.Errorf("cdp %s: %s", method, m.Error.Message)
+			return
+		}
+		if result != nil {
+			json.Unmarshal(m.Result, result)
+		}
+	case <-time.After(30 * time.Second):
+		c.t.Errorf("cdp %s: no reply in 30s", method)
+	}
+}
+
+// navigate loads url and waits for its load event.
+func (c *chrome) navigate(url string) {
+	c.t.Helper()
+	c.drainLoads()
+	c.call(c.session, "Page.navigate", map[string]any{"url": url}, nil)
+	c.waitLoad()
+}
+
+func (c *chrome) drainLoads() {
+	for {
+		select {
+		case <-c.loads:
+		default:
+			return
+		}
+	}
+}
+
+func (c *chrome) waitLoad() {
+	c.t.Helper()
+	select {
+	case <-c.loads:
+	case <-time.After(20 * time.Second):
+		c.t.Fatal("page did not load in 20s")
+	}
+}
+
+// eval evaluates a JS expression in the page and returns its JSON value.
+func (c *chrome) eval(expr string) json.RawMessage {
+	c.t.Helper()
+	var r struct {
+		Result struct {
+			Value json.RawMessage
+		}
+		ExceptionDetails *struct{ Text string }
+	}
+	c.call(c.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
+	if r.ExceptionDetails != nil {
+		c.t.Fatalf("eval %q: %s", expr, r.ExceptionDetails.Text)
+	}
+	return r.Result.Value
+}
+
+func (c *chrome) evalString(expr string) string {
+	var s string
+	json.Unmarshal(c.eval(expr), &s)
+	return s
+}
+
+func (c *chrome) evalInt(expr string) int {
+	var n int
+	json.Unmarshal(c.eval(expr), &n)
+	return n
+}
+
+// screenshot saves a PNG of the page into $SPARKDX_SCREENSHOTS, if set.
+func (c *chrome) screenshot(name string) {
+	dir := os.Getenv("SPARKDX_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	var r struct{ Data string }
+	c.call(c.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &r)
+	b, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		c.t.Errorf("screenshot: %v", err)
+		return
+	}
+	os.WriteFile(filepath.Join(dir, name+".png"), b, 0o644)
+}
+
+// takeProblems returns and clears what went wrong since the last call.
+func (c *chrome) takeProblems() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.problems
+	c.problems = nil
+	return p
+}
+
+func (c *chrome) checkClean(page string) {
+	c.t.Helper()
+	if p := c.takeProblems(); len(p) > 0 {
+		c.t.Errorf("%s: %s", page, strings.Join(p, "; "))
+	}
+}

@@ -1,0 +1,173 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+type goldenCase struct{ name, url, file string }
+
+// suiteCases reads HistoryServerSuite's (name, URL) list.
+func suiteCases(t *testing.T) []goldenCase {
+	src, err := os.ReadFile(sparktest.Path(t, "HistoryServerSuite.scala.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	start := strings.Index(s, "val cases = Seq(")
+	end := strings.Index(s[start:], "\n  )\n")
+	if start < 0 || end < 0 {
+		t.Fatal("cases list not found")
+	}
+	re := regexp.MustCompile(`"([^"]+)"\s*->\s*"([^"]+)"`)
+	nonWord := regexp.MustCompile(`\W`)
+	var out []goldenCase
+	for _, m := range re.FindAllStringSubmatch(s[start:start+end], -1) {
+		out = append(out, goldenCase{m[1], m[2], nonWord.ReplaceAllString(m[1], "_") + "_expectation.json"})
+	}
+	return out
+}
+
+// TestHistoryServerGoldens serves the History Server test directory and
+// checks every HistoryServerSuite case over HTTP, twice: after the first
+// ingest (models in memory) and after a restart on the same store (index
+// from the store, models replayed on demand).
+func TestHistoryServerGoldens(t *testing.T) {
+	cases := suiteCases(t)
+	if len(cases) != 60 {
+		t.Fatalf("got %d suite cases, want 60", len(cases))
+	}
+	logs := sparktest.Path(t, "spark-events")
+	expDir := sparktest.Path(t, "HistoryServerExpectations")
+	data := t.TempDir()
+	for _, phase := range []string{"first", "restarted"} {
+		t.Run(phase, func(t *testing.T) {
+			ts := startServer(t, data, "", logs)
+			ts.waitIdle(t)
+			if phase == "restarted" {
+				if st := ts.in.Status(); st.Bytes != 0 {
+					t.Errorf("after restart: ingest read %d bytes, want 0 (every log was already analysed)", st.Bytes)
+				}
+			}
+			passed := 0
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					want, err := os.ReadFile(filepath.Join(expDir, c.file))
+					if err != nil {
+						t.Fatal(err)
+					}
+					code, body := ts.get(t, "/api/v1/"+c.url)
+					if code != 200 {
+						t.Fatalf("GET %s: status %d: %s", c.url, code, body)
+					}
+					g, err := decodeJSON(body)
+					if err != nil {
+						t.Fatalf("GET %s: %v", c.url, err)
+					}
+					normalise(g)
+					w, err := decodeJSON(want)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var diffs []string
+					jsonDiffs("$", g, w, &diffs)
+					if len(diffs) > 10 {
+						diffs = diffs[:10]
+					}
+					if len(diffs) > 0 {
+						t.Errorf("GET %s differs from %s:\n%s", c.url, c.file, strings.Join(diffs, "\n"))
+					} else {
+						passed++
+					}
+				})
+			}
+			t.Logf("%s: %d of %d cases match", phase, passed, len(cases))
+		})
+	}
+}
+
+// TestStoredViewsMatchModel: every stored History Server view answers
+// byte for byte what the replayed model answers (a query string makes the
+// server use the model).
+func TestStoredViewsMatchModel(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	var apps []struct {
+		ID       string
+		Attempts []struct{ AttemptID string }
+	}
+	ts.getJSON(t, "/api/v1/applications", &apps)
+	checked := 0
+	for _, app := range apps {
+		bases := []string{"/api/v1/applications/" + app.ID}
+		for _, at := range app.Attempts {
+			if at.AttemptID != "" {
+				bases = append(bases, bases[0]+"/"+at.AttemptID)
+			}
+		}
+		for _, base := range bases {
+			for res := range storedResources {
+				_, stored := ts.srv.storedAPI(strings.TrimPrefix(base, "/api/v1/")+"/"+res, "")
+				c1, b1 := ts.get(t, base+"/"+res)
+				c2, b2 := ts.get(t, base+"/"+res+"?sparkdx-test=model")
+				if c1 != c2 || string(b1) != string(b2) {
+					t.Errorf("%s/%s: stored (%v) answer %d %.120s differs from the model's %d %.120s", base, res, stored, c1, b1, c2, b2)
+				}
+				if stored {
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d stored views were compared, want at least 100", checked)
+	}
+	t.Logf("%d stored views match the model", checked)
+}
+
+// TestStoredPageMatchesModel: the stored app-page data equals what the
+// page computes from the replayed model.
+func TestStoredPageMatchesModel(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	n := 0
+	for _, sum := range ts.srv.summaries() {
+		stored, err := ts.in.View(sum.key, "page")
+		if err != nil {
+			t.Errorf("%s: no stored page: %v", sum.key, err)
+			continue
+		}
+		a, release, err := ts.in.Attempt(context.Background(), sum.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := recordOf(ts, sum.key)
+		want, _ := json.Marshal(buildAppView(a, analyze.Analyze(a).Timeline, false, rec.LastUpdated))
+		release()
+		if string(stored) != string(want) {
+			t.Errorf("%s: stored page data differs from the model's:\ngot  %.200s\nwant %.200s", sum.key, stored, want)
+		}
+		n++
+	}
+	if n != 19 {
+		t.Errorf("compared %d pages, want 19", n)
+	}
+}
+
+func recordOf(ts *testServer, key string) store.LogRecord {
+	for _, r := range ts.in.Records() {
+		if r.Key == key {
+			return r
+		}
+	}
+	return store.LogRecord{}
+}

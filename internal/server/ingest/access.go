@@ -1,0 +1,165 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// This file is the read side: what the HTTP server asks of the ingester.
+
+// Status reports the queue and counters.
+func (in *Ingester) Status() Status {
+	s := Status{QueueDepth: len(in.queue), QueueCap: cap(in.queue),
+		Scans: in.stats.Scans.Load(), ScanErrors: in.stats.ScanErrors.Load(), Deferred: in.stats.Deferred.Load(),
+		Processed: in.stats.Processed.Load(), Errors: in.stats.Errors.Load(),
+		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load()}
+	in.mu.Lock()
+	s.Scanned = in.scanned
+	now := time.Now()
+	for _, e := range in.entries {
+		s.Logs++
+		if e.scheduled {
+			s.LagMs = max(s.LagMs, now.Sub(e.queuedAt).Milliseconds())
+		}
+		r := e.record()
+		s.BadLines += r.Bad
+		switch {
+		case r.Done:
+			s.Done++
+		case r.AppID != "":
+			s.Running++
+		}
+	}
+	in.mu.Unlock()
+	return s
+}
+
+// Records returns a copy of every log's record, by key.
+func (in *Ingester) Records() []store.LogRecord {
+	in.mu.Lock()
+	out := make([]store.LogRecord, 0, len(in.entries))
+	for _, e := range in.entries {
+		out = append(out, e.record())
+	}
+	in.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func (in *Ingester) entry(key string) *logEntry {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.entries[key]
+}
+
+// ErrUnknownLog is returned for a key the ingester does not know.
+var ErrUnknownLog = errors.New("ingest: unknown log")
+
+// ErrNotReady is returned for a log not read yet.
+var ErrNotReady = errors.New("ingest: log not read yet")
+
+// Attempt returns a log's replayed attempt and a release function to call
+// when done reading it; the attempt does not change until then. A finished
+// log's model is replayed on demand when not cached.
+func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, func(), error) {
+	e := in.entry(key)
+	if e == nil {
+		return nil, nil, ErrUnknownLog
+	}
+	e.mu.RLock()
+	if t := e.tail; t != nil {
+		return t.Attempt(), e.mu.RUnlock, nil
+	}
+	e.mu.RUnlock()
+	rec := e.record()
+	if !rec.Done || rec.AppID == "" {
+		return nil, nil, ErrNotReady
+	}
+	if a := in.cache.get(key); a != nil {
+		return a, func() {}, nil
+	}
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if a := in.cache.get(key); a != nil {
+		return a, func() {}, nil
+	}
+	e.mu.RLock()
+	if t := e.tail; t != nil { // started tailing meanwhile
+		return t.Attempt(), e.mu.RUnlock, nil
+	}
+	e.mu.RUnlock()
+	logs, err := eventlog.Open(ctx, rec.Path, in.cfg.Open)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(logs) != 1 {
+		return nil, nil, fmt.Errorf("ingest: %s: %d logs, want 1", rec.Path, len(logs))
+	}
+	a, _, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{Workers: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	in.redact(a)
+	in.cache.put(key, a)
+	return a, func() {}, nil
+}
+
+// record returns a copy of the entry's record.
+func (e *logEntry) record() store.LogRecord {
+	e.recMu.Lock()
+	defer e.recMu.Unlock()
+	return e.rec
+}
+
+// update changes the entry's record.
+func (e *logEntry) update(f func(r *store.LogRecord)) store.LogRecord {
+	e.recMu.Lock()
+	defer e.recMu.Unlock()
+	f(&e.rec)
+	e.version.Add(1)
+	return e.rec
+}
+
+// View returns one stored view of a finished log.
+func (in *Ingester) View(key, name string) ([]byte, error) {
+	if in.cfg.Views == nil {
+		return nil, store.ErrNotFound
+	}
+	return in.cfg.Store.View(key, name)
+}
+
+// Report returns a log's sparkdx.report/v1 JSON: the stored analysis of a
+// finished log, or one computed now for a running one.
+func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
+	e := in.entry(key)
+	if e == nil {
+		return nil, ErrUnknownLog
+	}
+	if e.record().Done {
+		return in.cfg.Store.Report(key)
+	}
+	a, release, err := in.Attempt(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rec := e.record()
+	return in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, nil), InProgress: true,
+		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
+}
+
+func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) report.Log {
+	l := report.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}
+	if st != nil {
+		l.Bytes, l.Events, l.BadLines, l.UnknownEvents, l.Truncated = st.Bytes, st.Events, st.BadLines, st.Unknown, st.Truncated
+	}
+	return l
+}

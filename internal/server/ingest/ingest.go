@@ -1,0 +1,385 @@
+// Package ingest keeps sparkdx serve's view of every event log current: it
+// lists the log directories (inotify wakes it for local ones, a poll for
+// all), replays finished logs once and stores their analysis, and tails
+// logs still being written, so that a running application's model grows
+// within seconds of Spark writing an event.
+//
+// Work goes through a bounded queue served by a fixed number of workers;
+// a log is queued at most once, a worker reads at most MaxBatch bytes of it
+// per turn and queues it again, so one huge log cannot starve the others,
+// and a full queue makes the scanner wait for the next scan (back-pressure)
+// instead of growing memory.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// DefaultRedaction is Spark's default spark.redaction.regex.
+const DefaultRedaction = `(?i)secret|password|token|access[.]key`
+
+// Input is what an analysis sees of one log.
+type Input struct {
+	Attempt    *model.Attempt
+	Log        report.Log
+	InProgress bool      // the log is still being written
+	ModTime    time.Time // of the log's newest part
+	Now        time.Time
+}
+
+// AnalyzeFunc turns a replayed attempt into its sparkdx.report/v1 JSON.
+type AnalyzeFunc func(in Input) ([]byte, error)
+
+// ViewsFunc computes what the server shows of a finished log, by name, so
+// that it can be stored and served without replaying the log.
+type ViewsFunc func(in Input) (map[string][]byte, error)
+
+// Config configures an Ingester.
+type Config struct {
+	Roots     []string // directories (or files) of event logs; s3:// URLs allowed
+	Store     *store.Store
+	Open      eventlog.OpenOptions
+	Poll      time.Duration  // rescan interval; default 2s
+	Workers   int            // default half of GOMAXPROCS (at least 1): leave CPU to readers
+	Queue     int            // queue capacity; default 1024
+	MaxBatch  int64          // bytes one worker turn reads from a log; default 8 MiB
+	CacheSize int            // finished models kept in memory; default 32
+	Redaction *regexp.Regexp // default DefaultRedaction
+	Analyze   AnalyzeFunc    // default ReportJSON
+	Views     ViewsFunc      // named views stored with the analysis; none when nil
+	Logger    *slog.Logger
+	Watch     bool          // use inotify on local directories
+	Retention time.Duration // agent samples older than this are deleted; default 7 days
+}
+
+// Validate checks the configuration and fills defaults.
+func (c *Config) Validate() error {
+	if len(c.Roots) == 0 {
+		return errors.New("ingest: no event log directory")
+	}
+	if c.Store == nil {
+		return errors.New("ingest: no store")
+	}
+	if c.Poll <= 0 {
+		c.Poll = 2 * time.Second
+	}
+	if c.Workers <= 0 {
+		c.Workers = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if c.Queue <= 0 {
+		c.Queue = 1024
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 8 << 20
+	}
+	if c.CacheSize <= 0 {
+		c.CacheSize = 32
+	}
+	if c.Redaction == nil {
+		c.Redaction = regexp.MustCompile(DefaultRedaction)
+	}
+	if c.Analyze == nil {
+		c.Analyze = ReportJSON
+	}
+	if c.Retention <= 0 {
+		c.Retention = 7 * 24 * time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// ReportJSON is the default AnalyzeFunc: the sparkdx.report/v1 document
+// with every diagnose rule, as `sparkdx analyze --format json` writes it.
+func ReportJSON(in Input) ([]byte, error) {
+	res := analyze.Analyze(in.Attempt)
+	findings := diagnose.Run(&diagnose.Pass{Attempt: in.Attempt, Result: res, Log: diagnose.LogInfo{
+		InProgress: in.InProgress, Truncated: in.Log.Truncated, ModTime: in.ModTime, Now: in.Now}}, diagnose.All)
+	return json.Marshal(report.Build(in.Attempt, res, findings, in.Log))
+}
+
+// Ingester owns the set of known logs.
+type Ingester struct {
+	cfg   Config
+	queue chan *logEntry
+	wake  chan struct{}
+	cache *cache
+
+	mu      sync.Mutex // guards entries and scanned
+	entries map[string]*logEntry
+	scanned bool // one full scan has completed
+
+	stats   counters
+	version atomic.Uint64 // changes whenever any record changes
+}
+
+// Version changes whenever the index (any log's record) changes, so that
+// views of the whole fleet can be cached until it does.
+func (in *Ingester) Version() uint64 { return in.version.Load() }
+
+// counters are the ingester's counters; Status reads them.
+type counters struct {
+	Scans, ScanErrors, Deferred, Processed, Errors atomic.Int64
+	Bytes, Events, InFlight                        atomic.Int64
+}
+
+// Status is what /healthz and /metrics show of ingest.
+type Status struct {
+	QueueDepth int   `json:"queueDepth"`
+	QueueCap   int   `json:"queueCapacity"`
+	Logs       int   `json:"logs"`
+	Running    int   `json:"running"`
+	Done       int   `json:"done"`
+	Scans      int64 `json:"scans"`
+	ScanErrors int64 `json:"scanErrors"`
+	Deferred   int64 `json:"deferred"`
+	Processed  int64 `json:"processed"`
+	Errors     int64 `json:"errors"`
+	Bytes      int64 `json:"bytesRead"`
+	Events     int64 `json:"eventsApplied"`
+	InFlight   int64 `json:"inFlight"`
+	BadLines   int64 `json:"badLines"` // malformed lines in the logs known
+	// LagMs is the age of the oldest change seen and not yet read.
+	LagMs   int64 `json:"lagMs"`
+	Scanned bool  `json:"scanned"`
+}
+
+// logEntry is one event log.
+type logEntry struct {
+	key string
+
+	// mu guards tail and the live attempt's contents: readers hold it
+	// shared while they read the model, the worker exclusively to apply.
+	mu sync.RWMutex
+	// recMu guards rec alone, so listing the fleet never waits for an apply.
+	recMu   sync.Mutex
+	rec     store.LogRecord
+	version *atomic.Uint64 // the ingester's index version, bumped by update
+
+	// Set by the scanner under Ingester.mu.
+	next      *eventlog.Log
+	scheduled bool
+	queuedAt  time.Time // when the change being worked on was first seen
+	seenSize  int64
+	seenMod   time.Time
+	seenProg  bool
+
+	tail     *eventlog.Tail // set under mu by the worker holding the entry
+	redacted envID          // the live attempt's environment already redacted
+
+	// Owned by the worker holding the entry.
+	part         int             // position in parts of the part being read
+	parts        []eventlog.Part // the parts as last read
+	offset       int64
+	lastProgress time.Time
+
+	loadMu sync.Mutex // one on-demand replay at a time
+}
+
+// New returns an Ingester that knows what the store holds.
+func New(cfg Config) (*Ingester, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
+		cache: newCache(cfg.CacheSize), entries: map[string]*logEntry{}}
+	recs, err := cfg.Store.Logs()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		e := &logEntry{key: r.Key, rec: r, version: &in.version}
+		if r.Done {
+			e.seenSize, e.seenMod = r.Size, time.Unix(0, r.ModTime)
+		} else {
+			// A log that was running when we stopped is replayed again:
+			// its live model was not stored. Keep what the index knew.
+			e.rec.Offset, e.rec.Part = 0, 0
+		}
+		in.entries[r.Key] = e
+	}
+	return in, nil
+}
+
+// Key is the index key of a log: its path without ".inprogress", so a log
+// Spark renames when the application ends stays the same entry.
+func Key(path string) string { return strings.TrimSuffix(path, ".inprogress") }
+
+// Run scans and ingests until ctx ends.
+func (in *Ingester) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for range in.cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in.work(ctx)
+		}()
+	}
+	var w *watcher
+	if in.cfg.Watch {
+		w = newWatcher(in.cfg.Logger, in.Wake)
+		defer w.close()
+	}
+	prune := time.Now()
+	t := time.NewTicker(in.cfg.Poll)
+	defer t.Stop()
+	for {
+		in.scan(ctx, w)
+		if time.Since(prune) > time.Minute {
+			prune = time.Now()
+			if _, err := in.cfg.Store.PruneSamples(prune.Add(-in.cfg.Retention).UnixMilli()); err != nil {
+				in.cfg.Logger.Warn("prune samples", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return nil
+		case <-t.C:
+		case <-in.wake:
+			// inotify bursts: let the writer finish its line.
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+// Wake asks for a scan now.
+func (in *Ingester) Wake() {
+	select {
+	case in.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (in *Ingester) scan(ctx context.Context, w *watcher) {
+	in.stats.Scans.Add(1)
+	var found []*eventlog.Log
+	complete := true // every root listed: what is not found is gone
+	for _, root := range in.cfg.Roots {
+		logs, err := eventlog.Open(ctx, root, in.cfg.Open)
+		if err != nil {
+			complete = false
+			in.stats.ScanErrors.Add(1)
+			in.cfg.Logger.Warn("scan", "root", root, "err", err)
+			continue
+		}
+		found = append(found, logs...)
+		if w != nil {
+			w.add(root)
+		}
+	}
+	finished := map[string]bool{}
+	for _, l := range found {
+		if !l.InProgress {
+			finished[l.Path] = true
+		}
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	seen := map[string]bool{}
+	for _, l := range found {
+		if w != nil && l.Rolling && l.InProgress {
+			w.add(l.Path)
+		}
+		key := Key(l.Path)
+		if key != l.Path && finished[key] {
+			key = l.Path // both X and X.inprogress exist: two logs, not a rename
+		}
+		seen[key] = true
+		e := in.entries[key]
+		if e == nil {
+			e = &logEntry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}
+			in.entries[key] = e
+			in.version.Add(1)
+		}
+		if e.scheduled || !in.changed(e, l) {
+			continue
+		}
+		e.next = l
+		select {
+		case in.queue <- e:
+			e.scheduled, e.queuedAt = true, time.Now()
+			e.seenSize, e.seenMod, e.seenProg = l.Size, l.ModTime, l.InProgress
+		default:
+			in.stats.Deferred.Add(1) // the next scan tries again
+		}
+	}
+	if complete && ctx.Err() == nil {
+		in.forget(seen)
+	}
+	in.scanned = true
+}
+
+// forget drops the logs a complete scan no longer finds (deleted, or
+// aged out by Spark's cleaner), as the History Server does; called under
+// in.mu.
+func (in *Ingester) forget(seen map[string]bool) {
+	for key, e := range in.entries {
+		if seen[key] || e.scheduled {
+			continue
+		}
+		if err := in.cfg.Store.DeleteLog(key); err != nil {
+			in.cfg.Logger.Warn("forget", "log", key, "err", err)
+			continue
+		}
+		delete(in.entries, key)
+		in.cache.remove(key)
+		in.version.Add(1)
+	}
+}
+
+// changed says whether l needs work; called under in.mu.
+func (in *Ingester) changed(e *logEntry, l *eventlog.Log) bool {
+	r := e.record()
+	done, size, mod := r.Done, r.Size, r.ModTime
+	if done && !l.InProgress && size == l.Size && mod == l.ModTime.UnixNano() {
+		return false
+	}
+	return e.next == nil || l.Size != e.seenSize || !l.ModTime.Equal(e.seenMod) || l.InProgress != e.seenProg || done
+}
+
+func (in *Ingester) work(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-in.queue:
+			in.stats.InFlight.Add(1)
+			again := in.process(ctx, e)
+			in.stats.Processed.Add(1)
+			in.mu.Lock()
+			e.scheduled = false
+			if again && ctx.Err() == nil {
+				select {
+				case in.queue <- e:
+					e.scheduled = true
+				default:
+					in.stats.Deferred.Add(1)
+					e.seenSize = -1 // make the next scan queue it
+				}
+			}
+			in.mu.Unlock()
+			in.stats.InFlight.Add(-1)
+		}
+	}
+}

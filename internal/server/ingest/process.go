@@ -1,0 +1,279 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// progressEvery bounds how often a running log's offset is committed.
+const progressEvery = 5 * time.Second
+
+// process does one turn of work on e and says whether more remains.
+func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
+	in.mu.Lock()
+	l := e.next
+	in.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	if e.record().Done { // a finished log changed: start over
+		e.mu.Lock()
+		e.tail, e.part, e.offset = nil, 0, 0
+		e.mu.Unlock()
+		e.update(func(r *store.LogRecord) { r.Done = false })
+	}
+	if !l.InProgress && e.tail == nil {
+		in.replayFinished(ctx, e, l)
+		return false
+	}
+	again, err := in.tail(ctx, e, l)
+	if err != nil && ctx.Err() == nil {
+		in.stats.Errors.Add(1)
+		in.cfg.Logger.Warn("tail", "log", l.Path, "err", err)
+		e.update(func(r *store.LogRecord) { r.Error = err.Error() })
+		return false
+	}
+	return again
+}
+
+// replayFinished replays a complete log in one go and stores its analysis.
+func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog.Log) {
+	a, st, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Workers: 1})
+	if ctx.Err() != nil {
+		return
+	}
+	if st != nil {
+		in.stats.Bytes.Add(st.Bytes)
+		in.stats.Events.Add(st.Events)
+	}
+	if err != nil {
+		in.fail(e, l, err)
+		return
+	}
+	in.redact(a)
+	in.finish(e, l, a, st)
+}
+
+// finish stores the analysis of a complete log and keeps its model cached.
+func (in *Ingester) finish(e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
+	rec := record(e.record(), l, a, st)
+	rec.Done, rec.Error = true, ""
+	var rep []byte
+	var views map[string][]byte
+	if a.AppID != "" {
+		input := Input{Attempt: a, Log: reportLog(rec, st), InProgress: l.InProgress, ModTime: l.ModTime, Now: time.Now()}
+		var err error
+		if rep, err = in.cfg.Analyze(input); err != nil {
+			in.fail(e, l, fmt.Errorf("analyze: %w", err))
+			return
+		}
+		if in.cfg.Views != nil {
+			if views, err = in.cfg.Views(input); err != nil {
+				in.fail(e, l, fmt.Errorf("views: %w", err))
+				return
+			}
+		}
+	}
+	if err := in.cfg.Store.PutAnalysis(rec, rep, views); err != nil {
+		in.stats.Errors.Add(1)
+		in.cfg.Logger.Error("store", "log", l.Path, "err", err)
+		return
+	}
+	if a.AppID != "" {
+		in.cache.put(e.key, a)
+	}
+	e.update(func(r *store.LogRecord) { *r = rec })
+	e.mu.Lock()
+	e.tail = nil
+	e.mu.Unlock()
+}
+
+// fail records a log that cannot be read as done-with-error, so it is not
+// retried until it changes.
+func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
+	in.stats.Errors.Add(1)
+	in.cfg.Logger.Warn("ingest", "log", l.Path, "err", err)
+	rec := e.update(func(r *store.LogRecord) {
+		r.Path, r.Name, r.Size, r.ModTime = l.Path, l.Name, l.Size, l.ModTime.UnixNano()
+		r.Error, r.Done = err.Error(), true
+	})
+	e.mu.Lock()
+	e.tail = nil
+	e.mu.Unlock()
+	if err := in.cfg.Store.PutLog(rec); err != nil {
+		in.cfg.Logger.Error("store", "log", l.Path, "err", err)
+	}
+}
+
+// record fills a log record from the log and its attempt.
+func record(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) store.LogRecord {
+	rec.Path, rec.Name, rec.Codec, rec.Rolling = l.Path, l.Name, string(l.Codec), l.Rolling
+	rec.Size, rec.ModTime = l.Size, l.ModTime.UnixNano()
+	if st != nil {
+		rec.Events, rec.Bad = st.Events, st.BadLines
+	}
+	rec.AppID, rec.AttemptID, rec.AppName, rec.User = a.AppID, a.AttemptID, a.AppName, a.SparkUser
+	rec.SparkVersion, rec.StartTime, rec.EndTime, rec.Completed = a.SparkVersion, a.StartTime, a.EndTime, a.Completed
+	rec.LastUpdated = a.LastUpdated
+	rec.Tags = tags(a)
+	rec.Stages, rec.Tasks = len(a.Stages), 0
+	for _, s := range a.Stages {
+		rec.Tasks += len(s.Tasks)
+	}
+	return rec
+}
+
+// tail reads up to MaxBatch more bytes of a log being written (or of one
+// that was being written when we started reading it) and applies them.
+func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (again bool, err error) {
+	if e.tail != nil && l.Rolling && !e.follow(l) {
+		// The part being read was compacted away: what was applied can no
+		// longer be lined up with the parts, so read the log again.
+		e.mu.Lock()
+		e.tail = nil
+		e.mu.Unlock()
+	}
+	if e.tail == nil {
+		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name})
+		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
+		e.mu.Lock()
+		e.tail, e.part, e.offset = t, 0, 0
+		e.mu.Unlock()
+		e.update(func(r *store.LogRecord) { r.Done = false })
+	}
+	e.parts = l.Parts
+	budget := in.cfg.MaxBatch
+	for budget > 0 && e.part < len(l.Parts) {
+		data, eof, err := readPart(ctx, l, e.part, e.offset, budget)
+		if err != nil {
+			return false, err
+		}
+		budget -= int64(len(data))
+		e.offset += int64(len(data))
+		if len(data) > 0 {
+			b := e.tail.Decode(data)
+			e.mu.Lock()
+			err = e.tail.Apply(b)
+			a := e.tail.Attempt()
+			a.LogPath, a.LogName = l.Path, l.Name
+			if !l.ModTime.IsZero() {
+				a.LastUpdated = max(a.LastUpdated, l.ModTime.UnixMilli())
+			}
+			in.redactOnce(e, a)
+			rec := record(e.record(), l, a, e.tail.Stats())
+			e.mu.Unlock()
+			rec.Part, rec.Offset = e.part, e.offset
+			e.update(func(r *store.LogRecord) { *r = rec })
+			in.stats.Bytes.Add(int64(len(data)))
+			in.stats.Events.Add(int64(b.Events()))
+			if err != nil {
+				return false, err
+			}
+		}
+		if !eof {
+			return true, nil
+		}
+		if e.part == len(l.Parts)-1 {
+			break
+		}
+		e.part, e.offset = e.part+1, 0 // a later part exists: this one is complete
+	}
+	if budget <= 0 {
+		return true, nil
+	}
+	if !l.InProgress {
+		e.mu.Lock()
+		err := e.tail.Apply(e.tail.End())
+		a := e.tail.Attempt()
+		e.mu.Unlock()
+		if err != nil {
+			return false, err
+		}
+		in.finish(e, l, a, e.tail.Stats())
+		return false, nil
+	}
+	if time.Since(e.lastProgress) > progressEvery {
+		e.lastProgress = time.Now()
+		if err := in.cfg.Store.PutLog(e.record()); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// follow finds the part being read in a new listing of a rolling log (by
+// its events_<N> number: Spark's compaction replaces earlier parts by one
+// .compact file, which shifts positions); false when it is gone.
+func (e *logEntry) follow(l *eventlog.Log) bool {
+	if e.part >= len(e.parts) {
+		return e.part == 0
+	}
+	want := e.parts[e.part]
+	for i, p := range l.Parts {
+		if p.Index == want.Index && p.Compact == want.Compact {
+			e.part = i
+			e.parts = l.Parts
+			return true
+		}
+	}
+	return false
+}
+
+// readPart reads up to limit decoded bytes of part i of l, starting at
+// decoded offset off; eof says the part had no more.
+func readPart(ctx context.Context, l *eventlog.Log, i int, off, limit int64) (data []byte, eof bool, err error) {
+	p := l.Parts[i]
+	if (p.Codec == codec.None || p.Codec == "") && !eventlog.IsS3(p.Path) {
+		return readPlain(p.Path, off, limit)
+	}
+	// Compressed parts cannot be entered mid-stream: decode from the start
+	// and skip what was read.
+	one := *l
+	one.Parts = l.Parts[i : i+1]
+	one.InProgress = l.InProgress && i == len(l.Parts)-1
+	rd, err := one.NewReader(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rd.Close()
+	if _, err := io.CopyN(io.Discard, rd, off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	data, err = io.ReadAll(io.LimitReader(rd, limit))
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: %s offset %d: %w", p.Path, off, err)
+	}
+	return data, int64(len(data)) < limit, nil
+}
+
+// readPlain reads what an uncompressed local file holds past off, in one
+// buffer of the right size.
+func readPlain(path string, off, limit int64) (data []byte, eof bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: %w", err)
+	}
+	data = make([]byte, min(max(fi.Size()-off, 0), limit))
+	n, err := f.ReadAt(data, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, fmt.Errorf("ingest: %s offset %d: %w", path, off, err)
+	}
+	return data[:n], int64(n) < limit, nil
+}

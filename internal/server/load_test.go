@@ -1,0 +1,306 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// bigLines returns the first n lines of the big real log (decoded), and
+// with end its last line (the application's end) after them.
+func bigLines(b *testing.B, n int, end bool) [][]byte {
+	b.Helper()
+	logs, err := eventlog.Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), eventlog.OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := logs[0].NewReader(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	if n > len(lines) {
+		n = len(lines)
+	}
+	out := lines[:n:n]
+	if end {
+		last := lines[len(lines)-1]
+		if !bytes.Contains(last, []byte("SparkListenerApplicationEnd")) {
+			b.Fatalf("last line of the big log is not the application end: %.100s", last)
+		}
+		out = append(out, append(last, '\n'))
+	}
+	return out
+}
+
+// latencies collects request durations.
+type latencies struct {
+	mu sync.Mutex
+	d  map[string][]time.Duration
+}
+
+func (l *latencies) add(kind string, d time.Duration) {
+	l.mu.Lock()
+	l.d[kind] = append(l.d[kind], d)
+	l.mu.Unlock()
+}
+
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(int(q*float64(len(s))), len(s)-1)]
+}
+
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, ln := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(ln); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkTailFleet tails 100 logs being written at once (each the first
+// lines of a real 26k-event log, under its own app id, appended in 20
+// steps) while 50 concurrent clients read /api/v1/applications, the
+// fleet page and app pages. It reports the ingest rate and request
+// latency quantiles; it passes or fails on nothing but errors.
+func BenchmarkTailFleet(b *testing.B) {
+	lines := bigLines(b, 3000, false)
+	b.Run("ingest-only", func(b *testing.B) { benchTailFleet(b, lines, 0) })
+	b.Run("50-clients", func(b *testing.B) { benchTailFleet(b, lines, 50) })
+}
+
+// BenchmarkClients runs 50 concurrent clients for 10s against a server
+// holding the History Server test apps and 100 completed applications
+// (the first 3000 events of a real log and its end); it reports latency
+// quantiles per kind of request.
+func BenchmarkClients(b *testing.B) {
+	const clients, logs = 50, 100
+	lines := bigLines(b, 3000, true)
+	dir := b.TempDir()
+	for j := range logs {
+		id := fmt.Sprintf("application_1701368813061_8%03d", j)
+		data := bytes.ReplaceAll(bytes.Join(lines, nil), []byte("application_1701368813061_0008"), []byte(id))
+		if err := os.WriteFile(filepath.Join(dir, id), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ts := startServer(b, b.TempDir(), "", dir, sparktest.Path(b, "spark-events"))
+	ts.waitIdle(b)
+	for i := 0; i < b.N; i++ {
+		lat := &latencies{d: map[string][]time.Duration{}}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				big := fmt.Sprintf("application_1701368813061_8%03d", c%logs)
+				paths := []struct{ kind, path string }{
+					{"api-applications", "/api/v1/applications"},
+					{"fleet-page", "/"},
+					{"app-page", "/apps/app-20200706201101-0003"},
+					{"big-app-page", "/apps/" + big},
+					{"api-stages", "/api/v1/applications/" + big + "/stages"},
+				}
+				for k := c; ; k++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					p := paths[k%len(paths)]
+					t0 := time.Now()
+					resp, err := http.Get(ts.url + p.path)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						b.Errorf("GET %s: %d", p.path, resp.StatusCode)
+						return
+					}
+					lat.add(p.kind, time.Since(t0))
+				}
+			}()
+		}
+		time.Sleep(10 * time.Second)
+		close(stop)
+		wg.Wait()
+		var all []time.Duration
+		for k, ds := range lat.d {
+			all = append(all, ds...)
+			b.ReportMetric(float64(quantile(ds, 0.95).Microseconds())/1000, k+"-p95-ms")
+		}
+		b.ReportMetric(float64(quantile(all, 0.50).Microseconds())/1000, "all-p50-ms")
+		b.ReportMetric(float64(quantile(all, 0.95).Microseconds())/1000, "all-p95-ms")
+		b.ReportMetric(float64(quantile(all, 0.99).Microseconds())/1000, "all-p99-ms")
+		b.ReportMetric(float64(len(all))/10, "req/s")
+		b.ReportMetric(peakRSSMB(), "peak-rss-MB")
+	}
+}
+
+func benchTailFleet(b *testing.B, lines [][]byte, clients int) {
+	const logs, steps = 100, 20
+	var events, size int
+	for _, ln := range lines {
+		if len(bytes.TrimSpace(ln)) > 0 {
+			events++
+		}
+		size += len(ln)
+	}
+	b.SetBytes(int64(size * logs))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		ts := startServer(b, b.TempDir(), "", dir, sparktest.Path(b, "spark-events"))
+		ts.waitIdle(b)
+		files := make([]*os.File, logs)
+		ids := make([]string, logs)
+		for j := range files {
+			ids[j] = fmt.Sprintf("application_1701368813061_9%03d", j)
+			f, err := os.Create(filepath.Join(dir, ids[j]+".inprogress"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			files[j] = f
+		}
+		lat := &latencies{d: map[string][]time.Duration{}}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				paths := []struct{ kind, path string }{
+					{"api-applications", "/api/v1/applications"},
+					{"fleet-page", "/"},
+					{"app-page", "/apps/app-20200706201101-0003"},
+					{"api-stages", "/api/v1/applications/app-20200706201101-0003/stages"},
+					{"running-app-page", "/apps/" + ids[c%logs]},
+				}
+				for k := 0; ; k++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					p := paths[k%len(paths)]
+					t0 := time.Now()
+					resp, err := http.Get(ts.url + p.path)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode == 200 {
+						lat.add(p.kind, time.Since(t0))
+					}
+				}
+			}()
+		}
+		b.ResetTimer()
+		start := time.Now()
+		before := ts.in.Status().Events
+		for s := range steps {
+			lo, hi := s*len(lines)/steps, (s+1)*len(lines)/steps
+			chunk := bytes.Join(lines[lo:hi], nil)
+			for _, f := range files {
+				if _, err := f.Write(chunk); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		want := before + int64(events*logs)
+		for ts.in.Status().Events < want {
+			if time.Since(start) > 5*time.Minute {
+				b.Fatalf("ingested %d of %d events in 5 min", ts.in.Status().Events-before, events*logs)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		close(stop)
+		wg.Wait()
+		for _, f := range files {
+			f.Close()
+		}
+		b.ReportMetric(float64(events*logs)/elapsed.Seconds(), "events/s")
+		var all []time.Duration
+		kinds := make([]string, 0, len(lat.d))
+		for k, ds := range lat.d {
+			kinds = append(kinds, k)
+			all = append(all, ds...)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			b.ReportMetric(float64(quantile(lat.d[k], 0.95).Microseconds())/1000, k+"-p95-ms")
+		}
+		if clients > 0 {
+			b.ReportMetric(float64(quantile(all, 0.50).Microseconds())/1000, "all-p50-ms")
+			b.ReportMetric(float64(quantile(all, 0.95).Microseconds())/1000, "all-p95-ms")
+			b.ReportMetric(float64(len(all)), "requests")
+		}
+		b.ReportMetric(peakRSSMB(), "peak-rss-MB")
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-inuse-MB")
+		ts.stop()
+		ts.stop = nil
+	}
+}
+
+// BenchmarkPages measures one request of each kind on the History Server
+// test directory (17 apps), served from memory after ingest.
+func BenchmarkPages(b *testing.B) {
+	ts := startServer(b, b.TempDir(), "", sparktest.Path(b, "spark-events"))
+	ts.waitIdle(b)
+	for _, p := range []string{"/api/v1/applications", "/", "/apps/app-20200706201101-0003",
+		"/api/v1/applications/app-20200706201101-0003/stages", "/api/sparkdx/v1/apps",
+		"/api/sparkdx/v1/apps/app-20200706201101-0003/report"} {
+		b.Run(strings.ReplaceAll(strings.Trim(p, "/"), "/", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			var n int64
+			for b.Loop() {
+				code, body := ts.get(b, p)
+				if code != 200 {
+					b.Fatalf("GET %s: %d", p, code)
+				}
+				n = int64(len(body))
+			}
+			b.SetBytes(n)
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/export/prom"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+)
+
+// promSource is the prom.Source of the server: every running application
+// and the finished ones inside the collector's window, analysed once per
+// version of their log.
+type promSource struct {
+	s      *Server
+	window time.Duration
+
+	mu   sync.Mutex
+	apps map[string]promApp // by log key
+}
+
+type promApp struct {
+	version string
+	app     prom.App
+}
+
+// Apps implements prom.Source.
+func (p *promSource) Apps() []prom.App {
+	now := p.s.cfg.Now().UnixMilli()
+	var out []prom.App
+	live := map[string]bool{}
+	for _, r := range p.s.cfg.Ingest.Records() {
+		if r.AppID == "" {
+			continue
+		}
+		if r.Done && max(r.EndTime, r.LastUpdated) < now-p.window.Milliseconds() {
+			continue // outside the window: the collector would drop it
+		}
+		live[r.Key] = true
+		version := fmt.Sprint(r.Done, r.Events, r.ModTime)
+		p.mu.Lock()
+		c, ok := p.apps[r.Key]
+		p.mu.Unlock()
+		if !ok || c.version != version {
+			app, err := p.analyse(r.Key)
+			if err != nil {
+				continue
+			}
+			c = promApp{version: version, app: app}
+			p.mu.Lock()
+			p.apps[r.Key] = c
+			p.mu.Unlock()
+		}
+		out = append(out, c.app)
+	}
+	p.mu.Lock()
+	for k := range p.apps {
+		if !live[k] {
+			delete(p.apps, k)
+		}
+	}
+	p.mu.Unlock()
+	return out
+}
+
+func (p *promSource) analyse(key string) (prom.App, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, release, err := p.s.cfg.Ingest.Attempt(ctx, key)
+	if err != nil {
+		return prom.App{}, err
+	}
+	defer release()
+	res := analyze.Analyze(a)
+	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
+		InProgress: !a.Completed, Now: p.s.cfg.Now()}}, diagnose.All)
+	return prom.NewApp(a, res, findings), nil
+}
+
+// Health implements prom.Source.
+func (p *promSource) Health() prom.Health {
+	st := p.s.cfg.Ingest.Status()
+	return prom.Health{IngestLag: time.Duration(st.LagMs) * time.Millisecond, QueueDepth: st.QueueDepth,
+		ParseErrors: uint64(st.BadLines), Logs: st.Logs}
+}
+
+// ingestCollector exports the ingest counters prom.Collector does not.
+type ingestCollector struct {
+	in    *ingest.Ingester
+	descs map[string]*prometheus.Desc
+}
+
+var ingestMetrics = []struct {
+	name, help string
+	typ        prometheus.ValueType
+	value      func(ingest.Status) float64
+}{
+	{"sparkdx_serve_logs_running", "Event logs being tailed.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Running) }},
+	{"sparkdx_serve_logs_done", "Event logs analysed and stored.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Done) }},
+	{"sparkdx_serve_ingest_bytes_total", "Decoded event-log bytes read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Bytes) }},
+	{"sparkdx_serve_ingest_events_total", "Events applied.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Events) }},
+	{"sparkdx_serve_ingest_errors_total", "Logs that could not be read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Errors) }},
+	{"sparkdx_serve_ingest_deferred_total", "Times a changed log waited for a full queue.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Deferred) }},
+	{"sparkdx_serve_scans_total", "Listings of the event-log directories.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Scans) }},
+	{"sparkdx_serve_scan_errors_total", "Listings that failed.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.ScanErrors) }},
+}
+
+func newIngestCollector(in *ingest.Ingester) *ingestCollector {
+	c := &ingestCollector{in: in, descs: map[string]*prometheus.Desc{}}
+	for _, m := range ingestMetrics {
+		c.descs[m.name] = prometheus.NewDesc(m.name, m.help, nil, nil)
+	}
+	return c
+}
+
+// Describe implements prometheus.Collector.
+func (c *ingestCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range c.descs {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *ingestCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.in.Status()
+	for _, m := range ingestMetrics {
+		ch <- prometheus.MustNewConstMetric(c.descs[m.name], m.typ, m.value(st))
+	}
+}
+
+// metricsHandler serves /metrics: the applications (package prom) and
+// ingest's own counters.
+func (s *Server) metricsHandler() (http.Handler, error) {
+	src := &promSource{s: s, window: s.cfg.MetricsWindow, apps: map[string]promApp{}}
+	if src.window <= 0 {
+		src.window = time.Hour
+	}
+	c, err := prom.NewCollector(src, prom.Config{Window: src.window, Now: s.cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest))); err != nil {
+		return nil, err
+	}
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), nil
+}

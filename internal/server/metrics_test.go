@@ -1,0 +1,61 @@
+package server
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// TestMetrics scrapes /metrics: it parses as the Prometheus text format,
+// has one spark_app_info per attempt (finished and running) and the
+// ingest counters.
+func TestMetrics(t *testing.T) {
+	live := t.TempDir()
+	data, err := os.ReadFile(sparktest.Path(t, "spark-events", tailApp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(tailApp), []byte("local-4000000000001"))
+	half := bytes.SplitAfter(data, []byte("\n"))
+	if err := os.WriteFile(filepath.Join(live, "local-4000000000001.inprogress"), bytes.Join(half[:len(half)/2], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"), live)
+	ts.waitIdle(t)
+	code, body := ts.get(t, "/metrics")
+	if code != 200 {
+		t.Fatalf("GET /metrics: %d %s", code, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	if f := families["spark_app_info"]; f == nil || len(f.GetMetric()) != 20 {
+		n := 0
+		if f != nil {
+			n = len(f.GetMetric())
+		}
+		t.Errorf("spark_app_info: got %d series, want 20 (19 attempts + 1 running)", n)
+	}
+	for _, name := range []string{"sparkdx_serve_queue_depth", "sparkdx_serve_logs", "sparkdx_serve_ingest_events_total",
+		"sparkdx_serve_logs_running", "spark_resource_wait_seconds", "spark_stage_task_duration_seconds", "spark_findings"} {
+		if families[name] == nil {
+			t.Errorf("no %s", name)
+		}
+	}
+	if !regexp.MustCompile(`spark_app_info\{[^}]*app_id="local-4000000000001"`).Match(body) {
+		t.Errorf("the running app is not in /metrics")
+	}
+	if !strings.Contains(string(body), "sparkdx_serve_logs_running 1") {
+		t.Errorf("want sparkdx_serve_logs_running 1")
+	}
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"compress/gzip"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// maxOTLPBody bounds one OTLP request.
+const maxOTLPBody = 16 << 20
+
+// otlpMetrics receives OTLP/HTTP protobuf metrics from sparkdx agents and
+// stores the points that name a Spark application (spark.app.id).
+func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); ct != "application/x-protobuf" {
+		http.Error(w, "want Content-Type application/x-protobuf", http.StatusUnsupportedMediaType)
+		return
+	}
+	var body io.Reader = http.MaxBytesReader(w, r.Body, maxOTLPBody)
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			http.Error(w, "bad gzip body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		body = io.LimitReader(zr, maxOTLPBody)
+	}
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	// MetricsData has ExportMetricsServiceRequest's wire format (field 1:
+	// repeated ResourceMetrics) without pulling in the gRPC service code.
+	var req metricpb.MetricsData
+	if err := proto.Unmarshal(raw, &req); err != nil {
+		http.Error(w, "bad OTLP metrics request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := s.cfg.Store.AddSamples(Samples(&req)); err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	// An empty ExportMetricsServiceResponse: full success.
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.WriteHeader(http.StatusOK)
+}
+
+// qualifiers are the point attributes kept in a sample's metric name
+// (jvm.memory.used{heap}); other attributes (pool, collector) are summed
+// over.
+var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode", "disk.io.direction"}
+
+// Samples turns an OTLP request into samples, one per application,
+// executor, metric and time, summing points that differ only in
+// attributes not kept.
+func Samples(req *metricpb.MetricsData) []store.Sample {
+	sums := map[store.Sample]float64{}
+	for _, rm := range req.GetResourceMetrics() {
+		res := attrs(rm.GetResource().GetAttributes())
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				for _, p := range numberPoints(m) {
+					at := attrs(p.GetAttributes())
+					get := func(k string) string {
+						if v, ok := at[k]; ok {
+							return v
+						}
+						return res[k]
+					}
+					app := get("spark.app.id")
+					if app == "" {
+						continue
+					}
+					name := m.GetName()
+					var qs []string
+					for _, q := range qualifiers {
+						if v := at[q]; v != "" {
+							qs = append(qs, v)
+						}
+					}
+					if len(qs) > 0 {
+						name += "{" + strings.Join(qs, ",") + "}"
+					}
+					v := p.GetAsDouble()
+					if _, ok := p.GetValue().(*metricpb.NumberDataPoint_AsInt); ok {
+						v = float64(p.GetAsInt())
+					}
+					k := store.Sample{AppID: app, ExecutorID: get("spark.executor.id"), Metric: name,
+						Time: int64(p.GetTimeUnixNano() / 1e6)}
+					sums[k] += v
+				}
+			}
+		}
+	}
+	out := make([]store.Sample, 0, len(sums))
+	for k, v := range sums {
+		k.Value = v
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Metric != b.Metric {
+			return a.Metric < b.Metric
+		}
+		if a.ExecutorID != b.ExecutorID {
+			return a.ExecutorID < b.ExecutorID
+		}
+		return a.Time < b.Time
+	})
+	return out
+}
+
+func numberPoints(m *metricpb.Metric) []*metricpb.NumberDataPoint {
+	switch d := m.GetData().(type) {
+	case *metricpb.Metric_Gauge:
+		return d.Gauge.GetDataPoints()
+	case *metricpb.Metric_Sum:
+		return d.Sum.GetDataPoints()
+	}
+	return nil
+}
+
+func attrs(kvs []*commonpb.KeyValue) map[string]string {
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		if sv, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok {
+			m[kv.GetKey()] = sv.StringValue
+		}
+	}
+	return m
+}

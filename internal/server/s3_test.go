@@ -1,0 +1,159 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// startMinIO runs a real MinIO on 127.0.0.1 and returns its address.
+func startMinIO(t *testing.T) string {
+	t.Helper()
+	bin := sparktest.Program(t, "minio")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
+	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=sparkdx", "MINIO_ROOT_PASSWORD=sparkdx-secret", "MINIO_BROWSER=off")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/minio/health/live")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return addr
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("minio not ready: %v\n%s", err, out.String())
+		}
+	}
+}
+
+// TestServeS3 serves logs from a MinIO bucket: the application list equals
+// the local one, a log uploaded later appears by polling, and an object
+// rewritten larger (how a running app's log grows on S3) is tailed.
+func TestServeS3(t *testing.T) {
+	addr := startMinIO(t)
+	client, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4("sparkdx", "sparkdx-secret", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := client.MakeBucket(ctx, "logs", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	local := sparktest.Path(t, "spark-events")
+	var late string
+	err = filepath.WalkDir(local, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(local, p)
+		if rel == "local-1422981759269" {
+			late = p // uploaded after the first scan
+			return nil
+		}
+		_, err = client.FPutObject(ctx, "logs", "spark/"+filepath.ToSlash(rel), p, minio.PutObjectOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	in, err := ingest.New(ingest.Config{Roots: []string{"s3://logs/spark"}, Store: st, Poll: 100 * time.Millisecond,
+		Views: Views, Open: eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: "http://" + addr, Region: "us-east-1",
+			AccessKey: "sparkdx", SecretKey: "sparkdx-secret", PathStyle: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { in.Run(runCtx); close(done) }()
+	defer func() { cancel(); <-done }()
+	ts := &testServer{in: in, st: st, srv: New(Config{Ingest: in, Store: st})}
+	hs := newLocalServer(t, ts.srv)
+	ts.url = hs
+	ts.waitIdle(t)
+	if st := in.Status(); st.Errors != 0 || st.Done != 18 {
+		t.Fatalf("got %+v, want 18 logs done without errors", st)
+	}
+
+	// Upload the held-back log: polling finds it.
+	if _, err := client.FPutObject(ctx, "logs", "spark/local-1422981759269", late, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "late upload", func() (bool, string) {
+		_, ok := appSummary(t, ts, "local-1422981759269")
+		return ok, ""
+	})
+	localTS := startServer(t, t.TempDir(), "", local)
+	localTS.waitIdle(t)
+	ts.waitIdle(t)
+	for _, p := range []string{"/api/v1/applications", "/api/v1/applications/local-1430917381535/2/jobs",
+		"/api/v1/applications/app-20200706201101-0003/stages"} {
+		_, a := ts.get(t, p)
+		_, b := localTS.get(t, p)
+		ga, _ := decodeJSON(a)
+		gb, _ := decodeJSON(b)
+		normalise(ga)
+		normalise(gb)
+		ja, _ := json.Marshal(ga)
+		jb, _ := json.Marshal(gb)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("GET %s: S3 and local answers differ:\n%.300s\n%.300s", p, ja, jb)
+		}
+	}
+
+	// A running app on S3: the object is rewritten larger.
+	data, err := os.ReadFile(filepath.Join(local, tailApp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(tailApp), []byte("local-3000000000001"))
+	put := func(b []byte) {
+		if _, err := client.PutObject(ctx, "logs", "spark/local-3000000000001.inprogress", bytes.NewReader(b), int64(len(b)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(data[:len(data)/3])
+	var first AppSummary
+	waitFor(t, "running app on S3", func() (bool, string) {
+		var ok bool
+		first, ok = appSummary(t, ts, "local-3000000000001")
+		return ok && first.Events > 0, ""
+	})
+	time.Sleep(10 * time.Millisecond) // a later modification time
+	put(data)
+	waitFor(t, "grown app on S3", func() (bool, string) {
+		a, _ := appSummary(t, ts, "local-3000000000001")
+		return a.Events > first.Events && a.Tasks == 110, ""
+	})
+}

@@ -1,0 +1,258 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+func TestAuthToken(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "s3cret", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	cases := []struct {
+		path, auth string
+		want       int
+	}{
+		{"/healthz", "", 200},
+		{"/api/v1/applications", "", 401},
+		{"/api/v1/applications", "Bearer wrong", 401},
+		{"/api/v1/applications", "Bearer s3cret", 200},
+		{"/", "", 401},
+		{"/", "Bearer s3cret", 200},
+		{"/api/sparkdx/v1/apps", "", 401},
+		{"/metrics", "", 401},
+		{"/static/app.js", "", 401},
+		{"/?token=wrong", "", 401},
+	}
+	for _, c := range cases {
+		t.Run(c.path+" "+c.auth, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", ts.url+c.path, nil)
+			if c.auth != "" {
+				req.Header.Set("Authorization", c.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("got %d, want %d", resp.StatusCode, c.want)
+			}
+		})
+	}
+	// A browser's ?token= login sets a cookie that authorises later pages.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(ts.url + "/?token=s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || !resp.Cookies()[0].HttpOnly {
+		t.Fatalf("token login: got %d with cookies %v, want 303 and one HttpOnly cookie", resp.StatusCode, resp.Cookies())
+	}
+	req, _ := http.NewRequest("GET", ts.url+"/api/v1/applications", nil)
+	req.AddCookie(resp.Cookies()[0])
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("with the cookie: got %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestNoPathTraversal: request paths never reach files outside the index.
+func TestNoPathTraversal(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	for _, p := range []string{
+		"/api/v1/applications/..%2f..%2f..%2fetc%2fpasswd/logs",
+		"/api/v1/applications/%2e%2e/%2e%2e/etc/passwd",
+		"/static/..%2f..%2fserver.go",
+		"/static/../server.go",
+		"/apps/..%2f..%2fetc%2fpasswd",
+		"/api/sparkdx/v1/apps/..%2f..%2fetc%2fpasswd/report",
+		"/api/v1/applications/local-1430917381534/..%2f..%2f..%2f..%2fetc%2fpasswd",
+	} {
+		code, body := ts.get(t, p)
+		if code == 200 || bytes.Contains(body, []byte("root:")) || bytes.Contains(body, []byte("package server")) {
+			t.Errorf("GET %s: got %d %.100q, want an error and no file content", p, code, body)
+		}
+	}
+}
+
+// TestEscaping: the Spark test app named <script>alert('XSS')</script>
+// is served verbatim in JSON (as the History Server does) and escaped in
+// every HTML page.
+func TestEscaping(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	const raw = "<script>alert('XSS')</script>"
+	_, body := ts.get(t, "/api/v1/applications/local-1766844910796")
+	if !bytes.Contains(body, []byte(raw)) {
+		t.Errorf("History Server JSON: want the name verbatim, got %.200s", body)
+	}
+	for _, p := range []string{"/", "/apps/local-1766844910796", "/compare?a=local-1766844910796&b=local-1766844910796",
+		"/?q=" + "%3Cscript%3Ealert(1)%3C/script%3E", "/apps/%3Cscript%3Ealert(1)%3C%2Fscript%3E"} {
+		code, body := ts.get(t, p)
+		if bytes.Contains(body, []byte("<script>alert")) {
+			t.Errorf("GET %s (%d): unescaped script in HTML", p, code)
+		}
+		if p == "/apps/local-1766844910796" && !strings.Contains(string(body), "&lt;script&gt;alert(&#39;XSS&#39;)&lt;/script&gt;") {
+			t.Errorf("GET %s: escaped name missing", p)
+		}
+	}
+}
+
+func TestJSONErrors(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	for _, c := range []struct {
+		path string
+		want int
+	}{
+		{"/api/sparkdx/v1/apps/nope/report", 404},
+		{"/api/sparkdx/v1/apps?status=sleeping", 400},
+		{"/api/sparkdx/v1/apps?from=yesterday", 400},
+		{"/api/sparkdx/v1/diff?a=local-1430917381534", 400},
+		{"/api/sparkdx/v1/nothing", 404},
+	} {
+		code, body := ts.get(t, c.path)
+		var e apiError
+		if code != c.want {
+			t.Errorf("GET %s: got %d, want %d", c.path, code, c.want)
+		}
+		if err := jsonUnmarshal(body, &e); err != nil || e.Status != c.want || e.Error == "" {
+			t.Errorf("GET %s: got body %s, want a JSON error with status %d", c.path, body, c.want)
+		}
+	}
+	var d Diff
+	ts.getJSON(t, "/api/sparkdx/v1/diff?a=local-1422981759269&b=local-1425081759269", &d)
+	if d.A.ID != "local-1422981759269" || d.B.ID != "local-1425081759269" || d.Delta["durationMs"] != d.B.DurationMs-d.A.DurationMs {
+		t.Errorf("diff: got %+v", d)
+	}
+}
+
+func TestOTLPSamples(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	pt := func(v int64, pool string) *metricpb.NumberDataPoint {
+		return &metricpb.NumberDataPoint{TimeUnixNano: 1594091500000 * 1e6, Value: &metricpb.NumberDataPoint_AsInt{AsInt: v},
+			Attributes: []*commonpb.KeyValue{str("spark.app.id", "app-20200706201101-0003"), str("spark.executor.id", "0"),
+				str("jvm.memory.type", "heap"), str("jvm.memory.pool.name", pool)}}
+	}
+	req := &metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{
+		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("host.name", "n1")}},
+		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{{Name: "jvm.memory.used",
+			Data: &metricpb.Metric_Sum{Sum: &metricpb.Sum{DataPoints: []*metricpb.NumberDataPoint{pt(100, "G1 Eden Space"), pt(50, "G1 Old Gen")}}}}}}},
+	}}}
+	body, _ := proto.Marshal(req)
+	resp, err := http.Post(ts.url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("OTLP post: got %d", resp.StatusCode)
+	}
+	var got []struct {
+		ExecutorID string  `json:"executorId"`
+		Metric     string  `json:"metric"`
+		Value      float64 `json:"value"`
+	}
+	ts.getJSON(t, "/api/sparkdx/v1/apps/app-20200706201101-0003/samples", &got)
+	if len(got) != 1 || got[0].Metric != "jvm.memory.used{heap}" || got[0].Value != 150 || got[0].ExecutorID != "0" {
+		t.Errorf("samples: got %+v, want one jvm.memory.used{heap} = 150 (two pools summed) for executor 0", got)
+	}
+	_, page := ts.get(t, "/apps/app-20200706201101-0003")
+	if !bytes.Contains(page, []byte("agent: jvm.memory.used{heap}")) || !bytes.Contains(page, []byte("JVM heap used")) {
+		t.Errorf("app page does not draw the agent's memory samples")
+	}
+	resp, _ = http.Post(ts.url+"/v1/metrics", "application/x-protobuf", bytes.NewReader([]byte{0xff, 0xff}))
+	if resp.StatusCode != 400 {
+		t.Errorf("garbage OTLP body: got %d, want 400", resp.StatusCode)
+	}
+}
+
+// TestRedaction: secrets in Spark, Hadoop and system properties never
+// reach a response or the store.
+func TestRedaction(t *testing.T) {
+	data, err := os.ReadFile(sparktest.Path(t, "spark-events", tailApp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "hunter2-do-not-show"
+	inject := `"Spark Properties":{"spark.ssl.keyPassword":"` + secret + `","spark.hadoop.fs.s3a.access.key":"AKIA` + secret + `",`
+	out := bytes.Replace(data, []byte(`"Spark Properties":{`), []byte(inject), 1)
+	out = bytes.Replace(out, []byte(`"System Properties":{`), []byte(`"System Properties":{"javax.net.ssl.trustStorePassword":"`+secret+`",`), 1)
+	if bytes.Equal(out, data) {
+		t.Fatal("no environment event to inject into")
+	}
+	for _, running := range []bool{true, false} {
+		t.Run(map[bool]string{true: "running", false: "finished"}[running], func(t *testing.T) {
+			dir, data := t.TempDir(), t.TempDir()
+			name := tailApp
+			if running {
+				name += ".inprogress"
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ts := startServer(t, data, "", dir)
+			ts.waitIdle(t)
+			for _, p := range []string{"/api/v1/applications/" + tailApp + "/environment",
+				"/api/v1/applications/" + tailApp + "/environment?x=model", "/api/sparkdx/v1/apps/" + tailApp + "/report",
+				"/apps/" + tailApp} {
+				code, body := ts.get(t, p)
+				if code != 200 {
+					t.Fatalf("GET %s: %d", p, code)
+				}
+				if bytes.Contains(body, []byte(secret)) {
+					t.Errorf("GET %s shows the secret", p)
+				}
+				if strings.HasSuffix(p, "environment") && !bytes.Contains(body, []byte("*********(redacted)")) {
+					t.Errorf("GET %s: no redacted value", p)
+				}
+			}
+			if code, _ := ts.get(t, "/api/v1/applications/"+tailApp+"/logs"); code != http.StatusForbidden {
+				t.Errorf("raw logs: got %d, want 403 without --serve-raw-logs", code)
+			}
+			ts.stop()
+			ts.stop = nil
+			filepath.WalkDir(data, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+						t.Errorf("store file %s holds the secret", p)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestRawLogsOptIn: with RawLogs the History Server's logs zip is served,
+// built from the indexed log only.
+func TestRawLogsOptIn(t *testing.T) {
+	st := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	st.srv.cfg.RawLogs = true
+	st.waitIdle(t)
+	code, body := st.get(t, "/api/v1/applications/local-1430917381535/2/logs")
+	if code != 200 || !bytes.HasPrefix(body, []byte("PK")) {
+		t.Errorf("logs zip: got %d %.20q, want 200 and a zip", code, body)
+	}
+}

@@ -1,0 +1,157 @@
+// Package server is sparkdx serve's HTTP side: the History Server API
+// (/api/v1), sparkdx's own API (/api/sparkdx/v1), the web UI, the OTLP
+// metrics receiver for sparkdx agents and /healthz, over what package
+// ingest keeps current. It is read-only: no request changes a log, and no
+// request path reaches the filesystem except through the indexed log list.
+package server
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// Config configures a Server.
+type Config struct {
+	Ingest    *ingest.Ingester
+	Store     *store.Store
+	AuthToken string // when set, every path but /healthz needs "Authorization: Bearer <token>"
+	Logger    *slog.Logger
+	Now       func() time.Time
+	// RawLogs serves .../logs (zips of the raw event logs, as the History
+	// Server does); off by default since raw logs are not redacted by us.
+	RawLogs bool
+	// MetricsWindow keeps finished applications in /metrics this long
+	// after they end (default 1h).
+	MetricsWindow time.Duration
+}
+
+// Server serves HTTP.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+
+	pages pages
+	cache *pageCache
+
+	sumMu sync.Mutex
+	sums  map[string]cachedSummary // finished logs' report-derived fields
+}
+
+// New returns a Server.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{},
+		cache: newPageCache(512)}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /healthz", s.healthz)
+	if h, err := s.metricsHandler(); err == nil {
+		m.Handle("GET /metrics", h)
+	} else {
+		s.cfg.Logger.Error("metrics", "err", err)
+	}
+	m.HandleFunc("/api/v1/", s.historyAPI)
+	m.HandleFunc("GET /api/sparkdx/v1/apps", s.apiApps)
+	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}", s.apiApp)
+	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/report", s.apiReport)
+	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/samples", s.apiSamples)
+	m.HandleFunc("GET /api/sparkdx/v1/findings", s.apiFindings)
+	m.HandleFunc("GET /api/sparkdx/v1/diff", s.apiDiff)
+	m.HandleFunc("GET /api/sparkdx/v1/status", s.apiStatus)
+	m.HandleFunc("/api/sparkdx/", func(w http.ResponseWriter, r *http.Request) {
+		jsonError(w, http.StatusNotFound, "unknown resource: "+r.URL.Path)
+	})
+	m.HandleFunc("POST /v1/metrics", s.otlpMetrics)
+	s.uiRoutes(m)
+}
+
+// ServeHTTP implements http.Handler: auth, then routing.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if s.cfg.AuthToken != "" && r.Method == http.MethodGet && r.URL.Query().Get("token") != "" {
+		s.tokenLogin(w, r)
+		return
+	}
+	if s.cfg.AuthToken != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="sparkdx"`)
+		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized accepts the bearer token in the Authorization header (API
+// clients) or in the cookie tokenLogin sets (browsers).
+func (s *Server) authorized(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		c, err := r.Cookie(tokenCookie)
+		if err != nil {
+			return false
+		}
+		tok = c.Value
+	}
+	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1
+}
+
+const tokenCookie = "sparkdx_token"
+
+// tokenLogin lets a browser open /?token=T once: a right token becomes an
+// HttpOnly same-site cookie and the URL loses it.
+func (s *Server) tokenLogin(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	tok := q.Get("token")
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) != 1 {
+		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	q.Del("token")
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	st := s.cfg.Ingest.Status()
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "ingest": st})
+}
+
+func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.cfg.Ingest.Status())
+}
+
+// apiError is the body of every /api/sparkdx error.
+type apiError struct {
+	Error  string `json:"error"`
+	Status int    `json:"status"`
+}
+
+func jsonError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, apiError{Error: msg, Status: status})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}

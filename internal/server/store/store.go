@@ -1,0 +1,294 @@
+// Package store is sparkdx serve's embedded database: the index of event
+// logs and their applications, each finished log's analysis (the
+// sparkdx.report/v1 document), how far each log has been read, and the
+// samples agents push.
+//
+// It is a bbolt file (one B+tree, copy-on-write pages, fsync at commit):
+// every commit is atomic, so a kill -9 at any moment leaves either the whole
+// analysis of a log or none of it, and restart re-reads only logs without
+// a finished analysis. The access pattern is key-value (log by path, samples
+// by app and time), so SQL would add weight without use.
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+var (
+	bucketLogs    = []byte("logs")
+	bucketReports = []byte("reports")
+	bucketViews   = []byte("views")
+	bucketSamples = []byte("samples")
+)
+
+// ErrNotFound is returned for a key the store does not hold.
+var ErrNotFound = errors.New("store: not found")
+
+// Store is an open database. Its methods are safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// Open opens (creating when absent) the database in dir.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	path := filepath.Join(dir, "sparkdx.db")
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLogs, bucketReports, bucketViews, bucketSamples} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// LogRecord is what the store knows about one event log: where it is, how
+// far it was read, and the application attempt it holds.
+type LogRecord struct {
+	Key     string `json:"key"` // the log's path without ".inprogress"
+	Path    string `json:"path"`
+	Name    string `json:"name"`
+	Codec   string `json:"codec"`
+	Rolling bool   `json:"rolling,omitempty"`
+
+	// Done: the log is finished and its analysis is stored; Size and
+	// ModTime say which version of the log it was.
+	Done    bool   `json:"done"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"modTime"` // unix ns
+	Part    int    `json:"part"`    // index in Parts of the part being read
+	Offset  int64  `json:"offset"`  // decoded bytes of that part read
+	Events  int64  `json:"events"`
+	Bad     int64  `json:"badLines"`
+	Error   string `json:"error,omitempty"`
+
+	AppID        string   `json:"appId"`
+	AttemptID    string   `json:"attemptId,omitempty"`
+	AppName      string   `json:"appName"`
+	User         string   `json:"user"`
+	SparkVersion string   `json:"sparkVersion"`
+	StartTime    int64    `json:"startTime"`
+	EndTime      int64    `json:"endTime"`
+	LastUpdated  int64    `json:"lastUpdated"`
+	Completed    bool     `json:"completed"`
+	Tags         []string `json:"tags,omitempty"`
+	Tasks        int      `json:"tasks"`
+	Stages       int      `json:"stages"`
+}
+
+// PutLog records a log's progress (a running or unreadable log).
+func (s *Store) PutLog(rec LogRecord) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketLogs), rec.Key, rec) })
+}
+
+// PutAnalysis records a finished log, its report and its named views
+// (what the server shows of it without replaying it) in one commit.
+func (s *Store) PutAnalysis(rec LogRecord, report []byte, views map[string][]byte) error {
+	rec.Done = true
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketReports).Put([]byte(rec.Key), report); err != nil {
+			return err
+		}
+		vb := tx.Bucket(bucketViews)
+		if err := deletePrefix(vb, viewKey(rec.Key, "")); err != nil {
+			return err
+		}
+		for name, v := range views {
+			if err := vb.Put(viewKey(rec.Key, name), v); err != nil {
+				return err
+			}
+		}
+		return putJSON(tx.Bucket(bucketLogs), rec.Key, rec)
+	})
+}
+
+// viewKey is log key \x00 view name.
+func viewKey(key, name string) []byte { return append(append([]byte(key), 0), name...) }
+
+func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteLog forgets a log that is gone.
+func (s *Store) DeleteLog(key string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if err := deletePrefix(tx.Bucket(bucketViews), viewKey(key, "")); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketReports).Delete([]byte(key)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketLogs).Delete([]byte(key))
+	})
+}
+
+// Logs returns every log record, by key.
+func (s *Store) Logs() ([]LogRecord, error) {
+	var out []LogRecord
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketLogs).ForEach(func(k, v []byte) error {
+			var r LogRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("log record %q: %w", k, err)
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return out, nil
+}
+
+// Report returns the stored report of a finished log.
+func (s *Store) Report(key string) ([]byte, error) { return s.get(bucketReports, []byte(key)) }
+
+// View returns one stored view of a finished log.
+func (s *Store) View(key, name string) ([]byte, error) { return s.get(bucketViews, viewKey(key, name)) }
+
+func (s *Store) get(bucket []byte, key []byte) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucket).Get(key)
+		if v == nil {
+			return ErrNotFound
+		}
+		out = bytes.Clone(v)
+		return nil
+	})
+	return out, err
+}
+
+func putJSON(b *bolt.Bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(key), data)
+}
+
+// Sample is one value of one metric an agent reported for one process.
+type Sample struct {
+	AppID      string  `json:"appId"`
+	ExecutorID string  `json:"executorId"`
+	Metric     string  `json:"metric"`
+	Time       int64   `json:"time"` // epoch ms
+	Value      float64 `json:"value"`
+}
+
+// sampleKey orders samples by app, executor, metric and time:
+// app \x00 executor \x00 metric \x00 big-endian time.
+func sampleKey(s Sample) []byte {
+	k := make([]byte, 0, len(s.AppID)+len(s.ExecutorID)+len(s.Metric)+11)
+	k = append(append(k, s.AppID...), 0)
+	k = append(append(k, s.ExecutorID...), 0)
+	k = append(append(k, s.Metric...), 0)
+	return binary.BigEndian.AppendUint64(k, uint64(s.Time))
+}
+
+func parseSampleKey(k, v []byte) (Sample, bool) {
+	parts := bytes.SplitN(k, []byte{0}, 4)
+	if len(parts) != 4 || len(parts[3]) != 8 || len(v) != 8 {
+		return Sample{}, false
+	}
+	return Sample{AppID: string(parts[0]), ExecutorID: string(parts[1]), Metric: string(parts[2]),
+		Time: int64(binary.BigEndian.Uint64(parts[3])), Value: math.Float64frombits(binary.BigEndian.Uint64(v))}, true
+}
+
+// AddSamples stores samples in one commit.
+func (s *Store) AddSamples(samples []Sample) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSamples)
+		for _, x := range samples {
+			if x.AppID == "" || bytes.IndexByte([]byte(x.AppID+x.ExecutorID+x.Metric), 0) >= 0 {
+				continue
+			}
+			if err := b.Put(sampleKey(x), binary.BigEndian.AppendUint64(nil, math.Float64bits(x.Value))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Samples returns an application's samples ordered by executor, metric, time.
+func (s *Store) Samples(appID string) ([]Sample, error) {
+	var out []Sample
+	prefix := append([]byte(appID), 0)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketSamples).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if x, ok := parseSampleKey(k, v); ok {
+				out = append(out, x)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PruneSamples deletes samples older than before (epoch ms) and returns
+// how many it deleted.
+func (s *Store) PruneSamples(before int64) (int, error) {
+	n := 0
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSamples)
+		var dead [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			if x, ok := parseSampleKey(k, v); !ok || x.Time < before {
+				dead = append(dead, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range dead {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(dead)
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestLogsAndReports(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := LogRecord{Key: "/logs/app-1", Path: "/logs/app-1.inprogress", AppID: "app-1", Offset: 100}
+	if err := s.PutLog(run); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report("/logs/app-1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("report of a running log: got %v, want ErrNotFound", err)
+	}
+	done := LogRecord{Key: "/logs/app-2", Path: "/logs/app-2", AppID: "app-2", Completed: true, Tags: []string{"etl"}}
+	if err := s.PutAnalysis(done, []byte(`{"schema":"sparkdx.report/v1"}`), map[string][]byte{"page": []byte(`{"Stages":[]}`), "api/jobs": []byte(`[]`)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Reopen: everything committed is there.
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	logs, err := s.Logs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 2 {
+		t.Fatalf("got %d logs, want 2", len(logs))
+	}
+	if logs[0].Key != "/logs/app-1" || logs[0].Done || logs[0].Offset != 100 {
+		t.Errorf("running log: got %+v", logs[0])
+	}
+	if !logs[1].Done || logs[1].Tags[0] != "etl" {
+		t.Errorf("finished log: got %+v, want done with tag etl", logs[1])
+	}
+	rep, err := s.Report("/logs/app-2")
+	if err != nil || string(rep) != `{"schema":"sparkdx.report/v1"}` {
+		t.Errorf("report: got %q, %v", rep, err)
+	}
+	if v, err := s.View("/logs/app-2", "page"); err != nil || string(v) != `{"Stages":[]}` {
+		t.Errorf("view: got %q, %v", v, err)
+	}
+	if _, err := s.View("/logs/app-2", "api/stages"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("view never stored: got %v, want ErrNotFound", err)
+	}
+	// A new analysis replaces every view.
+	if err := s.PutAnalysis(done, []byte(`{}`), map[string][]byte{"page": []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.View("/logs/app-2", "api/jobs"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("view of the old analysis: got %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteLog("/logs/app-2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report("/logs/app-2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted report: got %v, want ErrNotFound", err)
+	}
+	if _, err := s.View("/logs/app-2", "page"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted view: got %v, want ErrNotFound", err)
+	}
+}
+
+func TestSamples(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := []Sample{
+		{AppID: "app-1", ExecutorID: "1", Metric: "jvm.memory.used", Time: 2000, Value: 2e9},
+		{AppID: "app-1", ExecutorID: "1", Metric: "jvm.memory.used", Time: 1000, Value: 1e9},
+		{AppID: "app-1", ExecutorID: "driver", Metric: "jvm.class.loaded", Time: 1500, Value: 12000},
+		{AppID: "app-10", ExecutorID: "1", Metric: "jvm.memory.used", Time: 1000, Value: 5},
+		{AppID: "bad\x00id", ExecutorID: "1", Metric: "m", Time: 1, Value: 1},
+	}
+	if err := s.AddSamples(in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Samples("app-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d samples of app-1, want 3 (app-10 is another app): %+v", len(got), got)
+	}
+	if got[0].Time != 1000 || got[0].Value != 1e9 || got[1].Time != 2000 {
+		t.Errorf("got %+v, want executor 1's samples in time order", got[:2])
+	}
+	n, err := s.PruneSamples(1600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("pruned %d, want 3", n)
+	}
+	got, _ = s.Samples("app-1")
+	if len(got) != 1 || got[0].Time != 2000 {
+		t.Errorf("after prune: got %+v, want the sample at 2000", got)
+	}
+}

@@ -1,0 +1,98 @@
+// Package ui holds sparkdx serve's web pages: html/template templates
+// (which escape every log-derived string) and the small CSS and JS they
+// use, embedded in the binary — no CDN.
+package ui
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"time"
+)
+
+//go:embed templates/*.html
+var templates embed.FS
+
+//go:embed static
+var static embed.FS
+
+// Static is the /static/ file tree.
+func Static() fs.FS {
+	sub, _ := fs.Sub(static, "static")
+	return sub
+}
+
+// Templates parses the page templates.
+func Templates() (*template.Template, error) {
+	return template.New("").Funcs(Funcs()).ParseFS(templates, "templates/*.html")
+}
+
+// Funcs are the formatting helpers the templates use.
+func Funcs() template.FuncMap {
+	return template.FuncMap{
+		"dur":   Duration,
+		"bytes": Bytes,
+		"time":  Time,
+		"pct": func(part, whole int64) float64 {
+			if whole <= 0 {
+				return 0
+			}
+			return float64(part) * 100 / float64(whole)
+		},
+		"add":    func(a, b int) int { return a + b },
+		"sdur":   func(ms int64) string { return signed(ms, Duration) },
+		"sbytes": func(n int64) string { return signed(n, Bytes) },
+		"snum":   func(n int64) string { return signed(n, func(v int64) string { return fmt.Sprint(v) }) },
+	}
+}
+
+// Duration formats milliseconds for people: 850ms, 12.3s, 4m05s, 2h03m.
+func Duration(ms int64) string {
+	switch {
+	case ms < 0:
+		return "—"
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	case ms < 3_600_000:
+		return fmt.Sprintf("%dm%02ds", ms/60_000, ms/1000%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", ms/3_600_000, ms/60_000%60)
+	}
+}
+
+// Bytes formats a size with binary units.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// Time formats epoch ms as UTC.
+func Time(ms int64) string {
+	if ms <= 0 {
+		return "—"
+	}
+	return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05")
+}
+
+// signed formats a change: "+1.2s", "−3", "±0".
+func signed(v int64, f func(int64) string) string {
+	switch {
+	case v > 0:
+		return "+" + f(v)
+	case v < 0:
+		return "−" + f(-v)
+	default:
+		return "±0"
+	}
+}
