@@ -22,6 +22,10 @@ type Decoder struct {
 	p    fastjson.Parser
 	sub  fastjson.Parser // for parts of fast-path lines
 	strs map[string]string
+	// slab, when set, supplies the task events of the fast path; the
+	// pipeline sets it to the chunk being decoded, whose events live until
+	// the chunk is applied.
+	slab *taskSlab
 }
 
 // NewDecoder returns a Decoder.
@@ -110,7 +114,7 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 	case "SparkListenerTaskEnd":
 		return d.taskEnd(v)
 	case "SparkListenerTaskStart":
-		return EventTaskStart{StageID: v.GetInt("Stage ID"), StageAttempt: v.GetInt("Stage Attempt ID"),
+		return &EventTaskStart{StageID: v.GetInt("Stage ID"), StageAttempt: v.GetInt("Stage Attempt ID"),
 			Info: d.taskInfo(v.Get("Task Info"))}
 	case "SparkListenerTaskGettingResult":
 		return EventTaskGettingResult{Info: d.taskInfo(v.Get("Task Info"))}

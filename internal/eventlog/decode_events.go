@@ -274,7 +274,7 @@ func (EventJobStart) eventName() string              { return "SparkListenerJobS
 func (EventJobEnd) eventName() string                { return "SparkListenerJobEnd" }
 func (EventStageSubmitted) eventName() string        { return "SparkListenerStageSubmitted" }
 func (EventStageCompleted) eventName() string        { return "SparkListenerStageCompleted" }
-func (EventTaskStart) eventName() string             { return "SparkListenerTaskStart" }
+func (*EventTaskStart) eventName() string            { return "SparkListenerTaskStart" }
 func (EventTaskGettingResult) eventName() string     { return "SparkListenerTaskGettingResult" }
 func (EventTaskEnd) eventName() string               { return "SparkListenerTaskEnd" }
 func (EventStageExecutorMetrics) eventName() string  { return "SparkListenerStageExecutorMetrics" }

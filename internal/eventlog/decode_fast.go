@@ -24,7 +24,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 	switch {
 	case hasPrefix(line, prefixTaskEnd):
 		s := scanner{b: line}
-		e := &EventTaskEnd{}
+		e := d.newTaskEnd()
 		e.Info.PartitionID = -1
 		e.Reason.Reason = "Success"
 		var seen uint8
@@ -47,7 +47,7 @@ func (d *Decoder) fastDecode(line []byte) Event {
 		return e
 	case hasPrefix(line, prefixTaskStart):
 		s := scanner{b: line}
-		e := EventTaskStart{}
+		e := d.newTaskStart()
 		e.Info.PartitionID = -1
 		var seen uint8
 		s.object(func(k []byte) {
@@ -191,13 +191,16 @@ func (d *Decoder) fastAccumulables(s *scanner) []model.Accumulable {
 	var out []model.Accumulable
 	s.array(func() {
 		var acc model.Accumulable
-		var update, value []byte // raw JSON, read only if the accumulable is kept
+		// Raw name and JSON values, read only if the accumulable is kept:
+		// most are internal task metrics that replay drops, and interning
+		// their names was most of the decoder's map lookups.
+		var name, update, value []byte
 		s.object(func(k []byte) {
 			switch string(k) {
 			case "ID":
 				acc.ID = s.int()
 			case "Name":
-				acc.Name = d.intern(s.str())
+				name = s.str()
 			case "Internal":
 				acc.Internal = s.bool()
 			case "Metadata":
@@ -212,6 +215,9 @@ func (d *Decoder) fastAccumulables(s *scanner) []model.Accumulable {
 		})
 		if s.bad || acc.Internal || acc.SQL {
 			return
+		}
+		if name != nil {
+			acc.Name = d.intern(name)
 		}
 		if update != nil {
 			acc.Update, acc.HasUpdate = string(s.scalarOf(update)), true

@@ -53,7 +53,7 @@ func (st *state) apply(ev Event) {
 	switch e := ev.(type) {
 	case *EventTaskEnd:
 		st.taskEnd(e)
-	case EventTaskStart:
+	case *EventTaskStart:
 		st.taskStart(e)
 	case EventTaskGettingResult:
 		if t := st.liveTasks[e.Info.TaskID]; t != nil {

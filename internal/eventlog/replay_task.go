@@ -18,7 +18,7 @@ func setTaskInfo(t *model.Task, info *TaskInfo) {
 	t.Accumulables = info.Accumulables
 }
 
-func (st *state) taskStart(e EventTaskStart) {
+func (st *state) taskStart(e *EventTaskStart) {
 	t := newTask(&e.Info)
 	st.liveTasks[t.TaskID] = t
 	// Spark keeps a task of a stage it never heard of, but no REST view

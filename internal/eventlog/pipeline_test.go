@@ -1,0 +1,107 @@
+package eventlog
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// replaySequential decodes and applies one line at a time, with no
+// pipeline, no chunk reuse and a fresh allocation per event: the reference
+// the pipeline must reproduce exactly.
+func replaySequential(t *testing.T, data []byte) *model.Attempt {
+	t.Helper()
+	a := model.NewAttempt()
+	st := newState(a)
+	d := NewDecoder()
+	for _, ln := range bytes.Split(data, []byte{'\n'}) {
+		if len(bytes.TrimSpace(ln)) == 0 {
+			continue
+		}
+		ev, err := d.DecodeLine(ln)
+		if err != nil {
+			t.Fatalf("sequential decode: %v", err)
+		}
+		if _, unknown := ev.(EventUnknown); !unknown {
+			st.apply(ev)
+		}
+	}
+	st.finish()
+	return a
+}
+
+// TestPipelineMatchesSequential: the parallel pipeline, which reuses chunk
+// buffers and task events once applied, must build the same model as
+// decoding and applying line by line, for any chunk size (small chunks
+// recycle every chunk and its events many times over).
+func TestPipelineMatchesSequential(t *testing.T) {
+	logs := map[string][]byte{"big": bigLog(t)}
+	small, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1430917381534"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs["local-1430917381534"] = small
+	for name, data := range logs {
+		want := replaySequential(t, data)
+		for _, o := range []ReplayOptions{{}, {Workers: 2, ChunkSize: 4096}, {Workers: 3, ChunkSize: 200}} {
+			if name == "big" && o.ChunkSize == 200 {
+				continue // 200k chunks: slow and adds nothing over 4096
+			}
+			t.Run(fmt.Sprintf("%s/workers=%d/chunk=%d", name, o.Workers, o.ChunkSize), func(t *testing.T) {
+				got, st, err := Replay(context.Background(), bytes.NewReader(data), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Bytes != int64(len(data)) {
+					t.Errorf("got %d bytes, want %d", st.Bytes, len(data))
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Error("got a model that differs from the sequential replay's, want the same")
+				}
+			})
+		}
+	}
+}
+
+// TestSlab: values come back zeroed, earlier pointers stay valid while the
+// slab grows over several blocks, and reset reuses the same memory.
+func TestSlab(t *testing.T) {
+	var s slab[EventTaskEnd]
+	var ptrs []*EventTaskEnd
+	firstRoundBlocks := 0
+	for round := range 2 {
+		ptrs = ptrs[:0]
+		for i := range 3*slabMaxBlock + 3 {
+			p := s.next()
+			if p.StageID != 0 {
+				t.Fatalf("round %d value %d: got StageID %d, want a zeroed value", round, i, p.StageID)
+			}
+			p.StageID = i + 1
+			ptrs = append(ptrs, p)
+		}
+		for i, p := range ptrs {
+			if p.StageID != i+1 {
+				t.Fatalf("round %d value %d: got StageID %d, want %d", round, i, p.StageID, i+1)
+			}
+		}
+		if round == 0 {
+			firstRoundBlocks = len(s.blocks)
+		} else if len(s.blocks) != firstRoundBlocks {
+			t.Errorf("got %d blocks after a second round, want the %d of the first", len(s.blocks), firstRoundBlocks)
+		}
+		s.reset()
+		if p := s.next(); p != ptrs[0] {
+			t.Errorf("round %d: after reset got %p, want the first value %p again", round, p, ptrs[0])
+		}
+		s.reset()
+	}
+	if got := len(s.blocks[0]); got != slabFirstBlock {
+		t.Errorf("got a first block of %d values, want %d", got, slabFirstBlock)
+	}
+}
