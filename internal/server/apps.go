@@ -70,12 +70,19 @@ type AppSummary struct {
 	key         string
 }
 
-// cachedSummary is the report-derived part of a finished log's summary.
+// cachedSummary is the report-derived part of a log's summary.
 type cachedSummary struct {
 	modTime  int64
 	phases   map[string]int64
 	findings []Finding
+
+	live     bool      // analysed while running
+	analysed time.Time // when the live analysis ran
 }
+
+// liveEvery bounds how often a running application is analysed again for
+// the fleet views, however fast its log grows.
+const liveEvery = 5 * time.Second
 
 var severityRank = map[string]int{"info": 1, "warning": 2, "critical": 3}
 
@@ -114,8 +121,12 @@ func (s *Server) summaries() []AppSummary {
 		case r.StartTime > 0:
 			a.DurationMs = r.LastUpdated - r.StartTime
 		}
-		if r.Done {
+		switch {
+		case r.Done:
 			c := s.reportSummary(r)
+			a.Phases, a.Findings = c.phases, c.findings
+		case a.Status == "running":
+			c := s.liveSummary(r)
 			a.Phases, a.Findings = c.phases, c.findings
 		}
 		for i := range a.Findings {
@@ -154,23 +165,54 @@ func (s *Server) reportSummary(r store.LogRecord) cachedSummary {
 	if ok && c.modTime == r.ModTime {
 		return c
 	}
-	c = cachedSummary{modTime: r.ModTime, findings: []Finding{}}
-	if b, err := s.cfg.Store.Report(r.Key); err == nil {
-		var rep struct {
-			Phases   map[string]int64 `json:"phases"`
-			Findings []Finding        `json:"findings"`
-		}
-		if json.Unmarshal(b, &rep) == nil {
-			c.phases = rep.Phases
-			if rep.Findings != nil {
-				c.findings = rep.Findings
-			}
-		}
+	c = cachedSummary{modTime: r.ModTime}
+	b, err := s.cfg.Store.Report(r.Key)
+	if err != nil {
+		b = nil
 	}
+	c.phases, c.findings = summaryOf(b)
 	s.sumMu.Lock()
 	s.sums[r.Key] = c
 	s.sumMu.Unlock()
 	return c
+}
+
+// liveSummary analyses a running log for the fleet views (its report is
+// computed on demand, with the agent samples known so far) at most once
+// per liveEvery: agent samples change findings too, without a new event.
+func (s *Server) liveSummary(r store.LogRecord) cachedSummary {
+	now := s.cfg.Now()
+	s.sumMu.Lock()
+	c, ok := s.sums[r.Key]
+	s.sumMu.Unlock()
+	if ok && c.live && now.Sub(c.analysed) < liveEvery {
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := s.cfg.Ingest.Report(ctx, r.Key)
+	if err != nil {
+		b = nil // not read yet: no findings until it is
+	}
+	c = cachedSummary{live: true, analysed: now}
+	c.phases, c.findings = summaryOf(b)
+	s.sumMu.Lock()
+	s.sums[r.Key] = c
+	s.sumMu.Unlock()
+	return c
+}
+
+// summaryOf reads the phases and findings of a sparkdx.report/v1
+// document; reports without them (or none) give no findings.
+func summaryOf(b []byte) (map[string]int64, []Finding) {
+	var rep struct {
+		Phases   map[string]int64 `json:"phases"`
+		Findings []Finding        `json:"findings"`
+	}
+	if b == nil || json.Unmarshal(b, &rep) != nil || rep.Findings == nil {
+		return rep.Phases, []Finding{}
+	}
+	return rep.Phases, rep.Findings
 }
 
 // filter keeps the summaries a query asks for: user, status, rule, tag,

@@ -6,6 +6,7 @@
 package server
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"log/slog"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -31,6 +34,14 @@ type Config struct {
 	// MetricsWindow keeps finished applications in /metrics this long
 	// after they end (default 1h).
 	MetricsWindow time.Duration
+	// Metrics also receives every OTLP metrics request stored (the Delta
+	// samples table); none when nil.
+	Metrics MetricsSink
+}
+
+// MetricsSink receives the OTLP metrics requests agents push.
+type MetricsSink interface {
+	AddMetrics(ctx context.Context, req *metricpb.MetricsData) error
 }
 
 // Server serves HTTP.
