@@ -48,8 +48,12 @@ func pushDriver(t *testing.T, url, app string, t0 time.Time, s driverSeries) {
 	with := func(kv ...*commonpb.KeyValue) []*commonpb.KeyValue {
 		return append(append([]*commonpb.KeyValue{}, base...), kv...)
 	}
-	dbl := func(v float64) *metricpb.NumberDataPoint_AsDouble { return &metricpb.NumberDataPoint_AsDouble{AsDouble: v} }
-	integer := func(v float64) *metricpb.NumberDataPoint_AsInt { return &metricpb.NumberDataPoint_AsInt{AsInt: int64(v)} }
+	dbl := func(v float64) *metricpb.NumberDataPoint_AsDouble {
+		return &metricpb.NumberDataPoint_AsDouble{AsDouble: v}
+	}
+	integer := func(v float64) *metricpb.NumberDataPoint_AsInt {
+		return &metricpb.NumberDataPoint_AsInt{AsInt: int64(v)}
+	}
 	var used, limit, gcTime, gcCount []*metricpb.NumberDataPoint
 	for i := range s.gcSeconds {
 		ts := uint64(t0.Add(time.Duration(i) * time.Minute).UnixNano())
