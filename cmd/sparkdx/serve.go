@@ -66,7 +66,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	dflags.redaction = *redaction
 	if len(roots) == 0 || fs.NArg() != 0 {
-		return usageErr("usage: sparkdx serve --event-logs DIR|s3://BUCKET/PREFIX [--listen ADDR] [--data DIR]")
+		return usageErr("usage: sparkdx serve --event-logs DIR|s3://BUCKET/PREFIX [--listen ADDR] [--data DIR] [--otlp-endpoint URL] [--delta DIR|s3://BUCKET/PREFIX]")
 	}
 	re, err := regexp.Compile(*redaction)
 	if err != nil {
