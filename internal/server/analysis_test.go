@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -13,6 +14,9 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -237,5 +241,52 @@ func TestAgentData(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAnalyze is what serve adds per finished log with exports on,
+// and per live fleet summary: the analysis with the driver's samples (a
+// day of 10 s samples read from the store) on the big real log.
+func BenchmarkAnalyze(b *testing.B) {
+	ctx := context.Background()
+	path := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
+	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, stats, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var xs []store.Sample
+	for i := range 8640 {
+		ms := a.StartTime + int64(i)*10000
+		for _, m := range []struct {
+			name string
+			v    float64
+		}{{metricGCDuration, float64(i) / 10}, {metricMajorGCs, float64(i / 100)}, {metricOldUsed, 0.97 * (4 << 30)}, {metricOldLimit, 4 << 30}} {
+			xs = append(xs, store.Sample{AppID: a.AppID, ExecutorID: "driver", Metric: m.name, Time: ms, Value: m.v})
+		}
+	}
+	if err := st.AddSamples(xs); err != nil {
+		b.Fatal(err)
+	}
+	in := ingest.Input{Attempt: a, Log: report.Log{Path: path, Bytes: stats.Bytes, Events: stats.Events}, Now: time.Now()}
+	found := false
+	for _, f := range Analyze(st, in).Report.Findings {
+		found = found || f.Rule == "driver-degradation"
+	}
+	if !found {
+		b.Fatal("no driver-degradation finding: the samples were not read")
+	}
+	b.SetBytes(stats.Bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(st, in)
 	}
 }
