@@ -76,8 +76,9 @@ type cachedSummary struct {
 	phases   map[string]int64
 	findings []Finding
 
-	live     bool      // analysed while running
-	analysed time.Time // when the live analysis ran
+	live       bool      // analysed while running
+	analysed   time.Time // when the live analysis ran
+	refreshing bool      // a live analysis runs
 }
 
 // liveEvery bounds how often a running application is analysed again for
@@ -177,29 +178,49 @@ func (s *Server) reportSummary(r store.LogRecord) cachedSummary {
 	return c
 }
 
-// liveSummary analyses a running log for the fleet views (its report is
-// computed on demand, with the agent samples known so far) at most once
-// per liveEvery: agent samples change findings too, without a new event.
+// liveSummary returns the last analysis of a running log for the fleet
+// views (none before the first) and, when it is older than liveEvery
+// (agent samples change findings too, without a new event), starts a new
+// one in the background: listing the fleet never waits for an analysis.
 func (s *Server) liveSummary(r store.LogRecord) cachedSummary {
 	now := s.cfg.Now()
 	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
 	c, ok := s.sums[r.Key]
-	s.sumMu.Unlock()
-	if ok && c.live && now.Sub(c.analysed) < liveEvery {
-		return c
+	if !ok || !c.live {
+		c = cachedSummary{live: true, findings: []Finding{}}
+		s.sums[r.Key] = c
 	}
+	if !c.refreshing && now.Sub(c.analysed) >= liveEvery {
+		select {
+		case s.live <- struct{}{}:
+			c.refreshing = true
+			s.sums[r.Key] = c
+			go s.refreshLive(r.Key)
+		default: // another one runs: a later listing asks again
+		}
+	}
+	return c
+}
+
+// refreshLive analyses a running log (its report is computed on demand,
+// with the agent samples known so far) and keeps the summary.
+func (s *Server) refreshLive(key string) {
+	defer func() { <-s.live }()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b, err := s.cfg.Ingest.Report(ctx, r.Key)
+	now := s.cfg.Now()
+	b, err := s.cfg.Ingest.Report(ctx, key)
 	if err != nil {
 		b = nil // not read yet: no findings until it is
 	}
-	c = cachedSummary{live: true, analysed: now}
+	c := cachedSummary{live: true, analysed: now}
 	c.phases, c.findings = summaryOf(b)
 	s.sumMu.Lock()
-	s.sums[r.Key] = c
+	if old, ok := s.sums[key]; ok && old.live { // not finished meanwhile
+		s.sums[key] = c
+	}
 	s.sumMu.Unlock()
-	return c
 }
 
 // summaryOf reads the phases and findings of a sparkdx.report/v1

@@ -53,7 +53,10 @@ type Server struct {
 	cache *pageCache
 
 	sumMu sync.Mutex
-	sums  map[string]cachedSummary // finished logs' report-derived fields
+	sums  map[string]cachedSummary // report-derived fields by log key
+	// live admits one background analysis of a running log at a time, so
+	// the fleet views never wait for one and never take more than a core.
+	live chan struct{}
 }
 
 // New returns a Server.
@@ -64,7 +67,7 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{},
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
 		cache: newPageCache(512)}
 	s.routes()
 	return s
