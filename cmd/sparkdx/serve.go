@@ -157,7 +157,7 @@ func defaultDataDir() (string, error) {
 // serve was asked for; with neither, the exports do nothing.
 func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger, cfg otlp.Config, envErr error,
 	dflags *deltaFlags, flush time.Duration) (*serveExports, error) {
-	x := &serveExports{st: st, logger: logger}
+	x := &serveExports{st: st, logger: logger, unsaved: map[string]bool{}}
 	if cfg.Endpoint != "" {
 		if envErr != nil {
 			return nil, usageErr("%v", envErr)

@@ -223,3 +223,45 @@ func TestServeDelta(t *testing.T) {
 		}
 	})
 }
+
+// Applications analysed before --delta was given are written when it is:
+// serve does not read their logs again, it replays them for the tables.
+func TestServeDeltaBackfill(t *testing.T) {
+	logs, lake, data := t.TempDir(), t.TempDir(), t.TempDir()
+	apps := []string{"local-1422981759269", "app-20161116163331-0000"}
+	for _, name := range apps {
+		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := runServeInProcess(t, "--event-logs", logs, "--data", data)
+	s.waitIdle(t)
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	s = runServeInProcess(t, "--event-logs", logs, "--data", data, "--delta", lake)
+	st := s.waitIdle(t)
+	if got := st["bytesRead"].(float64); got != 0 {
+		t.Errorf("second run read %v bytes of logs, want 0 (stored analyses)", got)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(lake, delta.TableApps)); err == nil && checkTable(t, lake, delta.TableApps).Rows == int64(len(apps)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("apps table did not get %d rows in 20s:\n%s", len(apps), s.logs)
+		}
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	for _, name := range []string{delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings} {
+		if got := len(checkTable(t, lake, name).Txns); got != len(apps) {
+			t.Errorf("table %s: got %d app transactions, want %d", name, got, len(apps))
+		}
+	}
+}

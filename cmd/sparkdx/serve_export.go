@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
+	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -31,6 +33,9 @@ type serveExports struct {
 
 	// Failures are counted and logged once per kind, not per app.
 	otlpErrors, deltaErrors atomic.Int64
+
+	mu      sync.Mutex
+	unsaved map[string]bool // finished logs whose Delta write failed, by key
 }
 
 // Progress implements ingest.Listener: the spans of jobs and stages that
@@ -67,6 +72,42 @@ func (x *serveExports) Finished(ctx context.Context, in ingest.Input) {
 	if x.tables != nil {
 		if _, err := x.tables.WriteApp(ctx, delta.RowsOf(a, an.Report, x.red, in.Now)); err != nil {
 			x.fail(&x.deltaErrors, "delta write", in, err)
+			x.mu.Lock()
+			x.unsaved[ingest.Key(in.Log.Path)] = true
+			x.mu.Unlock()
+		}
+	}
+}
+
+// backfill writes to Delta the finished logs that are not there: those
+// analysed before --delta was given, and those whose write failed. Their
+// models are replayed on demand, one at a time.
+func (x *serveExports) backfill(ctx context.Context, in *ingest.Ingester, startup bool) {
+	x.mu.Lock()
+	retry := x.unsaved
+	x.unsaved = map[string]bool{}
+	x.mu.Unlock()
+	for _, rec := range in.Records() {
+		if ctx.Err() != nil {
+			return
+		}
+		if !rec.Done || rec.AppID == "" || rec.Error != "" || !(retry[rec.Key] || startup) || x.tables.HasApp(rec.AppID, rec.AttemptID) {
+			continue
+		}
+		a, release, err := in.Attempt(ctx, rec.Key)
+		if err != nil {
+			x.logger.Warn("delta backfill", "log", rec.Path, "err", err)
+			continue
+		}
+		input := ingest.Input{Attempt: a, ModTime: time.Unix(0, rec.ModTime), Now: time.Now(),
+			Log: report.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}}
+		_, err = x.tables.WriteApp(ctx, delta.RowsOf(a, server.Analyze(x.st, input).Report, x.red, input.Now))
+		release()
+		if err != nil {
+			x.fail(&x.deltaErrors, "delta write", input, err)
+			x.mu.Lock()
+			x.unsaved[rec.Key] = true
+			x.mu.Unlock()
 		}
 	}
 }
@@ -107,6 +148,24 @@ func (x *serveExports) run(ctx context.Context, in *ingest.Ingester, interval ti
 			}
 		}
 	}()
+	if x.tables != nil {
+		backfilled := make(chan struct{})
+		go func() {
+			defer close(backfilled)
+			x.backfill(ctx, in, true)
+			t := time.NewTicker(time.Minute)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					x.backfill(ctx, in, false)
+				}
+			}
+		}()
+		defer func() { <-backfilled }()
+	}
 	if x.otlp != nil {
 		t := time.NewTicker(interval)
 		defer t.Stop()
