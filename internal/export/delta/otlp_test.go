@@ -7,6 +7,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 func TestSampleRowsOTLP(t *testing.T) {
@@ -69,4 +70,39 @@ func TestSampleRowsOTLP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSampleRowsOTLP: any body that decodes gives rows whose partition is
+// their own day and whose attributes map is never nil (a required column).
+func FuzzSampleRowsOTLP(f *testing.F) {
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	sum := 1.5
+	seed, err := proto.Marshal(&metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{
+		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("host.name", "n1")}},
+		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{
+			{Name: "jvm.memory.used", Data: &metricpb.Metric_Sum{Sum: &metricpb.Sum{DataPoints: []*metricpb.NumberDataPoint{{
+				TimeUnixNano: 1.7e18, Value: &metricpb.NumberDataPoint_AsInt{AsInt: 5},
+				Attributes: []*commonpb.KeyValue{str("spark.app.id", "app-1"), str("jvm.memory.pool.name", "old")}}}}}},
+			{Name: "jvm.gc.duration", Data: &metricpb.Metric_Histogram{Histogram: &metricpb.Histogram{
+				DataPoints: []*metricpb.HistogramDataPoint{{Count: 3, Sum: &sum}}}}},
+		}}}}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte{})
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var md metricpb.MetricsData
+		if proto.Unmarshal(body, &md) != nil {
+			return
+		}
+		for _, r := range SampleRowsOTLP(&md, now) {
+			if r.Date != SampleDate(r.Time) || r.Attributes == nil || r.Time.Location() != time.UTC {
+				t.Fatalf("row %+v: date %q, want %q and attributes", r, r.Date, SampleDate(r.Time))
+			}
+		}
+	})
 }
