@@ -160,6 +160,11 @@ func TestDriverDegradationFromAgentSamples(t *testing.T) {
 		return a.Status == "running" && a.Worst.Rule == "driver-degradation", a.Status + " " + a.Worst.Rule
 	})
 
+	waitFor(t, "the fleet page to show it", func() (bool, string) {
+		_, page := ts.get(t, "/")
+		return bytes.Contains(page, []byte("critical</span> Driver degrading")), "not on the page"
+	})
+
 	// A driver with little GC and a roomy old generation: nothing.
 	var fine driverSeries
 	fine.oldLimit = 4 << 30
