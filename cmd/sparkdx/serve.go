@@ -57,6 +57,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", otlpCfg.Endpoint, "send each app's trace and metrics, and serve's health, to this OTLP collector (default $OTEL_EXPORTER_OTLP_ENDPOINT)")
 	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", otlpCfg.Protocol, "OTLP protocol: grpc|http/protobuf (default $OTEL_EXPORTER_OTLP_PROTOCOL or grpc)")
 	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", otlpCfg.TaskSamplingRatio, "share of task attempts sent as spans, failed ones always (default $SPARKDX_OTLP_TASK_SAMPLING_RATIO or 0)")
+	fs.DurationVar(&otlpCfg.Timeout, "otlp-timeout", 10*time.Second, "bound on one OTLP export, retries included; after a failure exports pause for 30s")
 	healthEvery := fs.Duration("otlp-health-interval", 30*time.Second, "how often serve's own ingest health goes to the OTLP collector")
 	dflags := &deltaFlags{}
 	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
@@ -157,7 +158,7 @@ func defaultDataDir() (string, error) {
 // serve was asked for; with neither, the exports do nothing.
 func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger, cfg otlp.Config, envErr error,
 	dflags *deltaFlags, flush time.Duration) (*serveExports, error) {
-	x := &serveExports{st: st, logger: logger, unsaved: map[string]bool{}}
+	x := newServeExports(st, logger)
 	if cfg.Endpoint != "" {
 		if envErr != nil {
 			return nil, usageErr("%v", envErr)

@@ -25,19 +25,25 @@ import (
 // otelCollector is a running sparkdx-otelcol (the OpenTelemetry Collector
 // .ci/install builds) writing what it receives to JSON-lines files.
 type otelCollector struct {
-	grpc, dir string
-	cmd       *exec.Cmd
-	out       *bytes.Buffer
+	grpc, http, dir string
+	cmd             *exec.Cmd
+	out             *bytes.Buffer
 }
 
-func startOtelCollector(t *testing.T) *otelCollector {
+// startOtelCollector starts a collector receiving OTLP over gRPC and, on
+// httpAddr ("" for any free port), over HTTP.
+func startOtelCollector(t *testing.T, httpAddr string) *otelCollector {
 	t.Helper()
 	bin := sparktest.Program(t, "sparkdx-otelcol")
-	c := &otelCollector{grpc: freeAddr(t), dir: t.TempDir(), out: &bytes.Buffer{}}
+	if httpAddr == "" {
+		httpAddr = freeAddr(t)
+	}
+	c := &otelCollector{grpc: freeAddr(t), http: httpAddr, dir: t.TempDir(), out: &bytes.Buffer{}}
 	conf := fmt.Sprintf(`receivers:
   otlp:
     protocols:
       grpc: {endpoint: %q}
+      http: {endpoint: %q}
 exporters:
   file/traces: {path: %q}
   file/metrics: {path: %q}
@@ -46,7 +52,7 @@ service:
   pipelines:
     traces: {receivers: [otlp], exporters: [file/traces]}
     metrics: {receivers: [otlp], exporters: [file/metrics]}
-`, c.grpc, filepath.Join(c.dir, "traces.jsonl"), filepath.Join(c.dir, "metrics.jsonl"))
+`, c.grpc, c.http, filepath.Join(c.dir, "traces.jsonl"), filepath.Join(c.dir, "metrics.jsonl"))
 	path := filepath.Join(c.dir, "config.yaml")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -57,15 +63,18 @@ service:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if conn, err := net.Dial("tcp", c.grpc); err == nil {
-			conn.Close()
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("collector not listening on %s:\n%s", c.grpc, c.out)
+	for _, addr := range []string{c.grpc, c.http} {
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if conn, err := net.Dial("tcp", addr); err == nil {
+				conn.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("collector not listening on %s:\n%s", addr, c.out)
+			}
 		}
 	}
+	return c
 }
 
 // stop ends the collector with SIGTERM so that its file exporters flush.
@@ -162,7 +171,7 @@ func runServeInProcess(t *testing.T, args ...string) *inServe {
 // stage spans each exactly once across the steps, and finished logs
 // exported the same way.
 func TestServeOTLPToCollector(t *testing.T) {
-	col := startOtelCollector(t)
+	col := startOtelCollector(t, "")
 	logs := t.TempDir()
 	const tailed, finished = "local-1422981759269", "local-1430917381534"
 	src, err := os.ReadFile(sparktest.Path(t, "spark-events", tailed))
