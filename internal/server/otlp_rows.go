@@ -1,4 +1,4 @@
-package delta
+package server
 
 import (
 	"strconv"
@@ -6,11 +6,13 @@ import (
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta"
 )
 
-// column is the samples column of an attribute that has one (the sparkdx
+// sampleColumn is the samples column of an attribute that has one (the sparkdx
 // agent sets them), else nil.
-func column(r *SampleRow, key string) *string {
+func sampleColumn(r *delta.SampleRow, key string) *string {
 	switch key {
 	case "host.name":
 		return &r.Host
@@ -26,28 +28,28 @@ func column(r *SampleRow, key string) *string {
 	return nil
 }
 
-// SampleRowsOTLP turns an OTLP metrics request (as sparkdx serve receives
-// it from agents) into samples rows, as the collector's deltaexporter
+// SampleRows turns an OTLP metrics request agents push into rows of the
+// Delta samples table, as the collector's deltaexporter
 // does: one row per gauge or sum point; histograms and summaries give a
 // "<name>.count" and a "<name>.sum" row. Points without a timestamp are
 // stamped now.
-func SampleRowsOTLP(md *metricpb.MetricsData, now time.Time) []SampleRow {
-	var rows []SampleRow
+func SampleRows(md *metricpb.MetricsData, now time.Time) []delta.SampleRow {
+	var rows []delta.SampleRow
 	for _, rm := range md.GetResourceMetrics() {
 		res := rm.GetResource().GetAttributes()
 		for _, sm := range rm.GetScopeMetrics() {
 			for _, m := range sm.GetMetrics() {
-				rows = appendOTLPMetric(rows, res, m, now)
+				rows = appendSampleRows(rows, res, m, now)
 			}
 		}
 	}
 	return rows
 }
 
-func appendOTLPMetric(rows []SampleRow, res []*commonpb.KeyValue, m *metricpb.Metric, now time.Time) []SampleRow {
+func appendSampleRows(rows []delta.SampleRow, res []*commonpb.KeyValue, m *metricpb.Metric, now time.Time) []delta.SampleRow {
 	name, unit := m.GetName(), m.GetUnit()
 	add := func(attrs []*commonpb.KeyValue, ts uint64, name, unit string, v float64) {
-		rows = append(rows, otlpRow(res, attrs, ts, now, name, unit, v))
+		rows = append(rows, sampleRow(res, attrs, ts, now, name, unit, v))
 	}
 	number := func(pts []*metricpb.NumberDataPoint) {
 		for _, p := range pts {
@@ -85,17 +87,17 @@ func appendOTLPMetric(rows []SampleRow, res []*commonpb.KeyValue, m *metricpb.Me
 	return rows
 }
 
-func otlpRow(res, attrs []*commonpb.KeyValue, ts uint64, now time.Time, name, unit string, v float64) SampleRow {
+func sampleRow(res, attrs []*commonpb.KeyValue, ts uint64, now time.Time, name, unit string, v float64) delta.SampleRow {
 	t := now
 	if ts != 0 {
 		t = time.Unix(0, int64(ts))
 	}
 	t = t.UTC().Truncate(time.Microsecond)
-	r := SampleRow{Date: SampleDate(t), Time: t, Metric: name, Value: v, Unit: unit, Attributes: map[string]string{}}
+	r := delta.SampleRow{Date: delta.SampleDate(t), Time: t, Metric: name, Value: v, Unit: unit, Attributes: map[string]string{}}
 	for _, kvs := range [][]*commonpb.KeyValue{res, attrs} { // point attributes win
 		for _, kv := range kvs {
 			s := anyString(kv.GetValue())
-			if c := column(&r, kv.GetKey()); c != nil {
+			if c := sampleColumn(&r, kv.GetKey()); c != nil {
 				*c = s
 			} else {
 				r.Attributes[kv.GetKey()] = s

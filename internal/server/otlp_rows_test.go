@@ -1,4 +1,4 @@
-package delta
+package server
 
 import (
 	"testing"
@@ -8,9 +8,11 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta"
 )
 
-func TestSampleRowsOTLP(t *testing.T) {
+func TestSampleRows(t *testing.T) {
 	str := func(k, v string) *commonpb.KeyValue {
 		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 	}
@@ -32,7 +34,7 @@ func TestSampleRowsOTLP(t *testing.T) {
 				DataPoints: []*metricpb.HistogramDataPoint{{TimeUnixNano: uint64(t0.UnixNano()), Count: 7, Sum: &sum}}}}},
 		}}},
 	}}}
-	rows := SampleRowsOTLP(md, now)
+	rows := SampleRows(md, now)
 	type want struct {
 		metric, unit, date, app, exec, role string
 		value                               float64
@@ -72,9 +74,9 @@ func TestSampleRowsOTLP(t *testing.T) {
 	}
 }
 
-// FuzzSampleRowsOTLP: any body that decodes gives rows whose partition is
+// FuzzSampleRows: any body that decodes gives rows whose partition is
 // their own day and whose attributes map is never nil (a required column).
-func FuzzSampleRowsOTLP(f *testing.F) {
+func FuzzSampleRows(f *testing.F) {
 	str := func(k, v string) *commonpb.KeyValue {
 		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 	}
@@ -99,9 +101,9 @@ func FuzzSampleRowsOTLP(f *testing.F) {
 		if proto.Unmarshal(body, &md) != nil {
 			return
 		}
-		for _, r := range SampleRowsOTLP(&md, now) {
-			if r.Date != SampleDate(r.Time) || r.Attributes == nil || r.Time.Location() != time.UTC {
-				t.Fatalf("row %+v: date %q, want %q and attributes", r, r.Date, SampleDate(r.Time))
+		for _, r := range SampleRows(&md, now) {
+			if r.Date != delta.SampleDate(r.Time) || r.Attributes == nil || r.Time.Location() != time.UTC {
+				t.Fatalf("row %+v: date %q, want %q and attributes", r, r.Date, delta.SampleDate(r.Time))
 			}
 		}
 	})
