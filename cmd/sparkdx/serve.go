@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -47,11 +49,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s3Region := fs.String("s3-region", "", "S3 region (default $AWS_REGION)")
 	s3PathStyle := fs.Bool("s3-path-style", false, "address buckets in the path (MinIO and most on-premise stores)")
 	redaction := fs.String("redaction-regex", ingest.DefaultRedaction, "Spark properties to redact (key or value), unless the app sets spark.redaction.regex")
+	// OTLP settings default to the OpenTelemetry variables the Helm chart sets.
+	otlpCfg, _, envErr := otlp.FromEnv(os.Getenv)
+	if otlpCfg.Protocol == "" {
+		otlpCfg.Protocol = otlp.ProtocolGRPC
+	}
+	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", otlpCfg.Endpoint, "send each app's trace and metrics, and serve's health, to this OTLP collector (default $OTEL_EXPORTER_OTLP_ENDPOINT)")
+	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", otlpCfg.Protocol, "OTLP protocol: grpc|http/protobuf (default $OTEL_EXPORTER_OTLP_PROTOCOL or grpc)")
+	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", otlpCfg.TaskSamplingRatio, "share of task attempts sent as spans, failed ones always (default $SPARKDX_OTLP_TASK_SAMPLING_RATIO or 0)")
+	fs.DurationVar(&otlpCfg.Timeout, "otlp-timeout", 10*time.Second, "bound on one OTLP export, retries included; after a failure exports pause for 30s")
+	healthEvery := fs.Duration("otlp-health-interval", 30*time.Second, "how often serve's own ingest health goes to the OTLP collector")
+	dflags := &deltaFlags{}
+	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
+	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("%v", err)
 	}
+	dflags.redaction = *redaction
 	if len(roots) == 0 || fs.NArg() != 0 {
-		return usageErr("usage: sparkdx serve --event-logs DIR|s3://BUCKET/PREFIX [--listen ADDR] [--data DIR]")
+		return usageErr("usage: sparkdx serve --event-logs DIR|s3://BUCKET/PREFIX [--listen ADDR] [--data DIR] [--otlp-endpoint URL] [--delta DIR|s3://BUCKET/PREFIX]")
 	}
 	re, err := regexp.Compile(*redaction)
 	if err != nil {
@@ -80,10 +96,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return inputErr(err)
 	}
 	defer st.Close()
+	exp, err := openServeExports(ctx, st, logger, otlpCfg, envErr, dflags, *deltaFlush)
+	if err != nil {
+		return err
+	}
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention,
-		Open:  eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
-		Views: server.Views})
+		Open:     eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
+		Views:    server.Views,
+		Analyze:  server.AnalyzeFunc(st),
+		Listener: exp})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -92,7 +114,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr("--listen: %v", err)
 	}
 	srv := &http.Server{Handler: server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
-		MetricsWindow: *metricsWindow, RawLogs: *rawLogs}),
+		MetricsWindow: *metricsWindow, RawLogs: *rawLogs, Metrics: exp}),
 		ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "sparkdx serve: listening on http://%s (data %s)\n", ln.Addr(), *data)
 
@@ -100,6 +122,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- in.Run(ctx) }()
+	// Exports outlive ingest: its last Finished calls still reach them.
+	expCtx, expCancel := context.WithCancel(context.WithoutCancel(ctx))
+	expDone := make(chan struct{})
+	go func() { exp.run(expCtx, in, *healthEvery); close(expDone) }()
 	go func() {
 		<-ctx.Done()
 		shut, c := context.WithTimeout(context.Background(), 5*time.Second)
@@ -109,6 +135,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	err = srv.Serve(ln)
 	cancel()
 	<-done
+	expCancel()
+	<-expDone
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -124,4 +152,35 @@ func defaultDataDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, ".local", "state", "sparkdx"), nil
+}
+
+// openServeExports connects the OTLP exporter and opens the Delta tables
+// serve was asked for; with neither, the exports do nothing.
+func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger, cfg otlp.Config, envErr error,
+	dflags *deltaFlags, flush time.Duration) (*serveExports, error) {
+	x := newServeExports(st, logger)
+	if cfg.Endpoint != "" {
+		if envErr != nil {
+			return nil, usageErr("%v", envErr)
+		}
+		if cfg.ServiceName == "" {
+			cfg.ServiceName = "sparkdx-serve"
+		}
+		var err error
+		if x.otlp, err = otlp.New(ctx, cfg); err != nil {
+			return nil, usageErr("--otlp-endpoint: %v", err)
+		}
+	}
+	tables, red, err := dflags.open(ctx)
+	if err != nil {
+		if x.otlp != nil {
+			_ = x.otlp.Shutdown(ctx)
+		}
+		return nil, err
+	}
+	if tables != nil {
+		x.tables, x.red = tables, red
+		x.samples = delta.NewBatcher(tables.Samples, 0, flush)
+	}
+	return x, nil
 }

@@ -299,9 +299,30 @@ func TestServeUsage(t *testing.T) {
 		{"missing token file", []string{"serve", "--event-logs", "/tmp", "--auth-token-file", "/nonexistent/token"}, "/nonexistent/token"},
 		{"empty token file", []string{"serve", "--event-logs", "/tmp", "--auth-token-file", empty}, "empty"},
 		{"bad listen", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--listen", "256.0.0.1:x"}, "--listen"},
+		{"bad otlp protocol", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--otlp-endpoint", "http://127.0.0.1:1", "--otlp-protocol", "udp"}, `protocol "udp"`},
+		{"bad otlp endpoint", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--otlp-endpoint", "ftp://x"}, "--otlp-endpoint"},
+		{"bad task sampling", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--otlp-endpoint", "http://127.0.0.1:1", "--otlp-task-sampling", "2"}, "taskSamplingRatio"},
+		{"bad delta", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--delta", "gs://bucket/x"}, "--delta"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(c.args...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("got exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+// A bad OTEL_* variable is a usage error naming it, as a bad flag is.
+func TestServeOTLPEnvErrors(t *testing.T) {
+	for _, c := range []struct{ name, key, value, want string }{
+		{"bad sampler ratio", "OTEL_TRACES_SAMPLER_ARG", "lots", "OTEL_TRACES_SAMPLER_ARG"},
+		{"bad protocol", "OTEL_EXPORTER_OTLP_PROTOCOL", "carrier-pigeon", "carrier-pigeon"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+			t.Setenv(c.key, c.value)
+			code, _, stderr := runCLI("serve", "--event-logs", "/tmp", "--data", t.TempDir())
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Errorf("got exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
 			}

@@ -176,7 +176,7 @@ func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
 			}
 		}
 		for _, g := range j.GC {
-			kv := with(attribute.String("jvm.gc.name", g.Name))
+			kv := with(attribute.String("jvm.gc.name", g.Name), attribute.String("jvm.gc.action", gcAction(g.Kind)))
 			o.ObserveFloat64(in.gcDuration, g.Seconds, kv)
 			o.ObserveInt64(in.gcCount, int64(g.Collections), kv)
 		}
@@ -186,4 +186,17 @@ func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
 		o.ObserveInt64(in.threadCount, int64(j.ThreadsDaemon), with(attribute.Bool("jvm.thread.daemon", true)))
 		o.ObserveInt64(in.threadCount, int64(j.ThreadsLive)-int64(j.ThreadsDaemon), with(attribute.Bool("jvm.thread.daemon", false)))
 	}
+}
+
+// gcAction is OpenTelemetry's jvm.gc.action for a collector of hsperf's
+// kind (young, full, concurrent), as the JVM's GC notifications word it;
+// serve reads "end of major GC" as a full collection.
+func gcAction(kind string) string {
+	switch kind {
+	case "young":
+		return "end of minor GC"
+	case "full":
+		return "end of major GC"
+	}
+	return "end of concurrent GC"
 }

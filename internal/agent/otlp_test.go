@@ -111,6 +111,18 @@ func TestOTLPPush(t *testing.T) {
 	if !found {
 		t.Error("no jvm.memory.used point for executor 7's eden")
 	}
+	// Every collector point says which kind of collection it counts.
+	actions := map[string]bool{}
+	for _, dp := range metrics["jvm.gc.count"].GetSum().GetDataPoints() {
+		for _, kv := range dp.Attributes {
+			if kv.Key == "jvm.gc.action" {
+				actions[kv.Value.GetStringValue()] = true
+			}
+		}
+	}
+	if !actions["end of minor GC"] || !actions["end of major GC"] {
+		t.Errorf("jvm.gc.count actions: got %v, want minor and major collections", actions)
+	}
 	if s := metrics["jvm.class.loaded"].GetSum(); s == nil || !s.IsMonotonic {
 		t.Errorf("jvm.class.loaded: got %v, want a monotonic sum", metrics["jvm.class.loaded"])
 	}

@@ -70,12 +70,20 @@ type AppSummary struct {
 	key         string
 }
 
-// cachedSummary is the report-derived part of a finished log's summary.
+// cachedSummary is the report-derived part of a log's summary.
 type cachedSummary struct {
 	modTime  int64
 	phases   map[string]int64
 	findings []Finding
+
+	live       bool      // analysed while running
+	analysed   time.Time // when the live analysis ran
+	refreshing bool      // a live analysis runs
 }
+
+// liveEvery bounds how often a running application is analysed again for
+// the fleet views, however fast its log grows.
+const liveEvery = 5 * time.Second
 
 var severityRank = map[string]int{"info": 1, "warning": 2, "critical": 3}
 
@@ -114,8 +122,12 @@ func (s *Server) summaries() []AppSummary {
 		case r.StartTime > 0:
 			a.DurationMs = r.LastUpdated - r.StartTime
 		}
-		if r.Done {
+		switch {
+		case r.Done:
 			c := s.reportSummary(r)
+			a.Phases, a.Findings = c.phases, c.findings
+		case a.Status == "running":
+			c := s.liveSummary(r)
 			a.Phases, a.Findings = c.phases, c.findings
 		}
 		for i := range a.Findings {
@@ -154,23 +166,74 @@ func (s *Server) reportSummary(r store.LogRecord) cachedSummary {
 	if ok && c.modTime == r.ModTime {
 		return c
 	}
-	c = cachedSummary{modTime: r.ModTime, findings: []Finding{}}
-	if b, err := s.cfg.Store.Report(r.Key); err == nil {
-		var rep struct {
-			Phases   map[string]int64 `json:"phases"`
-			Findings []Finding        `json:"findings"`
-		}
-		if json.Unmarshal(b, &rep) == nil {
-			c.phases = rep.Phases
-			if rep.Findings != nil {
-				c.findings = rep.Findings
-			}
-		}
+	c = cachedSummary{modTime: r.ModTime}
+	b, err := s.cfg.Store.Report(r.Key)
+	if err != nil {
+		b = nil
 	}
+	c.phases, c.findings = summaryOf(b)
 	s.sumMu.Lock()
 	s.sums[r.Key] = c
 	s.sumMu.Unlock()
 	return c
+}
+
+// liveSummary returns the last analysis of a running log for the fleet
+// views (none before the first) and, when it is older than liveEvery
+// (agent samples change findings too, without a new event), starts a new
+// one in the background: listing the fleet never waits for an analysis.
+func (s *Server) liveSummary(r store.LogRecord) cachedSummary {
+	now := s.cfg.Now()
+	s.sumMu.Lock()
+	defer s.sumMu.Unlock()
+	c, ok := s.sums[r.Key]
+	if !ok || !c.live {
+		c = cachedSummary{live: true, findings: []Finding{}}
+		s.sums[r.Key] = c
+	}
+	if !c.refreshing && now.Sub(c.analysed) >= liveEvery {
+		select {
+		case s.live <- struct{}{}:
+			c.refreshing = true
+			s.sums[r.Key] = c
+			go s.refreshLive(r.Key)
+		default: // another one runs: a later listing asks again
+		}
+	}
+	return c
+}
+
+// refreshLive analyses a running log (its report is computed on demand,
+// with the agent samples known so far) and keeps the summary.
+func (s *Server) refreshLive(key string) {
+	defer func() { <-s.live }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	now := s.cfg.Now()
+	b, err := s.cfg.Ingest.Report(ctx, key)
+	if err != nil {
+		b = nil // not read yet: no findings until it is
+	}
+	c := cachedSummary{live: true, analysed: now}
+	c.phases, c.findings = summaryOf(b)
+	s.sumMu.Lock()
+	if old, ok := s.sums[key]; ok && old.live { // not finished meanwhile
+		s.sums[key] = c
+	}
+	s.sumMu.Unlock()
+}
+
+// summaryOf reads the phases and findings of a sparkdx.report/v1
+// document; reports without them (or none) give no findings.
+func summaryOf(b []byte) (map[string]int64, []Finding) {
+	var rep struct {
+		Phases   map[string]int64 `json:"phases"`
+		Findings []Finding        `json:"findings"`
+	}
+	if b == nil || json.Unmarshal(b, &rep) != nil || rep.Findings == nil {
+		return rep.Phases, []Finding{}
+	}
+	return rep.Phases, rep.Findings
 }
 
 // filter keeps the summaries a query asks for: user, status, rule, tag,

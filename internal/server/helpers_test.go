@@ -38,7 +38,8 @@ func startServer(t testing.TB, dataDir, token string, roots ...string) *testServ
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: 50 * time.Millisecond, Watch: true, Views: Views})
+	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: 50 * time.Millisecond, Watch: true, Views: Views,
+		Analyze: AnalyzeFunc(st)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/export/prom"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 )
@@ -80,10 +78,8 @@ func (p *promSource) analyse(key string) (prom.App, error) {
 		return prom.App{}, err
 	}
 	defer release()
-	res := analyze.Analyze(a)
-	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
-		InProgress: !a.Completed, Now: p.s.cfg.Now()}}, diagnose.All)
-	return prom.NewApp(a, res, findings), nil
+	an := Analyze(p.s.cfg.Store, ingest.Input{Attempt: a, InProgress: !a.Completed, Now: p.s.cfg.Now()})
+	return prom.NewApp(a, an.Result, an.Report.Findings), nil
 }
 
 // Health implements prom.Source.

@@ -49,6 +49,13 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
+	if s.cfg.Metrics != nil {
+		// The store has the samples: a sink that fails (Delta) is logged,
+		// not a reason for the agent to send them again.
+		if err := s.cfg.Metrics.AddMetrics(r.Context(), &req); err != nil {
+			s.cfg.Logger.Warn("otlp metrics sink", "err", err)
+		}
+	}
 	// An empty ExportMetricsServiceResponse: full success.
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.WriteHeader(http.StatusOK)
@@ -58,6 +65,39 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 // (jvm.memory.used{heap}); other attributes (pool, collector) are summed
 // over.
 var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode", "disk.io.direction"}
+
+// Series the driver-degradation rule needs, kept beside the summed ones:
+// the old generation's pool and major (full) collections.
+const (
+	metricOldUsed    = "jvm.memory.used{old}"
+	metricOldLimit   = "jvm.memory.limit{old}"
+	metricMajorGCs   = "jvm.gc.count{major}"
+	metricGCDuration = "jvm.gc.duration"
+)
+
+// derived names the extra series a point also counts in, if any.
+func derived(metric string, at map[string]string) string {
+	switch metric {
+	case "jvm.memory.used", "jvm.memory.limit":
+		if oldPool(at["jvm.memory.pool.name"]) {
+			return metric + "{old}"
+		}
+	case "jvm.gc.count":
+		// OpenTelemetry's jvm.gc.action; the sparkdx agent sets it from
+		// the collector's kind in hsperfdata.
+		if at["jvm.gc.action"] == "end of major GC" {
+			return metricMajorGCs
+		}
+	}
+	return ""
+}
+
+// oldPool says whether a heap pool is the old generation, as JMX ("G1 Old
+// Gen", "PS Old Gen", "Tenured Gen") or hsperfdata ("old") names it.
+func oldPool(name string) bool {
+	n := strings.ToLower(name)
+	return n == "old" || strings.Contains(n, "old gen") || strings.Contains(n, "tenured")
+}
 
 // Samples turns an OTLP request into samples, one per application,
 // executor, metric and time, summing points that differ only in
@@ -97,6 +137,10 @@ func Samples(req *metricpb.MetricsData) []store.Sample {
 					k := store.Sample{AppID: app, ExecutorID: get("spark.executor.id"), Metric: name,
 						Time: int64(p.GetTimeUnixNano() / 1e6)}
 					sums[k] += v
+					if d := derived(m.GetName(), at); d != "" {
+						k.Metric = d
+						sums[k] += v
+					}
 				}
 			}
 		}

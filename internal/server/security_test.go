@@ -175,8 +175,11 @@ func TestOTLPSamples(t *testing.T) {
 		Value      float64 `json:"value"`
 	}
 	ts.getJSON(t, "/api/sparkdx/v1/apps/app-20200706201101-0003/samples", &got)
-	if len(got) != 1 || got[0].Metric != "jvm.memory.used{heap}" || got[0].Value != 150 || got[0].ExecutorID != "0" {
-		t.Errorf("samples: got %+v, want one jvm.memory.used{heap} = 150 (two pools summed) for executor 0", got)
+	// The pools are summed; the old generation is also kept on its own
+	// (driver-degradation reads it).
+	if len(got) != 2 || got[0].Metric != "jvm.memory.used{heap}" || got[0].Value != 150 || got[0].ExecutorID != "0" ||
+		got[1].Metric != "jvm.memory.used{old}" || got[1].Value != 50 || got[1].ExecutorID != "0" {
+		t.Errorf("samples: got %+v, want jvm.memory.used{heap} = 150 (two pools summed) and jvm.memory.used{old} = 50 for executor 0", got)
 	}
 	_, page := ts.get(t, "/apps/app-20200706201101-0003")
 	if !bytes.Contains(page, []byte("agent: jvm.memory.used{heap}")) || !bytes.Contains(page, []byte("JVM heap used")) {

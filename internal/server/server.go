@@ -6,6 +6,7 @@
 package server
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"log/slog"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -31,6 +34,14 @@ type Config struct {
 	// MetricsWindow keeps finished applications in /metrics this long
 	// after they end (default 1h).
 	MetricsWindow time.Duration
+	// Metrics also receives every OTLP metrics request stored (the Delta
+	// samples table); none when nil.
+	Metrics MetricsSink
+}
+
+// MetricsSink receives the OTLP metrics requests agents push.
+type MetricsSink interface {
+	AddMetrics(ctx context.Context, req *metricpb.MetricsData) error
 }
 
 // Server serves HTTP.
@@ -42,7 +53,10 @@ type Server struct {
 	cache *pageCache
 
 	sumMu sync.Mutex
-	sums  map[string]cachedSummary // finished logs' report-derived fields
+	sums  map[string]cachedSummary // report-derived fields by log key
+	// live admits one background analysis of a running log at a time, so
+	// the fleet views never wait for one and never take more than a core.
+	live chan struct{}
 }
 
 // New returns a Server.
@@ -53,7 +67,7 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{},
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
 		cache: newPageCache(512)}
 	s.routes()
 	return s

@@ -177,6 +177,14 @@ func (t *Table[T]) Append(ctx context.Context, rows []T, opts AppendOptions) (Re
 	return res, err
 }
 
+// HasTxn says whether the table, as this Table last read it (at Open or
+// an Append), has transaction appID at version or later.
+func (t *Table[T]) HasTxn(appID string, version int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.committed(AppendOptions{TxnAppID: appID, TxnVersion: version})
+}
+
 func (t *Table[T]) committed(opts AppendOptions) bool {
 	txn, ok := t.snap.txns[opts.TxnAppID]
 	return ok && txn.Version >= opts.TxnVersion

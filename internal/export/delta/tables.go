@@ -79,6 +79,12 @@ func OpenTables(ctx context.Context, loc Locator, opts Options) (*Tables, error)
 // attempt idempotent in every per-app table.
 func AppTxnID(appID, attemptID string) string { return "sparkdx-app:" + appID + "/" + attemptID }
 
+// HasApp says whether an application attempt was written completely (its
+// apps row, written last, is there), as the tables were last read.
+func (ts *Tables) HasApp(appID, attemptID string) bool {
+	return ts.Apps.HasTxn(AppTxnID(appID, attemptID), 1)
+}
+
 // WriteApp appends one application attempt to apps, jobs, stages,
 // executors and findings, once: an attempt already written (same app id and
 // attempt id) is skipped table by table, so a retry after a crash completes

@@ -87,6 +87,9 @@ func TestTablesFromRealLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range apps {
+			if got, want := ts.HasApp(a.report.App.ID, a.report.App.AttemptID), round == 1; got != want {
+				t.Errorf("round %d, %s: HasApp got %v, want %v", round, a.report.App.ID, got, want)
+			}
 			written, err := ts.WriteApp(ctx, RowsOf(a.attempt, a.report, red, time.Now()))
 			if err != nil {
 				t.Fatal(err)

@@ -454,3 +454,27 @@ func BenchmarkExportApp(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExportAppRunning is serve's steady state after each tail step
+// of a running application whose spans already went out: the analysis of
+// the whole model plus ExportApp finding nothing new to send.
+func BenchmarkExportAppRunning(b *testing.B) {
+	a, _, size := replayPath(b, "big", "application_1701368813061_0008.zstd")
+	a.Completed = false // still running: the exporter keeps what it sent
+	e, spans, _ := newTestExporter(b, Config{TaskSamplingRatio: 1})
+	if err := e.ExportApp(context.Background(), a, analyze.Analyze(a)); err != nil {
+		b.Fatal(err)
+	}
+	first := len(spans.GetSpans())
+	spans.Reset()
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := e.ExportApp(context.Background(), a, analyze.Analyze(a)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := len(spans.GetSpans()); n != 0 || first == 0 {
+		b.Fatalf("first export sent %d spans, the later ones %d; want some, then none", first, n)
+	}
+}

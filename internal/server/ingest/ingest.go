@@ -50,6 +50,20 @@ type AnalyzeFunc func(in Input) ([]byte, error)
 // that it can be stored and served without replaying the log.
 type ViewsFunc func(in Input) (map[string][]byte, error)
 
+// Listener hears what ingest reads, so that serve can export it (OTLP,
+// Delta) without ingest knowing the exporters. Calls come from the worker
+// that holds the log, one at a time per log; the attempt does not change
+// during a call and must not be kept after it. Forgotten is called under
+// ingest's index lock: it must return at once.
+type Listener interface {
+	// Progress: ingest caught up with a running log and its model grew.
+	Progress(ctx context.Context, in Input)
+	// Finished: a log was read to its end and its analysis stored.
+	Finished(ctx context.Context, in Input)
+	// Forgotten: a log is gone (deleted, or aged out by Spark's cleaner).
+	Forgotten(rec store.LogRecord)
+}
+
 // Config configures an Ingester.
 type Config struct {
 	Roots     []string // directories (or files) of event logs; s3:// URLs allowed
@@ -66,6 +80,7 @@ type Config struct {
 	Logger    *slog.Logger
 	Watch     bool          // use inotify on local directories
 	Retention time.Duration // agent samples older than this are deleted; default 7 days
+	Listener  Listener      // told of progress, finished and forgotten logs; none when nil
 }
 
 // Validate checks the configuration and fills defaults.
@@ -344,6 +359,9 @@ func (in *Ingester) forget(seen map[string]bool) {
 		}
 		delete(in.entries, key)
 		in.cache.remove(key)
+		if in.cfg.Listener != nil {
+			in.cfg.Listener.Forgotten(e.record())
+		}
 		in.version.Add(1)
 	}
 }

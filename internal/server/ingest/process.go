@@ -60,11 +60,11 @@ func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog
 		return
 	}
 	in.redact(a)
-	in.finish(e, l, a, st)
+	in.finish(ctx, e, l, a, st)
 }
 
 // finish stores the analysis of a complete log and keeps its model cached.
-func (in *Ingester) finish(e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
+func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
 	rec := record(e.record(), l, a, st)
 	rec.Done, rec.Error = true, ""
 	var rep []byte
@@ -95,6 +95,9 @@ func (in *Ingester) finish(e *logEntry, l *eventlog.Log, a *model.Attempt, st *e
 	e.mu.Lock()
 	e.tail = nil
 	e.mu.Unlock()
+	if in.cfg.Listener != nil && a.AppID != "" {
+		in.cfg.Listener.Finished(ctx, Input{Attempt: a, Log: reportLog(rec, st), ModTime: l.ModTime, Now: time.Now()})
+	}
 }
 
 // fail records a log that cannot be read as done-with-error, so it is not
@@ -152,6 +155,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	}
 	e.parts = l.Parts
 	budget := in.cfg.MaxBatch
+	applied := false
 	for budget > 0 && e.part < len(l.Parts) {
 		data, eof, err := readPart(ctx, l, e.part, e.offset, budget)
 		if err != nil {
@@ -160,6 +164,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		budget -= int64(len(data))
 		e.offset += int64(len(data))
 		if len(data) > 0 {
+			applied = true
 			b := e.tail.Decode(data)
 			e.mu.Lock()
 			err = e.tail.Apply(b)
@@ -198,13 +203,21 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		if err != nil {
 			return false, err
 		}
-		in.finish(e, l, a, e.tail.Stats())
+		in.finish(ctx, e, l, a, e.tail.Stats())
 		return false, nil
 	}
 	if time.Since(e.lastProgress) > progressEvery {
 		e.lastProgress = time.Now()
 		if err := in.cfg.Store.PutLog(e.record()); err != nil {
 			return false, err
+		}
+	}
+	if applied && in.cfg.Listener != nil {
+		// Only this worker changes the model, so it needs no lock to read it.
+		if a := e.tail.Attempt(); a.AppID != "" {
+			rec := e.record()
+			in.cfg.Listener.Progress(ctx, Input{Attempt: a, Log: reportLog(rec, e.tail.Stats()), InProgress: true,
+				ModTime: l.ModTime, Now: time.Now()})
 		}
 	}
 	return false, nil

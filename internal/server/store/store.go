@@ -252,8 +252,17 @@ func (s *Store) AddSamples(samples []Sample) error {
 
 // Samples returns an application's samples ordered by executor, metric, time.
 func (s *Store) Samples(appID string) ([]Sample, error) {
+	return s.samples(append([]byte(appID), 0))
+}
+
+// ExecutorSamples returns one executor's (or the driver's) samples of an
+// application, ordered by metric and time.
+func (s *Store) ExecutorSamples(appID, executorID string) ([]Sample, error) {
+	return s.samples(append(append(append([]byte(appID), 0), executorID...), 0))
+}
+
+func (s *Store) samples(prefix []byte) ([]Sample, error) {
 	var out []Sample
-	prefix := append([]byte(appID), 0)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketSamples).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {

@@ -97,6 +97,23 @@ func TestSamples(t *testing.T) {
 	if got[0].Time != 1000 || got[0].Value != 1e9 || got[1].Time != 2000 {
 		t.Errorf("got %+v, want executor 1's samples in time order", got[:2])
 	}
+	for _, c := range []struct {
+		exec string
+		want int
+	}{{"1", 2}, {"driver", 1}, {"dr", 0}} {
+		got, err := s.ExecutorSamples("app-1", c.exec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != c.want {
+			t.Errorf("ExecutorSamples(app-1, %q): got %d samples, want %d", c.exec, len(got), c.want)
+		}
+		for _, x := range got {
+			if x.ExecutorID != c.exec || x.AppID != "app-1" {
+				t.Errorf("ExecutorSamples(app-1, %q): got a sample of %s/%s", c.exec, x.AppID, x.ExecutorID)
+			}
+		}
+	}
 	n, err := s.PruneSamples(1600)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// pushSamples posts n points of one metric for each of app's executors,
+// as a sparkdx agent does.
+func pushSamples(t *testing.T, url, app string, execs []string, t0 time.Time, n int) int {
+	t.Helper()
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	var pts []*metricpb.NumberDataPoint
+	for i := range n {
+		for _, e := range execs {
+			pts = append(pts, &metricpb.NumberDataPoint{TimeUnixNano: uint64(t0.Add(time.Duration(i) * 10 * time.Second).UnixNano()),
+				Value:      &metricpb.NumberDataPoint_AsInt{AsInt: int64(100+i) << 20},
+				Attributes: []*commonpb.KeyValue{str("spark.app.id", app), str("spark.executor.id", e), str("jvm.memory.type", "heap"), str("jvm.memory.pool.name", "old")}})
+		}
+	}
+	req := &metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{
+		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("host.name", "node-1"), str("service.name", "sparkdx-agent")}},
+		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{{Name: "jvm.memory.used", Unit: "By",
+			Data: &metricpb.Metric_Sum{Sum: &metricpb.Sum{DataPoints: pts}}}}}},
+	}}}
+	body, err := proto.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("OTLP push: got %d", resp.StatusCode)
+	}
+	return len(pts)
+}
+
+// checkTable validates a table with deltacheck.
+func checkTable(t *testing.T, dir, name string) *deltacheck.Table {
+	t.Helper()
+	tb, err := deltacheck.Check(os.DirFS(filepath.Join(dir, name)))
+	if err != nil {
+		t.Fatalf("table %s: %v", name, err)
+	}
+	return tb
+}
+
+// readRows reads every live row of a table.
+func readRows[T any](t *testing.T, dir, name string) []T {
+	t.Helper()
+	var out []T
+	for _, f := range checkTable(t, dir, name).Files {
+		rows, err := parquet.ReadFile[T](filepath.Join(dir, name, f.Path))
+		if err != nil {
+			t.Fatalf("table %s: %s: %v", name, f.Path, err)
+		}
+		out = append(out, rows...)
+	}
+	return out
+}
+
+// serve --delta appends each finished application once (none of a running
+// one) and agent samples as they arrive; a restart adds nothing twice.
+func TestServeDelta(t *testing.T) {
+	logs, lake, data := t.TempDir(), t.TempDir(), t.TempDir()
+	finished := []string{"local-1422981759269", "local-1430917381534", "app-20161116163331-0000"}
+	for _, name := range finished {
+		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1425081759269"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := bytes.SplitAfter(b, []byte("\n"))
+	const running = "local-1425081759269"
+	if err := os.WriteFile(filepath.Join(logs, running+".inprogress"), bytes.Join(half[:len(half)/2], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--event-logs", logs, "--data", data, "--delta", lake, "--delta-flush-interval", "100ms"}
+
+	s := runServeInProcess(t, args...)
+	s.waitIdle(t)
+	want := map[string]int{} // findings per finished app, as serve reports them
+	for _, app := range finished {
+		var rep struct {
+			Findings []json.RawMessage `json:"findings"`
+		}
+		if err := json.Unmarshal(s.get(t, "/api/sparkdx/v1/apps/"+app+"/report"), &rep); err != nil {
+			t.Fatal(err)
+		}
+		want[app] = len(rep.Findings)
+	}
+	t0 := time.Now().Add(-time.Minute).Truncate(time.Second)
+	pushed := pushSamples(t, s.url, finished[0], []string{"driver", "1", "2"}, t0, 4)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(lake, delta.TableSamples)); err == nil && checkTable(t, lake, delta.TableSamples).Rows == int64(pushed) {
+			break // committed while serve runs, not only at its exit
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("samples table did not get %d rows in 20s:\n%s", pushed, s.logs)
+		}
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	check := func(t *testing.T) {
+		apps := readRows[delta.AppRow](t, lake, delta.TableApps)
+		var ids []string
+		for _, a := range apps {
+			ids = append(ids, a.AppID)
+		}
+		sort.Strings(ids)
+		wantIDs := append([]string{}, finished...)
+		sort.Strings(wantIDs)
+		if len(ids) != len(wantIDs) || ids[0] != wantIDs[0] || ids[1] != wantIDs[1] || ids[2] != wantIDs[2] {
+			t.Errorf("apps: got %v, want each finished app once (not the running %s): %v", ids, running, wantIDs)
+		}
+		for _, name := range []string{delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings} {
+			if got := len(checkTable(t, lake, name).Txns); got != len(finished) {
+				t.Errorf("table %s: got %d app transactions, want %d", name, got, len(finished))
+			}
+		}
+		got := map[string]int{}
+		for _, f := range readRows[delta.FindingRow](t, lake, delta.TableFindings) {
+			got[f.AppID]++
+		}
+		for _, app := range finished {
+			if got[app] != want[app] {
+				t.Errorf("findings of %s: got %d rows, want %d (its report's)", app, got[app], want[app])
+			}
+		}
+		stages := map[string]int{}
+		for _, r := range readRows[delta.StageRow](t, lake, delta.TableStages) {
+			stages[r.AppID]++
+		}
+		if stages[finished[0]] == 0 || stages[running] != 0 {
+			t.Errorf("stages: got %v, want rows for finished apps only", stages)
+		}
+		samples := readRows[delta.SampleRow](t, lake, delta.TableSamples)
+		if len(samples) != pushed {
+			t.Fatalf("samples: got %d rows, want %d", len(samples), pushed)
+		}
+		for _, r := range samples {
+			if r.AppID != finished[0] || r.Host != "node-1" || r.Metric != "jvm.memory.used" || r.Attributes["jvm.memory.pool.name"] != "old" ||
+				r.Time.Before(t0) || r.Date != delta.SampleDate(r.Time) {
+				t.Errorf("sample row %+v: want %s's jvm.memory.used from node-1 after %s", r, finished[0], t0)
+				break
+			}
+		}
+	}
+	t.Run("first run", check)
+
+	// Restart with a new store over the same tables: every log is read and
+	// written again, and nothing lands twice; the app that was running
+	// has ended meanwhile and is appended once.
+	if err := os.WriteFile(filepath.Join(logs, running), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(logs, running+".inprogress")); err != nil {
+		t.Fatal(err)
+	}
+	args[3] = t.TempDir() // --data
+	s = runServeInProcess(t, args...)
+	s.waitIdle(t)
+	var rep struct {
+		Findings []json.RawMessage `json:"findings"`
+	}
+	if err := json.Unmarshal(s.get(t, "/api/sparkdx/v1/apps/"+running+"/report"), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	finished, want[running] = append(finished, running), len(rep.Findings)
+	t.Run("after restart", func(t *testing.T) {
+		apps := readRows[delta.AppRow](t, lake, delta.TableApps)
+		if len(apps) != len(finished) {
+			t.Errorf("apps: got %d rows, want %d", len(apps), len(finished))
+		}
+		for _, name := range []string{delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings} {
+			if got := len(checkTable(t, lake, name).Txns); got != len(finished) {
+				t.Errorf("table %s: got %d app transactions, want %d", name, got, len(finished))
+			}
+		}
+		got := map[string]int{}
+		for _, f := range readRows[delta.FindingRow](t, lake, delta.TableFindings) {
+			got[f.AppID]++
+		}
+		for _, app := range finished {
+			if got[app] != want[app] {
+				t.Errorf("findings of %s: got %d rows, want %d", app, got[app], want[app])
+			}
+		}
+		if n := checkTable(t, lake, delta.TableSamples).Rows; n != int64(pushed) {
+			t.Errorf("samples: got %d rows, want %d", n, pushed)
+		}
+	})
+}
+
+// Applications analysed before --delta was given are written when it is:
+// serve does not read their logs again, it replays them for the tables.
+func TestServeDeltaBackfill(t *testing.T) {
+	logs, lake, data := t.TempDir(), t.TempDir(), t.TempDir()
+	apps := []string{"local-1422981759269", "app-20161116163331-0000"}
+	for _, name := range apps {
+		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := runServeInProcess(t, "--event-logs", logs, "--data", data)
+	s.waitIdle(t)
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	s = runServeInProcess(t, "--event-logs", logs, "--data", data, "--delta", lake)
+	st := s.waitIdle(t)
+	if got := st["bytesRead"].(float64); got != 0 {
+		t.Errorf("second run read %v bytes of logs, want 0 (stored analyses)", got)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(lake, delta.TableApps)); err == nil && checkTable(t, lake, delta.TableApps).Rows == int64(len(apps)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("apps table did not get %d rows in 20s:\n%s", len(apps), s.logs)
+		}
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	for _, name := range []string{delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings} {
+		if got := len(checkTable(t, lake, name).Txns); got != len(apps) {
+			t.Errorf("table %s: got %d app transactions, want %d", name, got, len(apps))
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/export/otlp"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// serveExports sends what serve reads to OTLP and Delta Lake. It is
+// ingest's Listener (running apps' ended spans after each tail step,
+// finished apps once: their last spans and their Delta rows) and the
+// server's MetricsSink (agent samples to the samples table).
+//
+// Exports run on ingest's workers; a collector or store that fails must
+// not hold them for a timeout per log, so after an OTLP failure exports
+// pause for otlpPause, and what was missed is sent again by retry.
+type serveExports struct {
+	st     *store.Store
+	logger *slog.Logger
+	otlp   *otlp.Exporter // nil without an OTLP endpoint
+	tables *delta.Tables  // nil without --delta
+	red    *delta.Redactor
+	// samples batches agent samples into few large files.
+	samples *delta.Batcher[delta.SampleRow]
+
+	otlpPause  time.Duration // default 30s
+	retryEvery time.Duration // default 1m
+	otlpDown   atomic.Int64  // unix ns until which OTLP exports are skipped
+
+	// Failures are counted and logged once per kind, not per app.
+	otlpErrors, otlpSkipped, deltaErrors atomic.Int64
+
+	mu         sync.Mutex
+	unsaved    map[string]bool // finished logs whose Delta write failed, by key
+	unexported map[string]bool // finished logs whose trace did not go out, by key
+}
+
+func newServeExports(st *store.Store, logger *slog.Logger) *serveExports {
+	return &serveExports{st: st, logger: logger, otlpPause: 30 * time.Second, retryEvery: time.Minute,
+		unsaved: map[string]bool{}, unexported: map[string]bool{}}
+}
+
+// Progress implements ingest.Listener: the spans of jobs and stages that
+// ended since the last step go out (the exporter remembers what it sent;
+// what a pause skips goes out at a later step).
+func (x *serveExports) Progress(ctx context.Context, in ingest.Input) {
+	// An application that ended while its log is still .inprogress waits
+	// for Finished: the exporter forgets what it sent once the application
+	// span is out, so exporting it here too would send every span twice.
+	if x.otlp == nil || in.Attempt.Completed || x.paused() {
+		return
+	}
+	x.exportTrace(ctx, in, analyze.Analyze(in.Attempt))
+}
+
+// Finished implements ingest.Listener.
+func (x *serveExports) Finished(ctx context.Context, in ingest.Input) {
+	if x.otlp == nil && x.tables == nil {
+		return
+	}
+	an := server.Analyze(x.st, in)
+	key := ingest.Key(in.Log.Path)
+	if x.otlp != nil {
+		if x.paused() || !x.exportTrace(ctx, in, an.Result) {
+			x.mark(x.unexported, key)
+		}
+	}
+	if x.tables != nil {
+		if _, err := x.tables.WriteApp(ctx, delta.RowsOf(in.Attempt, an.Report, x.red, in.Now)); err != nil {
+			x.fail(&x.deltaErrors, "delta write", in, err)
+			x.mark(x.unsaved, key)
+		}
+	}
+}
+
+// exportTrace sends an attempt's trace and says whether it went out; a
+// failure pauses OTLP exports.
+func (x *serveExports) exportTrace(ctx context.Context, in ingest.Input, r *analyze.Result) bool {
+	a := in.Attempt
+	err := x.otlp.ExportApp(ctx, a, r)
+	if !r.Completed && !in.InProgress {
+		// A log that ended without an application end (driver lost) is
+		// not exported again: drop what was remembered of it.
+		x.otlp.Forget(a.AppID, a.AttemptID)
+	}
+	if err != nil {
+		x.otlpDown.Store(time.Now().Add(x.otlpPause).UnixNano())
+		x.fail(&x.otlpErrors, "otlp export", in, err)
+		return false
+	}
+	return true
+}
+
+// paused says whether OTLP exports wait after a failure, counting a skip.
+func (x *serveExports) paused() bool {
+	if time.Now().UnixNano() < x.otlpDown.Load() {
+		x.otlpSkipped.Add(1)
+		return true
+	}
+	return false
+}
+
+func (x *serveExports) mark(set map[string]bool, key string) {
+	x.mu.Lock()
+	set[key] = true
+	x.mu.Unlock()
+}
+
+// take empties a set and returns what it held.
+func (x *serveExports) take(set *map[string]bool) map[string]bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := *set
+	*set = map[string]bool{}
+	return out
+}
+
+// retry sends again what failed: finished logs whose trace did not go out
+// and, for Delta, whose write failed, plus at startup the finished logs the
+// tables lack (analysed before --delta was given). Models are replayed on
+// demand, one log at a time.
+func (x *serveExports) retry(ctx context.Context, in *ingest.Ingester, startup bool) {
+	var traces, rows map[string]bool
+	if x.otlp != nil && !x.paused() {
+		traces = x.take(&x.unexported)
+	}
+	if x.tables != nil {
+		rows = x.take(&x.unsaved)
+	}
+	for _, rec := range in.Records() {
+		if ctx.Err() != nil {
+			return
+		}
+		if !rec.Done || rec.AppID == "" || rec.Error != "" {
+			continue
+		}
+		trace := traces[rec.Key]
+		write := x.tables != nil && (rows[rec.Key] || startup) && !x.tables.HasApp(rec.AppID, rec.AttemptID)
+		if !trace && !write {
+			continue
+		}
+		a, release, err := in.Attempt(ctx, rec.Key)
+		if err != nil {
+			x.logger.Warn("export retry", "log", rec.Path, "err", err)
+			continue
+		}
+		input := ingest.Input{Attempt: a, ModTime: time.Unix(0, rec.ModTime), Now: time.Now(),
+			Log: report.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}}
+		an := server.Analyze(x.st, input)
+		if trace && (x.paused() || !x.exportTrace(ctx, input, an.Result)) {
+			x.mark(x.unexported, rec.Key)
+		}
+		if write {
+			if _, err := x.tables.WriteApp(ctx, delta.RowsOf(a, an.Report, x.red, input.Now)); err != nil {
+				x.fail(&x.deltaErrors, "delta write", input, err)
+				x.mark(x.unsaved, rec.Key)
+			}
+		}
+		release()
+	}
+}
+
+// Forgotten implements ingest.Listener.
+func (x *serveExports) Forgotten(rec store.LogRecord) {
+	if x.otlp != nil {
+		x.otlp.Forget(rec.AppID, rec.AttemptID)
+	}
+}
+
+// AddMetrics implements server.MetricsSink.
+func (x *serveExports) AddMetrics(ctx context.Context, req *metricpb.MetricsData) error {
+	if x.samples == nil {
+		return nil
+	}
+	return x.samples.Add(ctx, server.SampleRows(req, time.Now())...)
+}
+
+// fail logs the first failure of a kind and every hundredth after it.
+func (x *serveExports) fail(n *atomic.Int64, what string, in ingest.Input, err error) {
+	if c := n.Add(1); c == 1 || c%100 == 0 {
+		x.logger.Warn(what, "log", in.Log.Path, "app", in.Attempt.AppID, "failures", c,
+			"skippedWhilePaused", x.otlpSkipped.Load(), "err", err)
+	}
+}
+
+// run exports serve's health every interval, flushes the samples batcher
+// and retries failed exports until ctx ends, then flushes and shuts the
+// exporter down.
+func (x *serveExports) run(ctx context.Context, in *ingest.Ingester, interval time.Duration) {
+	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	if x.samples != nil {
+		wg.Go(func() {
+			if err := x.samples.Run(ctx, final); err != nil {
+				x.logger.Warn("delta samples: final flush", "err", err, "rows", x.samples.Pending())
+			}
+		})
+	}
+	if x.otlp != nil || x.tables != nil {
+		wg.Go(func() {
+			x.retry(ctx, in, true)
+			every(ctx, x.retryEvery, func() { x.retry(ctx, in, false) })
+		})
+	}
+	if x.otlp != nil {
+		every(ctx, interval, func() {
+			st := in.Status()
+			h := otlp.Health{IngestLag: time.Duration(st.LagMs) * time.Millisecond, QueueDepth: st.QueueDepth, Logs: st.Logs}
+			if err := x.otlp.ExportHealth(ctx, h); err != nil && ctx.Err() == nil {
+				x.otlpErrors.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if x.otlp != nil {
+		if err := x.otlp.Shutdown(final); err != nil {
+			x.logger.Warn("otlp shutdown", "err", err)
+		}
+	}
+}
+
+// every calls f every d until ctx ends.
+func every(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
+		}
+	}
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// otelCollector is a running sparkdx-otelcol (the OpenTelemetry Collector
+// .ci/install builds) writing what it receives to JSON-lines files.
+type otelCollector struct {
+	grpc, http, dir string
+	cmd             *exec.Cmd
+	out             *bytes.Buffer
+}
+
+// startOtelCollector starts a collector receiving OTLP over gRPC and, on
+// httpAddr ("" for any free port), over HTTP.
+func startOtelCollector(t *testing.T, httpAddr string) *otelCollector {
+	t.Helper()
+	bin := sparktest.Program(t, "sparkdx-otelcol")
+	if httpAddr == "" {
+		httpAddr = freeAddr(t)
+	}
+	c := &otelCollector{grpc: freeAddr(t), http: httpAddr, dir: t.TempDir(), out: &bytes.Buffer{}}
+	conf := fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      grpc: {endpoint: %q}
+      http: {endpoint: %q}
+exporters:
+  file/traces: {path: %q}
+  file/metrics: {path: %q}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    traces: {receivers: [otlp], exporters: [file/traces]}
+    metrics: {receivers: [otlp], exporters: [file/metrics]}
+`, c.grpc, c.http, filepath.Join(c.dir, "traces.jsonl"), filepath.Join(c.dir, "metrics.jsonl"))
+	path := filepath.Join(c.dir, "config.yaml")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.cmd = exec.Command(bin, "--config", "file:"+path)
+	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
+	for _, addr := range []string{c.grpc, c.http} {
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if conn, err := net.Dial("tcp", addr); err == nil {
+				conn.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("collector not listening on %s:\n%s", addr, c.out)
+			}
+		}
+	}
+	return c
+}
+
+// stop ends the collector with SIGTERM so that its file exporters flush.
+func (c *otelCollector) stop(t *testing.T) {
+	t.Helper()
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	c.cmd.Wait()
+}
+
+// span is the part of an OTLP JSON span the test reads.
+type span struct {
+	TraceID, SpanID, ParentSpanID, Name string
+	Attributes                          []struct {
+		Key   string
+		Value struct {
+			StringValue string
+			IntValue    string
+		}
+	}
+}
+
+func (s span) attr(k string) string {
+	for _, a := range s.Attributes {
+		if a.Key == k {
+			return a.Value.StringValue + a.Value.IntValue
+		}
+	}
+	return ""
+}
+
+func (c *otelCollector) spans(t *testing.T) []span {
+	t.Helper()
+	f, err := os.Open(filepath.Join(c.dir, "traces.jsonl"))
+	if err != nil {
+		t.Fatalf("collector wrote no traces: %v\n%s", err, c.out)
+	}
+	defer f.Close()
+	var out []span
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct{ Spans []span }
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				out = append(out, ss.Spans...)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// inServe runs `sparkdx serve` in this process until stop is called.
+type inServe struct {
+	*serveProc
+	stop func() (code int)
+}
+
+func runServeInProcess(t *testing.T, args ...string) *inServe {
+	t.Helper()
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	codes := make(chan int, 1)
+	go func() {
+		codes <- run(ctx, append([]string{"serve", "--listen", addr, "--poll", "100ms"}, args...), &out, &out)
+	}()
+	s := &inServe{serveProc: &serveProc{url: "http://" + addr, logs: &out.buf}}
+	stopped := false
+	code := 0
+	s.stop = func() int {
+		if !stopped {
+			stopped = true
+			cancel()
+			code = <-codes
+		}
+		return code
+	}
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+// serve tails a running application and exports it to a real collector
+// after each step: one trace per attempt, with its application, job and
+// stage spans each exactly once across the steps, and finished logs
+// exported the same way.
+func TestServeOTLPToCollector(t *testing.T) {
+	col := startOtelCollector(t, "")
+	logs := t.TempDir()
+	const tailed, finished = "local-1422981759269", "local-1430917381534"
+	src, err := os.ReadFile(sparktest.Path(t, "spark-events", tailed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sparktest.Path(t, "spark-events", finished))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(logs, finished), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The tailed log grows in three steps, each ending jobs.
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	steps := []int{len(lines) / 3, 2 * len(lines) / 3, len(lines)}
+	inprogress := filepath.Join(logs, tailed+".inprogress")
+	if err := os.WriteFile(inprogress, bytes.Join(lines[:steps[0]], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.grpc) // the flag's default
+	s := runServeInProcess(t, "--event-logs", logs, "--data", t.TempDir(), "--otlp-task-sampling", "1",
+		"--otlp-health-interval", "200ms")
+	s.waitIdle(t)
+	for i := 1; i < len(steps); i++ {
+		f, err := os.OpenFile(inprogress, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(bytes.Join(lines[steps[i-1]:steps[i]], nil))
+		f.Close()
+		s.waitIdle(t)
+		if i == 1 {
+			// Still running: its ended jobs are out, without the application span.
+			waitJobSpans(t, col, tailed)
+		}
+	}
+	if err := os.Rename(inprogress, filepath.Join(logs, tailed)); err != nil {
+		t.Fatal(err)
+	}
+	s.waitIdle(t)
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exited %d:\n%s", code, s.logs)
+	}
+	col.stop(t)
+
+	spans := col.spans(t)
+	byApp := map[string][]span{}
+	traceApp := map[string]string{}
+	seen := map[string]int{}
+	for _, sp := range spans {
+		seen[sp.TraceID+"/"+sp.SpanID]++
+		if sp.Name == "spark.application" {
+			traceApp[sp.TraceID] = sp.attr("spark.app.id")
+		}
+	}
+	for _, sp := range spans {
+		byApp[traceApp[sp.TraceID]] = append(byApp[traceApp[sp.TraceID]], sp)
+	}
+	var dups []string
+	for id, n := range seen {
+		if n > 1 {
+			dups = append(dups, fmt.Sprintf("%s×%d", id, n))
+		}
+	}
+	sort.Strings(dups)
+	if len(dups) > 0 {
+		t.Errorf("spans exported more than once: %v", dups)
+	}
+	if _, ok := byApp[""]; ok {
+		t.Errorf("%d spans in traces without an application span", len(byApp[""]))
+	}
+	for _, app := range []string{tailed, finished} {
+		t.Run(app, func(t *testing.T) {
+			f, err := os.Open(sparktest.Path(t, "spark-events", app))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			a, _, err := eventlog.Replay(context.Background(), f, eventlog.ReplayOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := map[string]int{}
+			traces := map[string]bool{}
+			for _, sp := range byApp[app] {
+				count[sp.Name]++
+				traces[sp.TraceID] = true
+			}
+			stages := 0 // those that ran and ended
+			for _, st := range a.Stages {
+				if st.CompletionTime != model.NoTime && (st.SubmissionTime != model.NoTime || st.FirstLaunchTime != model.NoTime) {
+					stages++
+				}
+			}
+			if len(traces) != 1 || count["spark.application"] != 1 || count["spark.job"] != len(a.Jobs) || count["spark.stage"] != stages {
+				t.Errorf("got %d traces, %d application, %d job, %d stage spans; want 1, 1, %d, %d (all: %v)",
+					len(traces), count["spark.application"], count["spark.job"], count["spark.stage"], len(a.Jobs), stages, count)
+			}
+			if count["spark.task"] == 0 {
+				t.Errorf("no task spans with --otlp-task-sampling 1")
+			}
+		})
+	}
+	if !strings.Contains(readFile(t, filepath.Join(col.dir, "metrics.jsonl")), "sparkdx.serve") {
+		t.Errorf("collector got no sparkdx.serve.* health metrics")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to write from serve's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// waitJobSpans waits until the collector has written job spans of app.
+func waitJobSpans(t *testing.T, col *otelCollector, app string) {
+	t.Helper()
+	path := filepath.Join(col.dir, "traces.jsonl")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		jobs, apps := 0, 0
+		for _, sp := range col.spans(t) {
+			if sp.attr("spark.app.id") == app {
+				switch sp.Name {
+				case "spark.job":
+					jobs++
+				case "spark.application":
+					apps++
+				}
+			}
+		}
+		if apps > 0 {
+			t.Fatalf("running %s: got an application span before it ended", app)
+		}
+		if jobs > 0 {
+			return
+		}
+	}
+	t.Fatalf("running %s: no job span reached the collector in 20s", app)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,104 @@
+package server
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// Analysis is one attempt analysed the way serve does it: every diagnose
+// rule, with the driver's agent samples when the store has them.
+type Analysis struct {
+	Result *analyze.Result
+	Report *report.Report
+}
+
+// Analyze analyses an ingest input with the agent samples st holds for
+// the application's driver.
+func Analyze(st *store.Store, in ingest.Input) Analysis {
+	res := analyze.Analyze(in.Attempt)
+	var agent *diagnose.AgentData
+	if st != nil {
+		// A store error only costs the agent-aware rules their data.
+		if xs, err := st.ExecutorSamples(in.Attempt.AppID, "driver"); err == nil {
+			agent = AgentData(xs)
+		}
+	}
+	findings := diagnose.Run(&diagnose.Pass{Attempt: in.Attempt, Result: res, Agent: agent, Log: diagnose.LogInfo{
+		InProgress: in.InProgress, Truncated: in.Log.Truncated, ModTime: in.ModTime, Now: in.Now}}, diagnose.All)
+	return Analysis{Result: res, Report: report.Build(in.Attempt, res, findings, in.Log)}
+}
+
+// AnalyzeFunc is serve's ingest.AnalyzeFunc: ingest.ReportJSON's document,
+// with agent-aware findings (driver-degradation) when agents sent samples.
+func AnalyzeFunc(st *store.Store) ingest.AnalyzeFunc {
+	return func(in ingest.Input) ([]byte, error) {
+		return json.Marshal(Analyze(st, in).Report)
+	}
+}
+
+// AgentData turns the driver's stored samples into what diagnose reads:
+// one DriverSample per sample time, in time order; nil with fewer than two
+// times. GC time is jvm.gc.duration (seconds, every collector); a full GC
+// happened when jvm.gc.count{major} grew since the previous time; the old
+// generation is jvm.memory.used{old} over jvm.memory.limit{old}. A metric
+// missing at a time keeps its previous value.
+func AgentData(samples []store.Sample) *diagnose.AgentData {
+	type point struct {
+		gcSeconds, major, oldUsed, oldLimit float64
+		has                                 [4]bool
+	}
+	byTime := map[int64]*point{}
+	for _, x := range samples {
+		p := byTime[x.Time]
+		if p == nil {
+			p = &point{}
+			byTime[x.Time] = p
+		}
+		switch x.Metric {
+		case metricGCDuration:
+			p.gcSeconds, p.has[0] = x.Value, true
+		case metricMajorGCs:
+			p.major, p.has[1] = x.Value, true
+		case metricOldUsed:
+			p.oldUsed, p.has[2] = x.Value, true
+		case metricOldLimit:
+			p.oldLimit, p.has[3] = x.Value, true
+		}
+	}
+	times := make([]int64, 0, len(byTime))
+	for t, p := range byTime {
+		if p.has != [4]bool{} {
+			times = append(times, t)
+		}
+	}
+	if len(times) < 2 {
+		return nil
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	var prev point
+	var seenMajor bool
+	out := &diagnose.AgentData{Driver: make([]diagnose.DriverSample, 0, len(times))}
+	for _, t := range times {
+		p := *byTime[t]
+		vals := [4]*float64{&p.gcSeconds, &p.major, &p.oldUsed, &p.oldLimit}
+		prevVals := [4]float64{prev.gcSeconds, prev.major, prev.oldUsed, prev.oldLimit}
+		for i, ok := range p.has {
+			if !ok {
+				*vals[i] = prevVals[i]
+			}
+		}
+		full := p.has[1] && seenMajor && p.major > prev.major
+		seenMajor = seenMajor || p.has[1]
+		out.Driver = append(out.Driver, diagnose.DriverSample{Time: time.UnixMilli(t), GCTimeMs: int64(p.gcSeconds * 1000),
+			FullGC: full, OldGenUsedBytes: int64(p.oldUsed), OldGenMaxBytes: int64(p.oldLimit)})
+		prev = p
+	}
+	return out
+}
