@@ -76,8 +76,10 @@ type chunk struct {
 	last         bool  // data ends the input (its last line may lack '\n')
 	events       []Event
 	bad          []*LineError
-	cutLast      bool // the last non-blank line is not valid JSON
-	cutNoNewline bool // ... and no newline follows it
+	nonBlank     bool // data has a non-blank line
+	lastCut      bool // its last non-blank line fails to parse as a cut line would
+	cutLast      bool // lastCut and the chunk ends the input
+	cutNoNewline bool // ... and no newline follows that line
 	done         chan struct{}
 	slab         taskSlab // task events, valid until the chunk is reused
 }
@@ -297,7 +299,9 @@ func decodeChunk(d *Decoder, c *chunk, name string) {
 			}
 			// The last non-blank line of a log may be cut: Spark was still
 			// writing it (with or without a newline after it).
-			c.cutLast = c.last && err != nil && !errors.Is(err, errNoEvent) && !errors.Is(err, errNotObject)
+			c.nonBlank = true
+			c.lastCut = err != nil && !errors.Is(err, errNoEvent) && !errors.Is(err, errNotObject)
+			c.cutLast = c.last && c.lastCut
 			c.cutNoNewline = c.cutLast && i < 0
 		}
 		line++

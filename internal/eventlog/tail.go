@@ -20,11 +20,17 @@ type Tail struct {
 	carry []byte // a last line without its '\n' yet
 	line  int64  // number of the next line to decode
 	stats ReplayStats
+	// lastBad is the last non-blank line applied so far when it failed to
+	// parse as a cut line does: counted bad while more lines may follow,
+	// it is the log's cut last line if End finds nothing after it (as
+	// Replay of an in-progress log counts it).
+	lastBad *LineError
 }
 
 // TailBatch is the decoded events of some whole lines of a tailed log.
 type TailBatch struct {
-	c chunk
+	c   chunk
+	end bool // from End: the log is complete
 }
 
 // Events is the number of events in the batch.
@@ -73,11 +79,13 @@ func (t *Tail) Decode(data []byte) *TailBatch {
 // is complete, so a cut line is counted as truncated rather than awaited.
 func (t *Tail) End() *TailBatch {
 	if len(t.carry) == 0 {
-		return &TailBatch{}
+		return &TailBatch{end: true}
 	}
 	buf := t.carry
 	t.carry = nil
-	return t.decode(buf, true)
+	b := t.decode(buf, true)
+	b.end = true
+	return b
 }
 
 func (t *Tail) decode(buf []byte, last bool) *TailBatch {
@@ -96,9 +104,38 @@ func (t *Tail) decode(buf []byte, last bool) *TailBatch {
 // an error and the batch's later events are not applied.
 func (t *Tail) Apply(b *TailBatch) error {
 	if b.c.data == nil {
+		if b.end {
+			t.endCut()
+		}
 		return nil
 	}
 	err := t.st.applyChunk(&b.c, &t.stats, t.opts)
 	t.st.finish()
+	if b.c.nonBlank {
+		t.lastBad = nil
+		if b.c.lastCut && !b.c.cutLast && !t.opts.Strict && len(b.c.bad) > 0 {
+			t.lastBad = b.c.bad[len(b.c.bad)-1]
+		}
+	}
+	if b.end && !b.c.nonBlank {
+		t.endCut()
+	}
 	return err
+}
+
+// endCut counts a malformed last line that ended in '\n' as the log's cut
+// last line instead of a bad one, once the log is known to be complete.
+func (t *Tail) endCut() {
+	if t.lastBad == nil {
+		return
+	}
+	t.stats.BadLines--
+	for i, b := range t.stats.FirstBad {
+		if b == t.lastBad {
+			t.stats.FirstBad = append(t.stats.FirstBad[:i], t.stats.FirstBad[i+1:]...)
+			break
+		}
+	}
+	t.stats.Truncated = true
+	t.lastBad = nil
 }
