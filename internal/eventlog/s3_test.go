@@ -7,17 +7,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -83,59 +75,6 @@ func TestSplitS3(t *testing.T) {
 	}
 }
 
-// minioServer starts a real MinIO on 127.0.0.1 with a temporary data
-// directory and returns its configuration.
-func minioServer(t *testing.T) S3Config {
-	t.Helper()
-	bin := sparktest.Program(t, "minio")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=sparkdx", "MINIO_ROOT_PASSWORD=sparkdx-secret", "MINIO_BROWSER=off")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/minio/health/live")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("minio did not become ready on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return S3Config{Endpoint: "http://" + addr, Region: "us-east-1", AccessKey: "sparkdx", SecretKey: "sparkdx-secret", PathStyle: true}
-}
-
-// upload copies the local tree dir (hidden files included) under prefix.
-func upload(t *testing.T, client *minio.Client, bucket, prefix, dir string) {
-	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		_, err = client.FPutObject(context.Background(), bucket, prefix+"/"+filepath.ToSlash(rel), p, minio.PutObjectOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // logSummary is what must agree between a local log and its S3 copy.
 func logSummary(t *testing.T, l *Log) string {
 	t.Helper()
@@ -159,23 +98,17 @@ func fnvSum(b []byte) uint64 {
 // TestS3MinIO uploads the shared logs and the fixtures to a real MinIO and
 // checks that every layout opens and decodes exactly as it does locally.
 func TestS3MinIO(t *testing.T) {
-	cfg := minioServer(t)
-	host, _, _ := cfg.endpoint()
-	client, err := minio.New(host, &minio.Options{Creds: credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""), Region: cfg.Region})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := sparktest.StartMinIO(t)
+	m.Bucket(t, "logs")
+	cfg := S3Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}
 	ctx := context.Background()
-	if err := client.MakeBucket(ctx, "logs", minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	trees := map[string]string{
 		"spark-events": sparktest.Path(t, "spark-events"),
 		"compressed":   sparktest.Path(t, "compressed"),
 		"fixtures":     "testdata",
 	}
 	for prefix, dir := range trees {
-		upload(t, client, "logs", prefix, dir)
+		m.Upload(t, "logs", prefix, dir)
 	}
 	tests := []struct{ s3, local string }{
 		// Spark configurations name buckets with Hadoop's s3a:// scheme.
