@@ -1,7 +1,6 @@
 package deploy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -121,16 +120,9 @@ func startAgent(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var srcs []string
-	filepath.WalkDir(filepath.Join(src, "java"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".java") {
-			srcs = append(srcs, p)
-		}
-		return err
-	})
 	classes := filepath.Join(dir, "classes")
-	if out, err := exec.Command(javac, append([]string{"-d", classes}, srcs...)...).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
+	if err := sparktest.CompileJava(javac, classes, filepath.Join(src, "java")); err != nil {
+		t.Fatal(err)
 	}
 	const app = "app-20260101000000-0077"
 	cg := memoryCgroup(t, 1<<30)
@@ -172,39 +164,13 @@ func startAgent(t *testing.T) string {
 // the JVM).
 func startJVM(t *testing.T, argv []string) io.Writer {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
+	j := sparktest.StartJVM(t, argv)
+	j.Expect(t, "ready")
+	go func() {
+		for j.Lines.Scan() { // keep its stdout drained
 		}
-	})
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if sc.Text() == "ready" {
-			go io.Copy(io.Discard, stdout)
-			return stdin
-		}
-	}
-	t.Fatalf("%s exited before printing ready", argv[0])
-	return nil
+	}()
+	return j.Stdin
 }
 
 type promServer struct {
