@@ -12,6 +12,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -80,10 +81,10 @@ func TestServeS3(t *testing.T) {
 		"/api/v1/applications/app-20200706201101-0003/stages"} {
 		_, a := ts.get(t, p)
 		_, b := localTS.get(t, p)
-		ga, _ := decodeJSON(a)
-		gb, _ := decodeJSON(b)
-		normalise(ga)
-		normalise(gb)
+		ga, _ := hstest.Decode(a)
+		gb, _ := hstest.Decode(b)
+		hstest.Normalise(ga)
+		hstest.Normalise(gb)
 		ja, _ := json.Marshal(ga)
 		jb, _ := json.Marshal(gb)
 		if !bytes.Equal(ja, jb) {
