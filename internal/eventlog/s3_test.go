@@ -53,6 +53,29 @@ func TestS3ConfigEndpoint(t *testing.T) {
 	}
 }
 
+func TestNewS3Client(t *testing.T) {
+	tests := []struct {
+		cfg     S3Config
+		url     string
+		wantErr bool
+	}{
+		{S3Config{}, "https://s3.amazonaws.com", false},
+		{S3Config{Endpoint: "http://127.0.0.1:9000", PathStyle: true}, "http://127.0.0.1:9000", false},
+		{S3Config{Endpoint: "minio:9000", Insecure: true}, "http://minio:9000", false},
+		{S3Config{Endpoint: "ftp://x"}, "", true},
+	}
+	for _, tt := range tests {
+		c, err := NewS3Client(tt.cfg)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%+v: got error %v, want error %v", tt.cfg, err, tt.wantErr)
+			continue
+		}
+		if err == nil && c.EndpointURL().String() != tt.url {
+			t.Errorf("%+v: got endpoint %s, want %s", tt.cfg, c.EndpointURL(), tt.url)
+		}
+	}
+}
+
 func TestSplitS3(t *testing.T) {
 	tests := []struct{ in, bucket, key string }{
 		{"s3://b", "b", ""},
