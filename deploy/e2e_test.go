@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -99,16 +98,6 @@ type logSource struct {
 func (s *logSource) Apps() []prom.App    { return s.apps }
 func (s *logSource) Health() prom.Health { return s.health }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startAgent builds sparkdx, starts the Spark-named test JVMs of the agent
 // package and `sparkdx agent` sampling every second.
 func startAgent(t *testing.T) string {
@@ -142,7 +131,7 @@ func startAgent(t *testing.T) string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "agent", "--listen", addr, "--interval", "1s", "--host", "e2e-node")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -185,7 +174,7 @@ func startPrometheus(t *testing.T, bin string, targets ...string) *promServer {
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
 	var logs bytes.Buffer

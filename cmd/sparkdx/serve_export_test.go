@@ -110,7 +110,7 @@ func TestServeExportsCollectorDown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	addr := freeAddr(t) // nothing listens yet
+	addr := sparktest.FreeAddr(t) // nothing listens yet
 	exp, err := otlp.New(ctx, otlp.Config{Endpoint: "http://" + addr, Protocol: otlp.ProtocolHTTP, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -80,7 +80,7 @@ type inServe struct {
 
 func runServeInProcess(t *testing.T, args ...string) *inServe {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
 	codes := make(chan int, 1)

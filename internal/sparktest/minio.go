@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,12 +39,7 @@ func StartMinIO(t testing.TB) MinIO {
 			Missing(t, "program minio (go install github.com/minio/minio@...; see .ci/install)")
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := FreeAddr(t)
 	m := MinIO{Addr: addr, AccessKey: "sparkdx", SecretKey: "sparkdx-secret"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
