@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,10 +12,10 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 type testServer struct {
@@ -161,16 +160,5 @@ func agentPush(t testing.TB, url, app string, execs []string, t0 time.Time, n in
 		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{sum("jvm.memory.used", heap), sum("jvm.gc.duration", gc),
 			sum("jvm.class.count", classes), sum("sparkdx.process.tree.memory.usage", py)}}},
 	}}}
-	body, err := proto.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("OTLP push: got %d", resp.StatusCode)
-	}
+	sparktest.PostOTLPMetrics(t, url, req)
 }
