@@ -5,14 +5,14 @@ import (
 	"net/http"
 	"testing"
 
-	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	"google.golang.org/protobuf/proto"
 )
 
-// PostOTLPMetrics posts req as OTLP/HTTP protobuf to url+"/v1/metrics", as
-// a sparkdx agent pushes to serve, and fails the test unless it is
-// accepted.
-func PostOTLPMetrics(t testing.TB, url string, req *metricpb.MetricsData) {
+// PostOTLPMetrics posts req (a metricpb.MetricsData) as OTLP/HTTP
+// protobuf to url+"/v1/metrics", as a sparkdx agent pushes to serve, and
+// fails the test unless it is accepted. (A proto.Message, so that
+// sparktest needs no OTLP module: exporter/deltaexporter imports it too.)
+func PostOTLPMetrics(t testing.TB, url string, req proto.Message) {
 	t.Helper()
 	body, err := proto.Marshal(req)
 	if err != nil {
