@@ -1,13 +1,11 @@
 package deploy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -100,16 +98,6 @@ type logSource struct {
 func (s *logSource) Apps() []prom.App    { return s.apps }
 func (s *logSource) Health() prom.Health { return s.health }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startAgent builds sparkdx, starts the Spark-named test JVMs of the agent
 // package and `sparkdx agent` sampling every second.
 func startAgent(t *testing.T) string {
@@ -121,16 +109,9 @@ func startAgent(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var srcs []string
-	filepath.WalkDir(filepath.Join(src, "java"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".java") {
-			srcs = append(srcs, p)
-		}
-		return err
-	})
 	classes := filepath.Join(dir, "classes")
-	if out, err := exec.Command(javac, append([]string{"-d", classes}, srcs...)...).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
+	if err := sparktest.CompileJava(javac, classes, filepath.Join(src, "java")); err != nil {
+		t.Fatal(err)
 	}
 	const app = "app-20260101000000-0077"
 	cg := memoryCgroup(t, 1<<30)
@@ -150,7 +131,7 @@ func startAgent(t *testing.T) string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "agent", "--listen", addr, "--interval", "1s", "--host", "e2e-node")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -172,39 +153,13 @@ func startAgent(t *testing.T) string {
 // the JVM).
 func startJVM(t *testing.T, argv []string) io.Writer {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
+	j := sparktest.StartJVM(t, argv)
+	j.Expect(t, "ready")
+	go func() {
+		for j.Lines.Scan() { // keep its stdout drained
 		}
-	})
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if sc.Text() == "ready" {
-			go io.Copy(io.Discard, stdout)
-			return stdin
-		}
-	}
-	t.Fatalf("%s exited before printing ready", argv[0])
-	return nil
+	}()
+	return j.Stdin
 }
 
 type promServer struct {
@@ -219,7 +174,7 @@ func startPrometheus(t *testing.T, bin string, targets ...string) *promServer {
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
 	var logs bytes.Buffer

@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 func TestAgentOnceJSON(t *testing.T) {
@@ -81,12 +82,7 @@ func TestAgentUsageErrors(t *testing.T) {
 
 func TestAgentServesMetrics(t *testing.T) {
 	node := filepath.Join("..", "..", "internal", "agent", "testdata", "node1")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := sparktest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var stderr bytes.Buffer

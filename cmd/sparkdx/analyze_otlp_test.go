@@ -3,15 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -42,38 +36,9 @@ func TestAnalyzeOTLPUsageErrors(t *testing.T) {
 // analyze --otlp-endpoint sends the application's trace to a real
 // OpenTelemetry Collector (sparkdx-otelcol, built by .ci/install).
 func TestAnalyzeOTLPToCollector(t *testing.T) {
-	bin := sparktest.Program(t, "sparkdx-otelcol")
+	col := sparktest.StartCollector(t, sparktest.CollectorOptions{TracesOnly: true})
 	log := sparktest.Path(t, "spark-events", "local-1422981759269")
-	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	out := filepath.Join(dir, "traces.jsonl")
-	conf := fmt.Sprintf("receivers:\n  otlp:\n    protocols:\n      grpc: {endpoint: %q}\nexporters:\n  file: {path: %q}\n"+
-		"service:\n  telemetry: {metrics: {level: none}}\n  pipelines:\n    traces: {receivers: [otlp], exporters: [file]}\n", addr, out)
-	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	col := exec.Command(bin, "--config", "file:"+filepath.Join(dir, "c.yaml"))
-	var colLog bytes.Buffer
-	col.Stdout, col.Stderr = &colLog, &colLog
-	if err := col.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { col.Process.Kill(); col.Wait() }()
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("collector not listening:\n%s", colLog.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	addr := col.GRPC
 	var stdout, stderr bytes.Buffer
 	// The collector has no metrics pipeline: that refusal is a warning.
 	if code := run(context.Background(), []string{"analyze", "--format", "json", "--otlp-endpoint", "http://" + addr, log}, &stdout, &stderr); code != 0 {
@@ -82,9 +47,8 @@ func TestAnalyzeOTLPToCollector(t *testing.T) {
 	if !strings.Contains(stderr.String(), "otlp export") {
 		t.Errorf("stderr %q: want a warning about the refused metrics", stderr.String())
 	}
-	col.Process.Signal(syscall.SIGTERM)
-	col.Wait()
-	b, err := os.ReadFile(out)
+	col.Stop(t)
+	b, err := os.ReadFile(col.TracesPath())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,15 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
-
+	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/report"
@@ -84,34 +80,12 @@ func deltaLocator(dest string) (delta.Locator, error) {
 	if bucket == "" {
 		return nil, fmt.Errorf("no bucket")
 	}
-	client, err := s3Client(os.Getenv)
+	cfg := eventlog.S3Config{}.WithEnv(os.Getenv)
+	// A set endpoint is MinIO or an on-premise store: buckets in the path.
+	cfg.PathStyle = cfg.Endpoint != ""
+	client, err := eventlog.NewS3Client(cfg)
 	if err != nil {
 		return nil, err
 	}
 	return delta.S3Locator(client, bucket, prefix), nil
-}
-
-func s3Client(getenv func(string) string) (*minio.Client, error) {
-	first := func(keys ...string) string {
-		for _, k := range keys {
-			if v := getenv(k); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	host, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
-	if ep := first("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"); ep != "" {
-		u, err := url.Parse(ep)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("AWS_ENDPOINT_URL %q: want http(s)://host[:port]", ep)
-		}
-		host, secure, lookup = u.Host, u.Scheme == "https", minio.BucketLookupPath
-	}
-	creds := credentials.NewChainCredentials([]credentials.Provider{
-		&credentials.EnvAWS{},
-		&credentials.FileAWSCredentials{},
-		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
-	})
-	return minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: first("AWS_REGION", "AWS_DEFAULT_REGION"), BucketLookup: lookup})
 }

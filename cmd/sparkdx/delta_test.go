@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
@@ -50,13 +49,7 @@ func checkApps(t *testing.T, dir string, apps int) {
 func TestAnalyzeDeltaS3(t *testing.T) {
 	m := sparktest.StartMinIO(t)
 	ctx := context.Background()
-	client, err := minio.New(m.Addr, &minio.Options{Creds: credentials.NewStaticV4(m.AccessKey, m.SecretKey, ""), Region: "us-east-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := client.MakeBucket(ctx, "lake", minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	client := m.Bucket(t, "lake")
 	t.Setenv("AWS_ENDPOINT_URL", "http://"+m.Addr)
 	t.Setenv("AWS_ACCESS_KEY_ID", m.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", m.SecretKey)

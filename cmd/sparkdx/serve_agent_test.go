@@ -52,7 +52,7 @@ func TestAgentToServe(t *testing.T) {
 
 	tok := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tok, []byte("agent-secret\n"), 0o600)
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	serve := exec.Command(bin, "serve", "--event-logs", sparktest.Path(t, "spark-events"), "--data", t.TempDir(),
 		"--listen", addr, "--auth-token-file", tok)
 	var serveOut strings.Builder

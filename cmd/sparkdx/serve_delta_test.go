@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,7 +13,6 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
@@ -41,18 +39,7 @@ func pushSamples(t *testing.T, url, app string, execs []string, t0 time.Time, n 
 		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{{Name: "jvm.memory.used", Unit: "By",
 			Data: &metricpb.Metric_Sum{Sum: &metricpb.Sum{DataPoints: pts}}}}}},
 	}}}
-	body, err := proto.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("OTLP push: got %d", resp.StatusCode)
-	}
+	sparktest.PostOTLPMetrics(t, url, req)
 	return len(pts)
 }
 

@@ -110,7 +110,7 @@ func TestServeExportsCollectorDown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	addr := freeAddr(t) // nothing listens yet
+	addr := sparktest.FreeAddr(t) // nothing listens yet
 	exp, err := otlp.New(ctx, otlp.Config{Endpoint: "http://" + addr, Protocol: otlp.ProtocolHTTP, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -145,18 +145,18 @@ func TestServeExportsCollectorDown(t *testing.T) {
 		t.Errorf("got %d logs to export again, want %d", len(x.unexported), len(apps))
 	}
 
-	col := startOtelCollector(t, addr)
+	col := sparktest.StartCollector(t, sparktest.CollectorOptions{HTTPAddr: addr})
 	x.otlpDown.Store(0) // the pause is over
 	x.retry(ctx, in, false)
 	if err := exp.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	col.stop(t)
+	col.Stop(t)
 	if len(x.unexported) != 0 {
 		t.Errorf("after retry: %d logs still to export", len(x.unexported))
 	}
 	got := map[string]int{}
-	for _, sp := range col.spans(t) {
+	for _, sp := range collectedSpans(t, col) {
 		if sp.Name == "spark.application" {
 			got[sp.attr("spark.app.id")]++
 		}

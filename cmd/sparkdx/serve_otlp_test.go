@@ -6,14 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,68 +18,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
-
-// otelCollector is a running sparkdx-otelcol (the OpenTelemetry Collector
-// .ci/install builds) writing what it receives to JSON-lines files.
-type otelCollector struct {
-	grpc, http, dir string
-	cmd             *exec.Cmd
-	out             *bytes.Buffer
-}
-
-// startOtelCollector starts a collector receiving OTLP over gRPC and, on
-// httpAddr ("" for any free port), over HTTP.
-func startOtelCollector(t *testing.T, httpAddr string) *otelCollector {
-	t.Helper()
-	bin := sparktest.Program(t, "sparkdx-otelcol")
-	if httpAddr == "" {
-		httpAddr = freeAddr(t)
-	}
-	c := &otelCollector{grpc: freeAddr(t), http: httpAddr, dir: t.TempDir(), out: &bytes.Buffer{}}
-	conf := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      grpc: {endpoint: %q}
-      http: {endpoint: %q}
-exporters:
-  file/traces: {path: %q}
-  file/metrics: {path: %q}
-service:
-  telemetry: {metrics: {level: none}}
-  pipelines:
-    traces: {receivers: [otlp], exporters: [file/traces]}
-    metrics: {receivers: [otlp], exporters: [file/metrics]}
-`, c.grpc, c.http, filepath.Join(c.dir, "traces.jsonl"), filepath.Join(c.dir, "metrics.jsonl"))
-	path := filepath.Join(c.dir, "config.yaml")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.cmd = exec.Command(bin, "--config", "file:"+path)
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
-	for _, addr := range []string{c.grpc, c.http} {
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if conn, err := net.Dial("tcp", addr); err == nil {
-				conn.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("collector not listening on %s:\n%s", addr, c.out)
-			}
-		}
-	}
-	return c
-}
-
-// stop ends the collector with SIGTERM so that its file exporters flush.
-func (c *otelCollector) stop(t *testing.T) {
-	t.Helper()
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	c.cmd.Wait()
-}
 
 // span is the part of an OTLP JSON span the test reads.
 type span struct {
@@ -105,11 +40,12 @@ func (s span) attr(k string) string {
 	return ""
 }
 
-func (c *otelCollector) spans(t *testing.T) []span {
+// collectedSpans reads the spans the collector has written.
+func collectedSpans(t *testing.T, c *sparktest.Collector) []span {
 	t.Helper()
-	f, err := os.Open(filepath.Join(c.dir, "traces.jsonl"))
+	f, err := os.Open(c.TracesPath())
 	if err != nil {
-		t.Fatalf("collector wrote no traces: %v\n%s", err, c.out)
+		t.Fatalf("collector wrote no traces: %v\n%s", err, c.Log())
 	}
 	defer f.Close()
 	var out []span
@@ -144,7 +80,7 @@ type inServe struct {
 
 func runServeInProcess(t *testing.T, args ...string) *inServe {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
 	codes := make(chan int, 1)
@@ -171,7 +107,7 @@ func runServeInProcess(t *testing.T, args ...string) *inServe {
 // stage spans each exactly once across the steps, and finished logs
 // exported the same way.
 func TestServeOTLPToCollector(t *testing.T) {
-	col := startOtelCollector(t, "")
+	col := sparktest.StartCollector(t, sparktest.CollectorOptions{})
 	logs := t.TempDir()
 	const tailed, finished = "local-1422981759269", "local-1430917381534"
 	src, err := os.ReadFile(sparktest.Path(t, "spark-events", tailed))
@@ -192,7 +128,7 @@ func TestServeOTLPToCollector(t *testing.T) {
 	if err := os.WriteFile(inprogress, bytes.Join(lines[:steps[0]], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.grpc) // the flag's default
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.GRPC) // the flag's default
 	s := runServeInProcess(t, "--event-logs", logs, "--data", t.TempDir(), "--otlp-task-sampling", "1",
 		"--otlp-health-interval", "200ms")
 	s.waitIdle(t)
@@ -216,9 +152,9 @@ func TestServeOTLPToCollector(t *testing.T) {
 	if code := s.stop(); code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, s.logs)
 	}
-	col.stop(t)
+	col.Stop(t)
 
-	spans := col.spans(t)
+	spans := collectedSpans(t, col)
 	byApp := map[string][]span{}
 	traceApp := map[string]string{}
 	seen := map[string]int{}
@@ -276,7 +212,7 @@ func TestServeOTLPToCollector(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(readFile(t, filepath.Join(col.dir, "metrics.jsonl")), "sparkdx.serve") {
+	if !strings.Contains(readFile(t, col.MetricsPath()), "sparkdx.serve") {
 		t.Errorf("collector got no sparkdx.serve.* health metrics")
 	}
 }
@@ -294,15 +230,15 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 }
 
 // waitJobSpans waits until the collector has written job spans of app.
-func waitJobSpans(t *testing.T, col *otelCollector, app string) {
+func waitJobSpans(t *testing.T, col *sparktest.Collector, app string) {
 	t.Helper()
-	path := filepath.Join(col.dir, "traces.jsonl")
+	path := col.TracesPath()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
 		jobs, apps := 0, 0
-		for _, sp := range col.spans(t) {
+		for _, sp := range collectedSpans(t, col) {
 			if sp.attr("spark.app.id") == app {
 				switch sp.Name {
 				case "spark.job":

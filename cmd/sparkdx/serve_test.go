@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -35,15 +34,6 @@ func buildSparkdx(t *testing.T) string {
 	return bin
 }
 
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // serveProc is a running `sparkdx serve` child process.
 type serveProc struct {
 	cmd  *exec.Cmd
@@ -53,7 +43,7 @@ type serveProc struct {
 
 func startServe(t *testing.T, bin, logs, data string) *serveProc {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "serve", "--event-logs", logs, "--data", data, "--listen", addr, "--poll", "100ms")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -337,7 +327,7 @@ func TestServeAuthTokenFile(t *testing.T) {
 	if err := os.WriteFile(tok, []byte("t0ken-from-file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "serve", "--event-logs", sparktest.Path(t, "spark-events"), "--data", t.TempDir(),
 		"--listen", addr, "--auth-token-file", tok)
 	var out bytes.Buffer

@@ -1,9 +1,7 @@
 package deltaexporter
 
 import (
-	"bufio"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,16 +48,6 @@ func buildCollector(t *testing.T) string {
 	return filepath.Join(out, "otelcol-sparkdx")
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startJVM runs a JVM whose main class and arguments look like a Spark
 // executor's (the agent's test class), so the agent discovers it.
 func startJVM(t *testing.T, appID string) {
@@ -67,32 +55,12 @@ func startJVM(t *testing.T, appID string) {
 	javac, java := sparktest.Program(t, "javac"), sparktest.Program(t, "java")
 	classes := t.TempDir()
 	src, _ := filepath.Abs("../../internal/agent/testdata/java")
-	var srcs []string
-	filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".java") {
-			srcs = append(srcs, p)
-		}
-		return nil
-	})
-	if b, err := exec.Command(javac, append([]string{"-d", classes}, srcs...)...).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, b)
-	}
-	cmd := exec.Command(java, "-Xmx64m", "-cp", classes, "org.apache.spark.executor.CoarseGrainedExecutorBackend",
-		"--driver-url", "spark://CoarseGrainedScheduler@127.0.0.1:7078", "--executor-id", "1",
-		"--hostname", "127.0.0.1", "--cores", "1", "--app-id", appID, "--resourceProfileId", "0")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	if err := sparktest.CompileJava(javac, classes, src); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if sc.Text() == "ready" {
-			return
-		}
-	}
-	t.Fatal("test JVM exited before printing ready")
+	sparktest.StartJVM(t, []string{java, "-Xmx64m", "-cp", classes, "org.apache.spark.executor.CoarseGrainedExecutorBackend",
+		"--driver-url", "spark://CoarseGrainedScheduler@127.0.0.1:7078", "--executor-id", "1",
+		"--hostname", "127.0.0.1", "--cores", "1", "--app-id", appID, "--resourceProfileId", "0"}).Expect(t, "ready")
 }
 
 // TestCollectorPipeline: sparkdx agent watches a real JVM and pushes OTLP
@@ -111,7 +79,7 @@ func TestCollectorPipeline(t *testing.T) {
 	startJVM(t, appID)
 
 	lake := t.TempDir()
-	otlpAddr := freeAddr(t)
+	otlpAddr := sparktest.FreeAddr(t)
 	cfg := filepath.Join(t.TempDir(), "otelcol.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`
 receivers:

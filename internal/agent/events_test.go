@@ -146,15 +146,15 @@ func TestRealOOMKill(t *testing.T) {
 	prefix := []string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cg}
 	p := startJVM(t, prefix, []string{"-Xmx1g", "-Xms16m", "-XX:+UseSerialGC"}, executorClass, executorArgs("app-oom", "9")...)
 	a := realAgent(t, Config{})
-	first := waitFor(t, a, p.pid, "in the test cgroup", func(p Process) bool {
+	first := waitFor(t, a, p.PID, "in the test cgroup", func(p Process) bool {
 		return p.Container != nil && p.Container.MemoryLimitBytes == 160<<20
 	})
 	if !strings.HasSuffix(first.Container.Path, filepath.Base(cg)) {
 		t.Errorf("got cgroup %q, want one ending in %s", first.Container.Path, filepath.Base(cg))
 	}
-	fmt.Fprintln(p.stdin, "grow")
+	fmt.Fprintln(p.Stdin, "grow")
 	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	go func() { done <- p.Cmd.Wait() }()
 	select {
 	case err := <-done:
 		t.Logf("executor exited: %v", err)
@@ -164,12 +164,12 @@ func TestRealOOMKill(t *testing.T) {
 	s := sample(t, a)
 	var ev *Event
 	for i := range s.Events {
-		if s.Events[i].PID == p.pid {
+		if s.Events[i].PID == p.PID {
 			ev = &s.Events[i]
 		}
 	}
 	if ev == nil {
-		t.Fatalf("no event for pid %d: %+v", p.pid, s.Events)
+		t.Fatalf("no event for pid %d: %+v", p.PID, s.Events)
 	}
 	if ev.Type != EventExit || ev.Cause != CauseOOMKill || ev.AppID != "app-oom" || ev.ExecutorID != "9" || ev.Last == nil {
 		t.Errorf("got %+v, want process-exit, oom-kill, app-oom, executor 9, with the last sample", *ev)

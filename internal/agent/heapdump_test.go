@@ -132,14 +132,14 @@ func TestRealHeapDump(t *testing.T) {
 	for i := 0; after < 3; i++ {
 		s := sample(t, a)
 		for _, ev := range s.Events {
-			if ev.PID == p.pid {
+			if ev.PID == p.PID {
 				events = append(events, ev)
 			}
 		}
-		if got := byPID(s)[p.pid]; got.HeapDump != "" {
+		if got := byPID(s)[p.PID]; got.HeapDump != "" {
 			onProcess = got.HeapDump
 		}
-		if got := byPID(s)[p.pid]; i == 0 && got.JVM != nil {
+		if got := byPID(s)[p.PID]; i == 0 && got.JVM != nil {
 			used, max := heapFill(got.JVM)
 			t.Logf("old generation %d of %d bytes", used, max)
 		}

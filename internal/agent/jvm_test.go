@@ -169,12 +169,12 @@ func TestRealJVMAgainstJstat(t *testing.T) {
 			p.do(t, "gc")
 			a := realAgent(t, Config{})
 			for _, option := range []string{"-gc", "-class"} {
-				before := jvmSample(t, a, p.pid)
-				got := runJstat(t, jstat, option, p.pid)
-				after := jvmSample(t, a, p.pid)
+				before := jvmSample(t, a, p.PID)
+				got := runJstat(t, jstat, option, p.PID)
+				after := jvmSample(t, a, p.PID)
 				checkJstat(t, before, after, got)
 			}
-			j := jvmSample(t, a, p.pid)
+			j := jvmSample(t, a, p.PID)
 			var collections uint64
 			for _, g := range j.GC {
 				collections += g.Collections
@@ -195,7 +195,7 @@ func TestRealClassLoadingRises(t *testing.T) {
 	a := realAgent(t, Config{})
 	var last uint64
 	for i := 0; i < 4; i++ {
-		j := jvmSample(t, a, p.pid)
+		j := jvmSample(t, a, p.PID)
 		if i > 0 && j.ClassesLoaded <= last {
 			t.Errorf("sample %d: got %d classes loaded, want more than %d", i, j.ClassesLoaded, last)
 		}
@@ -211,9 +211,9 @@ func TestRealPerfDataDisabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := byPID(s)[p.pid]
+	got, ok := byPID(s)[p.PID]
 	if !ok {
-		t.Fatalf("pid %d not found", p.pid)
+		t.Fatalf("pid %d not found", p.PID)
 	}
 	if got.JVM != nil || !strings.Contains(got.JVMUnavailable, "-XX:-UsePerfData") {
 		t.Errorf("got jvm %v, unavailable %q; want no JVM section and a reason naming -XX:-UsePerfData", got.JVM, got.JVMUnavailable)

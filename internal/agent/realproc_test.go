@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,17 +36,7 @@ func compiledJava(t *testing.T) string {
 			javaClasses.err = err
 			return
 		}
-		var srcs []string
-		filepath.WalkDir("testdata/java", func(p string, d os.DirEntry, err error) error {
-			if err == nil && strings.HasSuffix(p, ".java") {
-				srcs = append(srcs, p)
-			}
-			return err
-		})
-		out, err := exec.Command(javac, append([]string{"-d", dir}, srcs...)...).CombinedOutput()
-		if err != nil {
-			javaClasses.err = fmt.Errorf("javac: %v\n%s", err, out)
-		}
+		javaClasses.err = sparktest.CompileJava(javac, dir, "testdata/java")
 		javaClasses.dir = dir
 	})
 	if javaClasses.err != nil {
@@ -58,12 +46,7 @@ func compiledJava(t *testing.T) string {
 }
 
 // jvmProc is a running Spark-named test JVM that obeys commands on stdin.
-type jvmProc struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Scanner
-	pid   int
-}
+type jvmProc struct{ *sparktest.JVM }
 
 // startJVM starts a Spark-named JVM (main class and arguments shaped like
 // Spark's) and waits until it prints "ready". prefix, when set, runs the
@@ -74,52 +57,19 @@ func startJVM(t *testing.T, prefix []string, jvmOpts []string, class string, arg
 	cp := compiledJava(t)
 	argv := append(append(append(append([]string{}, prefix...), java), jvmOpts...), "-cp", cp, class)
 	argv = append(argv, args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &jvmProc{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout), pid: cmd.Process.Pid}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	p.expect(t, "ready")
+	j := sparktest.StartJVM(t, argv)
+	p := &jvmProc{j}
+	p.Expect(t, "ready")
 	return p
-}
-
-func (p *jvmProc) expect(t *testing.T, want string) {
-	t.Helper()
-	for p.out.Scan() {
-		if p.out.Text() == want {
-			return
-		}
-	}
-	t.Fatalf("pid %d: exited before printing %q", p.pid, want)
 }
 
 // do sends a command and waits for its "done" line.
 func (p *jvmProc) do(t *testing.T, cmd string) {
 	t.Helper()
-	if _, err := fmt.Fprintln(p.stdin, cmd); err != nil {
+	if _, err := fmt.Fprintln(p.Stdin, cmd); err != nil {
 		t.Fatal(err)
 	}
-	p.expect(t, "done "+strings.Fields(cmd)[0])
+	p.Expect(t, "done "+strings.Fields(cmd)[0])
 }
 
 func executorArgs(appID, execID string) []string {
@@ -168,7 +118,7 @@ func TestRealExecutorWithPythonWorkers(t *testing.T) {
 		"--master", "spark://127.0.0.1:7077", "--class", "org.example.Job", "job.jar")
 	a := realAgent(t, Config{})
 
-	p := waitFor(t, a, exe.pid, "two pyspark.daemon children", func(p Process) bool { return p.Tree[KindPython].Processes == 2 })
+	p := waitFor(t, a, exe.PID, "two pyspark.daemon children", func(p Process) bool { return p.Tree[KindPython].Processes == 2 })
 	if p.Role != RoleExecutor || p.AppID != "app-20260101000000-0042" || p.ExecutorID != "3" || p.Cores != 2 || p.MainClass != executorClass {
 		t.Errorf("got role %q app %q executor %q cores %d class %q, want executor app-20260101000000-0042 3 2 %s",
 			p.Role, p.AppID, p.ExecutorID, p.Cores, p.MainClass, executorClass)
@@ -178,9 +128,9 @@ func TestRealExecutorWithPythonWorkers(t *testing.T) {
 			t.Errorf("child %d: got kind %q name %q rss %d, want python pyspark.daemon rss > 0", c.PID, c.Kind, c.Name, c.RSSBytes)
 		}
 	}
-	if p.Children[0].PPID != exe.pid || p.Children[1].PPID != p.Children[0].PID {
+	if p.Children[0].PPID != exe.PID || p.Children[1].PPID != p.Children[0].PID {
 		t.Errorf("got children %d (ppid %d) and %d (ppid %d), want daemon under %d and its fork under it",
-			p.Children[0].PID, p.Children[0].PPID, p.Children[1].PID, p.Children[1].PPID, exe.pid)
+			p.Children[0].PID, p.Children[0].PPID, p.Children[1].PID, p.Children[1].PPID, exe.PID)
 	}
 	if p.RSSBytes < 10<<20 || p.PSSBytes == 0 || p.RSSPeakBytes < p.RSSBytes || p.Threads < 6 || p.OpenFDs < 3 {
 		t.Errorf("got rss %d pss %d peak %d threads %d fds %d, want rss >= 10MiB, pss > 0, peak >= rss, threads >= 6, fds >= 3",
@@ -195,18 +145,18 @@ func TestRealExecutorWithPythonWorkers(t *testing.T) {
 
 	// ps reads the same kernel figures through its own parser.
 	if ps, err := exec.LookPath("ps"); err == nil {
-		out, err := exec.Command(ps, "-o", "rss=,nlwp=", "-p", fmt.Sprint(exe.pid)).Output()
+		out, err := exec.Command(ps, "-o", "rss=,nlwp=", "-p", fmt.Sprint(exe.PID)).Output()
 		var rssKB, threads int
 		if _, serr := fmt.Sscan(string(out), &rssKB, &threads); err != nil || serr != nil {
 			t.Fatalf("ps: %v %v: %q", err, serr, out)
 		}
-		now := waitFor(t, a, exe.pid, "again", func(Process) bool { return true })
+		now := waitFor(t, a, exe.PID, "again", func(Process) bool { return true })
 		if r := float64(now.RSSBytes) / float64(rssKB*1024); r < 0.9 || r > 1.1 || now.Threads < threads-3 || now.Threads > threads+3 {
 			t.Errorf("got rss %d threads %d, ps says rss %d KiB threads %d", now.RSSBytes, now.Threads, rssKB, threads)
 		}
 	}
 
-	d := waitFor(t, a, drv.pid, "driver", func(Process) bool { return true })
+	d := waitFor(t, a, drv.PID, "driver", func(Process) bool { return true })
 	if d.Role != RoleDriver || d.AppID != "app-20260101000000-0042" || d.ExecutorID != "driver" {
 		t.Errorf("driver: got role %q app %q executor %q, want driver app-20260101000000-0042 driver", d.Role, d.AppID, d.ExecutorID)
 	}
@@ -225,12 +175,12 @@ func TestRealPIDNamespace(t *testing.T) {
 	s := sample(t, a)
 	var got *Process
 	for i := range s.Processes {
-		if s.Processes[i].PPID == u.pid {
+		if s.Processes[i].PPID == u.PID {
 			got = &s.Processes[i]
 		}
 	}
 	if got == nil {
-		t.Fatalf("no Spark process under unshare (pid %d)", u.pid)
+		t.Fatalf("no Spark process under unshare (pid %d)", u.PID)
 	}
 	if got.NSPid != 1 || got.AppID != "app-ns" || got.ExecutorID != "6" {
 		t.Errorf("got nsPid %d app %q executor %q, want 1 app-ns 6", got.NSPid, got.AppID, got.ExecutorID)

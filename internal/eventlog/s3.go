@@ -84,6 +84,17 @@ type S3Store struct {
 
 // NewS3Store connects to the endpoint in cfg (no request is made yet).
 func NewS3Store(cfg S3Config) (*S3Store, error) {
+	client, err := NewS3Client(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &S3Store{client: client}, nil
+}
+
+// NewS3Client returns a client for the endpoint in cfg (no request is made
+// yet). With no AccessKey the credentials come from the AWS environment
+// variables, ~/.aws/credentials, then the instance role.
+func NewS3Client(cfg S3Config) (*minio.Client, error) {
 	host, secure, err := cfg.endpoint()
 	if err != nil {
 		return nil, err
@@ -104,7 +115,7 @@ func NewS3Store(cfg S3Config) (*S3Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 %s: %w", host, err)
 	}
-	return &S3Store{client: client}, nil
+	return client, nil
 }
 
 // s3Schemes are the URL schemes of S3 paths: Spark configurations name the

@@ -7,17 +7,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -61,6 +53,29 @@ func TestS3ConfigEndpoint(t *testing.T) {
 	}
 }
 
+func TestNewS3Client(t *testing.T) {
+	tests := []struct {
+		cfg     S3Config
+		url     string
+		wantErr bool
+	}{
+		{S3Config{}, "https://s3.amazonaws.com", false},
+		{S3Config{Endpoint: "http://127.0.0.1:9000", PathStyle: true}, "http://127.0.0.1:9000", false},
+		{S3Config{Endpoint: "minio:9000", Insecure: true}, "http://minio:9000", false},
+		{S3Config{Endpoint: "ftp://x"}, "", true},
+	}
+	for _, tt := range tests {
+		c, err := NewS3Client(tt.cfg)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%+v: got error %v, want error %v", tt.cfg, err, tt.wantErr)
+			continue
+		}
+		if err == nil && c.EndpointURL().String() != tt.url {
+			t.Errorf("%+v: got endpoint %s, want %s", tt.cfg, c.EndpointURL(), tt.url)
+		}
+	}
+}
+
 func TestSplitS3(t *testing.T) {
 	tests := []struct{ in, bucket, key string }{
 		{"s3://b", "b", ""},
@@ -80,59 +95,6 @@ func TestSplitS3(t *testing.T) {
 		if _, _, err := splitS3(bad); err == nil {
 			t.Errorf("splitS3(%q): got no error", bad)
 		}
-	}
-}
-
-// minioServer starts a real MinIO on 127.0.0.1 with a temporary data
-// directory and returns its configuration.
-func minioServer(t *testing.T) S3Config {
-	t.Helper()
-	bin := sparktest.Program(t, "minio")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=sparkdx", "MINIO_ROOT_PASSWORD=sparkdx-secret", "MINIO_BROWSER=off")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/minio/health/live")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("minio did not become ready on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return S3Config{Endpoint: "http://" + addr, Region: "us-east-1", AccessKey: "sparkdx", SecretKey: "sparkdx-secret", PathStyle: true}
-}
-
-// upload copies the local tree dir (hidden files included) under prefix.
-func upload(t *testing.T, client *minio.Client, bucket, prefix, dir string) {
-	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		_, err = client.FPutObject(context.Background(), bucket, prefix+"/"+filepath.ToSlash(rel), p, minio.PutObjectOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -159,23 +121,17 @@ func fnvSum(b []byte) uint64 {
 // TestS3MinIO uploads the shared logs and the fixtures to a real MinIO and
 // checks that every layout opens and decodes exactly as it does locally.
 func TestS3MinIO(t *testing.T) {
-	cfg := minioServer(t)
-	host, _, _ := cfg.endpoint()
-	client, err := minio.New(host, &minio.Options{Creds: credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""), Region: cfg.Region})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := sparktest.StartMinIO(t)
+	m.Bucket(t, "logs")
+	cfg := S3Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}
 	ctx := context.Background()
-	if err := client.MakeBucket(ctx, "logs", minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	trees := map[string]string{
 		"spark-events": sparktest.Path(t, "spark-events"),
 		"compressed":   sparktest.Path(t, "compressed"),
 		"fixtures":     "testdata",
 	}
 	for prefix, dir := range trees {
-		upload(t, client, "logs", prefix, dir)
+		m.Upload(t, "logs", prefix, dir)
 	}
 	tests := []struct{ s3, local string }{
 		// Spark configurations name buckets with Hadoop's s3a:// scheme.

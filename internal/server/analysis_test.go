@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/report"
@@ -79,18 +77,7 @@ func pushDriver(t *testing.T, url, app string, t0 time.Time, s driverSeries) {
 	req := &metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{ScopeMetrics: []*metricpb.ScopeMetrics{{
 		Metrics: []*metricpb.Metric{sum("jvm.memory.used", used), sum("jvm.memory.limit", limit),
 			sum("jvm.gc.duration", gcTime), sum("jvm.gc.count", gcCount)}}}}}}
-	body, err := proto.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("OTLP push: got %d", resp.StatusCode)
-	}
+	sparktest.PostOTLPMetrics(t, url, req)
 }
 
 type reportFindings struct {

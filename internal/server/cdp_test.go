@@ -1,81 +1,35 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// chrome drives one headless Chromium page over the DevTools protocol on
-// --remote-debugging-pipe (NUL-separated JSON; commands on fd 3, replies
-// and events on fd 4).
+// chrome drives one headless Chromium page (sparktest.Chromium).
 type chrome struct {
+	*sparktest.Chromium
 	t       *testing.T
-	in      io.WriteCloser
 	session string
 
 	mu       sync.Mutex
-	nextID   int
-	waiting  map[int]chan cdpMsg
 	problems []string // console errors, exceptions, failed loads, dialogs
 	loads    chan struct{}
 }
 
-type cdpMsg struct {
-	ID        int             `json:"id,omitempty"`
-	SessionID string          `json:"sessionId,omitempty"`
-	Method    string          `json:"method,omitempty"`
-	Params    json.RawMessage `json:"params,omitempty"`
-	Result    json.RawMessage `json:"result,omitempty"`
-	Error     *struct {
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
-}
-
 func startChrome(t *testing.T, bin string) *chrome {
 	t.Helper()
-	cmdR, cmdW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "about:blank")
-	cmd.ExtraFiles = []*os.File{cmdR, outW}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	cmdR.Close()
-	outW.Close()
-	c := &chrome{t: t, in: cmdW, waiting: map[int]chan cdpMsg{}, loads: make(chan struct{}, 16)}
-	go c.read(outR)
-	t.Cleanup(func() {
-		cmdW.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	c := &chrome{t: t, loads: make(chan struct{}, 16)}
+	c.Chromium = sparktest.StartChromium(t, bin, c.event)
 	var tgt struct{ TargetID string }
 	c.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt)
 	var att struct{ SessionID string }
@@ -89,33 +43,8 @@ func startChrome(t *testing.T, bin string) *chrome {
 	return c
 }
 
-func (c *chrome) read(r io.Reader) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		raw, err := br.ReadBytes(0)
-		if err != nil {
-			return
-		}
-		var m cdpMsg
-		if json.Unmarshal(raw[:len(raw)-1], &m) != nil {
-			continue
-		}
-		if m.ID != 0 {
-			c.mu.Lock()
-			ch := c.waiting[m.ID]
-			delete(c.waiting, m.ID)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-			continue
-		}
-		c.event(m)
-	}
-}
-
 // event records what makes a page broken for a person.
-func (c *chrome) event(m cdpMsg) {
+func (c *chrome) event(m sparktest.CDPMessage) {
 	var p struct {
 		Type             string
 		Args             []struct{ Value any }
@@ -157,37 +86,14 @@ func (c *chrome) event(m cdpMsg) {
 	}
 }
 
+// call sends a command and waits up to 30s for its reply; a failure is a
+// test error.
 func (c *chrome) call(session, method string, params, result any) {
 	c.t.Helper()
-	c.mu.Lock()
-	c.nextID++
-	id := c.nextID
-	ch := make(chan cdpMsg, 1)
-	c.waiting[id] = ch
-	c.mu.Unlock()
-	msg := map[string]any{"id": id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	if session != "" {
-		msg["sessionId"] = session
-	}
-	b, _ := json.Marshal(msg)
-	if _, err := c.in.Write(append(b, 0)); err != nil {
-		c.t.Errorf("cdp %s: %v", method, err)
-		return
-	}
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			c.t.Errorf("cdp %s: %s", method, m.Error.Message)
-			return
-		}
-		if result != nil {
-			json.Unmarshal(m.Result, result)
-		}
-	case <-time.After(30 * time.Second):
-		c.t.Errorf("cdp %s: no reply in 30s", method)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Call(ctx, session, method, params, result); err != nil {
+		c.t.Errorf("cdp %v", err)
 	}
 }
 

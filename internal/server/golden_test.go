@@ -5,44 +5,21 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
-
-type goldenCase struct{ name, url, file string }
-
-// suiteCases reads HistoryServerSuite's (name, URL) list.
-func suiteCases(t *testing.T) []goldenCase {
-	src, err := os.ReadFile(sparktest.Path(t, "HistoryServerSuite.scala.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(src)
-	start := strings.Index(s, "val cases = Seq(")
-	end := strings.Index(s[start:], "\n  )\n")
-	if start < 0 || end < 0 {
-		t.Fatal("cases list not found")
-	}
-	re := regexp.MustCompile(`"([^"]+)"\s*->\s*"([^"]+)"`)
-	nonWord := regexp.MustCompile(`\W`)
-	var out []goldenCase
-	for _, m := range re.FindAllStringSubmatch(s[start:start+end], -1) {
-		out = append(out, goldenCase{m[1], m[2], nonWord.ReplaceAllString(m[1], "_") + "_expectation.json"})
-	}
-	return out
-}
 
 // TestHistoryServerGoldens serves the History Server test directory and
 // checks every HistoryServerSuite case over HTTP, twice: after the first
 // ingest (models in memory) and after a restart on the same store (index
 // from the store, models replayed on demand).
 func TestHistoryServerGoldens(t *testing.T) {
-	cases := suiteCases(t)
+	cases := hstest.Cases(t)
 	if len(cases) != 60 {
 		t.Fatalf("got %d suite cases, want 60", len(cases))
 	}
@@ -60,31 +37,30 @@ func TestHistoryServerGoldens(t *testing.T) {
 			}
 			passed := 0
 			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) {
-					want, err := os.ReadFile(filepath.Join(expDir, c.file))
+				t.Run(c.Name, func(t *testing.T) {
+					want, err := os.ReadFile(filepath.Join(expDir, c.File))
 					if err != nil {
 						t.Fatal(err)
 					}
-					code, body := ts.get(t, "/api/v1/"+c.url)
+					code, body := ts.get(t, "/api/v1/"+c.URL)
 					if code != 200 {
-						t.Fatalf("GET %s: status %d: %s", c.url, code, body)
+						t.Fatalf("GET %s: status %d: %s", c.URL, code, body)
 					}
-					g, err := decodeJSON(body)
+					g, err := hstest.Decode(body)
 					if err != nil {
-						t.Fatalf("GET %s: %v", c.url, err)
+						t.Fatalf("GET %s: %v", c.URL, err)
 					}
-					normalise(g)
-					w, err := decodeJSON(want)
+					hstest.Normalise(g)
+					w, err := hstest.Decode(want)
 					if err != nil {
 						t.Fatal(err)
 					}
-					var diffs []string
-					jsonDiffs("$", g, w, &diffs)
+					diffs := hstest.Diff(g, w)
 					if len(diffs) > 10 {
 						diffs = diffs[:10]
 					}
 					if len(diffs) > 0 {
-						t.Errorf("GET %s differs from %s:\n%s", c.url, c.file, strings.Join(diffs, "\n"))
+						t.Errorf("GET %s differs from %s:\n%s", c.URL, c.File, strings.Join(diffs, "\n"))
 					} else {
 						passed++
 					}

@@ -1,25 +1,21 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 type testServer struct {
@@ -118,94 +114,6 @@ func (ts *testServer) getJSON(t testing.TB, path string, v any) {
 	}
 }
 
-// normalise applies HistoryServerSuite's clearDynamicFields.
-func normalise(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			switch k {
-			case "lastUpdatedEpoch":
-				x[k] = json.Number("0")
-			case "lastUpdated", "logSourceName", "logSourceFullPath":
-				x[k] = ""
-			default:
-				normalise(e)
-			}
-		}
-	case []any:
-		for _, e := range x {
-			normalise(e)
-		}
-	}
-}
-
-func decodeJSON(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	err := d.Decode(&v)
-	return v, err
-}
-
-// jsonDiffs compares as json4s does: key order free, array order fixed,
-// integers distinct from doubles.
-func jsonDiffs(path string, g, w any, out *[]string) {
-	switch wv := w.(type) {
-	case map[string]any:
-		gv, ok := g.(map[string]any)
-		if !ok {
-			*out = append(*out, fmt.Sprintf("%s: got %.80v, want object", path, g))
-			return
-		}
-		keys := map[string]bool{}
-		for k := range wv {
-			keys[k] = true
-		}
-		for k := range gv {
-			keys[k] = true
-		}
-		var ks []string
-		for k := range keys {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
-			ge, gok := gv[k]
-			we, wok := wv[k]
-			if !gok || !wok {
-				*out = append(*out, fmt.Sprintf("%s.%s: got present=%v, want present=%v", path, k, gok, wok))
-				continue
-			}
-			jsonDiffs(path+"."+k, ge, we, out)
-		}
-	case []any:
-		gv, ok := g.([]any)
-		if !ok || len(gv) != len(wv) {
-			*out = append(*out, fmt.Sprintf("%s: got %.80v, want %d elements", path, g, len(wv)))
-			return
-		}
-		for i := range wv {
-			jsonDiffs(fmt.Sprintf("%s[%d]", path, i), gv[i], wv[i], out)
-		}
-	case json.Number:
-		gv, ok := g.(json.Number)
-		dbl := func(n json.Number) bool { return strings.ContainsAny(string(n), ".eE") }
-		if !ok || dbl(gv) != dbl(wv) {
-			*out = append(*out, fmt.Sprintf("%s: got %v, want %v", path, g, wv))
-			return
-		}
-		a, _ := gv.Float64()
-		b, _ := wv.Float64()
-		if a != b {
-			*out = append(*out, fmt.Sprintf("%s: got %v, want %v", path, gv, wv))
-		}
-	default:
-		if fmt.Sprint(g) != fmt.Sprint(w) {
-			*out = append(*out, fmt.Sprintf("%s: got %.80v, want %.80v", path, g, w))
-		}
-	}
-}
-
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // newLocalServer serves h on 127.0.0.1 until the test ends.
@@ -252,16 +160,5 @@ func agentPush(t testing.TB, url, app string, execs []string, t0 time.Time, n in
 		ScopeMetrics: []*metricpb.ScopeMetrics{{Metrics: []*metricpb.Metric{sum("jvm.memory.used", heap), sum("jvm.gc.duration", gc),
 			sum("jvm.class.count", classes), sum("sparkdx.process.tree.memory.usage", py)}}},
 	}}}
-	body, err := proto.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("OTLP push: got %d", resp.StatusCode)
-	}
+	sparktest.PostOTLPMetrics(t, url, req)
 }

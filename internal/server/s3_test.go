@@ -4,71 +4,31 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// startMinIO runs a real MinIO on 127.0.0.1 and returns its address.
-func startMinIO(t *testing.T) string {
-	t.Helper()
-	bin := sparktest.Program(t, "minio")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=sparkdx", "MINIO_ROOT_PASSWORD=sparkdx-secret", "MINIO_BROWSER=off")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		resp, err := http.Get("http://" + addr + "/minio/health/live")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return addr
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("minio not ready: %v\n%s", err, out.String())
-		}
-	}
-}
-
 // TestServeS3 serves logs from a MinIO bucket: the application list equals
 // the local one, a log uploaded later appears by polling, and an object
 // rewritten larger (how a running app's log grows on S3) is tailed.
 func TestServeS3(t *testing.T) {
-	addr := startMinIO(t)
-	client, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4("sparkdx", "sparkdx-secret", "")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := sparktest.StartMinIO(t)
+	addr := m.Addr
+	client := m.Bucket(t, "logs")
 	ctx := context.Background()
-	if err := client.MakeBucket(ctx, "logs", minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	local := sparktest.Path(t, "spark-events")
 	var late string
-	err = filepath.WalkDir(local, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(local, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -90,7 +50,7 @@ func TestServeS3(t *testing.T) {
 	defer st.Close()
 	in, err := ingest.New(ingest.Config{Roots: []string{"s3://logs/spark"}, Store: st, Poll: 100 * time.Millisecond,
 		Views: Views, Open: eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: "http://" + addr, Region: "us-east-1",
-			AccessKey: "sparkdx", SecretKey: "sparkdx-secret", PathStyle: true}}})
+			AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +81,10 @@ func TestServeS3(t *testing.T) {
 		"/api/v1/applications/app-20200706201101-0003/stages"} {
 		_, a := ts.get(t, p)
 		_, b := localTS.get(t, p)
-		ga, _ := decodeJSON(a)
-		gb, _ := decodeJSON(b)
-		normalise(ga)
-		normalise(gb)
+		ga, _ := hstest.Decode(a)
+		gb, _ := hstest.Decode(b)
+		hstest.Normalise(ga)
+		hstest.Normalise(gb)
 		ja, _ := json.Marshal(ga)
 		jb, _ := json.Marshal(gb)
 		if !bytes.Equal(ja, jb) {

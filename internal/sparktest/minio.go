@@ -3,13 +3,16 @@ package sparktest
 import (
 	"bytes"
 	"context"
-	"net"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
 // MinIO is a running MinIO server for a test.
@@ -36,12 +39,7 @@ func StartMinIO(t testing.TB) MinIO {
 			Missing(t, "program minio (go install github.com/minio/minio@...; see .ci/install)")
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := FreeAddr(t)
 	m := MinIO{Addr: addr, AccessKey: "sparkdx", SecretKey: "sparkdx-secret"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
@@ -66,5 +64,43 @@ func StartMinIO(t testing.TB) MinIO {
 			t.Fatalf("minio did not become ready on %s: %v\n%s", addr, err, out.String())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Client returns a MinIO client for m, with m's root credentials.
+func (m MinIO) Client(t testing.TB) *minio.Client {
+	t.Helper()
+	c, err := minio.New(m.Addr, &minio.Options{Creds: credentials.NewStaticV4(m.AccessKey, m.SecretKey, ""), Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Bucket makes bucket on m and returns a client for m.
+func (m MinIO) Bucket(t testing.TB, bucket string) *minio.Client {
+	t.Helper()
+	c := m.Client(t)
+	if err := c.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Upload copies the local tree dir (hidden files included) into bucket
+// under prefix.
+func (m MinIO) Upload(t testing.TB, bucket, prefix, dir string) {
+	t.Helper()
+	c := m.Client(t)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		_, err = c.FPutObject(context.Background(), bucket, prefix+"/"+filepath.ToSlash(rel), p, minio.PutObjectOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -37,27 +36,16 @@ func dirBackend(t *testing.T) backend {
 	}
 }
 
-func minioClient(t testing.TB, addr, access, secret string) *minio.Client {
-	c, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(access, secret, ""), Region: "us-east-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func s3Backend(t *testing.T) backend {
 	m := sparktest.StartMinIO(t)
-	client := minioClient(t, m.Addr, m.AccessKey, m.SecretKey)
 	bucket := "tables"
-	if err := client.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{Region: "us-east-1"}); err != nil {
-		t.Fatal(err)
-	}
+	client := m.Bucket(t, bucket)
 	prefix := "sparkdx/race"
 	return backend{
 		name: "s3",
 		env:  []string{"DELTA_RACE_S3=" + strings.Join([]string{m.Addr, m.AccessKey, m.SecretKey, bucket, prefix}, ",")},
 		store: func(tb testing.TB) Storage {
-			return NewS3Store(minioClient(tb, m.Addr, m.AccessKey, m.SecretKey), bucket, prefix)
+			return NewS3Store(m.Client(tb), bucket, prefix)
 		},
 		local: func(t *testing.T) string { return download(t, client, bucket, prefix) },
 	}
@@ -195,7 +183,7 @@ func TestRaceChild(t *testing.T) {
 		st = NewDirStore(dir)
 	} else {
 		f := strings.Split(os.Getenv("DELTA_RACE_S3"), ",")
-		st = NewS3Store(minioClient(t, f[0], f[1], f[2]), f[3], f[4])
+		st = NewS3Store(sparktest.MinIO{Addr: f[0], AccessKey: f[1], SecretKey: f[2]}.Client(t), f[3], f[4])
 	}
 	lost, err := appendBatches(context.Background(), st, writer)
 	if err != nil {

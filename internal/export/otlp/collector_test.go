@@ -4,14 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,103 +18,6 @@ import (
 // from testdata/otelcol (an OTLP receiver and the file exporter; .ci/install
 // builds it). The tests send over gRPC and HTTP and read back what the
 // collector wrote.
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-type collector struct {
-	grpc, http string
-	dir        string
-	cmd        *exec.Cmd
-	exited     chan error
-}
-
-func startCollector(t *testing.T) *collector {
-	t.Helper()
-	bin := sparktest.Program(t, "sparkdx-otelcol")
-	c := &collector{dir: t.TempDir(),
-		grpc: "127.0.0.1:" + strconv.Itoa(freePort(t)), http: "127.0.0.1:" + strconv.Itoa(freePort(t))}
-	conf := fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      grpc: {endpoint: %q}
-      http: {endpoint: %q}
-exporters:
-  file/traces: {path: %q}
-  file/metrics: {path: %q}
-service:
-  telemetry:
-    logs: {level: warn}
-    metrics: {level: none}
-  pipelines:
-    traces: {receivers: [otlp], exporters: [file/traces]}
-    metrics: {receivers: [otlp], exporters: [file/metrics]}
-`, c.grpc, c.http, filepath.Join(c.dir, "traces.jsonl"), filepath.Join(c.dir, "metrics.jsonl"))
-	path := filepath.Join(c.dir, "config.yaml")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.cmd = exec.Command(bin, "--config", "file:"+path)
-	log, err := os.Create(filepath.Join(c.dir, "collector.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.cmd.Stdout, c.cmd.Stderr = log, log
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c.exited = make(chan error, 1)
-	go func() { c.exited <- c.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = c.cmd.Process.Kill()
-		<-c.exited
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("collector log:\n%s", b)
-		}
-	})
-	for _, addr := range []string{c.grpc, c.http} {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			conn, err := net.Dial("tcp", addr)
-			if err == nil {
-				conn.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("collector did not listen on %s: %v", addr, err)
-			}
-			select {
-			case err := <-c.exited:
-				c.exited <- err
-				t.Fatalf("collector exited: %v", err)
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
-	return c
-}
-
-// stop ends the collector cleanly so the file exporter flushes.
-func (c *collector) stop(t *testing.T) {
-	t.Helper()
-	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-c.exited:
-		c.exited <- err
-	case <-time.After(30 * time.Second):
-		t.Fatal("collector did not stop in 30s")
-	}
-}
 
 // OTLP JSON, as the file exporter writes it (only the fields checked).
 type otlpSpan struct {
@@ -246,10 +144,10 @@ func TestCollectorReceives(t *testing.T) {
 			a, r := replay(t, "local-1422981759269") // four jobs
 			a.Env.SparkProperties = append(a.Env.SparkProperties, [2]string{"spark.otel.traceparent", appParent})
 			a.Jobs[1].TraceParent = jobParent
-			c := startCollector(t)
-			endpoint := "http://" + c.grpc
+			c := sparktest.StartCollector(t, sparktest.CollectorOptions{})
+			endpoint := "http://" + c.GRPC
 			if proto == ProtocolHTTP {
-				endpoint = "http://" + c.http
+				endpoint = "http://" + c.HTTP
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -263,15 +161,15 @@ func TestCollectorReceives(t *testing.T) {
 			if err := e.Shutdown(ctx); err != nil {
 				t.Fatal(err)
 			}
-			c.stop(t)
-			spans, services := readSpans(t, filepath.Join(c.dir, "traces.jsonl"))
+			c.Stop(t)
+			spans, services := readSpans(t, c.TracesPath())
 			checkCollected(t, a, spans)
 			if !slices.Equal(services, []string{"sparkdx-test"}) {
 				t.Errorf("got services %v, want [sparkdx-test]", services)
 			}
 			want := []string{"spark.app.core.wasted_time", "spark.app.duration", "spark.app.phase.duration",
 				"spark.executor.memory.peak", "spark.executor.utilization", "spark.task.duration"}
-			if got := readMetricNames(t, filepath.Join(c.dir, "metrics.jsonl")); !slices.Equal(got, want) {
+			if got := readMetricNames(t, c.MetricsPath()); !slices.Equal(got, want) {
 				t.Errorf("metrics: got %v, want %v", got, want)
 			}
 		})
@@ -348,7 +246,7 @@ func TestDeadCollector(t *testing.T) {
 	a, r := replay(t, "local-1430917381534")
 	for _, proto := range []string{ProtocolGRPC, ProtocolHTTP} {
 		t.Run(proto, func(t *testing.T) {
-			addr := "http://127.0.0.1:" + strconv.Itoa(freePort(t)) // closed again: nothing listens
+			addr := "http://" + sparktest.FreeAddr(t) // closed again: nothing listens
 			e, err := New(context.Background(), Config{Endpoint: addr, Protocol: proto, Timeout: time.Second})
 			if err != nil {
 				t.Fatal(err)

@@ -44,9 +44,8 @@ func compile(t testing.TB, home string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(filepath.Join(home, "bin", "javac"), "-d", dir, src).CombinedOutput()
-	if err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
+	if err := sparktest.CompileJava(filepath.Join(home, "bin", "javac"), dir, src); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -63,32 +62,7 @@ type workload struct {
 // waits for its first "ok".
 func startWorkload(t testing.TB, argv []string, env ...string) *workload {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w := &workload{cmd: cmd, pid: cmd.Process.Pid, in: in, lines: bufio.NewScanner(out)}
-	t.Cleanup(func() {
-		w.in.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	w := startWorkloadNoWait(t, argv, env...)
 	w.do(t)
 	return w
 }
@@ -428,32 +402,8 @@ func TestLiveStartup(t *testing.T) {
 }
 
 // startWorkloadNoWait starts the workload and returns at once.
-func startWorkloadNoWait(t *testing.T, argv []string) *workload {
+func startWorkloadNoWait(t testing.TB, argv []string, env ...string) *workload {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w := &workload{cmd: cmd, pid: cmd.Process.Pid, in: in, lines: bufio.NewScanner(out)}
-	t.Cleanup(func() {
-		w.in.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	return w
+	j := sparktest.StartJVM(t, argv, env...)
+	return &workload{cmd: j.Cmd, pid: j.PID, in: j.Stdin, lines: j.Lines}
 }
