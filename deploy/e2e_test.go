@@ -2,12 +2,10 @@ package deploy
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -17,29 +15,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/export/prom"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // TestQueriesAgainstPrometheus runs a real Prometheus scraping two
-// targets: the prom collector over the shared Spark logs (served the way
-// sparkdx serve mounts it) and a real `sparkdx agent` watching Spark-named
-// JVMs (a driver, and an executor with pyspark workers in a memory
-// cgroup). Every dashboard query, every variable's selector and every
-// alert expression must then parse and return data.
+// targets: a real `sparkdx serve` over shared Spark logs and a real
+// `sparkdx agent` watching Spark-named JVMs (a driver, and an executor
+// with pyspark workers in a memory cgroup). Every dashboard query, every
+// variable's selector and every alert expression must then parse and
+// return data.
 func TestQueriesAgainstPrometheus(t *testing.T) {
 	promBin := sparktest.Program(t, "prometheus")
-	metrics := serveCollector(t)
-	agent := startAgent(t)
+	bin := buildSparkdx(t)
+	metrics := startServe(t, bin)
+	agent := startAgent(t, bin)
 	p := startPrometheus(t, promBin, metrics, agent)
 	p.waitForData(t, `count(jvm_class_current{role="driver"})`, `count(jvm_memory_used_bytes{role="executor",type="non_heap"})`, `count(sparkdx_process_tree_resident_memory_bytes{kind="python"})`,
 		`count(sparkdx_process_cgroup_memory_limit_bytes{role="executor"})`, `count(spark_app_info)`)
+	// Every ingested app, 2015's too, is inside serve's metrics window.
+	if n, err := p.query(fmt.Sprintf(`count by (app_id) (spark_app_info{instance=%q})`, metrics)); err != nil || n != len(e2eLogs) {
+		t.Errorf("apps in serve's /metrics: got %d (error %v), want %d", n, err, len(e2eLogs))
+	}
 	// Two more scrapes of everything so rate() and deriv() have points.
 	time.Sleep(3 * time.Second)
 
@@ -61,46 +57,94 @@ func TestQueriesAgainstPrometheus(t *testing.T) {
 	}
 }
 
-// serveCollector serves prom.Collector over analyses of shared Spark logs.
-func serveCollector(t *testing.T) string {
+// e2eLogs are the shared Spark logs serve ingests: finished apps of 2015
+// to 2021 (local, standalone, YARN) and a large zstd YARN log of 2023.
+var e2eLogs = [][]string{{"spark-events", "local-1430917381534"}, {"spark-events", "application_1553914137147_0018"},
+	{"spark-events", "application_1628109047826_1317105"}, {"spark-events", "app-20161115172038-0000"},
+	{"big", "application_1701368813061_0008.zstd"}}
+
+// metricsWindow keeps finished apps in serve's /metrics: the collector
+// drops a finished app whose end time is older than now minus the window,
+// and the oldest log ended in 2015.
+const metricsWindow = 100 * 365 * 24 * time.Hour
+
+// buildSparkdx builds the binary under test.
+func buildSparkdx(t *testing.T) string {
 	t.Helper()
-	src := &logSource{health: prom.Health{IngestLag: 2 * time.Second, QueueDepth: 1, Logs: 5}}
-	for _, p := range [][]string{{"spark-events", "local-1430917381534"}, {"spark-events", "application_1553914137147_0018"},
-		{"spark-events", "application_1628109047826_1317105"}, {"spark-events", "app-20161115172038-0000"},
-		{"big", "application_1701368813061_0008.zstd"}} {
-		logs, err := eventlog.Open(context.Background(), sparktest.Path(t, p...), eventlog.OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := analyze.Analyze(a)
-		src.apps = append(src.apps, prom.NewApp(a, r, diagnose.Run(&diagnose.Pass{Attempt: a, Result: r}, diagnose.All)))
-	}
-	c, err := prom.NewCollector(src, prom.Config{Window: 100 * 365 * 24 * time.Hour})
+	goTool, err := exec.LookPath("go")
 	if err != nil {
+		sparktest.Missing(t, "go tool to build sparkdx")
+	}
+	bin := filepath.Join(t.TempDir(), "sparkdx")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/sparkdx").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServe copies e2eLogs into a temp directory, runs `sparkdx serve`
+// on it and waits until every log is ingested; it returns serve's address.
+func startServe(t *testing.T, bin string) string {
+	t.Helper()
+	logs := t.TempDir()
+	for _, p := range e2eLogs {
+		b, err := os.ReadFile(sparktest.Path(t, p...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, p[len(p)-1]), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := sparktest.FreeAddr(t)
+	cmd := exec.Command(bin, "serve", "--event-logs", logs, "--data", t.TempDir(), "--listen", addr,
+		"--poll", "200ms", "--metrics-window", metricsWindow.String())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(c)
-	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("serve output:\n%s", out.String())
+		}
+	})
+	waitIngested(t, "http://"+addr, len(e2eLogs))
+	return addr
 }
 
-type logSource struct {
-	apps   []prom.App
-	health prom.Health
+// waitIngested waits (at most 120 s) for serve's status to show a finished
+// scan, nothing queued or in flight, and want logs done.
+func waitIngested(t *testing.T, url string, want int) {
+	t.Helper()
+	var last serveStatus
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		resp, err := http.Get(url + "/api/sparkdx/v1/status")
+		if err != nil {
+			continue
+		}
+		err = json.NewDecoder(resp.Body).Decode(&last)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode == http.StatusOK && last.Scanned && last.QueueDepth == 0 && last.InFlight == 0 && last.Done >= want {
+			return
+		}
+	}
+	t.Fatalf("serve not done with %d logs after 120s; last status %+v", want, last)
 }
 
-func (s *logSource) Apps() []prom.App    { return s.apps }
-func (s *logSource) Health() prom.Health { return s.health }
+// serveStatus is the part of /api/sparkdx/v1/status the test waits on.
+type serveStatus struct {
+	Scanned    bool `json:"scanned"`
+	QueueDepth int  `json:"queueDepth"`
+	InFlight   int  `json:"inFlight"`
+	Done       int  `json:"done"`
+}
 
-// startAgent builds sparkdx, starts the Spark-named test JVMs of the agent
+// startAgent starts the Spark-named test JVMs of the agent
 // package and `sparkdx agent` sampling every second.
-func startAgent(t *testing.T) string {
+func startAgent(t *testing.T, bin string) string {
 	t.Helper()
 	java, javac := sparktest.Program(t, "java"), sparktest.Program(t, "javac")
 	sparktest.Program(t, "python3")
@@ -126,11 +170,6 @@ func startAgent(t *testing.T) string {
 	startJVM(t, []string{java, "-Xmx64m", "-Dspark.app.id=" + app, "-Dsdx.classloop=true", "-cp", classes,
 		"org.apache.spark.deploy.SparkSubmit", "--master", "spark://127.0.0.1:7077", "--class", "org.example.Job", "job.jar"})
 
-	bin := filepath.Join(dir, "sparkdx")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/sparkdx")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	addr := sparktest.FreeAddr(t)
 	cmd := exec.Command(bin, "agent", "--listen", addr, "--interval", "1s", "--host", "e2e-node")
 	var stderr bytes.Buffer
