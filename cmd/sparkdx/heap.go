@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sparkdx/sparkdx/internal/jvm/hprof"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 const heapUsage = "heap    [--format text|json] [--top N] [--compressed-oops auto|true|false] [--compressed-class-pointers auto|true|false] DUMP.hprof [BASELINE.hprof]"
@@ -171,7 +172,7 @@ func nonNil[T any](s []T) []T {
 
 func writeHeapText(w io.Writer, r heapReport, top int) error {
 	h := r.h
-	fmt.Fprintf(w, "heap dump %s: %s, %d-byte ids, %s read\n", r.Path, h.Version, h.IDSize, humanBytes(h.BytesRead))
+	fmt.Fprintf(w, "heap dump %s: %s, %d-byte ids, %s read\n", r.Path, h.Version, h.IDSize, units.Bytes(h.BytesRead))
 	fmt.Fprintf(w, "layout: %v (%s)\n", h.Layout, h.LayoutEvidence)
 	if h.Truncated {
 		fmt.Fprintf(w, "truncated at byte %d: counts cover the dump up to there\n", h.TruncatedAt)
@@ -198,14 +199,14 @@ func writeHeapText(w io.Writer, r heapReport, top int) error {
 			if o.Length >= 0 {
 				length = strconv.FormatInt(o.Length, 10)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t0x%x\n", humanBytes(o.Bytes), length, o.Class, o.ID)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t0x%x\n", units.Bytes(o.Bytes), length, o.Class, o.ID)
 		}
 		tw.Flush()
 	}
 	s := h.Strings
 	if s.Strings > 0 {
 		fmt.Fprintf(w, "\nduplicate strings: %d of %d Strings repeat a value (%d distinct); %s in repeated value arrays\n",
-			s.Duplicates, s.Strings, s.Distinct, humanBytes(s.WastedBytes))
+			s.Duplicates, s.Strings, s.Distinct, units.Bytes(s.WastedBytes))
 		if s.Incomplete {
 			fmt.Fprintln(w, "  (tracking bound reached: figures cover part of the Strings; raise --max-strings)")
 		}
@@ -216,13 +217,13 @@ func writeHeapText(w io.Writer, r heapReport, top int) error {
 			} else {
 				v = strconv.Quote(v)
 			}
-			fmt.Fprintf(w, "  %8d x  %10s  %s\n", d.Count, humanBytes(d.WastedBytes), v)
+			fmt.Fprintf(w, "  %8d x  %10s  %s\n", d.Count, units.Bytes(d.WastedBytes), v)
 		}
 	}
 	if notes := hprof.SparkNotes(h.Classes); len(notes) > 0 {
 		fmt.Fprintln(w, "\nSpark notes:")
 		for _, n := range notes {
-			fmt.Fprintf(w, "  %s: %d instances, %s\n    %s\n    see %s\n", n.Class, n.Instances, humanBytes(n.Bytes), n.Note, n.Recipe)
+			fmt.Fprintf(w, "  %s: %d instances, %s\n    %s\n    see %s\n", n.Class, n.Instances, units.Bytes(n.Bytes), n.Note, n.Recipe)
 		}
 	}
 	return nil
@@ -259,19 +260,4 @@ func writeGrowth(w io.Writer, base string, growth []hprof.Growth, top int) {
 	if len(shown) < len(growth) {
 		fmt.Fprintf(w, "  ... %d more classes changed\n", len(growth)-len(shown))
 	}
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f := float64(n)
-	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
-		f /= unit
-		if f < unit && f > -unit {
-			return fmt.Sprintf("%.1f %s", f, u)
-		}
-	}
-	return fmt.Sprintf("%.1f PiB", f/unit)
 }

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/units"
+)
 
 // DataSkew reports stages whose longest tasks (or largest partitions) dwarf the median.
 var DataSkew = &Rule{
@@ -46,7 +50,7 @@ func runDataSkew(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
 			Detail: fmt.Sprintf("In %s the longest task ran %s against a median of %s (%.1f×) and read %s against a median of %s (%.1f×).",
-				stageRef(s), fmtMs(d.Max), fmtMs(d.P50), s.SkewDuration, fmtBytes(b.Max), fmtBytes(b.P50), s.SkewBytes),
+				stageRef(s), fmtMs(d.Max), fmtMs(d.P50), s.SkewDuration, units.Bytes(b.Max), units.Bytes(b.P50), s.SkewBytes),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "maxTaskMs": d.Max,
 				"medianTaskMs": d.P50, "durationMaxOverMedian": round(s.SkewDuration), "stageDurationMs": s.DurationMs,
 				"maxTaskOverStage": round(s.MaxTaskOverStage), "maxTaskBytes": b.Max, "medianTaskBytes": b.P50,

@@ -200,20 +200,6 @@ func fmtMs(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
 }
 
-// fmtBytes renders a size in binary units.
-func fmtBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
-}
-
 // stageRef names a stage attempt in text.
 func stageRef(s *analyze.Stage) string {
 	if s.AttemptID == 0 {

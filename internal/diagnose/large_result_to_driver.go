@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // LargeResultToDriver reports actions and broadcasts that pull large data into the driver.
@@ -43,7 +45,7 @@ func runLargeResultToDriver(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: sev, StageIDs: max1(aborted, j.StageIDs),
 			Detail: fmt.Sprintf("Job %d returned %s of task results to the driver (spark.driver.maxResultSize %s, %.0f%%).",
-				j.ID, fmtBytes(j.ResultBytes), fmtBytes(limit), 100*ratio),
+				j.ID, units.Bytes(j.ResultBytes), units.Bytes(limit), 100*ratio),
 			Evidence: map[string]any{"jobId": j.ID, "resultBytes": j.ResultBytes, "maxResultSize": limit,
 				"ratio": round(ratio), "aborted": len(aborted) > 0}})
 	}
@@ -58,7 +60,7 @@ func runLargeResultToDriver(p *Pass) []Finding {
 				continue
 			}
 			out = append(out, Finding{Severity: sev, StageIDs: sqlStages(r, x.ID),
-				Detail: fmt.Sprintf("SQL query %d broadcast %s (%s) from the driver.", x.ID, fmtBytes(size), n.Name),
+				Detail: fmt.Sprintf("SQL query %d broadcast %s (%s) from the driver.", x.ID, units.Bytes(size), n.Name),
 				Evidence: map[string]any{"sqlId": x.ID, "broadcastBytes": size,
 					"timeToCollectMs": n.Metrics["time to collect"], "timeToBuildMs": n.Metrics["time to build"]}})
 		}

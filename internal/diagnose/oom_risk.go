@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // OOMRisk reports executors (and the driver) whose peak memory came close to their limit.
@@ -53,8 +54,8 @@ func runOOMRisk(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: sev, ExecutorIDs: []string{e.ID},
 			Detail: fmt.Sprintf("Executor %s peaked at %s heap of %s (%.0f%%) and %s process RSS of a %s container (%.0f%%).",
-				e.ID, fmtBytes(e.PeakJVMHeapBytes), fmtBytes(heapLimit), 100*heapRatio, fmtBytes(rss),
-				fmtBytes(container), 100*rssRatio),
+				e.ID, units.Bytes(e.PeakJVMHeapBytes), units.Bytes(heapLimit), 100*heapRatio, units.Bytes(rss),
+				units.Bytes(container), 100*rssRatio),
 			Evidence: map[string]any{"executorId": e.ID, "peakJvmHeapBytes": e.PeakJVMHeapBytes, "heapBytes": heapLimit,
 				"heapRatio": round(heapRatio), "peakRssBytes": rss, "containerLimitBytes": container,
 				"rssRatio": round(rssRatio), "majorGcCount": e.MajorGCCount}})

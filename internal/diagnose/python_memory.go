@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // PythonMemory reports PySpark workers using more memory than the container leaves them.
@@ -44,7 +45,7 @@ func runPythonMemory(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: sev, ExecutorIDs: []string{e.ID},
 			Detail: fmt.Sprintf("Python workers on executor %s peaked at %s of a %s budget (%.0f%%); the whole process tree at %s of a %s container.",
-				e.ID, fmtBytes(e.PeakPythonRSSBytes), fmtBytes(budget), 100*ratio, fmtBytes(total), fmtBytes(c.ContainerBytes())),
+				e.ID, units.Bytes(e.PeakPythonRSSBytes), units.Bytes(budget), 100*ratio, units.Bytes(total), units.Bytes(c.ContainerBytes())),
 			Evidence: map[string]any{"executorId": e.ID, "pythonRssBytes": e.PeakPythonRSSBytes, "pythonBudgetBytes": budget,
 				"ratio": round(ratio), "processTreeRssBytes": total, "containerLimitBytes": c.ContainerBytes(),
 				"containerRatio": round(totalRatio)}})

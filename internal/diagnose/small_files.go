@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // SmallFiles reports scans that open, and writes that produce, many small files.
@@ -47,7 +48,7 @@ func runSmallFiles(p *Pass) []Finding {
 			}
 			out = append(out, Finding{Severity: sev, StageIDs: sqlStages(p.Result, x.ID),
 				Detail: fmt.Sprintf("SQL query %d %s %d files averaging %s (%s in all) in %s.",
-					x.ID, map[string]string{"read": "read", "write": "wrote"}[kind], files, fmtBytes(avg), fmtBytes(bytes),
+					x.ID, map[string]string{"read": "read", "write": "wrote"}[kind], files, units.Bytes(avg), units.Bytes(bytes),
 					strings.TrimSpace(n.Name)),
 				Evidence: map[string]any{"sqlId": x.ID, "node": n.Name, "direction": kind, "files": files,
 					"bytes": bytes, "avgFileBytes": avg}})

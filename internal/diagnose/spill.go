@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/units"
+)
 
 // Spill reports stages that spilled execution memory to disk in proportion to their data.
 var Spill = &Rule{
@@ -36,7 +40,7 @@ func runSpill(p *Pass) []Finding {
 		op := spillOperator(p, s.SQLExecutionID)
 		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
 			Detail: fmt.Sprintf("%s spilled %s from memory (%s on disk) while processing %s (ratio %.2f).",
-				stageRef(s), fmtBytes(s.MemorySpilledBytes), fmtBytes(s.DiskSpilledBytes), fmtBytes(data), ratio),
+				stageRef(s), units.Bytes(s.MemorySpilledBytes), units.Bytes(s.DiskSpilledBytes), units.Bytes(data), ratio),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID,
 				"memorySpilledBytes": s.MemorySpilledBytes, "diskSpilledBytes": s.DiskSpilledBytes,
 				"dataBytes": data, "spillRatio": round(ratio), "operator": op}})

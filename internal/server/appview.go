@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // appView is what the app page shows, computed from the model while it is
@@ -111,7 +112,7 @@ var agentMetrics = []struct {
 	{"process.memory.usage", "Process RSS", fmtBytes},
 }
 
-func fmtBytes(v float64) string { return ui.Bytes(int64(v)) }
+func fmtBytes(v float64) string { return units.Bytes(int64(v)) }
 
 type heatCell struct {
 	X, Y, Wd int

@@ -9,6 +9,8 @@ import (
 	"html/template"
 	"io/fs"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 //go:embed templates/*.html
@@ -32,7 +34,7 @@ func Templates() (*template.Template, error) {
 func Funcs() template.FuncMap {
 	return template.FuncMap{
 		"dur":   Duration,
-		"bytes": Bytes,
+		"bytes": units.Bytes,
 		"time":  Time,
 		"pct": func(part, whole int64) float64 {
 			if whole <= 0 {
@@ -42,7 +44,7 @@ func Funcs() template.FuncMap {
 		},
 		"add":    func(a, b int) int { return a + b },
 		"sdur":   func(ms int64) string { return signed(ms, Duration) },
-		"sbytes": func(n int64) string { return signed(n, Bytes) },
+		"sbytes": func(n int64) string { return signed(n, units.Bytes) },
 		"snum":   func(n int64) string { return signed(n, func(v int64) string { return fmt.Sprint(v) }) },
 	}
 }
@@ -61,20 +63,6 @@ func Duration(ms int64) string {
 	default:
 		return fmt.Sprintf("%dh%02dm", ms/3_600_000, ms/60_000%60)
 	}
-}
-
-// Bytes formats a size with binary units.
-func Bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // Time formats epoch ms as UTC.
