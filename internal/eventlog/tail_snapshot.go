@@ -1,0 +1,83 @@
+package eventlog
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/snapshot"
+)
+
+// ErrSnapshotVersion says a stored tail snapshot was written by a sparkdx
+// whose replay state had another structure: replay the log from its start.
+var ErrSnapshotVersion = snapshot.ErrSchema
+
+// tailState is what a Tail carries from one call to the next: the replay
+// state (the attempt and the listener's live bookkeeping, which point into
+// each other) and the reading position.
+type tailState struct {
+	St      *state
+	Carry   []byte
+	Line    int64
+	Stats   statsState
+	LastBad int // index of lastBad in Stats.FirstBad; -1 for none
+}
+
+// statsState is ReplayStats with each malformed line's error as its text.
+type statsState struct {
+	Bytes, Lines, Events, BadLines int64
+	Truncated                      bool
+	Unknown                        map[string]int
+	FirstBad                       []lineErrorState
+}
+
+type lineErrorState struct {
+	Name  string
+	Line  int64
+	Event string
+	Err   string
+}
+
+// Snapshot encodes everything the tail has applied and holds back, so
+// that RestoreTail can continue it where it stands without reading the
+// log's earlier bytes again. Call it between Apply calls, with no decoded
+// batch outstanding.
+func (t *Tail) Snapshot() ([]byte, error) {
+	ts := tailState{St: t.st, Carry: t.carry, Line: t.line, LastBad: -1, Stats: statsState{
+		Bytes: t.stats.Bytes, Lines: t.stats.Lines, Events: t.stats.Events, BadLines: t.stats.BadLines,
+		Truncated: t.stats.Truncated, Unknown: t.stats.Unknown}}
+	for i, le := range t.stats.FirstBad {
+		ts.Stats.FirstBad = append(ts.Stats.FirstBad, lineErrorState{Name: le.Name, Line: le.Line, Event: le.Event, Err: le.Err.Error()})
+		if le == t.lastBad {
+			ts.LastBad = i
+		}
+	}
+	return snapshot.Marshal(&ts)
+}
+
+// RestoreTail continues a tail from its Snapshot; opts are those NewTail
+// was given. An error wrapping ErrSnapshotVersion means the snapshot is
+// from another sparkdx version.
+func RestoreTail(opts ReplayOptions, data []byte) (*Tail, error) {
+	var ts tailState
+	if err := snapshot.Unmarshal(data, &ts); err != nil {
+		return nil, fmt.Errorf("eventlog: %s: restore tail: %w", opts.Name, err)
+	}
+	if ts.St == nil || ts.St.a == nil || ts.Line < 1 || ts.LastBad >= len(ts.Stats.FirstBad) {
+		return nil, fmt.Errorf("eventlog: %s: restore tail: inconsistent snapshot", opts.Name)
+	}
+	opts.InProgress = true
+	t := &Tail{st: ts.St, dec: NewDecoder(), opts: opts, carry: ts.Carry, line: ts.Line,
+		stats: ReplayStats{Bytes: ts.Stats.Bytes, Lines: ts.Stats.Lines, Events: ts.Stats.Events,
+			BadLines: ts.Stats.BadLines, Truncated: ts.Stats.Truncated, Unknown: ts.Stats.Unknown}}
+	if t.stats.Unknown == nil {
+		t.stats.Unknown = map[string]int{}
+	}
+	for i, le := range ts.Stats.FirstBad {
+		e := &LineError{Name: le.Name, Line: le.Line, Event: le.Event, Err: errors.New(le.Err)}
+		t.stats.FirstBad = append(t.stats.FirstBad, e)
+		if i == ts.LastBad {
+			t.lastBad = e
+		}
+	}
+	return t, nil
+}
