@@ -45,6 +45,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rawLogs := fs.Bool("serve-raw-logs", false, "serve /api/v1/.../logs (zips of the raw, unredacted event logs)")
 	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
+	resumeEvery := fs.Duration("resume-every", 30*time.Second, "how often a running log's replay state is stored, so a restart continues it instead of reading it again (a kill -9 re-reads at most this much)")
 	s3Endpoint := fs.String("s3-endpoint", "", "S3 endpoint URL for s3:// logs (default $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
 	s3Region := fs.String("s3-region", "", "S3 region (default $AWS_REGION)")
 	s3PathStyle := fs.Bool("s3-path-style", false, "address buckets in the path (MinIO and most on-premise stores)")
@@ -101,7 +102,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
-		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention,
+		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
 		Open:     eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
 		Views:    server.Views,
 		Analyze:  server.AnalyzeFunc(st),

@@ -41,10 +41,11 @@ type serveProc struct {
 	logs *bytes.Buffer
 }
 
-func startServe(t *testing.T, bin, logs, data string) *serveProc {
+func startServe(t *testing.T, bin, logs, data string, extra ...string) *serveProc {
 	t.Helper()
 	addr := sparktest.FreeAddr(t)
-	cmd := exec.Command(bin, "serve", "--event-logs", logs, "--data", data, "--listen", addr, "--poll", "100ms")
+	args := append([]string{"serve", "--event-logs", logs, "--data", data, "--listen", addr, "--poll", "100ms"}, extra...)
+	cmd := exec.Command(bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -20,7 +20,9 @@ func (in *Ingester) Status() Status {
 	s := Status{QueueDepth: len(in.queue), QueueCap: cap(in.queue),
 		Scans: in.stats.Scans.Load(), ScanErrors: in.stats.ScanErrors.Load(), Deferred: in.stats.Deferred.Load(),
 		Processed: in.stats.Processed.Load(), Errors: in.stats.Errors.Load(),
-		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load()}
+		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load(),
+		Resumed: in.stats.Resumed.Load(), Saves: in.stats.Saves.Load(), SaveBytes: in.stats.SaveBytes.Load(),
+		SaveMs: float64(in.stats.SaveNanos.Load()) / 1e6}
 	in.mu.Lock()
 	s.Scanned = in.scanned
 	now := time.Now()

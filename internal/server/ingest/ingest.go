@@ -81,6 +81,10 @@ type Config struct {
 	Watch     bool          // use inotify on local directories
 	Retention time.Duration // agent samples older than this are deleted; default 7 days
 	Listener  Listener      // told of progress, finished and forgotten logs; none when nil
+	// SnapshotEvery is how often a running log's replay state is stored
+	// so that a restart resumes it (and at shutdown); default 30s. A kill
+	// -9 makes the restart read again what was read since.
+	SnapshotEvery time.Duration
 }
 
 // Validate checks the configuration and fills defaults.
@@ -111,6 +115,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Analyze == nil {
 		c.Analyze = ReportJSON
+	}
+	if c.SnapshotEvery <= 0 {
+		c.SnapshotEvery = 30 * time.Second
 	}
 	if c.Retention <= 0 {
 		c.Retention = 7 * 24 * time.Hour
@@ -153,6 +160,7 @@ func (in *Ingester) Version() uint64 { return in.version.Load() }
 type counters struct {
 	Scans, ScanErrors, Deferred, Processed, Errors atomic.Int64
 	Bytes, Events, InFlight                        atomic.Int64
+	Resumed, Saves, SaveBytes, SaveNanos           atomic.Int64
 }
 
 // Status is what /healthz and /metrics show of ingest.
@@ -171,6 +179,12 @@ type Status struct {
 	Events     int64 `json:"eventsApplied"`
 	InFlight   int64 `json:"inFlight"`
 	BadLines   int64 `json:"badLines"` // malformed lines in the logs known
+	// Resumed counts running logs continued from their stored replay
+	// state at startup; Saves, SaveBytes and SaveMs the states stored.
+	Resumed   int64   `json:"resumed"`
+	Saves     int64   `json:"tailSaves"`
+	SaveBytes int64   `json:"tailSaveBytes"`
+	SaveMs    float64 `json:"tailSaveMs"`
 	// LagMs is the age of the oldest change seen and not yet read.
 	LagMs   int64 `json:"lagMs"`
 	Scanned bool  `json:"scanned"`
@@ -204,6 +218,11 @@ type logEntry struct {
 	parts        []eventlog.Part // the parts as last read
 	offset       int64
 	lastProgress time.Time
+	resume       bool      // a resume state may be stored: try it before reading from the start
+	dirty        bool      // applied something since the resume state was last stored
+	lastSave     time.Time // when it was
+	savedPart    int       // the part and offset it was stored at
+	savedOffset  int64
 
 	loadMu sync.Mutex // one on-demand replay at a time
 }
@@ -224,9 +243,11 @@ func New(cfg Config) (*Ingester, error) {
 		if r.Done {
 			e.seenSize, e.seenMod = r.Size, time.Unix(0, r.ModTime)
 		} else {
-			// A log that was running when we stopped is replayed again:
-			// its live model was not stored. Keep what the index knew.
+			// A log that was running when we stopped continues from its
+			// stored replay state, if any (restore); until then the index
+			// shows what it knew.
 			e.rec.Offset, e.rec.Part = 0, 0
+			e.resume = true
 		}
 		in.entries[r.Key] = e
 	}
@@ -266,6 +287,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
+			in.saveAll()
 			return nil
 		case <-t.C:
 		case <-in.wake:

@@ -31,7 +31,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 		e.mu.Unlock()
 		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
-	if !l.InProgress && e.tail == nil {
+	if !l.InProgress && e.tail == nil && !e.resume {
 		in.replayFinished(ctx, e, l)
 		return false
 	}
@@ -145,12 +145,17 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		e.tail = nil
 		e.mu.Unlock()
 	}
+	if e.tail == nil && e.resume {
+		e.resume = false
+		in.restore(e, l)
+	}
 	if e.tail == nil {
 		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
 		e.tail, e.part, e.offset = t, 0, 0
 		e.mu.Unlock()
+		e.lastSave, e.savedPart, e.savedOffset = time.Now(), 0, 0
 		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
 	e.parts = l.Parts
@@ -180,11 +185,13 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			e.update(func(r *store.LogRecord) { *r = rec })
 			in.stats.Bytes.Add(int64(len(data)))
 			in.stats.Events.Add(int64(b.Events()))
+			e.dirty = true
 			if err != nil {
 				return false, err
 			}
 		}
 		if !eof {
+			in.saveTail(e, false)
 			return true, nil
 		}
 		if e.part == len(l.Parts)-1 {
@@ -193,6 +200,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		e.part, e.offset = e.part+1, 0 // a later part exists: this one is complete
 	}
 	if budget <= 0 {
+		in.saveTail(e, false)
 		return true, nil
 	}
 	if !l.InProgress {
@@ -206,9 +214,13 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.finish(ctx, e, l, a, e.tail.Stats())
 		return false, nil
 	}
+	in.saveTail(e, false)
 	if time.Since(e.lastProgress) > progressEvery {
 		e.lastProgress = time.Now()
-		if err := in.cfg.Store.PutLog(e.record()); err != nil {
+		// The stored Part and Offset stay those of the resume state.
+		rec := e.record()
+		rec.Part, rec.Offset = e.savedPart, e.savedOffset
+		if err := in.cfg.Store.PutLog(rec); err != nil {
 			return false, err
 		}
 	}

@@ -1,7 +1,7 @@
 // Package store is sparkdx serve's embedded database: the index of event
 // logs and their applications, each finished log's analysis (the
-// sparkdx.report/v1 document), how far each log has been read, and the
-// samples agents push.
+// sparkdx.report/v1 document), how far each log has been read with, for a
+// running log, the replay state at that point, and the samples agents push.
 //
 // It is a bbolt file (one B+tree, copy-on-write pages, fsync at commit):
 // every commit is atomic, so a kill -9 at any moment leaves either the whole
@@ -29,6 +29,7 @@ var (
 	bucketReports = []byte("reports")
 	bucketViews   = []byte("views")
 	bucketSamples = []byte("samples")
+	bucketTails   = []byte("tails")
 )
 
 // ErrNotFound is returned for a key the store does not hold.
@@ -51,7 +52,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketLogs, bucketReports, bucketViews, bucketSamples} {
+		for _, b := range [][]byte{bucketLogs, bucketReports, bucketViews, bucketSamples, bucketTails} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -82,14 +83,17 @@ type LogRecord struct {
 
 	// Done: the log is finished and its analysis is stored; Size and
 	// ModTime say which version of the log it was.
-	Done    bool   `json:"done"`
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"modTime"` // unix ns
-	Part    int    `json:"part"`    // index in Parts of the part being read
-	Offset  int64  `json:"offset"`  // decoded bytes of that part read
-	Events  int64  `json:"events"`
-	Bad     int64  `json:"badLines"`
-	Error   string `json:"error,omitempty"`
+	Done    bool  `json:"done"`
+	Size    int64 `json:"size"`
+	ModTime int64 `json:"modTime"` // unix ns
+	// Part and Offset: for a running log with a stored resume state
+	// (PutTail), the part (index in the log's parts) and its decoded bytes
+	// read at the time of that state; zero otherwise.
+	Part   int    `json:"part"`
+	Offset int64  `json:"offset"`
+	Events int64  `json:"events"`
+	Bad    int64  `json:"badLines"`
+	Error  string `json:"error,omitempty"`
 
 	AppID        string   `json:"appId"`
 	AttemptID    string   `json:"attemptId,omitempty"`
@@ -105,10 +109,34 @@ type LogRecord struct {
 	Stages       int      `json:"stages"`
 }
 
-// PutLog records a log's progress (a running or unreadable log).
+// PutLog records a log's progress (a running or unreadable log). A log
+// recorded as done has no resume state any more.
 func (s *Store) PutLog(rec LogRecord) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketLogs), rec.Key, rec) })
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if rec.Done {
+			if err := tx.Bucket(bucketTails).Delete([]byte(rec.Key)); err != nil {
+				return err
+			}
+		}
+		return putJSON(tx.Bucket(bucketLogs), rec.Key, rec)
+	})
 }
+
+// PutTail records a running log with its resume state (where reading
+// stands and the replay state there) in one commit, so that a restart
+// continues the log from that point, whatever moment the process died at.
+func (s *Store) PutTail(rec LogRecord, state []byte) error {
+	rec.Done = false
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketTails).Put([]byte(rec.Key), state); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bucketLogs), rec.Key, rec)
+	})
+}
+
+// Tail returns the resume state PutTail stored for a running log.
+func (s *Store) Tail(key string) ([]byte, error) { return s.get(bucketTails, []byte(key)) }
 
 // PutAnalysis records a finished log, its report and its named views
 // (what the server shows of it without replaying it) in one commit.
@@ -116,6 +144,9 @@ func (s *Store) PutAnalysis(rec LogRecord, report []byte, views map[string][]byt
 	rec.Done = true
 	return s.db.Update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketReports).Put([]byte(rec.Key), report); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketTails).Delete([]byte(rec.Key)); err != nil {
 			return err
 		}
 		vb := tx.Bucket(bucketViews)
@@ -151,6 +182,9 @@ func (s *Store) DeleteLog(key string) error {
 			return err
 		}
 		if err := tx.Bucket(bucketReports).Delete([]byte(key)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketTails).Delete([]byte(key)); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketLogs).Delete([]byte(key))

@@ -126,3 +126,59 @@ func TestSamples(t *testing.T) {
 		t.Errorf("after prune: got %+v, want the sample at 2000", got)
 	}
 }
+
+// TestTailState: a running log's resume state survives a reopen with its
+// record, and goes when the log is finished, fails or is forgotten.
+func TestTailState(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := LogRecord{Key: "/logs/app-1", Path: "/logs/app-1.inprogress", AppID: "app-1", Offset: 4096, Done: true}
+	if err := s.PutTail(rec, []byte("state at 4096")); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	logs, err := s.Logs()
+	if err != nil || len(logs) != 1 || logs[0].Offset != 4096 || logs[0].Done {
+		t.Fatalf("after reopen: got %+v, %v; want one running log at offset 4096", logs, err)
+	}
+	if st, err := s.Tail(rec.Key); err != nil || string(st) != "state at 4096" {
+		t.Errorf("tail state: got %q, %v", st, err)
+	}
+	for _, end := range []struct {
+		name string
+		do   func() error
+	}{
+		{"finished", func() error { return s.PutAnalysis(rec, []byte(`{}`), nil) }},
+		{"failed", func() error { r := rec; r.Done, r.Error = true, "bad"; return s.PutLog(r) }},
+		{"forgotten", func() error { return s.DeleteLog(rec.Key) }},
+	} {
+		if err := s.PutTail(rec, []byte("state")); err != nil {
+			t.Fatal(err)
+		}
+		if err := end.do(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Tail(rec.Key); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s log: tail state got %v, want ErrNotFound", end.name, err)
+		}
+	}
+	// A progress record of a running log keeps its state.
+	if err := s.PutTail(rec, []byte("state")); err != nil {
+		t.Fatal(err)
+	}
+	r := rec
+	r.Done = false
+	if err := s.PutLog(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tail(rec.Key); err != nil {
+		t.Errorf("running log after PutLog: %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// A running log's resume state is stored with its record (store.PutTail):
+// where reading stands and the replay state at that point. A restart
+// restores the replay and reads on from there, so nothing read before the
+// last save is read again; a kill -9 loses at most what was read since
+// then (Config.SnapshotEvery), which is then read again.
+
+// resumePoint is where reading of a log stands: the part (found again by
+// its rolling index, or its path without ".inprogress" for a single file,
+// since Spark's compaction shifts positions and renames the file when the
+// application ends) and the decoded bytes of it applied.
+type resumePoint struct {
+	Part    int    `json:"part"`
+	Key     string `json:"key"` // Key of the part's path
+	Index   int    `json:"index"`
+	Compact bool   `json:"compact,omitempty"`
+	Offset  int64  `json:"offset"`
+}
+
+// encodeResume lays out a resume state: uvarint length, the point as
+// JSON, then the tail's snapshot.
+func encodeResume(p resumePoint, snap []byte) ([]byte, error) {
+	head, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	out := binary.AppendUvarint(make([]byte, 0, len(head)+len(snap)+4), uint64(len(head)))
+	return append(append(out, head...), snap...), nil
+}
+
+func decodeResume(data []byte) (resumePoint, []byte, error) {
+	var p resumePoint
+	n, k := binary.Uvarint(data)
+	if k <= 0 || n > uint64(len(data)-k) {
+		return p, nil, errors.New("resume state: bad header length")
+	}
+	if err := json.Unmarshal(data[k:k+int(n)], &p); err != nil {
+		return p, nil, fmt.Errorf("resume state: %w", err)
+	}
+	return p, data[k+int(n):], nil
+}
+
+// find returns the position of the point's part in parts, or -1.
+func (p resumePoint) find(parts []eventlog.Part) int {
+	for i, q := range parts {
+		if q.Index == p.Index && q.Compact == p.Compact && Key(q.Path) == p.Key {
+			return i
+		}
+	}
+	return -1
+}
+
+// saveTail stores e's resume state when it has applied something since
+// the last save and the last save is older than SnapshotEvery (force:
+// whatever its age). Called by the worker holding e, or after they ended.
+func (in *Ingester) saveTail(e *logEntry, force bool) {
+	if e.tail == nil || !e.dirty || (!force && time.Since(e.lastSave) < in.cfg.SnapshotEvery) {
+		return
+	}
+	start := time.Now()
+	e.mu.RLock()
+	snap, err := e.tail.Snapshot()
+	e.mu.RUnlock()
+	var blob []byte
+	if err == nil && e.part < len(e.parts) {
+		p := e.parts[e.part]
+		blob, err = encodeResume(resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact,
+			Offset: e.offset}, snap)
+	}
+	if err == nil {
+		rec := e.record()
+		rec.Part, rec.Offset = e.part, e.offset
+		err = in.cfg.Store.PutTail(rec, blob)
+	}
+	if err != nil {
+		in.stats.Errors.Add(1)
+		in.cfg.Logger.Warn("save tail", "log", e.key, "err", err)
+		return
+	}
+	e.dirty, e.lastSave = false, time.Now()
+	e.savedPart, e.savedOffset = e.part, e.offset
+	in.stats.Saves.Add(1)
+	in.stats.SaveBytes.Add(int64(len(blob)))
+	in.stats.SaveNanos.Add(int64(time.Since(start)))
+}
+
+// restore continues e from its stored resume state, if there is one that
+// still fits the log l; it says whether it did. A state that no longer
+// fits (the part was compacted away or the file shrank) or that an older
+// sparkdx wrote is dropped: the log is read from its start.
+func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
+	blob, err := in.cfg.Store.Tail(e.key)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			in.cfg.Logger.Warn("resume", "log", e.key, "err", err)
+		}
+		return false
+	}
+	p, snap, err := decodeResume(blob)
+	i := p.find(l.Parts)
+	switch {
+	case err != nil:
+	case i < 0:
+		err = fmt.Errorf("part %d (events %d) is gone", p.Part, p.Index)
+	case (l.Parts[i].Codec == codec.None || l.Parts[i].Codec == "") && l.Parts[i].Size < p.Offset:
+		err = fmt.Errorf("part %s is %d bytes, shorter than the %d already read", l.Parts[i].Path, l.Parts[i].Size, p.Offset)
+	}
+	var t *eventlog.Tail
+	if err == nil {
+		t, err = eventlog.RestoreTail(eventlog.ReplayOptions{Name: l.Name}, snap)
+	}
+	if err != nil {
+		in.cfg.Logger.Info("resume: reading the log from its start", "log", e.key, "reason", err)
+		return false
+	}
+	e.mu.Lock()
+	e.tail, e.part, e.offset = t, i, p.Offset
+	e.mu.Unlock()
+	e.parts = l.Parts
+	e.lastSave = time.Now()
+	e.savedPart, e.savedOffset = i, p.Offset
+	in.stats.Resumed.Add(1)
+	return true
+}
+
+// saveAll stores the resume state of every running log that changed since
+// its last save; Run calls it once its workers have stopped.
+func (in *Ingester) saveAll() {
+	in.mu.Lock()
+	entries := make([]*logEntry, 0, len(in.entries))
+	for _, e := range in.entries {
+		entries = append(entries, e)
+	}
+	in.mu.Unlock()
+	for _, e := range entries {
+		in.saveTail(e, true)
+	}
+}

@@ -1,0 +1,158 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// TestRestartResumesRunningLog: a running log read by one ingester is
+// continued by the next on the same store from where the first stopped:
+// the second reads exactly the bytes appended since, and the finished
+// model equals that of one ingester that read the log without a stop.
+func TestRestartResumesRunningLog(t *testing.T) {
+	for _, name := range []string{"local-1642039451826", "app-20200706201101-0003"} {
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			running := filepath.Join(dir, name+".inprogress")
+			cuts := []int{len(src) * 2 / 5, len(src) * 3 / 5, len(src) * 4 / 5} // mid-line, as Spark's buffer flushes
+			st, err := store.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			cfg := Config{Roots: []string{dir}, Store: st, SnapshotEvery: time.Nanosecond, MaxBatch: 64 << 10}
+			prev := 0
+			for i, cut := range cuts {
+				writeFile(t, running, src[:cut])
+				in, stop := run(t, cfg)
+				got := waitRead(t, in, int64(cut-prev))
+				stop()
+				if got.Bytes != int64(cut-prev) {
+					t.Errorf("run %d: read %d bytes, want the %d appended since the last run", i, got.Bytes, cut-prev)
+				}
+				if i > 0 && got.Resumed != 1 {
+					t.Errorf("run %d: resumed %d logs, want 1", i, got.Resumed)
+				}
+				if got.Saves == 0 {
+					t.Errorf("run %d: no resume state saved", i)
+				}
+				prev = cut
+			}
+			// The application ends: Spark writes the rest and renames the file.
+			writeFile(t, running, src)
+			final := filepath.Join(dir, name)
+			if err := os.Rename(running, final); err != nil {
+				t.Fatal(err)
+			}
+			mtime := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) // the model's LastUpdated
+			if err := os.Chtimes(final, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			in, _ := run(t, cfg)
+			got := waitDone(t, in, 1)
+			if got.Bytes != int64(len(src)-prev) || got.Resumed != 1 {
+				t.Errorf("last run: read %d bytes, resumed %d; want %d and 1", got.Bytes, got.Resumed, len(src)-prev)
+			}
+			if _, err := st.Tail(Key(final)); err == nil {
+				t.Errorf("finished log still has a resume state")
+			}
+
+			// One ingester over the whole log, never stopped.
+			dir2 := filepath.Join(t.TempDir(), "once")
+			os.MkdirAll(dir2, 0o755)
+			writeFile(t, filepath.Join(dir2, name), src)
+			if err := os.Chtimes(filepath.Join(dir2, name), mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			once, _ := run(t, Config{Roots: []string{dir2}})
+			waitDone(t, once, 1)
+			a, release, err := in.Attempt(context.Background(), Key(final))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			b, release2, err := once.Attempt(context.Background(), Key(filepath.Join(dir2, name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release2()
+			a2, b2 := *a, *b
+			a2.LogPath, b2.LogPath = "", ""
+			if !reflect.DeepEqual(&a2, &b2) {
+				t.Errorf("model after %d restarts differs from one uninterrupted read", len(cuts))
+			}
+			ra, _ := st.Report(Key(final))
+			rb, _ := once.cfg.Store.Report(Key(filepath.Join(dir2, name)))
+			ra = bytes.ReplaceAll(ra, []byte(dir), []byte(dir2))
+			if len(ra) == 0 || !bytes.Equal(ra, rb) {
+				t.Errorf("stored report differs from the uninterrupted one:\n got %.400s\nwant %.400s", ra, rb)
+			}
+		})
+	}
+}
+
+// TestResumeStateThatNoLongerFits: a log replaced by a shorter one while
+// serve was down is read from its start, not continued past its end.
+func TestResumeStateThatNoLongerFits(t *testing.T) {
+	src, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1642039451826"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	running := filepath.Join(dir, "local-1642039451826.inprogress")
+	writeFile(t, running, src[:len(src)/2])
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg := Config{Roots: []string{dir}, Store: st, SnapshotEvery: time.Nanosecond}
+	in, stop := run(t, cfg)
+	waitRead(t, in, int64(len(src)/2))
+	stop()
+	writeFile(t, running, src[:len(src)/4])
+	in, _ = run(t, cfg)
+	got := waitRead(t, in, int64(len(src)/4))
+	if got.Resumed != 0 || got.Bytes != int64(len(src)/4) {
+		t.Errorf("shrunk log: resumed %d, read %d bytes; want 0 and the whole %d", got.Resumed, got.Bytes, len(src)/4)
+	}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitRead waits until the ingester has read n bytes and is idle.
+func waitRead(t *testing.T, in *Ingester, n int64) Status {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := in.Status()
+		if st.Bytes >= n && st.QueueDepth == 0 && st.InFlight == 0 {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got %+v, want %d bytes read", st, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
