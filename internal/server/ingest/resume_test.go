@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -155,4 +157,96 @@ func waitRead(t *testing.T, in *Ingester, n int64) Status {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestResumeRollingDir: a rolling log resumes at the part it was reading
+// when that part is still there after the stop (new parts appeared, older
+// ones were compacted), and is read from its start when the part it was
+// reading was compacted away meanwhile.
+func TestResumeRollingDir(t *testing.T) {
+	const app = "local-1642039451826"
+	src, err := os.ReadFile(sparktest.Path(t, "spark-events", app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	const n = 4
+	part := func(i int) []byte { return bytes.Join(lines[i*len(lines)/n:(i+1)*len(lines)/n], nil) }
+	for _, c := range []struct {
+		name      string
+		compactTo int // while stopped, parts 1..compactTo become events_<compactTo>_<app>.compact
+		resumed   int64
+	}{{"new part", 0, 1}, {"older part compacted", 1, 1}, {"reading part compacted", 2, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "eventlog_v2_"+app)
+			os.Mkdir(dir, 0o755)
+			status := filepath.Join(dir, "appstatus_"+app+".inprogress")
+			writeFile(t, status, nil)
+			name := func(i int) string { return filepath.Join(dir, "events_"+string(rune('0'+i))+"_"+app) }
+			writeFile(t, name(1), part(0))
+			writeFile(t, name(2), part(1))
+			st, err := store.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			cfg := Config{Roots: []string{root}, Store: st, SnapshotEvery: time.Nanosecond}
+			in, stop := run(t, cfg)
+			waitRead(t, in, int64(len(part(0))+len(part(1))))
+			stop()
+
+			var compact []byte
+			for i := 0; i < c.compactTo; i++ {
+				compact = append(compact, part(i)...)
+			}
+			if c.compactTo > 0 {
+				writeFile(t, name(c.compactTo)+".compact", compact)
+				for i := 1; i <= c.compactTo; i++ {
+					os.Remove(name(i))
+				}
+			}
+			writeFile(t, name(3), part(2))
+			in, stop = run(t, cfg)
+			want := int64(len(part(2)))
+			if c.resumed == 0 {
+				want += int64(len(compact))
+			}
+			got := waitRead(t, in, want)
+			stop()
+			if got.Resumed != c.resumed || got.Bytes != want {
+				t.Errorf("resumed %d, read %d bytes; want %d and %d", got.Resumed, got.Bytes, c.resumed, want)
+			}
+
+			writeFile(t, name(4), part(3))
+			if err := os.Rename(status, filepath.Join(dir, "appstatus_"+app)); err != nil {
+				t.Fatal(err)
+			}
+			in, _ = run(t, cfg)
+			waitDone(t, in, 1)
+			a, release, err := in.Attempt(context.Background(), Key(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			wantA, _, err := eventlog.Replay(context.Background(), bytes.NewReader(src), eventlog.ReplayOptions{Name: app})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Completed != true || len(a.Stages) != len(wantA.Stages) || len(a.Jobs) != len(wantA.Jobs) ||
+				len(a.Executors) != len(wantA.Executors) || taskCount(a) != taskCount(wantA) {
+				t.Errorf("finished: completed %v, %d stages %d jobs %d executors %d tasks; want true, %d %d %d %d",
+					a.Completed, len(a.Stages), len(a.Jobs), len(a.Executors), taskCount(a),
+					len(wantA.Stages), len(wantA.Jobs), len(wantA.Executors), taskCount(wantA))
+			}
+		})
+	}
+}
+
+func taskCount(a *model.Attempt) int {
+	n := 0
+	for _, s := range a.Stages {
+		n += len(s.Tasks)
+	}
+	return n
 }
