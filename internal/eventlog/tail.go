@@ -25,6 +25,8 @@ type Tail struct {
 	// it is the log's cut last line if End finds nothing after it (as
 	// Replay of an in-progress log counts it).
 	lastBad *LineError
+	// snapSize is the size of the last Snapshot, to size the next one.
+	snapSize int
 }
 
 // TailBatch is the decoded events of some whole lines of a tailed log.

@@ -51,7 +51,9 @@ func (t *Tail) Snapshot() ([]byte, error) {
 			ts.LastBad = i
 		}
 	}
-	return snapshot.Marshal(&ts)
+	out, err := snapshot.MarshalAppend(make([]byte, 0, t.snapSize+t.snapSize/8+4096), &ts)
+	t.snapSize = len(out)
+	return out, err
 }
 
 // RestoreTail continues a tail from its Snapshot; opts are those NewTail

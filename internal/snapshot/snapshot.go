@@ -44,7 +44,11 @@ const maxZeroSize = 1 << 20
 var ErrSchema = errors.New("snapshot: written for another version of the type")
 
 // Marshal encodes the graph v points to; v must be a non-nil pointer.
-func Marshal(v any) ([]byte, error) {
+func Marshal(v any) ([]byte, error) { return MarshalAppend(make([]byte, 0, 4096), v) }
+
+// MarshalAppend is Marshal appending to buf: a buffer sized from the last
+// encoding of a growing graph saves most of Marshal's copying.
+func MarshalAppend(buf []byte, v any) ([]byte, error) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, fmt.Errorf("snapshot: Marshal needs a non-nil pointer, got %T", v)
@@ -53,7 +57,7 @@ func Marshal(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &encoder{buf: make([]byte, 0, 4096), ptrs: map[ptrKey]uint64{}}
+	e := &encoder{buf: buf, ptrs: map[ptrKey]uint64{}}
 	e.buf = append(e.buf, magic...)
 	e.buf = binary.LittleEndian.AppendUint64(e.buf, fp)
 	e.value(rv) // the root is pointer 1: the graph may point back to it
