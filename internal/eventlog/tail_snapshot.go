@@ -1,8 +1,10 @@
 package eventlog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/sparkdx/sparkdx/internal/snapshot"
 )
@@ -52,16 +54,32 @@ func (t *Tail) Snapshot() ([]byte, error) {
 		}
 	}
 	out, err := snapshot.MarshalAppend(make([]byte, 0, t.snapSize+t.snapSize/8+4096), &ts)
+	if err != nil {
+		return nil, err
+	}
 	t.snapSize = len(out)
-	return out, err
+	return binary.LittleEndian.AppendUint32(out, snapshotSum(out)), nil
 }
+
+// snapshotSum is the CRC-32C that ends a snapshot: a state damaged in
+// storage is refused rather than replayed into (the codec checks the
+// structure of what it decodes, not its meaning).
+func snapshotSum(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
 
 // RestoreTail continues a tail from its Snapshot; opts are those NewTail
 // was given. An error wrapping ErrSnapshotVersion means the snapshot is
 // from another sparkdx version.
 func RestoreTail(opts ReplayOptions, data []byte) (*Tail, error) {
+	if len(data) < 4 {
+		return nil, fmt.Errorf("eventlog: %s: restore tail: %d bytes, too short for a snapshot", opts.Name, len(data))
+	}
+	body := data[:len(data)-4]
+	if got, want := binary.LittleEndian.Uint32(data[len(body):]), snapshotSum(body); got != want {
+		return nil, fmt.Errorf("eventlog: %s: restore tail: offset %d: checksum %08x, want %08x (damaged snapshot)",
+			opts.Name, len(body), got, want)
+	}
 	var ts tailState
-	if err := snapshot.Unmarshal(data, &ts); err != nil {
+	if err := snapshot.Unmarshal(body, &ts); err != nil {
 		return nil, fmt.Errorf("eventlog: %s: restore tail: %w", opts.Name, err)
 	}
 	if ts.St == nil || ts.St.a == nil || ts.Line < 1 || ts.LastBad >= len(ts.Stats.FirstBad) {
