@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -63,6 +64,28 @@ func (x *serveExports) Progress(ctx context.Context, in ingest.Input) {
 		return
 	}
 	x.exportTrace(ctx, in, analyze.Analyze(in.Attempt))
+}
+
+// SaveState implements ingest.ResumableListener: the spans of a running
+// application already sent, so that a restart does not send them again.
+func (x *serveExports) SaveState(in ingest.Input) []byte {
+	if x.otlp == nil {
+		return nil
+	}
+	b, err := json.Marshal(x.otlp.Sent(in.Attempt.AppID, in.Attempt.AttemptID))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// RestoreState implements ingest.ResumableListener.
+func (x *serveExports) RestoreState(in ingest.Input, state []byte) {
+	var sent []string
+	if x.otlp == nil || json.Unmarshal(state, &sent) != nil {
+		return
+	}
+	x.otlp.Resume(in.Attempt.AppID, in.Attempt.AttemptID, sent)
 }
 
 // Finished implements ingest.Listener.

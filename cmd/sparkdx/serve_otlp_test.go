@@ -104,8 +104,8 @@ func runServeInProcess(t *testing.T, args ...string) *inServe {
 
 // serve tails a running application and exports it to a real collector
 // after each step: one trace per attempt, with its application, job and
-// stage spans each exactly once across the steps, and finished logs
-// exported the same way.
+// stage spans each exactly once across the steps and a restart of serve
+// in the middle, and finished logs exported the same way.
 func TestServeOTLPToCollector(t *testing.T) {
 	col := sparktest.StartCollector(t, sparktest.CollectorOptions{})
 	logs := t.TempDir()
@@ -129,8 +129,8 @@ func TestServeOTLPToCollector(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.GRPC) // the flag's default
-	s := runServeInProcess(t, "--event-logs", logs, "--data", t.TempDir(), "--otlp-task-sampling", "1",
-		"--otlp-health-interval", "200ms")
+	args := []string{"--event-logs", logs, "--data", t.TempDir(), "--otlp-task-sampling", "1", "--otlp-health-interval", "200ms"}
+	s := runServeInProcess(t, args...)
 	s.waitIdle(t)
 	for i := 1; i < len(steps); i++ {
 		f, err := os.OpenFile(inprogress, os.O_APPEND|os.O_WRONLY, 0)
@@ -143,6 +143,15 @@ func TestServeOTLPToCollector(t *testing.T) {
 		if i == 1 {
 			// Still running: its ended jobs are out, without the application span.
 			waitJobSpans(t, col, tailed)
+			// A restart continues the running log and does not send
+			// those spans again (checked with the duplicates below).
+			if code := s.stop(); code != 0 {
+				t.Fatalf("serve exited %d:\n%s", code, s.logs)
+			}
+			s = runServeInProcess(t, args...)
+			if st := s.waitIdle(t); st["resumed"] != 1.0 {
+				t.Errorf("restart: resumed %v running logs, want 1", st["resumed"])
+			}
 		}
 	}
 	if err := os.Rename(inprogress, filepath.Join(logs, tailed)); err != nil {

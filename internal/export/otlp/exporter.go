@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -131,6 +132,36 @@ func (e *Exporter) Forget(appID, attemptID string) {
 	e.mu.Lock()
 	delete(e.sent, appID+"\x00"+attemptID)
 	e.mu.Unlock()
+}
+
+// Sent lists the spans of a running attempt that were exported (the
+// application span once it ended, "job/ID", "stage/ID.ATTEMPT"), so that
+// serve can store them with the log's resume state.
+func (e *Exporter) Sent(appID, attemptID string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for k := range e.sent[appID+"\x00"+attemptID] {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resume takes what Sent listed before a restart: those spans are not
+// exported again.
+func (e *Exporter) Resume(appID, attemptID string, sent []string) {
+	key := appID + "\x00" + attemptID
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.sent[key]
+	if m == nil {
+		m = map[string]bool{}
+		e.sent[key] = m
+	}
+	for _, k := range sent {
+		m[k] = true
+	}
 }
 
 // Flush sends everything pending now.

@@ -64,6 +64,18 @@ type Listener interface {
 	Forgotten(rec store.LogRecord)
 }
 
+// ResumableListener is a Listener that remembers something of a running
+// log from one Progress call to the next (the OTLP exporter: which spans
+// went out). What SaveState returns is stored with the log's resume state
+// and handed to RestoreState when a restart continues the log, so the
+// restart neither repeats nor loses what the listener did. Both are called
+// by the worker holding the log, after its Progress calls.
+type ResumableListener interface {
+	Listener
+	SaveState(in Input) []byte
+	RestoreState(in Input, state []byte)
+}
+
 // Config configures an Ingester.
 type Config struct {
 	Roots     []string // directories (or files) of event logs; s3:// URLs allowed

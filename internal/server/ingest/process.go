@@ -214,7 +214,6 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.finish(ctx, e, l, a, e.tail.Stats())
 		return false, nil
 	}
-	in.saveTail(e, false)
 	if time.Since(e.lastProgress) > progressEvery {
 		e.lastProgress = time.Now()
 		// The stored Part and Offset stay those of the resume state.
@@ -232,6 +231,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 				ModTime: l.ModTime, Now: time.Now()})
 		}
 	}
+	in.saveTail(e, false) // after Progress: what the listener did is saved with it
 	return false, nil
 }
 

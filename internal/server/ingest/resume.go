@@ -28,6 +28,8 @@ type resumePoint struct {
 	Index   int    `json:"index"`
 	Compact bool   `json:"compact,omitempty"`
 	Offset  int64  `json:"offset"`
+	// Listener is the ResumableListener's state, if the listener is one.
+	Listener []byte `json:"listener,omitempty"`
 }
 
 // encodeResume lays out a resume state: uvarint length, the point as
@@ -77,8 +79,12 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 	var blob []byte
 	if err == nil && e.part < len(e.parts) {
 		p := e.parts[e.part]
-		blob, err = encodeResume(resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact,
-			Offset: e.offset}, snap)
+		pt := resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.offset}
+		// Only this worker changes the model, so it needs no lock to read it.
+		if rl, ok := in.cfg.Listener.(ResumableListener); ok && e.tail.Attempt().AppID != "" {
+			pt.Listener = rl.SaveState(Input{Attempt: e.tail.Attempt(), InProgress: true})
+		}
+		blob, err = encodeResume(pt, snap)
 	}
 	if err == nil {
 		rec := e.record()
@@ -125,6 +131,9 @@ func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
 	if err != nil {
 		in.cfg.Logger.Info("resume: reading the log from its start", "log", e.key, "reason", err)
 		return false
+	}
+	if rl, ok := in.cfg.Listener.(ResumableListener); ok && p.Listener != nil && t.Attempt().AppID != "" {
+		rl.RestoreState(Input{Attempt: t.Attempt(), InProgress: true}, p.Listener)
 	}
 	e.mu.Lock()
 	e.tail, e.part, e.offset = t, i, p.Offset
