@@ -203,6 +203,7 @@ type logEntry struct {
 	part         int             // position in parts of the part being read
 	parts        []eventlog.Part // the parts as last read
 	offset       int64
+	pos          eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
 	lastProgress time.Time
 
 	loadMu sync.Mutex // one on-demand replay at a time
