@@ -31,8 +31,11 @@ func runAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stderr, "sparkdx api: warning: skipped logs: %v\n", err)
 	}
 	api := historyapi.New(apps)
+	api.Files = func(ctx context.Context, path string, fn func(string, io.Reader) error) error {
+		return eventlog.WalkFiles(ctx, path, eventlog.OpenOptions{}, fn) // local or s3:// logs
+	}
 	path := fs.Arg(0)
-	if ok, err := api.Logs(stdout, path); ok {
+	if ok, err := api.Logs(ctx, stdout, path); ok {
 		if err != nil {
 			return inputErr(fmt.Errorf("%d %w", historyapi.StatusOf(err), err))
 		}

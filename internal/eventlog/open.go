@@ -60,17 +60,9 @@ var (
 // s3://bucket/key-or-prefix URL. Open reads names and sizes only; the
 // content is checked by Log.NewReader.
 func Open(ctx context.Context, path string, opts OpenOptions) ([]*Log, error) {
-	store := opts.Store
-	if store == nil {
-		if IsS3(path) {
-			s3, err := NewS3Store(opts.S3.WithEnv(nil))
-			if err != nil {
-				return nil, fmt.Errorf("eventlog: %w", err)
-			}
-			store = s3
-		} else {
-			store = FileStore{}
-		}
+	store, err := storeFor(path, opts)
+	if err != nil {
+		return nil, err
 	}
 	e, err := store.Stat(ctx, path)
 	if err != nil {
@@ -90,6 +82,21 @@ func Open(ctx context.Context, path string, opts OpenOptions) ([]*Log, error) {
 		return []*Log{l}, nil
 	}
 	return openDir(ctx, store, entries, opts.Skipped)
+}
+
+// storeFor returns the Store that serves path.
+func storeFor(path string, opts OpenOptions) (Store, error) {
+	switch {
+	case opts.Store != nil:
+		return opts.Store, nil
+	case IsS3(path):
+		s3, err := NewS3Store(opts.S3.WithEnv(nil))
+		if err != nil {
+			return nil, fmt.Errorf("eventlog: %w", err)
+		}
+		return s3, nil
+	}
+	return FileStore{}, nil
 }
 
 // openDir opens each entry of a directory of logs.

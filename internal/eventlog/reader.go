@@ -73,17 +73,9 @@ func (r *Reader) openNext() error {
 		r.br.Reset(&r.stored)
 	}
 	br := r.br
-	head, err := br.Peek(codec.SniffLen)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err := checkCodec(p, br); err != nil {
 		r.closePart()
-		return fmt.Errorf("eventlog: %s: %w", p.Path, err)
-	}
-	// Shorter heads (a log just started) are left to the decoder.
-	if len(head) >= codec.SniffLen {
-		if got := codec.Sniff(head); got != p.Codec {
-			r.closePart()
-			return fmt.Errorf("eventlog: %s: %w", p.Path, &CodecMismatchError{Named: p.Codec, Content: got})
-		}
+		return err
 	}
 	dec, err := codec.NewReader(p.Codec, br)
 	if err != nil {
@@ -91,6 +83,21 @@ func (r *Reader) openNext() error {
 		return fmt.Errorf("eventlog: %s: %w", p.Path, err)
 	}
 	r.dec = dec
+	return nil
+}
+
+// checkCodec compares the first bytes of part p with the codec its name
+// declares. Shorter heads (a log just started) are left to the decoder.
+func checkCodec(p Part, br *bufio.Reader) error {
+	head, err := br.Peek(codec.SniffLen)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("eventlog: %s: %w", p.Path, err)
+	}
+	if len(head) >= codec.SniffLen {
+		if got := codec.Sniff(head); got != p.Codec {
+			return fmt.Errorf("eventlog: %s: %w", p.Path, &CodecMismatchError{Named: p.Codec, Content: got})
+		}
+	}
 	return nil
 }
 

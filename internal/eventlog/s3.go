@@ -230,17 +230,50 @@ func (s *S3Store) Open(ctx context.Context, name string) (io.ReadCloser, error) 
 	return &s3Object{obj: obj, name: name}, nil
 }
 
+// OpenRange implements Store with a ranged GET (bytes=off-); an offset at
+// or past the end gives no bytes (S3 answers 416).
+func (s *S3Store) OpenRange(ctx context.Context, name string, off int64) (io.ReadCloser, error) {
+	if off == 0 {
+		return s.Open(ctx, name)
+	}
+	if off < 0 {
+		return nil, fmt.Errorf("%s: negative offset %d", name, off)
+	}
+	bucket, key, err := splitS3(name)
+	if err != nil {
+		return nil, err
+	}
+	var opts minio.GetObjectOptions
+	if err := opts.SetRange(off, 0); err != nil {
+		return nil, fmt.Errorf("%s offset %d: %w", name, off, err)
+	}
+	obj, err := s.client.GetObject(ctx, bucket, key, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s offset %d: %w", name, off, err)
+	}
+	return &s3Object{obj: obj, name: name, rangeFrom: off}, nil
+}
+
 // s3Object turns minio's first-read errors into named, fs-style ones.
 type s3Object struct {
-	obj  *minio.Object
-	name string
+	obj       *minio.Object
+	name      string
+	rangeFrom int64 // first byte of a ranged read, 0 for the whole object
 }
 
 func (o *s3Object) Read(p []byte) (int, error) {
 	n, err := o.obj.Read(p)
 	if err != nil && err != io.EOF {
-		if minio.ToErrorResponse(err).StatusCode == http.StatusNotFound {
+		switch minio.ToErrorResponse(err).StatusCode {
+		case http.StatusNotFound:
 			err = errors.Join(fs.ErrNotExist, err)
+		case http.StatusRequestedRangeNotSatisfiable:
+			if o.rangeFrom > 0 {
+				return n, io.EOF // the object ends at or before the range
+			}
+		}
+		if o.rangeFrom > 0 {
+			return n, fmt.Errorf("%s offset %d: %w", o.name, o.rangeFrom, err)
 		}
 		return n, fmt.Errorf("%s: %w", o.name, err)
 	}

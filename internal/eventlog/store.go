@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +20,9 @@ type Store interface {
 	List(ctx context.Context, dir string) ([]Entry, error)
 	// Open returns the stored bytes of name.
 	Open(ctx context.Context, name string) (io.ReadCloser, error)
+	// OpenRange returns the stored bytes of name from byte off on; past
+	// the end there are none.
+	OpenRange(ctx context.Context, name string, off int64) (io.ReadCloser, error)
 }
 
 // Entry is one file or directory of a Store.
@@ -67,6 +71,19 @@ func (FileStore) List(_ context.Context, dir string) ([]Entry, error) {
 // Open implements Store.
 func (FileStore) Open(_ context.Context, name string) (io.ReadCloser, error) {
 	return os.Open(name)
+}
+
+// OpenRange implements Store.
+func (FileStore) OpenRange(_ context.Context, name string, off int64) (io.ReadCloser, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s offset %d: %w", name, off, err)
+	}
+	return f, nil
 }
 
 func fileEntry(path string, fi os.FileInfo) Entry {

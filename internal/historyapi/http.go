@@ -2,6 +2,7 @@ package historyapi
 
 import (
 	"archive/zip"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,7 +33,7 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%s_eventLogs.zip", name))
-		if err := WriteLogsZip(w, atts); err != nil {
+		if err := WriteLogsZip(r.Context(), w, atts, api.Files); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 		return
@@ -61,7 +62,7 @@ func logsPath(p string) (app, attempt string, ok bool) {
 
 // Logs writes the zip of event logs that .../logs returns for a path such
 // as "applications/local-1430917381535/1/logs"; ok is false for other paths.
-func (api *API) Logs(w io.Writer, path string) (ok bool, err error) {
+func (api *API) Logs(ctx context.Context, w io.Writer, path string) (ok bool, err error) {
 	appID, attemptID, ok := logsPath(path)
 	if !ok {
 		return false, nil
@@ -70,7 +71,7 @@ func (api *API) Logs(w io.Writer, path string) (ok bool, err error) {
 	if err != nil {
 		return true, err
 	}
-	return true, WriteLogsZip(w, atts)
+	return true, WriteLogsZip(ctx, w, atts, api.Files)
 }
 
 func (api *API) logAttempts(appID, attemptID string) ([]*model.Attempt, error) {
@@ -89,34 +90,31 @@ func (api *API) logAttempts(appID, attemptID string) ([]*model.Attempt, error) {
 	return nil, notFound("unknown app: %s/%s", appID, attemptID)
 }
 
+// LogFiles calls fn with each stored file of the event log at path (the
+// file itself, or every file of a log directory) and its name relative to
+// the log's parent directory; eventlog.WalkFiles is one, for local and S3
+// logs.
+type LogFiles func(ctx context.Context, path string, fn func(name string, r io.Reader) error) error
+
 // WriteLogsZip writes each attempt's log (a file, or a rolling directory
-// with its files) into a zip, named as in the log directory.
-func WriteLogsZip(w io.Writer, atts []*model.Attempt) error {
+// with its files) into a zip, named as in the log directory. files reads
+// them; local files when nil.
+func WriteLogsZip(ctx context.Context, w io.Writer, atts []*model.Attempt, files LogFiles) error {
+	if files == nil {
+		files = localLogFiles
+	}
 	zw := zip.NewWriter(w)
 	for _, a := range atts {
 		if a.LogPath == "" {
 			continue
 		}
-		fi, err := os.Stat(a.LogPath)
-		if err != nil {
-			return fmt.Errorf("historyapi: logs: %w", err)
-		}
-		if !fi.IsDir() {
-			if err := zipFile(zw, a.LogPath, filepath.Base(a.LogPath)); err != nil {
-				return err
-			}
-			continue
-		}
-		base := filepath.Dir(a.LogPath)
-		err = filepath.WalkDir(a.LogPath, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, err := filepath.Rel(base, p)
+		err := files(ctx, a.LogPath, func(name string, r io.Reader) error {
+			out, err := zw.Create(name)
 			if err != nil {
 				return err
 			}
-			return zipFile(zw, p, filepath.ToSlash(rel))
+			_, err = io.Copy(out, r)
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("historyapi: logs: %w", err)
@@ -125,16 +123,22 @@ func WriteLogsZip(w io.Writer, atts []*model.Attempt) error {
 	return zw.Close()
 }
 
-func zipFile(zw *zip.Writer, path, name string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("historyapi: logs: %w", err)
-	}
-	defer f.Close()
-	out, err := zw.Create(name)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, f)
-	return err
+// localLogFiles is LogFiles over the local filesystem.
+func localLogFiles(_ context.Context, path string, fn func(name string, r io.Reader) error) error {
+	base := filepath.Dir(path)
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return fn(filepath.ToSlash(rel), f)
+	})
 }

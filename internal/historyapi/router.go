@@ -23,6 +23,8 @@ type API struct {
 	apps []*model.App
 	// Now is the current time in epoch ms, used for running apps and tasks.
 	Now func() int64
+	// Files reads the raw logs that .../logs zips; local files when nil.
+	Files LogFiles
 }
 
 // New returns an API over apps (as eventlog.GroupApps orders them).

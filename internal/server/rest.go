@@ -66,6 +66,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	api := historyapi.New([]*model.App{app})
 	api.Now = now
+	api.Files = s.cfg.Ingest.LogFiles // raw logs on S3 too
 	api.ServeHTTP(w, r)
 }
 

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,6 +96,18 @@ func TestServeS3(t *testing.T) {
 		}
 	}
 
+	// The raw-logs zip reads the objects: a two-attempt app and a rolling
+	// directory (its hidden .crc side file included, as locally).
+	ts.srv.cfg.RawLogs, localTS.srv.cfg.RawLogs = true, true
+	for _, p := range []string{"/api/v1/applications/local-1430917381535/logs", "/api/v1/applications/local-1766844910796/logs"} {
+		code, zs3 := ts.get(t, p)
+		_, zlocal := localTS.get(t, p)
+		got, want := zipEntries(t, zs3), zipEntries(t, zlocal)
+		if code != 200 || len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("GET %s from S3: got %d %v, want the local zip %v", p, code, got, want)
+		}
+	}
+
 	// A running app on S3: the object is rewritten larger.
 	data, err := os.ReadFile(filepath.Join(local, tailApp))
 	if err != nil {
@@ -116,4 +132,27 @@ func TestServeS3(t *testing.T) {
 		a, _ := appSummary(t, ts, "local-3000000000001")
 		return a.Events > first.Events && a.Tasks == 110, ""
 	})
+}
+
+// zipEntries lists a zip's entries as "name size sum".
+func zipEntries(t *testing.T, b []byte) []string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("not a zip (%.60q): %v", b, err)
+	}
+	var out []string
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %x", f.Name, len(data), sha256.Sum256(data)))
+	}
+	return out
 }

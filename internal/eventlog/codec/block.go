@@ -74,18 +74,33 @@ func (s *source) payload(n int, what string) ([]byte, error) {
 	return b, nil
 }
 
+// restartable is implemented by a blockDecoder whose block boundaries are
+// not always restart points (the snappy framing format).
+type restartable interface {
+	restartable() bool
+}
+
 // blockReader serves the decoded blocks of a blockDecoder one at a time.
 type blockReader struct {
-	src source
-	dec blockDecoder
-	out []byte // decoded bytes not yet returned
-	err error  // sticky: io.EOF, a stream error, or errClosed
+	src       source
+	dec       blockDecoder
+	out       []byte  // decoded bytes not yet returned
+	err       error   // sticky: io.EOF, a stream error, or errClosed
+	delivered int64   // decoded bytes returned, counted from the stream start
+	block     Restart // boundary before the block out belongs to
+	start     Restart // where reading started
 }
 
 var errClosed = errors.New("codec: read after Close")
 
 func newBlockReader(c Codec, r io.Reader, dec blockDecoder) *blockReader {
-	return &blockReader{src: source{codec: c, br: bufferedReader(r)}, dec: dec}
+	return resumeBlockReader(c, r, dec, Restart{})
+}
+
+// resumeBlockReader starts dec at restart point at; r begins there.
+func resumeBlockReader(c Codec, r io.Reader, dec blockDecoder, at Restart) *blockReader {
+	return &blockReader{src: source{codec: c, br: bufferedReader(r), off: at.Comp}, dec: dec,
+		delivered: at.Decoded, block: at, start: at}
 }
 
 func (r *blockReader) fill() bool {
@@ -93,9 +108,22 @@ func (r *blockReader) fill() bool {
 		if r.err != nil {
 			return false
 		}
+		r.block = Restart{Comp: r.src.off, Decoded: r.delivered}
 		r.out, r.err = r.dec.next(&r.src)
 	}
 	return true
+}
+
+// Restart implements RestartReader: the end of the last block wholly
+// returned, or the start of the one being returned.
+func (r *blockReader) Restart() Restart {
+	if d, ok := r.dec.(restartable); ok && !d.restartable() {
+		return r.start
+	}
+	if len(r.out) == 0 && r.err == nil {
+		return Restart{Comp: r.src.off, Decoded: r.delivered}
+	}
+	return r.block
 }
 
 func (r *blockReader) Read(p []byte) (int, error) {
@@ -107,6 +135,7 @@ func (r *blockReader) Read(p []byte) (int, error) {
 	}
 	n := copy(p, r.out)
 	r.out = r.out[n:]
+	r.delivered += int64(n)
 	return n, nil
 }
 
@@ -116,6 +145,7 @@ func (r *blockReader) WriteTo(w io.Writer) (int64, error) {
 	for r.fill() {
 		n, err := w.Write(r.out)
 		total += int64(n)
+		r.delivered += int64(n)
 		r.out = r.out[n:]
 		if err != nil {
 			return total, err

@@ -38,6 +38,11 @@ type snappyDecoder struct {
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
+// restartable: a framing-format chunk header cannot be told from a
+// snappy-java chunk length without the stream header, so only snappy-java
+// streams restart past their start.
+func (d *snappyDecoder) restartable() bool { return d.mode != snappyFramed }
+
 func (d *snappyDecoder) next(s *source) ([]byte, error) {
 	for {
 		start := s.off

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"regexp"
 	"runtime"
@@ -203,6 +204,12 @@ type Status struct {
 }
 
 // logEntry is one event log.
+// LogFiles walks the stored files of the log at path (local or S3, as the
+// ingester reaches them), for the raw-logs zip.
+func (in *Ingester) LogFiles(ctx context.Context, path string, fn func(name string, r io.Reader) error) error {
+	return eventlog.WalkFiles(ctx, path, in.cfg.Open, fn)
+}
+
 type logEntry struct {
 	key string
 
@@ -229,6 +236,7 @@ type logEntry struct {
 	part         int             // position in parts of the part being read
 	parts        []eventlog.Part // the parts as last read
 	offset       int64
+	pos          eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
 	lastProgress time.Time
 	resume       bool      // a resume state may be stored: try it before reading from the start
 	dirty        bool      // applied something since the resume state was last stored

@@ -2,14 +2,10 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -162,12 +158,11 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	budget := in.cfg.MaxBatch
 	applied := false
 	for budget > 0 && e.part < len(l.Parts) {
-		data, eof, err := readPart(ctx, l, e.part, e.offset, budget)
+		data, eof, err := readPart(ctx, l, e.part, e, budget)
 		if err != nil {
 			return false, err
 		}
 		budget -= int64(len(data))
-		e.offset += int64(len(data))
 		if len(data) > 0 {
 			applied = true
 			b := e.tail.Decode(data)
@@ -253,52 +248,19 @@ func (e *logEntry) follow(l *eventlog.Log) bool {
 	return false
 }
 
-// readPart reads up to limit decoded bytes of part i of l, starting at
-// decoded offset off; eof says the part had no more.
-func readPart(ctx context.Context, l *eventlog.Log, i int, off, limit int64) (data []byte, eof bool, err error) {
-	p := l.Parts[i]
-	if (p.Codec == codec.None || p.Codec == "") && !eventlog.IsS3(p.Path) {
-		return readPlain(p.Path, off, limit)
+// readPart reads up to limit decoded bytes of part i of l after e.offset
+// and advances e.offset and e.pos; eof says the part had no more. It
+// resumes at e.pos's restart point (no re-decoding of the part) when e.pos
+// belongs to e.offset, else decodes the part from its start.
+func readPart(ctx context.Context, l *eventlog.Log, i int, e *logEntry, limit int64) (data []byte, eof bool, err error) {
+	pos := e.pos
+	if pos.Decoded != e.offset || e.offset == 0 {
+		pos = eventlog.PartPos{Decoded: e.offset}
 	}
-	// Compressed parts cannot be entered mid-stream: decode from the start
-	// and skip what was read.
-	one := *l
-	one.Parts = l.Parts[i : i+1]
-	one.InProgress = l.InProgress && i == len(l.Parts)-1
-	rd, err := one.NewReader(ctx)
+	data, next, eof, err := l.ReadPart(ctx, i, pos, limit)
 	if err != nil {
 		return nil, false, err
 	}
-	defer rd.Close()
-	if _, err := io.CopyN(io.Discard, rd, off); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, true, nil
-		}
-		return nil, false, err
-	}
-	data, err = io.ReadAll(io.LimitReader(rd, limit))
-	if err != nil {
-		return nil, false, fmt.Errorf("ingest: %s offset %d: %w", p.Path, off, err)
-	}
-	return data, int64(len(data)) < limit, nil
-}
-
-// readPlain reads what an uncompressed local file holds past off, in one
-// buffer of the right size.
-func readPlain(path string, off, limit int64) (data []byte, eof bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, fmt.Errorf("ingest: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("ingest: %w", err)
-	}
-	data = make([]byte, min(max(fi.Size()-off, 0), limit))
-	n, err := f.ReadAt(data, off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, false, fmt.Errorf("ingest: %s offset %d: %w", path, off, err)
-	}
-	return data[:n], int64(n) < limit, nil
+	e.offset, e.pos = next.Decoded, next
+	return data, eof, nil
 }
