@@ -28,6 +28,10 @@ type resumePoint struct {
 	Index   int    `json:"index"`
 	Compact bool   `json:"compact,omitempty"`
 	Offset  int64  `json:"offset"`
+	// Pos is where a reader of a compressed part restarts (a block or
+	// frame boundary at or before Offset), so that the part is not decoded
+	// from its start again.
+	Pos eventlog.PartPos `json:"pos"`
 	// Listener is the ResumableListener's state, if the listener is one.
 	Listener []byte `json:"listener,omitempty"`
 }
@@ -80,6 +84,9 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 	if err == nil && e.part < len(e.parts) {
 		p := e.parts[e.part]
 		pt := resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.offset}
+		if e.pos.Decoded == e.offset {
+			pt.Pos = e.pos
+		}
 		// Only this worker changes the model, so it needs no lock to read it.
 		if rl, ok := in.cfg.Listener.(ResumableListener); ok && e.tail.Attempt().AppID != "" {
 			pt.Listener = rl.SaveState(Input{Attempt: e.tail.Attempt(), InProgress: true})
@@ -123,6 +130,8 @@ func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
 		err = fmt.Errorf("part %d (events %d) is gone", p.Part, p.Index)
 	case (l.Parts[i].Codec == codec.None || l.Parts[i].Codec == "") && l.Parts[i].Size < p.Offset:
 		err = fmt.Errorf("part %s is %d bytes, shorter than the %d already read", l.Parts[i].Path, l.Parts[i].Size, p.Offset)
+	case l.Parts[i].Size < p.Pos.Comp:
+		err = fmt.Errorf("part %s is %d bytes, shorter than its restart point %d", l.Parts[i].Path, l.Parts[i].Size, p.Pos.Comp)
 	}
 	var t *eventlog.Tail
 	if err == nil {
@@ -137,6 +146,10 @@ func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
 	}
 	e.mu.Lock()
 	e.tail, e.part, e.offset = t, i, p.Offset
+	e.pos = eventlog.PartPos{Decoded: p.Offset}
+	if p.Pos.Decoded == p.Offset {
+		e.pos = p.Pos
+	}
 	e.mu.Unlock()
 	e.parts = l.Parts
 	e.lastSave = time.Now()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,4 +250,73 @@ func taskCount(a *model.Attempt) int {
 		n += len(s.Tasks)
 	}
 	return n
+}
+
+// TestResumeCompressedLog: a running compressed log (Spark's lz4, zstd)
+// resumes at the stored restart point of its codec: the state names a
+// block boundary past the start, the restart delivers exactly the decoded
+// bytes past the stored offset, and the finished model equals one read
+// without a stop.
+func TestResumeCompressedLog(t *testing.T) {
+	for _, name := range []string{"local-1642039451826.lz4", "local-1642039451826.zstd", "app-20200706201101-0003.snappy",
+		"app-20200706201101-0003.lzf"} {
+		t.Run(name, func(t *testing.T) {
+			comp, err := os.ReadFile(sparktest.Path(t, "compressed", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			app := strings.SplitN(name, ".", 2)[0]
+			plain, err := os.ReadFile(sparktest.Path(t, "spark-events", app))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			running := filepath.Join(dir, name+".inprogress")
+			writeFile(t, running, comp[:len(comp)*2/3]) // cut inside a block, as a running log is
+			st, err := store.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			cfg := Config{Roots: []string{dir}, Store: st, SnapshotEvery: time.Nanosecond}
+			in, stop := run(t, cfg)
+			first := waitRead(t, in, 1)
+			stop()
+			blob, err := st.Tail(Key(running))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _, err := decodeResume(blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Offset != first.Bytes || p.Pos.Decoded != p.Offset || p.Pos.Comp <= 0 || p.Pos.CompDecoded > p.Offset {
+				t.Fatalf("stored point %+v after reading %d bytes: want a restart point inside the part at or before them", p, first.Bytes)
+			}
+
+			writeFile(t, running, comp)
+			final := filepath.Join(dir, name)
+			if err := os.Rename(running, final); err != nil {
+				t.Fatal(err)
+			}
+			in, _ = run(t, cfg)
+			got := waitDone(t, in, 1)
+			if got.Resumed != 1 || got.Bytes != int64(len(plain))-first.Bytes {
+				t.Errorf("restart: resumed %d, read %d decoded bytes; want 1 and %d", got.Resumed, got.Bytes, int64(len(plain))-first.Bytes)
+			}
+			a, release, err := in.Attempt(context.Background(), Key(final))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			want, _, err := eventlog.Replay(context.Background(), bytes.NewReader(plain), eventlog.ReplayOptions{Name: app})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Completed || taskCount(a) != taskCount(want) || len(a.Jobs) != len(want.Jobs) || a.EndTime != want.EndTime {
+				t.Errorf("finished: completed %v, %d tasks, %d jobs, end %d; want true, %d, %d, %d",
+					a.Completed, taskCount(a), len(a.Jobs), a.EndTime, taskCount(want), len(want.Jobs), want.EndTime)
+			}
+		})
+	}
 }
