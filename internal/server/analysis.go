@@ -22,7 +22,7 @@ type Analysis struct {
 // Analyze analyses an ingest input with the agent samples st holds for
 // the application's driver.
 func Analyze(st *store.Store, in ingest.Input) Analysis {
-	res := analyze.Analyze(in.Attempt)
+	res := in.Analysis()
 	var agent *diagnose.AgentData
 	if st != nil {
 		// A store error only costs the agent-aware rules their data.

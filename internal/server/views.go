@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -24,7 +23,7 @@ var storedResources = map[string]bool{"jobs": true, "stages": true, "executors":
 // ("api/<resource>").
 func Views(in ingest.Input) (map[string][]byte, error) {
 	a := in.Attempt
-	v := buildAppView(a, analyze.Analyze(a).Timeline, false, in.Now.UnixMilli())
+	v := buildAppView(a, in.Analysis().Timeline, false, in.Now.UnixMilli())
 	page, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

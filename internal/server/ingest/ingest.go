@@ -42,6 +42,17 @@ type Input struct {
 	InProgress bool      // the log is still being written
 	ModTime    time.Time // of the log's newest part
 	Now        time.Time
+	// Result is the attempt's analysis when it was computed already: a
+	// finished log is analysed once for its report, views and exports.
+	Result *analyze.Result
+}
+
+// Analysis is in.Result, or the attempt analysed now when it is nil.
+func (in Input) Analysis() *analyze.Result {
+	if in.Result != nil {
+		return in.Result
+	}
+	return analyze.Analyze(in.Attempt)
 }
 
 // AnalyzeFunc turns a replayed attempt into its sparkdx.report/v1 JSON.
@@ -144,7 +155,7 @@ func (c *Config) Validate() error {
 // ReportJSON is the default AnalyzeFunc: the sparkdx.report/v1 document
 // with every diagnose rule, as `sparkdx analyze --format json` writes it.
 func ReportJSON(in Input) ([]byte, error) {
-	res := analyze.Analyze(in.Attempt)
+	res := in.Analysis()
 	findings := diagnose.Run(&diagnose.Pass{Attempt: in.Attempt, Result: res, Log: diagnose.LogInfo{
 		InProgress: in.InProgress, Truncated: in.Log.Truncated, ModTime: in.ModTime, Now: in.Now}}, diagnose.All)
 	return json.Marshal(report.Build(in.Attempt, res, findings, in.Log))

@@ -42,6 +42,9 @@ func (r *recorder) Finished(_ context.Context, in Input) {
 	if in.Log.Path == "" || in.Now.IsZero() {
 		r.bad = append(r.bad, "finished without log path or time "+in.Attempt.AppID)
 	}
+	if in.Result == nil || len(in.Result.Stages) != len(in.Attempt.Stages) {
+		r.bad = append(r.bad, "finished without the analysis the report was built from "+in.Attempt.AppID)
+	}
 	r.finished[in.Attempt.AppID]++
 	r.completed[in.Attempt.AppID] = in.Attempt.Completed
 }

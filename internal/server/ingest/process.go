@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -65,8 +66,11 @@ func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a 
 	rec.Done, rec.Error = true, ""
 	var rep []byte
 	var views map[string][]byte
+	var result *analyze.Result
 	if a.AppID != "" {
-		input := Input{Attempt: a, Log: reportLog(rec, st), InProgress: l.InProgress, ModTime: l.ModTime, Now: time.Now()}
+		input := Input{Attempt: a, Log: reportLog(rec, st), InProgress: l.InProgress, ModTime: l.ModTime, Now: time.Now(),
+			Result: analyze.Analyze(a)}
+		result = input.Result
 		var err error
 		if rep, err = in.cfg.Analyze(input); err != nil {
 			in.fail(e, l, fmt.Errorf("analyze: %w", err))
@@ -92,7 +96,8 @@ func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a 
 	e.tail = nil
 	e.mu.Unlock()
 	if in.cfg.Listener != nil && a.AppID != "" {
-		in.cfg.Listener.Finished(ctx, Input{Attempt: a, Log: reportLog(rec, st), ModTime: l.ModTime, Now: time.Now()})
+		in.cfg.Listener.Finished(ctx, Input{Attempt: a, Log: reportLog(rec, st), ModTime: l.ModTime, Now: time.Now(),
+			Result: result})
 	}
 }
 
