@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -164,4 +165,10 @@ func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) report.Log {
 		l.Bytes, l.Events, l.BadLines, l.UnknownEvents, l.Truncated = st.Bytes, st.Events, st.BadLines, st.Unknown, st.Truncated
 	}
 	return l
+}
+
+// LogFiles walks the stored files of the log at path (local or S3, as the
+// ingester reaches them), for the raw-logs zip.
+func (in *Ingester) LogFiles(ctx context.Context, path string, fn func(name string, r io.Reader) error) error {
+	return eventlog.WalkFiles(ctx, path, in.cfg.Open, fn)
 }

@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"regexp"
 	"runtime"
@@ -215,12 +214,6 @@ type Status struct {
 }
 
 // logEntry is one event log.
-// LogFiles walks the stored files of the log at path (local or S3, as the
-// ingester reaches them), for the raw-logs zip.
-func (in *Ingester) LogFiles(ctx context.Context, path string, fn func(name string, r io.Reader) error) error {
-	return eventlog.WalkFiles(ctx, path, in.cfg.Open, fn)
-}
-
 type logEntry struct {
 	key string
 
