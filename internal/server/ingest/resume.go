@@ -73,7 +73,7 @@ func (p resumePoint) find(parts []eventlog.Part) int {
 // the last save and the last save is older than SnapshotEvery (force:
 // whatever its age). Called by the worker holding e, or after they ended.
 func (in *Ingester) saveTail(e *logEntry, force bool) {
-	if e.tail == nil || !e.dirty || (!force && time.Since(e.lastSave) < in.cfg.SnapshotEvery) {
+	if e.tail == nil || !e.dirty || e.part >= len(e.parts) || (!force && time.Since(e.lastSave) < in.cfg.SnapshotEvery) {
 		return
 	}
 	start := time.Now()
@@ -81,7 +81,7 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 	snap, err := e.tail.Snapshot()
 	e.mu.RUnlock()
 	var blob []byte
-	if err == nil && e.part < len(e.parts) {
+	if err == nil {
 		p := e.parts[e.part]
 		pt := resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.offset}
 		if e.pos.Decoded == e.offset {
