@@ -247,6 +247,7 @@ type logEntry struct {
 	lastSave     time.Time // when it was
 	savedPart    int       // the part and offset it was stored at
 	savedOffset  int64
+	last         []byte // the last decoded bytes read of the part, to recognise it on restart
 
 	loadMu sync.Mutex // one on-demand replay at a time
 }

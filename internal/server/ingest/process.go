@@ -148,13 +148,13 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	}
 	if e.tail == nil && e.resume {
 		e.resume = false
-		in.restore(e, l)
+		in.restore(ctx, e, l)
 	}
 	if e.tail == nil {
 		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
-		e.tail, e.part, e.offset = t, 0, 0
+		e.tail, e.part, e.offset, e.last = t, 0, 0, e.last[:0]
 		e.mu.Unlock()
 		e.lastSave, e.savedPart, e.savedOffset = time.Now(), 0, 0
 		e.update(func(r *store.LogRecord) { r.Done = false })
@@ -167,6 +167,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		if err != nil {
 			return false, err
 		}
+		e.last = keepLast(e.last, data)
 		budget -= int64(len(data))
 		if len(data) > 0 {
 			applied = true
@@ -197,7 +198,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		if e.part == len(l.Parts)-1 {
 			break
 		}
-		e.part, e.offset = e.part+1, 0 // a later part exists: this one is complete
+		e.part, e.offset, e.last = e.part+1, 0, e.last[:0] // a later part exists: this one is complete
 	}
 	if budget <= 0 {
 		in.saveTail(e, false)

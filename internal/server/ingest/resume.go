@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -32,6 +34,10 @@ type resumePoint struct {
 	// frame boundary at or before Offset), so that the part is not decoded
 	// from its start again.
 	Pos eventlog.PartPos `json:"pos"`
+	// Last is the part's last decoded bytes before Offset: a restart checks
+	// them, so that a log replaced while serve was down is read anew
+	// rather than continued at an offset of the old one.
+	Last []byte `json:"last,omitempty"`
 	// Listener is the ResumableListener's state, if the listener is one.
 	Listener []byte `json:"listener,omitempty"`
 }
@@ -83,7 +89,7 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 	var blob []byte
 	if err == nil {
 		p := e.parts[e.part]
-		pt := resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.offset}
+		pt := resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.offset, Last: e.last}
 		if e.pos.Decoded == e.offset {
 			pt.Pos = e.pos
 		}
@@ -114,7 +120,7 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 // still fits the log l; it says whether it did. A state that no longer
 // fits (the part was compacted away or the file shrank) or that an older
 // sparkdx wrote is dropped: the log is read from its start.
-func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
+func (in *Ingester) restore(ctx context.Context, e *logEntry, l *eventlog.Log) bool {
 	blob, err := in.cfg.Store.Tail(e.key)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
@@ -133,6 +139,9 @@ func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
 	case l.Parts[i].Size < p.Pos.Comp:
 		err = fmt.Errorf("part %s is %d bytes, shorter than its restart point %d", l.Parts[i].Path, l.Parts[i].Size, p.Pos.Comp)
 	}
+	if err == nil {
+		err = checkLast(ctx, l, i, p)
+	}
 	var t *eventlog.Tail
 	if err == nil {
 		t, err = eventlog.RestoreTail(eventlog.ReplayOptions{Name: l.Name}, snap)
@@ -145,7 +154,7 @@ func (in *Ingester) restore(e *logEntry, l *eventlog.Log) bool {
 		rl.RestoreState(Input{Attempt: t.Attempt(), InProgress: true}, p.Listener)
 	}
 	e.mu.Lock()
-	e.tail, e.part, e.offset = t, i, p.Offset
+	e.tail, e.part, e.offset, e.last = t, i, p.Offset, append(e.last[:0], p.Last...)
 	e.pos = eventlog.PartPos{Decoded: p.Offset}
 	if p.Pos.Decoded == p.Offset {
 		e.pos = p.Pos
@@ -170,4 +179,48 @@ func (in *Ingester) saveAll() {
 	for _, e := range entries {
 		in.saveTail(e, true)
 	}
+}
+
+// lastBytes is how many of a part's last decoded bytes a resume state
+// keeps to recognise the part.
+const lastBytes = 64
+
+// keepLast appends data to the last bytes kept and keeps lastBytes of them.
+func keepLast(last, data []byte) []byte {
+	last = append(last, data[max(0, len(data)-lastBytes):]...)
+	if n := len(last) - lastBytes; n > 0 {
+		last = append(last[:0], last[n:]...)
+	}
+	return last
+}
+
+// checkLast reads the bytes the resume state says end the part at its
+// offset and fails when the part now holds others. A compressed part is
+// read from the stored restart point (at most a block is decoded), so only
+// the kept bytes past that point are compared.
+func checkLast(ctx context.Context, l *eventlog.Log, i int, p resumePoint) error {
+	last := p.Last
+	plain := l.Parts[i].Codec == codec.None || l.Parts[i].Codec == ""
+	if !plain {
+		if p.Pos.Decoded != p.Offset {
+			return nil // no restart point: checking would decode the part from its start
+		}
+		last = last[max(0, int64(len(last))-(p.Offset-p.Pos.CompDecoded)):]
+	}
+	n := int64(len(last))
+	if n == 0 || n > p.Offset {
+		return nil
+	}
+	from := eventlog.PartPos{Decoded: p.Offset - n, Comp: p.Offset - n, CompDecoded: p.Offset - n}
+	if !plain {
+		from.Comp, from.CompDecoded = p.Pos.Comp, p.Pos.CompDecoded
+	}
+	got, _, _, err := l.ReadPart(ctx, i, from, n)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, last) {
+		return fmt.Errorf("part %s: the %d bytes before offset %d changed: another log under the same name", l.Parts[i].Path, n, p.Offset)
+	}
+	return nil
 }

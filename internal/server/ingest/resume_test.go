@@ -133,6 +133,46 @@ func TestResumeStateThatNoLongerFits(t *testing.T) {
 	}
 }
 
+// TestResumeReplacedLog: a running log replaced while serve was down by
+// another one under the same name, longer than what was read, is read
+// anew: the bytes before the stored offset are not those read.
+func TestResumeReplacedLog(t *testing.T) {
+	first, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1642039451826"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.ReadFile(sparktest.Path(t, "spark-events", "app-20200706201101-0003"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	running := filepath.Join(dir, "app.inprogress")
+	writeFile(t, running, first[:len(other)/2])
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg := Config{Roots: []string{dir}, Store: st, SnapshotEvery: time.Nanosecond}
+	in, stop := run(t, cfg)
+	waitRead(t, in, int64(len(other)/2))
+	stop()
+	writeFile(t, running, other)
+	in, _ = run(t, cfg)
+	got := waitRead(t, in, int64(len(other)))
+	if got.Resumed != 0 || got.Bytes != int64(len(other)) {
+		t.Errorf("replaced log: resumed %d, read %d bytes; want 0 and the whole %d", got.Resumed, got.Bytes, len(other))
+	}
+	a, release, err := in.Attempt(context.Background(), Key(running))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if a.AppID != "app-20200706201101-0003" {
+		t.Errorf("got app %q, want the new log's app-20200706201101-0003", a.AppID)
+	}
+}
+
 func writeFile(t *testing.T, path string, data []byte) {
 	t.Helper()
 	tmp := path + ".tmp"
