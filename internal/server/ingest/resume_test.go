@@ -106,37 +106,11 @@ func TestRestartResumesRunningLog(t *testing.T) {
 	}
 }
 
-// TestResumeStateThatNoLongerFits: a log replaced by a shorter one while
-// serve was down is read from its start, not continued past its end.
+// TestResumeStateThatNoLongerFits: a running log replaced while serve was
+// down — by a shorter one, or by another log under the same name, longer
+// than what was read (the bytes before the stored offset differ) — is read
+// anew from its start, not continued at the old offset.
 func TestResumeStateThatNoLongerFits(t *testing.T) {
-	src, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1642039451826"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	running := filepath.Join(dir, "local-1642039451826.inprogress")
-	writeFile(t, running, src[:len(src)/2])
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cfg := Config{Roots: []string{dir}, Store: st, SnapshotEvery: time.Nanosecond}
-	in, stop := run(t, cfg)
-	waitRead(t, in, int64(len(src)/2))
-	stop()
-	writeFile(t, running, src[:len(src)/4])
-	in, _ = run(t, cfg)
-	got := waitRead(t, in, int64(len(src)/4))
-	if got.Resumed != 0 || got.Bytes != int64(len(src)/4) {
-		t.Errorf("shrunk log: resumed %d, read %d bytes; want 0 and the whole %d", got.Resumed, got.Bytes, len(src)/4)
-	}
-}
-
-// TestResumeReplacedLog: a running log replaced while serve was down by
-// another one under the same name, longer than what was read, is read
-// anew: the bytes before the stored offset are not those read.
-func TestResumeReplacedLog(t *testing.T) {
 	first, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1642039451826"))
 	if err != nil {
 		t.Fatal(err)
@@ -145,31 +119,41 @@ func TestResumeReplacedLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	running := filepath.Join(dir, "app.inprogress")
-	writeFile(t, running, first[:len(other)/2])
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cfg := Config{Roots: []string{dir}, Store: st, SnapshotEvery: time.Nanosecond}
-	in, stop := run(t, cfg)
-	waitRead(t, in, int64(len(other)/2))
-	stop()
-	writeFile(t, running, other)
-	in, _ = run(t, cfg)
-	got := waitRead(t, in, int64(len(other)))
-	if got.Resumed != 0 || got.Bytes != int64(len(other)) {
-		t.Errorf("replaced log: resumed %d, read %d bytes; want 0 and the whole %d", got.Resumed, got.Bytes, len(other))
-	}
-	a, release, err := in.Attempt(context.Background(), Key(running))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	if a.AppID != "app-20200706201101-0003" {
-		t.Errorf("got app %q, want the new log's app-20200706201101-0003", a.AppID)
+	for _, c := range []struct {
+		name          string
+		before, after []byte
+		wantApp       string
+	}{
+		{"shrunk", first[:len(first)/2], first[:len(first)/4], "local-1642039451826"},
+		{"replaced", first[:len(other)/2], other, "app-20200706201101-0003"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			running := filepath.Join(t.TempDir(), "app.inprogress")
+			writeFile(t, running, c.before)
+			st, err := store.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			cfg := Config{Roots: []string{filepath.Dir(running)}, Store: st, SnapshotEvery: time.Nanosecond}
+			in, stop := run(t, cfg)
+			waitRead(t, in, int64(len(c.before)))
+			stop()
+			writeFile(t, running, c.after)
+			in, _ = run(t, cfg)
+			got := waitRead(t, in, int64(len(c.after)))
+			if got.Resumed != 0 || got.Bytes != int64(len(c.after)) {
+				t.Errorf("resumed %d, read %d bytes; want 0 and the whole %d", got.Resumed, got.Bytes, len(c.after))
+			}
+			a, release, err := in.Attempt(context.Background(), Key(running))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			if a.AppID != c.wantApp {
+				t.Errorf("got app %q, want %q", a.AppID, c.wantApp)
+			}
+		})
 	}
 }
 
