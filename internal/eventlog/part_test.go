@@ -163,17 +163,24 @@ func maxGap(t *testing.T, c codec.Codec, data []byte) int64 {
 	}
 }
 
+// growingSource is the log the growing tests write in codec c: its file
+// name and stored bytes.
+func growingSource(t *testing.T, c codec.Codec) (name string, src []byte) {
+	t.Helper()
+	name = "local-1642039451826"
+	if c == codec.None {
+		return name, readFile(t, sparktest.Path(t, "spark-events", name))
+	}
+	name += "." + string(c)
+	return name, readFile(t, sparktest.Path(t, "compressed", name))
+}
+
 // TestReadPartGrowing tails a compressed log while it grows (the file cut
 // at random points, in-progress): every turn delivers a prefix of the full
 // decode without error, and the log read to its full length gives all of it.
 func TestReadPartGrowing(t *testing.T) {
 	for _, c := range []codec.Codec{codec.LZ4, codec.Snappy, codec.LZF, codec.ZSTD, codec.None} {
-		name := "local-1642039451826"
-		src := readFile(t, sparktest.Path(t, "spark-events", name))
-		if c != codec.None {
-			name += "." + string(c)
-			src = readFile(t, sparktest.Path(t, "compressed", name))
-		}
+		name, src := growingSource(t, c)
 		full := readFile(t, sparktest.Path(t, "spark-events", "local-1642039451826"))
 		t.Run(string(c), func(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), name+".inprogress")
@@ -209,12 +216,7 @@ func TestReadPartGrowing(t *testing.T) {
 // most one block or frame (the largest distance between restart points).
 func TestReadPartReadsNewBytes(t *testing.T) {
 	for _, c := range []codec.Codec{codec.LZ4, codec.Snappy, codec.LZF, codec.ZSTD, codec.None} {
-		name := "local-1642039451826"
-		src := readFile(t, sparktest.Path(t, "spark-events", name))
-		if c != codec.None {
-			name += "." + string(c)
-			src = readFile(t, sparktest.Path(t, "compressed", name))
-		}
+		name, src := growingSource(t, c)
 		t.Run(string(c), func(t *testing.T) {
 			gap := int64(0)
 			if c != codec.None {
