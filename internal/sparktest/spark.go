@@ -1,0 +1,85 @@
+package sparktest
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// SparkLine is one installed Apache Spark line: a virtualenv holding
+// PyPI's pyspark, whose package directory is a complete SPARK_HOME.
+type SparkLine struct {
+	Version string // e.g. "3.5.9"
+	Python  string // the virtualenv's python, with pyspark importable
+	Home    string // SPARK_HOME: the pyspark package directory (bin/, jars/)
+}
+
+// Cache returns the directory .ci/install keeps installed tools in:
+// $SPARKDX_CACHE, or ~/.cache/sparkdx.
+func Cache() string {
+	if dir := os.Getenv("SPARKDX_CACHE"); dir != "" {
+		return dir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "sparkdx-cache")
+	}
+	return filepath.Join(home, ".cache", "sparkdx")
+}
+
+// SparkLines returns every Spark line the repository pins
+// (.ci/spark/<version>.txt), oldest first, each installed by .ci/install.
+// A line that is not installed fails the test in CI and skips it elsewhere.
+func SparkLines(t testing.TB) []SparkLine {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		Missing(t, "module root: "+err.Error())
+	}
+	reqs, _ := filepath.Glob(filepath.Join(root, ".ci", "spark", "*.txt"))
+	if len(reqs) == 0 {
+		// exporter/deltaexporter is a module of its own inside the repository.
+		reqs, _ = filepath.Glob(filepath.Join(root, "..", "..", ".ci", "spark", "*.txt"))
+	}
+	if len(reqs) == 0 {
+		Missing(t, "the Spark pins .ci/spark/*.txt")
+	}
+	var lines []SparkLine
+	for _, req := range reqs {
+		v := strings.TrimSuffix(filepath.Base(req), ".txt")
+		lines = append(lines, sparkLine(t, v))
+	}
+	sort.Slice(lines, func(i, j int) bool { return versionLess(lines[i].Version, lines[j].Version) })
+	return lines
+}
+
+func sparkLine(t testing.TB, version string) SparkLine {
+	t.Helper()
+	venv := filepath.Join(Cache(), "spark-"+version)
+	homes, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages", "pyspark"))
+	if len(homes) != 1 {
+		Missing(t, "Spark "+version+" (pyspark in "+venv+"; run .ci/install)")
+	}
+	l := SparkLine{Version: version, Python: filepath.Join(venv, "bin", "python"), Home: homes[0]}
+	if _, err := os.Stat(filepath.Join(l.Home, "bin", "spark-class")); err != nil {
+		Missing(t, "Spark "+version+": "+err.Error())
+	}
+	return l
+}
+
+// versionLess orders dotted versions numerically ("3.5.9" < "4.3.0" < "4.10.0").
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		if as[i] == bs[i] {
+			continue
+		}
+		if len(as[i]) != len(bs[i]) {
+			return len(as[i]) < len(bs[i])
+		}
+		return as[i] < bs[i]
+	}
+	return len(as) < len(bs)
+}
