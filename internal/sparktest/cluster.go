@@ -1,0 +1,363 @@
+package sparktest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Cluster is a real Spark standalone cluster on 127.0.0.1: a Master and
+// Workers, each a JVM from a SparkLine in its own process group; the
+// Workers' executors (CoarseGrainedExecutorBackend) and their PySpark
+// daemons are children of the Worker and die with its group.
+type Cluster struct {
+	Line      SparkLine
+	MasterURL string // spark://127.0.0.1:port
+	WebUI     string // http://127.0.0.1:port of the Master
+	Dir       string // logs and work directories
+
+	t       testing.TB
+	mu      sync.Mutex
+	procs   []*daemon
+	workers int
+}
+
+// ClusterOptions shapes a Cluster.
+type ClusterOptions struct {
+	Workers         int    // started at once; 0 for none (start them later with AddWorker)
+	CoresPerWorker  int    // default 1
+	MemoryPerWorker string // default "1g"
+}
+
+type daemon struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  string
+}
+
+// StartCluster starts a Master and opts.Workers Workers of line, waits
+// until the Master lists them alive, and stops everything (process groups
+// included) when the test ends.
+func StartCluster(t testing.TB, line SparkLine, opts ClusterOptions) *Cluster {
+	t.Helper()
+	if opts.CoresPerWorker == 0 {
+		opts.CoresPerWorker = 1
+	}
+	if opts.MemoryPerWorker == "" {
+		opts.MemoryPerWorker = "1g"
+	}
+	c := &Cluster{Line: line, Dir: t.TempDir(), t: t}
+	t.Cleanup(c.stop)
+	port, web := FreeAddr(t), FreeAddr(t)
+	c.MasterURL = "spark://" + port
+	c.WebUI = "http://" + web
+	c.start("master", "org.apache.spark.deploy.master.Master",
+		"--host", "127.0.0.1", "--port", portOf(port), "--webui-port", portOf(web))
+	c.waitMaster(func(s masterState) bool { return s.Status == "ALIVE" }, "the Master to be ALIVE")
+	for i := 0; i < opts.Workers; i++ {
+		c.AddWorker(opts.CoresPerWorker, opts.MemoryPerWorker)
+	}
+	return c
+}
+
+// AddWorker starts one more Worker and waits until the Master lists it.
+func (c *Cluster) AddWorker(cores int, memory string) {
+	c.t.Helper()
+	c.mu.Lock()
+	c.workers++
+	n := c.workers
+	c.mu.Unlock()
+	work := filepath.Join(c.Dir, fmt.Sprintf("worker-%d", n))
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	c.start(fmt.Sprintf("worker-%d", n), "org.apache.spark.deploy.worker.Worker",
+		"--host", "127.0.0.1", "--port", portOf(FreeAddr(c.t)), "--webui-port", portOf(FreeAddr(c.t)),
+		"--cores", strconv.Itoa(cores), "--memory", memory, "--work-dir", work, c.MasterURL)
+	c.waitMaster(func(s masterState) bool { return s.alive() >= n }, fmt.Sprintf("%d alive Workers", n))
+}
+
+// Env is the environment every process of the cluster (and a driver
+// submitted to it) runs with.
+func (c *Cluster) Env() []string {
+	return SparkEnv(c.Line, c.Dir)
+}
+
+// SparkEnv is the environment for Spark processes of line: Spark's home,
+// the virtualenv's Python for drivers and PySpark workers, loopback only,
+// small daemons, logs under dir.
+func SparkEnv(line SparkLine, dir string) []string {
+	env := os.Environ()
+	return append(env,
+		"SPARK_HOME="+line.Home,
+		"PYSPARK_PYTHON="+line.Python,
+		"PYSPARK_DRIVER_PYTHON="+line.Python,
+		"SPARK_LOCAL_IP=127.0.0.1",
+		"SPARK_LOCAL_HOSTNAME=127.0.0.1",
+		"SPARK_LOG_DIR="+filepath.Join(dir, "logs"),
+		"SPARK_LOCAL_DIRS="+filepath.Join(dir, "local"),
+		"SPARK_CONF_DIR="+filepath.Join(dir, "conf"),
+		"SPARK_DAEMON_MEMORY=256m",
+		"SPARK_NO_DAEMONIZE=1",
+	)
+}
+
+func (c *Cluster) start(name, class string, args ...string) {
+	c.t.Helper()
+	for _, d := range []string{"logs", "local", "conf"} {
+		if err := os.MkdirAll(filepath.Join(c.Dir, d), 0o755); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	log := filepath.Join(c.Dir, name+".log")
+	f, err := os.Create(log)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(filepath.Join(c.Line.Home, "bin", "spark-class"), append([]string{class}, args...)...)
+	cmd.Env = c.Env()
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start %s: %v", name, err)
+	}
+	d := &daemon{name: name, cmd: cmd, done: make(chan struct{}), log: log}
+	go func() { cmd.Wait(); close(d.done) }()
+	c.mu.Lock()
+	c.procs = append(c.procs, d)
+	c.mu.Unlock()
+}
+
+// KillWorker kills Worker n (1-based) and its executors with SIGKILL, as
+// a lost node.
+func (c *Cluster) KillWorker(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range c.procs {
+		if d.name == fmt.Sprintf("worker-%d", n) {
+			killGroup(d, syscall.SIGKILL)
+		}
+	}
+}
+
+// ExecutorPIDs returns the pids of the running executor JVMs
+// (CoarseGrainedExecutorBackend) of this cluster.
+func (c *Cluster) ExecutorPIDs() []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		s := string(cmdline)
+		if strings.Contains(s, "CoarseGrainedExecutorBackend") && strings.Contains(s, c.Dir) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Logs returns the tail of every daemon's output, for a failing test.
+func (c *Cluster) Logs() string {
+	var b strings.Builder
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range c.procs {
+		out, _ := os.ReadFile(d.log)
+		if len(out) > 4000 {
+			out = out[len(out)-4000:]
+		}
+		fmt.Fprintf(&b, "--- %s\n%s\n", d.name, out)
+	}
+	return b.String()
+}
+
+func (c *Cluster) stop() {
+	c.mu.Lock()
+	procs := c.procs
+	c.mu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		killGroup(procs[i], syscall.SIGTERM)
+	}
+	for i := len(procs) - 1; i >= 0; i-- {
+		select {
+		case <-procs[i].done:
+		case <-time.After(10 * time.Second):
+		}
+		killGroup(procs[i], syscall.SIGKILL)
+	}
+}
+
+func killGroup(d *daemon, sig syscall.Signal) {
+	if d.cmd.Process != nil {
+		_ = syscall.Kill(-d.cmd.Process.Pid, sig)
+	}
+}
+
+type masterState struct {
+	Status  string `json:"status"`
+	Workers []struct {
+		State string `json:"state"`
+	} `json:"workers"`
+}
+
+func (s masterState) alive() int {
+	n := 0
+	for _, w := range s.Workers {
+		if w.State == "ALIVE" {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *Cluster) waitMaster(ok func(masterState) bool, what string) {
+	c.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		var s masterState
+		last = getJSON(c.WebUI+"/json/", &s)
+		if last == nil && ok(s) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.t.Fatalf("Spark %s: waited 90s for %s (last: %v)\n%s", c.Line.Version, what, last, c.Logs())
+}
+
+func getJSON(url string, v any) error {
+	client := http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func portOf(addr string) string {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return p
+}
+
+// Submission is a spark-submit of a PySpark program.
+type Submission struct {
+	Program string            // the .py file
+	Args    []string          // the program's arguments
+	Conf    map[string]string // --conf key=value, on top of the defaults below
+	// EventLogDir receives the event log (spark.eventLog.dir); required.
+	EventLogDir string
+	// Timeout bounds the whole run; default 5 minutes.
+	Timeout time.Duration
+}
+
+// Submitted is what a finished spark-submit left behind.
+type Submitted struct {
+	Output   string // the driver's stdout and stderr
+	ExitCode int
+}
+
+// Submit runs spark-submit for s against the cluster (or "local[N]" when
+// master is given instead of a cluster: see SubmitTo) and waits for it.
+// Every port of the driver is chosen free, its UI included.
+func (c *Cluster) Submit(ctx context.Context, s Submission) (Submitted, error) {
+	return SubmitTo(ctx, c.Line, c.MasterURL, c.Dir, s)
+}
+
+// DefaultConf is the configuration every submission starts from: event
+// logging on, executor metrics on, every port free and on loopback.
+func DefaultConf(t testing.TB, eventLogDir string) map[string]string {
+	return map[string]string{
+		"spark.eventLog.enabled":                    "true",
+		"spark.eventLog.dir":                        eventLogDir,
+		"spark.eventLog.rolling.enabled":            "false",
+		"spark.eventLog.compress":                   "false",
+		"spark.eventLog.logStageExecutorMetrics":    "true",
+		"spark.executor.processTreeMetrics.enabled": "true",
+		"spark.driver.host":                         "127.0.0.1",
+		"spark.driver.bindAddress":                  "127.0.0.1",
+		"spark.driver.port":                         portOf(FreeAddr(t)),
+		"spark.blockManager.port":                   portOf(FreeAddr(t)),
+		"spark.driver.blockManager.port":            portOf(FreeAddr(t)),
+		"spark.ui.port":                             portOf(FreeAddr(t)),
+		"spark.port.maxRetries":                     "32",
+		"spark.driver.memory":                       "512m",
+		"spark.executor.memory":                     "512m",
+		"spark.sql.shuffle.partitions":              "4",
+		"spark.ui.showConsoleProgress":              "false",
+	}
+}
+
+// SubmitTo runs spark-submit of line with master (a spark:// URL or
+// local[N]), dir holding Spark's conf/ and logs/. s.Conf overrides
+// DefaultConf; a value "" removes a default.
+func SubmitTo(ctx context.Context, line SparkLine, master, dir string, s Submission) (Submitted, error) {
+	if s.Timeout == 0 {
+		s.Timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	for _, d := range []string{"logs", "local", "conf"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return Submitted{}, err
+		}
+	}
+	args := []string{"--master", master}
+	for _, k := range slices.Sorted(maps.Keys(s.Conf)) {
+		if s.Conf[k] != "" {
+			args = append(args, "--conf", k+"="+s.Conf[k])
+		}
+	}
+	args = append(args, s.Program)
+	args = append(args, s.Args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(line.Home, "bin", "spark-submit"), args...)
+	cmd.Env = SparkEnv(line, dir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	err := cmd.Run()
+	// The driver JVM is a child of spark-submit's group; make sure none is left.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	res := Submitted{Output: out.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("spark-submit %s: %w after %s", filepath.Base(s.Program), ctx.Err(), s.Timeout)
+	}
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); ok {
+			return res, nil
+		}
+		return res, fmt.Errorf("spark-submit %s: %w", filepath.Base(s.Program), err)
+	}
+	return res, nil
+}
