@@ -72,7 +72,11 @@ func (d *Decoder) executorAdded(v *fastjson.Value) Event {
 	e.Cores = info.GetInt("Total Cores")
 	e.Logs = pairs(info.Get("Log Urls"))
 	e.Attributes = pairs(info.Get("Attributes"))
-	e.ResourceProfileID = info.GetInt("Resource Profile Identifier")
+	// JsonProtocol writes "Resource Profile Id"; keep the older spelling too.
+	e.ResourceProfileID = info.GetInt("Resource Profile Id")
+	if info.Exists("Resource Profile Identifier") {
+		e.ResourceProfileID = info.GetInt("Resource Profile Identifier")
+	}
 	if o := info.GetObject("Resources"); o != nil {
 		o.Visit(func(k []byte, x *fastjson.Value) {
 			r := model.ResourceInfo{Name: str(x, "name")}

@@ -30,6 +30,11 @@ func attemptInfo(a *model.Attempt) *Obj {
 		Set("appSparkVersion", a.SparkVersion).
 		Set("startTimeEpoch", a.StartTime).Set("endTimeEpoch", end).Set("lastUpdatedEpoch", a.LastUpdated).
 		Set("logSourceName", a.LogName).Set("logSourceFullPath", a.LogPath)
+	if a.ExitCode != nil {
+		// The application's exit code (SparkListenerApplicationEnd), as
+		// Spark 4's History Server gives it.
+		o.Set("exitCode", *a.ExitCode)
+	}
 	return o
 }
 

@@ -1,8 +1,33 @@
 package historyapi
 
-import "github.com/sparkdx/sparkdx/internal/model"
+import (
+	"regexp"
 
-func environment(a *model.Attempt) *Obj {
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// redacted is Spark's REDACTION_REPLACEMENT_TEXT.
+const redacted = "*********(redacted)"
+
+// redact replaces the value of each pair whose key or value re matches, as
+// Spark's Utils.redact does for the environment endpoint. The log's own
+// values were redacted by the application when it wrote them; this applies
+// the server's rule on top.
+func redact(re *regexp.Regexp, ps [][2]string) [][2]string {
+	if re == nil {
+		return ps
+	}
+	out := make([][2]string, len(ps))
+	for i, p := range ps {
+		if re.MatchString(p[0]) || re.MatchString(p[1]) {
+			p[1] = redacted
+		}
+		out[i] = p
+	}
+	return out
+}
+
+func environment(a *model.Attempt, re *regexp.Regexp) *Obj {
 	env := &a.Env
 	profiles := []any{}
 	for _, p := range a.ResourceProfiles {
@@ -20,10 +45,10 @@ func environment(a *model.Attempt) *Obj {
 	return obj().
 		Set("runtime", obj().Set("javaVersion", env.JavaVersion).Set("javaHome", env.JavaHome).
 			Set("scalaVersion", env.ScalaVersion)).
-		Set("sparkProperties", pairsList(env.SparkProperties)).
-		Set("hadoopProperties", pairsList(env.HadoopProperties)).
-		Set("systemProperties", pairsList(env.SystemProperties)).
-		Set("metricsProperties", pairsList(env.MetricsProperties)).
+		Set("sparkProperties", pairsList(redact(re, env.SparkProperties))).
+		Set("hadoopProperties", pairsList(redact(re, env.HadoopProperties))).
+		Set("systemProperties", pairsList(redact(re, env.SystemProperties))).
+		Set("metricsProperties", pairsList(redact(re, env.MetricsProperties))).
 		Set("classpathEntries", pairsList(env.ClasspathEntries)).
 		Set("resourceProfiles", profiles)
 }

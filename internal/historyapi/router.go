@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,10 +26,20 @@ type API struct {
 	Now func() int64
 	// Files reads the raw logs that .../logs zips; local files when nil.
 	Files LogFiles
+	// Redaction hides the values of environment properties whose key or
+	// value it matches, as the History Server's spark.redaction.regex
+	// does; New sets Spark 4's default (DefaultRedaction).
+	Redaction *regexp.Regexp
 }
 
+// DefaultRedaction is Spark 4's default spark.redaction.regex (Spark 3.5's
+// lacks "credential").
+const DefaultRedaction = `(?i)secret|password|token|access[.]?key|credential`
+
 // New returns an API over apps (as eventlog.GroupApps orders them).
-func New(apps []*model.App) *API { return &API{apps: apps} }
+func New(apps []*model.App) *API {
+	return &API{apps: apps, Redaction: regexp.MustCompile(DefaultRedaction)}
+}
 
 // SetApps replaces the applications served.
 func (api *API) SetApps(apps []*model.App) {
@@ -200,7 +211,7 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 		}
 	case "environment":
 		if len(rest) == 1 {
-			return environment(a), nil
+			return environment(a, api.Redaction), nil
 		}
 	case "allmiscellaneousprocess":
 		if len(rest) == 1 {
