@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,6 +116,10 @@ func openDir(ctx context.Context, store Store, entries []Entry, skipped func(str
 			skip(e.Path, ErrHidden)
 			continue
 		}
+		if e.Irregular != nil {
+			skip(e.Path, e.Irregular)
+			continue
+		}
 		if !e.IsDir {
 			if !logFileName(e.Name) {
 				skip(e.Path, ErrNotLog)
@@ -125,8 +130,10 @@ func openDir(ctx context.Context, store Store, entries []Entry, skipped func(str
 		}
 		children, err := store.List(ctx, e.Path)
 		if err != nil {
-			return nil, fmt.Errorf("eventlog: %w", err)
+			skip(e.Path, err) // one unreadable directory does not stop the scan
+			continue
 		}
+		children = slices.DeleteFunc(children, func(c Entry) bool { return c.Irregular != nil })
 		l, err := dirLog(store, e, children)
 		switch {
 		case err != nil:

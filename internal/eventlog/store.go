@@ -2,11 +2,13 @@ package eventlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 )
 
@@ -32,7 +34,15 @@ type Entry struct {
 	IsDir   bool
 	Size    int64
 	ModTime time.Time
+	// Irregular, when set, says why the entry is neither a regular file
+	// nor a directory (a named pipe, a device, a socket, a link that cannot
+	// be followed): it is no log, and opening it could block or never end.
+	Irregular error
 }
+
+// ErrIrregular is the error for a name that is not a regular file or a
+// directory.
+var ErrIrregular = errors.New("not a regular file")
 
 // FileStore is the local filesystem as a Store.
 type FileStore struct{}
@@ -43,7 +53,11 @@ func (FileStore) Stat(_ context.Context, name string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	return fileEntry(name, fi), nil
+	e := fileEntry(name, fi)
+	if e.Irregular != nil {
+		return Entry{}, e.Irregular
+	}
+	return e, nil
 }
 
 // List implements Store.
@@ -60,7 +74,10 @@ func (FileStore) List(_ context.Context, dir string) ([]Entry, error) {
 			if os.IsNotExist(err) {
 				continue // removed since ReadDir, or a dangling link
 			}
-			return nil, err
+			// A link loop or an unreadable entry is this entry's problem,
+			// not the listing's.
+			entries = append(entries, Entry{Path: p, Name: de.Name(), Irregular: err})
+			continue
 		}
 		entries = append(entries, fileEntry(p, fi))
 	}
@@ -68,14 +85,32 @@ func (FileStore) List(_ context.Context, dir string) ([]Entry, error) {
 	return entries, nil
 }
 
-// Open implements Store.
+// Open implements Store. Only a regular file opens: the open itself
+// never blocks (a named pipe swapped in after listing would block a plain
+// open until a writer comes) and a device is refused.
 func (FileStore) Open(_ context.Context, name string) (io.ReadCloser, error) {
-	return os.Open(name)
+	return openRegular(name)
+}
+
+func openRegular(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w (%s)", name, ErrIrregular, kind(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // OpenRange implements Store.
 func (FileStore) OpenRange(_ context.Context, name string, off int64) (io.ReadCloser, error) {
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
@@ -87,5 +122,25 @@ func (FileStore) OpenRange(_ context.Context, name string, off int64) (io.ReadCl
 }
 
 func fileEntry(path string, fi os.FileInfo) Entry {
-	return Entry{Path: path, Name: filepath.Base(path), IsDir: fi.IsDir(), Size: fi.Size(), ModTime: fi.ModTime()}
+	e := Entry{Path: path, Name: filepath.Base(path), IsDir: fi.IsDir(), Size: fi.Size(), ModTime: fi.ModTime()}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		e.Irregular = fmt.Errorf("%s: %w (%s)", path, ErrIrregular, kind(fi.Mode()))
+	}
+	return e
+}
+
+// kind names a file mode that is not a regular file.
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	default:
+		return "mode " + m.String()
+	}
 }
