@@ -148,3 +148,19 @@ func badLogDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestServeRefusesMissingLogDir: a mistyped --event-logs stops serve with
+// exit 2 instead of warning forever (issue 14, item 8).
+func TestServeRefusesMissingLogDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{filepath.Join(dir, "no-such-dir"), file} {
+		code, _, stderr := runCLI("serve", "--event-logs", root, "--data", t.TempDir(), "--listen", "127.0.0.1:0")
+		if code != 2 || !strings.Contains(stderr, root) {
+			t.Errorf("serve --event-logs %s: exit %d, stderr %q; want 2 naming the directory", root, code, stderr)
+		}
+	}
+}

@@ -70,6 +70,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(roots) == 0 || fs.NArg() != 0 {
 		return usageErr("usage: sparkdx serve --event-logs DIR|s3://BUCKET/PREFIX [--listen ADDR] [--data DIR] [--otlp-endpoint URL] [--delta DIR|s3://BUCKET/PREFIX]")
 	}
+	for _, root := range roots {
+		// A mistyped local directory is an error now, not a warning forever.
+		if strings.Contains(root, "://") {
+			continue
+		}
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("not a directory")
+			}
+			return usageErr("--event-logs %s: %v", root, err)
+		}
+	}
 	re, err := regexp.Compile(*redaction)
 	if err != nil {
 		return usageErr("--redaction-regex: %v", err)
@@ -114,9 +126,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageErr("--listen: %v", err)
 	}
-	srv := &http.Server{Handler: server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
-		MetricsWindow: *metricsWindow, RawLogs: *rawLogs, Metrics: exp}),
-		ReadHeaderTimeout: 10 * time.Second}
+	limits := server.DefaultHTTPLimits()
+	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
+		MetricsWindow: *metricsWindow, RawLogs: *rawLogs, Metrics: exp}), limits)
+	ln = server.LimitListener(ln, limits.MaxConns)
 	fmt.Fprintf(stdout, "sparkdx serve: listening on http://%s (data %s)\n", ln.Addr(), *data)
 
 	ctx, cancel := context.WithCancel(ctx)
