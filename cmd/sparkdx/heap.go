@@ -194,7 +194,11 @@ func writeHeapText(w io.Writer, r heapReport, top int) error {
 		fmt.Fprintln(w, "\nlargest objects:")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  bytes\tlength\tclass\tid")
-		for _, o := range h.Largest[:min(len(h.Largest), max(top, 1))] {
+		shown := h.Largest
+		if top > 0 {
+			shown = shown[:min(len(shown), top)]
+		}
+		for _, o := range shown {
 			length := "-"
 			if o.Length >= 0 {
 				length = strconv.FormatInt(o.Length, 10)

@@ -165,3 +165,30 @@ func TestHeapBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestHeapTopZeroShowsAll: --top 0 means all, for the largest objects too
+// (it used to show one), and --top 1 shows one.
+func TestHeapTopZeroShowsAll(t *testing.T) {
+	count := func(out string) int {
+		_, rest, ok := strings.Cut(out, "\nlargest objects:\n")
+		if !ok {
+			t.Fatalf("no largest objects section:\n%s", out)
+		}
+		n := 0
+		for _, line := range strings.Split(rest, "\n")[1:] { // after the header
+			if !strings.HasPrefix(line, "  ") {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	_, all, _ := runHeapCLI(t, "heap", "--top", "0", syntheticDump)
+	_, one, _ := runHeapCLI(t, "heap", "--top", "1", syntheticDump)
+	if got := count(one); got != 1 {
+		t.Errorf("--top 1: %d largest objects, want 1", got)
+	}
+	if got := count(all); got < 2 {
+		t.Errorf("--top 0: %d largest objects, want all of them (more than one)", got)
+	}
+}

@@ -144,7 +144,7 @@ func TestRealExecutorWithPythonWorkers(t *testing.T) {
 	}
 
 	// ps reads the same kernel figures through its own parser.
-	if ps, err := exec.LookPath("ps"); err == nil {
+	if ps := sparktest.Program(t, "ps"); ps != "" {
 		out, err := exec.Command(ps, "-o", "rss=,nlwp=", "-p", fmt.Sprint(exe.PID)).Output()
 		var rssKB, threads int
 		if _, serr := fmt.Sscan(string(out), &rssKB, &threads); err != nil || serr != nil {

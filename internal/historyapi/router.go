@@ -1,6 +1,6 @@
 // Package historyapi computes the Spark History Server REST API
 // (/api/v1/...) from replayed applications, field for field as Spark writes
-// it, for `sparkdx api` and the future `sparkdx serve`.
+// it, for `sparkdx api` and `sparkdx serve`.
 package historyapi
 
 import (

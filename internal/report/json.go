@@ -1,5 +1,6 @@
 // Package report renders what sparkdx found about an application: the
-// stable JSON document ("sparkdx.report/v1") and, later, text and HTML.
+// stable JSON document ("sparkdx.report/v1"), text for people and a
+// self-contained HTML page.
 package report
 
 import (

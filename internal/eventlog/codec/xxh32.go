@@ -15,7 +15,8 @@ const (
 )
 
 // xxh32 is the one-shot XXH32 hash of b with seed; lz4-java checksums each
-// LZ4Block block with it. (No importable Go package offers XXH32.)
+// LZ4Block block with it. (pierrec/lz4 has one, but in an internal
+// package that cannot be imported.)
 func xxh32(b []byte, seed uint32) uint32 {
 	n := len(b)
 	var h uint32

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,10 +22,7 @@ const benchDumpMB = 560
 // the same heap dumped with -gz=1.
 func benchDump(b *testing.B, gz bool) string {
 	b.Helper()
-	jcmd, err := exec.LookPath("jcmd")
-	if err != nil {
-		b.Skip("skipping: missing program jcmd")
-	}
+	jcmd := sparktest.Program(b, "jcmd")
 	src, err := os.ReadFile("testdata/BigHeap.java")
 	if err != nil {
 		b.Fatal(err)

@@ -291,7 +291,7 @@ func TestLiveContainer(t *testing.T) {
 	home := jdk(t, jdk17Home, true)
 	unshare := sparktest.Program(t, "unshare")
 	if out, err := exec.Command(unshare, "--pid", "--fork", "--mount", "true").CombinedOutput(); err != nil {
-		t.Skipf("skipping: cannot create pid and mount namespaces (needs CAP_SYS_ADMIN): %v %s", err, out)
+		sparktest.Missing(t, fmt.Sprintf("pid and mount namespaces (unshare needs CAP_SYS_ADMIN): %v %s", err, out))
 	}
 	classes := compile(t, home)
 	// The private /tmp hides t.TempDir(); the shell's working directory
