@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/golang/snappy"
+	"github.com/klauspost/compress/snappy"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"

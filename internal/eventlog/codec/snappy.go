@@ -8,7 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/golang/snappy"
+	"github.com/klauspost/compress/snappy"
 )
 
 // snappy-java's SnappyOutputStream writes a 16-byte header ("\x82SNAPPY\x00",

@@ -2,10 +2,9 @@ package hprof
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 	"unicode/utf16"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // Duplicate strings need the link from each String to its value array, but
@@ -34,8 +33,9 @@ type stringTracker struct {
 	values  []uint64 // value id | coder bit
 	arrays  []arrayRec
 	samples map[uint64]string
-	seen    []uint64 // direct-mapped table of recent hashes: a hit means a repeat worth sampling
-	h       *xxhash.Digest
+	seen    []uint64     // direct-mapped table of recent hashes: a hit means a repeat worth sampling
+	seed    maphash.Seed // one per dump: small arrays hash with Bytes, large ones with h, alike
+	h       maphash.Hash
 	dropped int64
 }
 
@@ -61,7 +61,8 @@ func newStringTracker(max int, sizeHint int64) *stringTracker {
 		slots <<= 1
 	}
 	t := &stringTracker{valueOff: -1, coderOff: -1, max: max, samples: map[uint64]string{},
-		seen: make([]uint64, slots), h: xxhash.New()}
+		seen: make([]uint64, slots), seed: maphash.MakeSeed()}
+	t.h.SetSeed(t.seed)
 	// A String and its array take at least ~70 bytes of dump.
 	if est := sizeHint / 70; est > 0 {
 		c := int(min(est, int64(max)))
@@ -125,7 +126,7 @@ func (t *stringTracker) addArray(d *decoder, id uint64, typ byte, n int64) error
 		if err != nil {
 			return err
 		}
-		hash = xxhash.Sum64(b)
+		hash = maphash.Bytes(t.seed, b)
 		sample = b
 	} else {
 		t.h.Reset()
