@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"testing"
 
@@ -62,6 +63,22 @@ func FuzzReplay(f *testing.F) {
 			if err == nil && st.Bytes != int64(len(log)) {
 				t.Fatalf("got %d bytes replayed, want %d", st.Bytes, len(log))
 			}
+		}
+		// The line bound: with a small maximum, a replay either fails with
+		// ErrLineTooLong exactly when some line is longer, or reads it all.
+		const maxLine = 256
+		_, _, err := Replay(context.Background(), bytes.NewReader(log),
+			ReplayOptions{ChunkSize: int(chunk%4096) + 1, Workers: 2, MaxLine: maxLine})
+		longest := 0
+		for _, l := range bytes.Split(log, []byte{'\n'}) {
+			longest = max(longest, len(l))
+		}
+		if got := errors.Is(err, ErrLineTooLong); got && longest <= maxLine {
+			t.Fatalf("ErrLineTooLong with the longest line %d bytes (max %d): %v", longest, maxLine, err)
+		}
+		if longest > maxLine+int(chunk%4096)+1+maxLine && !errors.Is(err, ErrLineTooLong) {
+			// A line well past the bound must be refused (a read may end a little past it).
+			t.Fatalf("a %d-byte line (max %d) was not refused: %v", longest, maxLine, err)
 		}
 	})
 }

@@ -32,6 +32,24 @@ type ReplayOptions struct {
 	// Wrap, if set, wraps the decoded reader ReplayLog opened (for a
 	// progress display); Replay itself does not use it.
 	Wrap func(r *Reader) io.Reader
+	// MaxLine bounds one line (one event) in bytes; 0 means DefaultMaxLine.
+	// A longer line stops the replay with ErrLineTooLong instead of holding
+	// ever more memory (a log of zeros, a corrupt file without newlines).
+	MaxLine int
+}
+
+// DefaultMaxLine is far above Spark's largest real events (a SQL plan or
+// an environment of a few MiB).
+const DefaultMaxLine = 64 << 20
+
+// ErrLineTooLong is the error for a line longer than ReplayOptions.MaxLine.
+var ErrLineTooLong = errors.New("line longer than the maximum")
+
+func (o ReplayOptions) maxLine() int {
+	if o.MaxLine > 0 {
+		return o.MaxLine
+	}
+	return DefaultMaxLine
 }
 
 // ReplayStats counts what a replay read.
@@ -142,7 +160,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 		if opts.SizeHint > 0 {
 			first = int(min(int64(first), max(opts.SizeHint+opts.SizeHint/2, 64<<10)))
 		}
-		readErr = splitChunks(ctx, r, size, first, free, func(c *chunk) bool {
+		readErr = splitChunks(ctx, r, size, first, opts.maxLine(), free, func(c *chunk) bool {
 			select {
 			case order <- c:
 			case <-ctx.Done():
@@ -179,6 +197,10 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 		return stats, err
 	}
 	if readErr != nil && !errors.Is(readErr, context.Canceled) {
+		if le, ok := readErr.(*LineError); ok {
+			le.Name = opts.Name
+			return stats, le
+		}
 		if _, own := r.(*Reader); own { // its errors name the part file
 			return stats, readErr
 		}
@@ -222,9 +244,10 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 }
 
 // splitChunks reads r into chunks of whole lines and hands each to emit.
-func splitChunks(ctx context.Context, r io.Reader, size, first int, free chan *chunk, emit func(*chunk) bool) error {
+func splitChunks(ctx context.Context, r io.Reader, size, first, maxLine int, free chan *chunk, emit func(*chunk) bool) error {
 	var carry []byte
 	line := int64(1)
+	offset := int64(0) // decoded bytes before buf
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -252,6 +275,13 @@ func splitChunks(ctx context.Context, r io.Reader, size, first int, free chan *c
 			if len(buf) >= size && bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 {
 				break
 			}
+			if len(buf) > maxLine {
+				start := bytes.LastIndexByte(buf, '\n') + 1
+				if len(buf)-start > maxLine {
+					l := line + int64(bytes.Count(buf[:start], []byte{'\n'}))
+					return &LineError{Line: l, Err: fmt.Errorf("%w (%d bytes) at byte %d", ErrLineTooLong, maxLine, offset+int64(start))}
+				}
+			}
 		}
 		cut := len(buf)
 		if !eof {
@@ -264,6 +294,7 @@ func splitChunks(ctx context.Context, r io.Reader, size, first int, free chan *c
 			c.lines++
 		}
 		line += c.lines
+		offset += int64(cut)
 		if !emit(c) {
 			return ctx.Err()
 		}

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -32,7 +33,8 @@ type Tail struct {
 // TailBatch is the decoded events of some whole lines of a tailed log.
 type TailBatch struct {
 	c   chunk
-	end bool // from End: the log is complete
+	end bool  // from End: the log is complete
+	err error // the held-back line grew past ReplayOptions.MaxLine
 }
 
 // Events is the number of events in the batch.
@@ -65,6 +67,12 @@ func (t *Tail) Pending() int { return len(t.carry) }
 func (t *Tail) Decode(data []byte) *TailBatch {
 	i := bytes.LastIndexByte(data, '\n')
 	if i < 0 {
+		if len(t.carry)+len(data) > t.opts.maxLine() {
+			// Hold no more: the log is failed, and its memory released.
+			t.carry = nil
+			return &TailBatch{err: &LineError{Name: t.opts.Name, Line: t.line,
+				Err: fmt.Errorf("%w (%d bytes)", ErrLineTooLong, t.opts.maxLine())}}
+		}
 		t.carry = append(t.carry, data...)
 		return &TailBatch{}
 	}
@@ -105,6 +113,9 @@ func (t *Tail) decode(buf []byte, last bool) *TailBatch {
 // were decoded. With ReplayOptions.Strict a malformed line is returned as
 // an error and the batch's later events are not applied.
 func (t *Tail) Apply(b *TailBatch) error {
+	if b.err != nil {
+		return b.err
+	}
 	if b.c.data == nil {
 		if b.end {
 			t.endCut()
