@@ -31,11 +31,8 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	procRoot := fs.String("proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
 	cgroupRoot := fs.String("cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
 	host := fs.String("host", os.Getenv("NODE_NAME"), "host label (default: $NODE_NAME, as a DaemonSet sets it from spec.nodeName, else the hostname)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageErr("%v", err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected arguments %q; usage: sparkdx %s", fs.Args(), agentUsage)

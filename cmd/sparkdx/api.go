@@ -16,8 +16,8 @@ func runAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logDir := fs.String("log-dir", "", "event-log directory (as spark.history.fs.logDirectory)")
-	if err := fs.Parse(args); err != nil {
-		return usageErr("%v", err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *logDir == "" || fs.NArg() != 1 {
 		return usageErr("usage: sparkdx api --log-dir DIR REST_PATH")

@@ -164,3 +164,47 @@ func TestServeRefusesMissingLogDir(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagsAnywhere: flags after the operands are flags, not file names;
+// "--" ends them (issue 15, the CLI as a person uses it).
+func TestFlagsAnywhere(t *testing.T) {
+	log := sparktest.Path(t, "spark-events", "local-1422981780767")
+	code, out, errOut := runCLI("analyze", log, "--format", "json")
+	if code != 0 || !strings.HasPrefix(strings.TrimSpace(out), "{") && !strings.HasPrefix(strings.TrimSpace(out), "[") {
+		t.Fatalf("analyze LOG --format json: exit %d, stdout %.80q, stderr %q", code, out, errOut)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Errorf("analyze LOG --format json: not JSON: %v", err)
+	}
+	if code, _, errOut := runCLI("analyze", "--", "--format"); code != 2 || !strings.Contains(errOut, "--format") {
+		t.Errorf("after --, --format is a file name: exit %d, stderr %q", code, errOut)
+	}
+	if got := flagsFirst(flag.NewFlagSet("x", flag.ContinueOnError), []string{"a", "-", "b"}); strings.Join(got, " ") != "-- a - b" {
+		t.Errorf("operands: got %q", got)
+	}
+}
+
+// TestHelpAndVersion: --help prints to stdout and exits 0 for every
+// command; `sparkdx help CMD` and `sparkdx --version` work.
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range commands() {
+		if c.name == "version" {
+			continue
+		}
+		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}} {
+			code, out, errOut := runCLI(args...)
+			if code != 0 || !strings.Contains(out, "-") || errOut != "" {
+				t.Errorf("%q: exit %d, stdout %.60q, stderr %.60q; want 0 and the flags on stdout", args, code, out, errOut)
+			}
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"help"}} {
+		if code, out, _ := runCLI(args...); code != 0 || !strings.Contains(out, "sparkdx analyze") {
+			t.Errorf("%q: exit %d, stdout %.60q", args, code, out)
+		}
+	}
+	if code, out, _ := runCLI("--version"); code != 0 || !strings.HasPrefix(out, "sparkdx ") {
+		t.Errorf("--version: exit %d, stdout %q", code, out)
+	}
+}

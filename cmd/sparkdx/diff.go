@@ -22,8 +22,8 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	format := fs.String("format", "text", "output format: text (for people), json (sparkdx.diff/v1, for programs) or html")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
-	if err := fs.Parse(args); err != nil {
-		return usageErr("%v", err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		return usageErr("usage: sparkdx diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG")

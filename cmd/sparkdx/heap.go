@@ -23,8 +23,8 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	coops := fs.String("compressed-oops", "auto", "object layout: auto (infer from the dump), true or false")
 	ccp := fs.String("compressed-class-pointers", "auto", "object layout: auto (infer from the dump), true or false")
 	maxStrings := fs.Int("max-strings", 0, "bound on Strings tracked for the duplicate-string summary (0: default 2M, -1: off)")
-	if err := fs.Parse(args); err != nil {
-		return usageErr("%v", err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *format != "text" && *format != "json" {
 		return usageErr("--format %q: want text or json", *format)

@@ -64,12 +64,17 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		printUsage(stderr, cmds)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
+		printUsage(stdout, cmds)
 		return 0
+	case args[0] == "help":
+		args = []string{args[1], "--help"} // sparkdx help CMD
+	case args[0] == "--version" || args[0] == "-version":
+		args = []string{"version"}
 	}
 	for _, c := range cmds {
 		if c.name != args[0] {

@@ -63,8 +63,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dflags := &deltaFlags{}
 	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
 	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
-	if err := fs.Parse(args); err != nil {
-		return usageErr("%v", err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	dflags.redaction = *redaction
 	if len(roots) == 0 || fs.NArg() != 0 {

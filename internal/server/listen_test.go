@@ -28,6 +28,15 @@ func TestHTTPServerDropsIdleAndSlowClients(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	addr := ln.Addr().String()
 
+	dial := func(t *testing.T, request string) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		io.WriteString(c, request)
+		return c
+	}
 	closedWithin := func(c net.Conn, d time.Duration) bool {
 		c.SetReadDeadline(time.Now().Add(d))
 		_, err := io.ReadAll(c)
@@ -35,12 +44,7 @@ func TestHTTPServerDropsIdleAndSlowClients(t *testing.T) {
 	}
 
 	t.Run("idle keep-alive", func(t *testing.T) {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		c := dial(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -52,12 +56,7 @@ func TestHTTPServerDropsIdleAndSlowClients(t *testing.T) {
 		}
 	})
 	t.Run("slow body", func(t *testing.T) {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+		c := dial(t, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
 		if !closedWithin(c, 3*time.Second) {
 			t.Error("request with a stalled body still open after 3s (read timeout 300ms)")
 		}
