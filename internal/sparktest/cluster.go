@@ -66,7 +66,7 @@ func StartCluster(t testing.TB, line SparkLine, opts ClusterOptions) *Cluster {
 	port, web := FreeAddr(t), FreeAddr(t)
 	c.MasterURL = "spark://" + port
 	c.WebUI = "http://" + web
-	c.start("master", "org.apache.spark.deploy.master.Master",
+	c.start("master", nil, "org.apache.spark.deploy.master.Master",
 		"--host", "127.0.0.1", "--port", portOf(port), "--webui-port", portOf(web))
 	c.waitMaster(func(s masterState) bool { return s.Status == "ALIVE" }, "the Master to be ALIVE")
 	for i := 0; i < opts.Workers; i++ {
@@ -86,8 +86,13 @@ func (c *Cluster) AddWorker(cores int, memory string) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		c.t.Fatal(err)
 	}
-	c.start(fmt.Sprintf("worker-%d", n), "org.apache.spark.deploy.worker.Worker",
-		"--host", "127.0.0.1", "--port", portOf(FreeAddr(c.t)), "--webui-port", portOf(FreeAddr(c.t)),
+	// Each Worker is a host of its own (127.0.0.2, 127.0.0.3, ...): Spark
+	// places a speculative copy only on another host, and per-host
+	// statistics need more than one.
+	host := fmt.Sprintf("127.0.0.%d", n+1)
+	c.start(fmt.Sprintf("worker-%d", n), []string{"SPARK_LOCAL_IP=" + host, "SPARK_LOCAL_HOSTNAME=" + host},
+		"org.apache.spark.deploy.worker.Worker",
+		"--host", host, "--port", portOf(FreeAddr(c.t)), "--webui-port", portOf(FreeAddr(c.t)),
 		"--cores", strconv.Itoa(cores), "--memory", memory, "--work-dir", work, c.MasterURL)
 	c.waitMaster(func(s masterState) bool { return s.alive() >= n }, fmt.Sprintf("%d alive Workers", n))
 }
@@ -117,7 +122,7 @@ func SparkEnv(line SparkLine, dir string) []string {
 	)
 }
 
-func (c *Cluster) start(name, class string, args ...string) {
+func (c *Cluster) start(name string, env []string, class string, args ...string) {
 	c.t.Helper()
 	for _, d := range []string{"logs", "local", "conf"} {
 		if err := os.MkdirAll(filepath.Join(c.Dir, d), 0o755); err != nil {
@@ -131,7 +136,7 @@ func (c *Cluster) start(name, class string, args ...string) {
 	}
 	defer f.Close()
 	cmd := exec.Command(filepath.Join(c.Line.Home, "bin", "spark-class"), append([]string{class}, args...)...)
-	cmd.Env = c.Env()
+	cmd.Env = append(c.Env(), env...) // later entries win
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

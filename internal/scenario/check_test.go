@@ -1,0 +1,85 @@
+package scenario
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFacts pins how a fact reads the analysis: the largest value over
+// the stages whose name matches, bounds inclusive.
+func TestFacts(t *testing.T) {
+	d := &Diagnosis{Attempt: &model.Attempt{}, Result: &analyze.Result{Stages: []analyze.Stage{
+		{Name: "sum at a.py:1", MemorySpilledBytes: 10},
+		{Name: "sum at a.py:2", MemorySpilledBytes: 30},
+		{Name: "count at a.py:3", MemorySpilledBytes: 99},
+	}}}
+	ten := 10.0
+	for _, c := range []struct {
+		fact Fact
+		met  bool
+	}{
+		{Fact{Metric: "memorySpilledBytes", Stage: "sum at", Min: 30}, true},
+		{Fact{Metric: "memorySpilledBytes", Stage: "sum at", Min: 31}, false},
+		{Fact{Metric: "memorySpilledBytes", Min: 99}, true},
+		{Fact{Metric: "memorySpilledBytes", Stage: "sum at", Min: 0, Max: &ten}, false},
+		{Fact{Metric: "memorySpilledBytes", Stage: "collect at", Min: 0}, false},
+		{Fact{Metric: "failedJobs", Min: 0, Max: &ten}, true},
+	} {
+		if o := d.holds(c.fact); o.Met != c.met {
+			t.Errorf("%s: met %v, want %v (%s)", o.What, o.Met, c.met, o.Detail)
+		}
+	}
+}
+
+// TestCheck pins the meaning of an expectation: severity floor, stage by
+// name, executor, quietness, and strict pending.
+func TestCheck(t *testing.T) {
+	d := &Diagnosis{
+		Attempt: &model.Attempt{Stages: []*model.StageAttempt{{StageID: 3, Name: "sum at workload.py:27"}}},
+		Findings: []diagnose.Finding{
+			{Rule: "data-skew", Severity: diagnose.Warning, StageIDs: []int{3}},
+			{Rule: "tiny-tasks", Severity: diagnose.Info},
+			{Rule: "spill", Severity: diagnose.Critical, ExecutorIDs: []string{"1"}},
+		},
+	}
+	for _, c := range []struct {
+		name   string
+		expect Expect
+		failed []bool
+	}{
+		{"met", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "warning", Stage: "sum at"}}}, []bool{false}},
+		{"too mild", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "critical"}}}, []bool{true}},
+		{"other stage", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "warning", Stage: "count at"}}}, []bool{true}},
+		{"executor", Expect{Fires: []Fire{{Rule: "spill", Severity: "info", Executor: true}, {Rule: "data-skew", Severity: "info", Executor: true}}}, []bool{false, true}},
+		{"absent", Expect{Fires: []Fire{{Rule: "gc-pressure", Severity: "info"}}}, []bool{true}},
+		{"pending unmet", Expect{Fires: []Fire{{Rule: "gc-pressure", Severity: "info", Pending: "x"}}}, []bool{false}},
+		{"pending met", Expect{Fires: []Fire{{Rule: "spill", Severity: "info", Pending: "x"}}}, []bool{true}},
+		{"quiet: named rules may be loud", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "info"}, {Rule: "spill", Severity: "info"}}, QuietAbove: "info"}, []bool{false, false, false}},
+		{"quiet: others may not", Expect{QuietAbove: "info"}, []bool{true}},
+		{"quiet above warning", Expect{Fires: []Fire{{Rule: "spill", Severity: "info"}}, QuietAbove: "warning"}, []bool{false, false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Scenario{Name: "x", Expect: c.expect}
+			got := s.Check(d)
+			if len(got) != len(c.failed) {
+				t.Fatalf("got %d outcomes, want %d", len(got), len(c.failed))
+			}
+			for i, o := range got {
+				if o.Failed() != c.failed[i] {
+					t.Errorf("%s: failed %v, want %v (%s)", o.What, o.Failed(), c.failed[i], o.Detail)
+				}
+			}
+		})
+	}
+}

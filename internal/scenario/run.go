@@ -1,0 +1,107 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// Run submits the scenario's workload to c (started with the scenario's
+// cluster shape), performs its actions (a late Worker, a killed executor)
+// and returns the event log Spark wrote, compressed with Spark's zstd codec,
+// under logDir.
+func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[string]string, logDir string) (string, error) {
+	work, err := os.MkdirTemp("", "sparkdx-scenario-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(work)
+	marks := filepath.Join(work, "marks")
+	if err := os.MkdirAll(marks, 0o755); err != nil {
+		return "", err
+	}
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		a = strings.ReplaceAll(a, "{marks}", marks)
+		args[i] = strings.ReplaceAll(a, "{out}", filepath.Join(work, "out"))
+	}
+	for k, v := range s.Conf {
+		conf[k] = v
+	}
+	conf["spark.eventLog.compress"] = "true"
+	conf["spark.eventLog.compression.codec"] = "zstd"
+	conf["spark.eventLog.dir"] = logDir
+	conf["spark.eventLog.rolling.enabled"] = "false"
+
+	type result struct {
+		res sparktest.Submitted
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := c.Submit(ctx, sparktest.Submission{Program: s.Workload(), Args: args, Conf: conf})
+		done <- result{res, err}
+	}()
+	late := time.After(time.Duration(s.LateWorkerSeconds) * time.Second)
+	if s.LateWorkerSeconds == 0 {
+		late = nil
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	killed := s.KillExecutorAtMarks == 0
+	for {
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return "", fmt.Errorf("%s: %w\n%s", s.Name, r.err, r.res.Output)
+			}
+			if r.res.ExitCode != 0 {
+				return "", fmt.Errorf("%s: spark-submit exited %d\n%s", s.Name, r.res.ExitCode, r.res.Output)
+			}
+			if !killed {
+				return "", fmt.Errorf("%s: no executor was killed (fewer than %d task marks)", s.Name, s.KillExecutorAtMarks)
+			}
+			return onlyLog(logDir)
+		case <-late:
+			late = nil
+			c.AddWorker(2, "1g")
+		case <-tick.C:
+			if killed {
+				continue
+			}
+			if entries, _ := os.ReadDir(marks); len(entries) >= s.KillExecutorAtMarks {
+				pids := c.ExecutorPIDs()
+				if len(pids) == 0 {
+					continue
+				}
+				if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+					return "", fmt.Errorf("%s: kill executor %d: %w", s.Name, pids[0], err)
+				}
+				killed = true
+			}
+		}
+	}
+}
+
+func onlyLog(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var logs []string
+	for _, e := range entries {
+		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			logs = append(logs, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(logs) != 1 {
+		return "", fmt.Errorf("%s holds %d event logs, want 1", dir, len(logs))
+	}
+	return logs[0], nil
+}

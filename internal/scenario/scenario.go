@@ -1,0 +1,288 @@
+// Package scenario owns the real-Spark scenario library under
+// testdata/scenarios: small workloads that each produce one behaviour a
+// Spark user meets, the event logs real Spark wrote for them (one per Spark
+// line, committed), and what sparkdx must report about each. Tests load the
+// committed logs (no Spark needed) or regenerate them on a real cluster.
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// Scenario is one directory of the library: workload.py, scenario.json and
+// spark-<version>/<event log> per Spark line.
+type Scenario struct {
+	Name string `json:"-"`
+	Dir  string `json:"-"`
+
+	Description string            `json:"description"`
+	Cluster     Cluster           `json:"cluster"`
+	Conf        map[string]string `json:"conf"`
+	// Args are the workload's arguments; "{marks}" stands for a directory
+	// the workload's tasks mark their start in, "{out}" for an output
+	// directory.
+	Args []string `json:"args"`
+	// LateWorkerSeconds, when > 0, starts one Worker that long after the
+	// submission (the cluster starts with Cluster.Workers, usually 0).
+	LateWorkerSeconds int `json:"lateWorkerSeconds"`
+	// KillExecutorAtMarks, when > 0, kills one executor JVM with SIGKILL
+	// once that many tasks have marked their start in {marks}.
+	KillExecutorAtMarks int    `json:"killExecutorAtMarks"`
+	Expect              Expect `json:"expect"`
+}
+
+// Cluster is the standalone cluster a scenario runs on.
+type Cluster struct {
+	Workers         int    `json:"workers"`
+	CoresPerWorker  int    `json:"coresPerWorker"`
+	MemoryPerWorker string `json:"memoryPerWorker"`
+}
+
+// Expect is what sparkdx must report about a scenario's log.
+type Expect struct {
+	// Facts prove the behaviour happened (see Fact).
+	Facts []Fact `json:"facts"`
+	// Fires lists findings that must be there.
+	Fires []Fire `json:"fires"`
+	// QuietAbove, when set, is the highest severity a finding of a rule not
+	// named in Fires may have ("info" on baselines: no warning at all).
+	QuietAbove string `json:"quietAbove"`
+}
+
+// Fire is one finding that must be reported.
+type Fire struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"` // the least severity accepted
+	// Stage, when set, must be a substring of the name of one of the
+	// finding's stages (names carry the call site; ids differ by line).
+	Stage string `json:"stage,omitempty"`
+	// Executor, when true, requires the finding to name an executor.
+	Executor bool `json:"executor,omitempty"`
+	// Pending says why today's sparkdx misses this finding. A pending
+	// expectation that is met fails the check, so it cannot go stale.
+	Pending string `json:"pending,omitempty"`
+}
+
+// Load reads the scenario in dir.
+func Load(dir string) (*Scenario, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "scenario.json"))
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	s := &Scenario{Name: filepath.Base(dir), Dir: dir}
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("scenario: %s: %w", filepath.Join(dir, "scenario.json"), err)
+	}
+	if _, err := os.Stat(s.Workload()); err != nil {
+		return nil, fmt.Errorf("scenario: %s: %w", s.Name, err)
+	}
+	for _, f := range s.Expect.Fires {
+		if _, err := diagnose.ParseSeverity(f.Severity); err != nil {
+			return nil, fmt.Errorf("scenario: %s: rule %s: %w", s.Name, f.Rule, err)
+		}
+		if !knownRule(f.Rule) {
+			return nil, fmt.Errorf("scenario: %s: unknown rule %q", s.Name, f.Rule)
+		}
+	}
+	for _, f := range s.Expect.Facts {
+		if !knownMetric(f.Metric) {
+			return nil, fmt.Errorf("scenario: %s: unknown fact metric %q", s.Name, f.Metric)
+		}
+	}
+	if s.Expect.QuietAbove != "" {
+		if _, err := diagnose.ParseSeverity(s.Expect.QuietAbove); err != nil {
+			return nil, fmt.Errorf("scenario: %s: quietAbove: %w", s.Name, err)
+		}
+	}
+	return s, nil
+}
+
+func knownRule(id string) bool {
+	for _, r := range diagnose.All {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// All loads every scenario under root (testdata/scenarios), by name.
+func All(root string) ([]*Scenario, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	var out []*Scenario
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		s, err := Load(filepath.Join(root, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Workload is the path of the scenario's PySpark program.
+func (s *Scenario) Workload() string { return filepath.Join(s.Dir, "workload.py") }
+
+// LogDir is where the event log of Spark version lives.
+func (s *Scenario) LogDir(version string) string {
+	return filepath.Join(s.Dir, "spark-"+version)
+}
+
+// Logs returns the committed event logs, keyed by Spark version.
+func (s *Scenario) Logs() map[string]string {
+	out := map[string]string{}
+	dirs, _ := filepath.Glob(filepath.Join(s.Dir, "spark-*"))
+	for _, d := range dirs {
+		files, _ := os.ReadDir(d)
+		for _, f := range files {
+			if !f.IsDir() {
+				out[strings.TrimPrefix(filepath.Base(d), "spark-")] = filepath.Join(d, f.Name())
+			}
+		}
+	}
+	return out
+}
+
+// Diagnosis is what sparkdx reports about one log.
+type Diagnosis struct {
+	Attempt  *model.Attempt
+	Result   *analyze.Result
+	Findings []diagnose.Finding
+}
+
+// Diagnose reads the log at path and runs every rule on it, as
+// `sparkdx analyze` does.
+func Diagnose(ctx context.Context, path string) (*Diagnosis, error) {
+	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(logs) != 1 {
+		return nil, fmt.Errorf("scenario: %s holds %d logs, want 1", path, len(logs))
+	}
+	l := logs[0]
+	a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: true})
+	if err != nil {
+		return nil, err
+	}
+	res := analyze.Analyze(a)
+	fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
+		InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime}}, diagnose.All)
+	return &Diagnosis{Attempt: a, Result: res, Findings: fs}, nil
+}
+
+// Outcome is the check of one expectation.
+type Outcome struct {
+	What    string // the expectation, in words
+	Met     bool
+	Pending string // non-empty for a pending expectation
+	Detail  string // the findings that were looked at, when not met
+}
+
+// Failed reports whether the outcome fails the check: a required
+// expectation not met, or a pending one that is met (remove "pending").
+func (o Outcome) Failed() bool {
+	if o.Pending != "" {
+		return o.Met
+	}
+	return !o.Met
+}
+
+// Check compares a diagnosis with the scenario's expectations.
+func (s *Scenario) Check(d *Diagnosis) []Outcome {
+	var out []Outcome
+	for _, f := range s.Expect.Facts {
+		out = append(out, d.holds(f))
+	}
+	for _, f := range s.Expect.Fires {
+		out = append(out, d.fires(f))
+	}
+	if s.Expect.QuietAbove != "" {
+		out = append(out, d.quiet(s.Expect))
+	}
+	return out
+}
+
+func (d *Diagnosis) fires(f Fire) Outcome {
+	least, _ := diagnose.ParseSeverity(f.Severity)
+	what := fmt.Sprintf("%s at least %s", f.Rule, f.Severity)
+	if f.Stage != "" {
+		what += fmt.Sprintf(" on a stage named %q", f.Stage)
+	}
+	if f.Executor {
+		what += " naming an executor"
+	}
+	o := Outcome{What: what, Pending: f.Pending}
+	var seen []string
+	for _, fd := range d.Findings {
+		if fd.Rule != f.Rule {
+			continue
+		}
+		seen = append(seen, fmt.Sprintf("%s %s stages %v executors %v: %s", fd.Rule, fd.Severity, fd.StageIDs, fd.ExecutorIDs, fd.Title))
+		if fd.Severity < least || (f.Executor && len(fd.ExecutorIDs) == 0) {
+			continue
+		}
+		if f.Stage != "" && !slices.ContainsFunc(fd.StageIDs, func(id int) bool { return strings.Contains(d.stageName(id), f.Stage) }) {
+			continue
+		}
+		o.Met = true
+	}
+	if !o.Met {
+		o.Detail = d.summary(seen)
+	}
+	return o
+}
+
+func (d *Diagnosis) quiet(e Expect) Outcome {
+	most, _ := diagnose.ParseSeverity(e.QuietAbove)
+	o := Outcome{What: "no other finding above " + e.QuietAbove, Met: true}
+	var loud []string
+	for _, fd := range d.Findings {
+		named := slices.ContainsFunc(e.Fires, func(f Fire) bool { return f.Rule == fd.Rule })
+		if !named && fd.Severity > most {
+			o.Met = false
+			loud = append(loud, fmt.Sprintf("%s %s stages %v: %s", fd.Rule, fd.Severity, fd.StageIDs, fd.Title))
+		}
+	}
+	if !o.Met {
+		o.Detail = strings.Join(loud, "; ")
+	}
+	return o
+}
+
+func (d *Diagnosis) summary(seen []string) string {
+	if len(seen) == 0 {
+		var all []string
+		for _, fd := range d.Findings {
+			all = append(all, fmt.Sprintf("%s %s", fd.Rule, fd.Severity))
+		}
+		return "no such finding; findings: [" + strings.Join(all, ", ") + "]"
+	}
+	return strings.Join(seen, "; ")
+}
+
+func (d *Diagnosis) stageName(id int) string {
+	for _, st := range d.Attempt.Stages {
+		if st.StageID == id {
+			return st.Name
+		}
+	}
+	return ""
+}
