@@ -48,6 +48,10 @@ func (st *state) taskStart(e *EventTaskStart) {
 }
 
 func (st *state) taskEnd(e *EventTaskEnd) {
+	// Spark's JsonProtocol reads a task end without "Task Metrics" (or with
+	// null: a task lost with its executor) as TaskMetrics.empty, all zeros,
+	// and its History Server reports those zeros.
+	e.HasMetrics = true
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {
 		delete(st.liveTasks, e.Info.TaskID)

@@ -202,20 +202,25 @@ func (m *ExecutorMetrics) IsZero() bool {
 	return true
 }
 
-// UpdatePeaks raises each value to o's where o's is larger; an update marks
-// the metrics set even when every value is zero, as Spark does.
+// UpdatePeaks raises each value to o's where o's is larger, as Spark's
+// compareAndUpdatePeakValues does. As in Spark, unset peaks hold -1 for
+// JVMHeapMemory and the peaks are set once it is above -1: an update of all
+// zeros sets them, one whose JVMHeapMemory is -1 (a task lost with its
+// executor) does not.
 func (m *ExecutorMetrics) UpdatePeaks(o *ExecutorMetrics) {
 	if !o.Set {
 		return
 	}
 	if !m.Set {
-		m.Values = o.Values
-		m.Set = true
-		return
+		m.Values[0] = -1
 	}
 	for i, v := range o.Values {
 		if v > m.Values[i] {
 			m.Values[i] = v
 		}
+	}
+	m.Set = m.Values[0] > -1
+	if !m.Set {
+		m.Values[0] = 0
 	}
 }
