@@ -176,8 +176,10 @@ type EventTaskEnd struct {
 	Reason                TaskEndReason
 	Info                  TaskInfo
 	ExecMetrics           model.ExecutorMetrics
-	HasMetrics            bool
-	Metrics               model.TaskMetrics
+	// Metrics are zero when the event has no "Task Metrics" (or null), as
+	// Spark's JsonProtocol reads it (TaskMetrics.empty): a task lost with
+	// its executor still has metrics, all zeros.
+	Metrics model.TaskMetrics
 }
 
 // EventStageExecutorMetrics is SparkListenerStageExecutorMetrics.

@@ -137,7 +137,6 @@ func (d *Decoder) taskEndField(s *scanner, k []byte, e *EventTaskEnd) {
 		if s.null() {
 			return
 		}
-		e.HasMetrics = true
 		fastTaskMetrics(s, &e.Metrics)
 	default:
 		s.skip()

@@ -75,7 +75,6 @@ func (d *Decoder) taskEnd(v *fastjson.Value) Event {
 			e.ExecMetrics = executorMetrics(x)
 		case "Task Metrics":
 			if x.Type() == fastjson.TypeObject {
-				e.HasMetrics = true
 				taskMetrics(x, &e.Metrics)
 			}
 		}

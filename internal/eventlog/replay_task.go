@@ -48,10 +48,6 @@ func (st *state) taskStart(e *EventTaskStart) {
 }
 
 func (st *state) taskEnd(e *EventTaskEnd) {
-	// Spark's JsonProtocol reads a task end without "Task Metrics" (or with
-	// null: a task lost with its executor) as TaskMetrics.empty, all zeros,
-	// and its History Server reports those zeros.
-	e.HasMetrics = true
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {
 		delete(st.liveTasks, e.Info.TaskID)
@@ -60,10 +56,8 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 			t.ErrorMessage, t.HasErrorMessage = e.Reason.ErrorMessage, true
 		}
 		t.EndReason = e.Reason.Reason
-		if e.HasMetrics {
-			t.HasMetrics, t.Metrics = true, e.Metrics
-			delta = &e.Metrics
-		}
+		t.HasMetrics, t.Metrics = true, e.Metrics
+		delta = &e.Metrics
 		if !e.ExecMetrics.IsZero() {
 			m := e.ExecMetrics
 			t.ExecMetrics = &m
@@ -143,7 +137,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 		ex.FailedTasks += failed
 		ex.TotalDuration += duration
 		ex.Peak.UpdatePeaks(&e.ExecMetrics)
-		if e.Reason.Reason != "Resubmitted" && e.HasMetrics {
+		if e.Reason.Reason != "Resubmitted" {
 			m := &e.Metrics
 			ex.TotalGCTime += m.JvmGcTime
 			ex.TotalInputBytes += m.InputBytesRead
