@@ -72,7 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for _, root := range roots {
 		// A mistyped local directory is an error now, not a warning forever.
-		if strings.Contains(root, "://") {
+		if eventlog.IsS3(root) {
 			continue
 		}
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
