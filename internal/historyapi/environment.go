@@ -6,9 +6,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// redacted is Spark's REDACTION_REPLACEMENT_TEXT.
-const redacted = "*********(redacted)"
-
 // redact replaces the value of each pair whose key or value re matches, as
 // Spark's Utils.redact does for the environment endpoint. The log's own
 // values were redacted by the application when it wrote them; this applies
@@ -20,7 +17,7 @@ func redact(re *regexp.Regexp, ps [][2]string) [][2]string {
 	out := make([][2]string, len(ps))
 	for i, p := range ps {
 		if re.MatchString(p[0]) || re.MatchString(p[1]) {
-			p[1] = redacted
+			p[1] = model.Redacted
 		}
 		out[i] = p
 	}

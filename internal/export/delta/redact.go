@@ -3,13 +3,15 @@ package delta
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/sparkdx/sparkdx/internal/model"
 )
 
 // DefaultRedactionRegex is Spark's default spark.redaction.regex.
 const DefaultRedactionRegex = `(?i)secret|password|token|access[.]key`
 
 // Redacted replaces a secret value, as Spark's Utils.redact does.
-const Redacted = "*********(redacted)"
+const Redacted = model.Redacted
 
 // Redactor hides Spark properties whose key or value matches the
 // redaction regex, so that secrets never reach a table.

@@ -8,7 +8,7 @@ import (
 )
 
 // Redacted replaces a secret value, as Spark writes it.
-const Redacted = "*********(redacted)"
+const Redacted = model.Redacted
 
 // redactOnce redacts a live attempt's environment when it is new: an
 // environment update replaces the property slices.
