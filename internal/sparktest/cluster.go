@@ -164,6 +164,12 @@ func (c *Cluster) KillWorker(n int) {
 // ExecutorPIDs returns the pids of the running executor JVMs
 // (CoarseGrainedExecutorBackend) of this cluster.
 func (c *Cluster) ExecutorPIDs() []int {
+	return pidsWith("CoarseGrainedExecutorBackend", c.Dir)
+}
+
+// pidsWith returns the pids of the processes whose command line holds
+// every one of words.
+func pidsWith(words ...string) []int {
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -175,8 +181,7 @@ func (c *Cluster) ExecutorPIDs() []int {
 		if err != nil {
 			continue
 		}
-		s := string(cmdline)
-		if strings.Contains(s, "CoarseGrainedExecutorBackend") && strings.Contains(s, c.Dir) {
+		if !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(string(cmdline), w) }) {
 			pids = append(pids, pid)
 		}
 	}

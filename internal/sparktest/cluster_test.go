@@ -38,22 +38,9 @@ func TestClusterRunsPySpark(t *testing.T) {
 					}
 				}
 			})
-			if left := jvmsUnder(dir); len(left) > 0 {
+			if left := pidsWith(dir); len(left) > 0 {
 				t.Errorf("JVMs left after the cluster stopped: %v", left)
 			}
 		})
 	}
-}
-
-// jvmsUnder lists the pids of processes whose command line names dir.
-func jvmsUnder(dir string) []string {
-	var pids []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), dir) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
 }
