@@ -76,6 +76,7 @@ func Analyze(a *model.Attempt) *Result {
 	}
 	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec)
 	r.Jobs = jobs(a, r.Stages)
+	r.Failures = failures(a)
 	return r
 }
 

@@ -25,6 +25,7 @@ type Result struct {
 	Executors []Executor // in order of first appearance; the driver included
 	SQL       []SQLExecution
 	Jobs      []Job
+	Failures  Failures
 }
 
 // Phase names a kind of wall time in the timeline.

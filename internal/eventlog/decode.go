@@ -126,7 +126,8 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 		return d.jobStart(v)
 	case "SparkListenerJobEnd":
 		return EventJobEnd{JobID: v.GetInt("Job ID"), Time: getTime(v, "Completion Time"),
-			Succeeded: string(v.GetStringBytes("Job Result", "Result")) == "JobSucceeded"}
+			Succeeded: string(v.GetStringBytes("Job Result", "Result")) == "JobSucceeded",
+			Error:     str(v, "Job Result", "Exception", "Message")}
 	case "SparkListenerStageExecutorMetrics":
 		return EventStageExecutorMetrics{ExecutorID: d.str(v, "Executor ID"), StageID: v.GetInt("Stage ID"),
 			StageAttempt: v.GetInt("Stage Attempt ID"), Metrics: executorMetrics(v.Get("Executor Metrics"))}

@@ -132,6 +132,9 @@ type EventJobEnd struct {
 	JobID     int
 	Time      int64
 	Succeeded bool
+	// Error is a failed job's exception message ("Job aborted due to stage
+	// failure: …", "Job 3 cancelled because SparkContext was shut down").
+	Error string
 }
 
 // EventStageSubmitted is SparkListenerStageSubmitted.

@@ -68,6 +68,7 @@ func (st *state) jobEnd(e EventJobEnd) {
 		delete(st.liveStages, k)
 	}
 	j.Status = model.JobFailed
+	j.ErrorMessage = e.Error
 	if e.Succeeded {
 		j.Status = model.JobSucceeded
 	}

@@ -21,7 +21,8 @@ type Job struct {
 	HasJobGroup    bool
 	JobTags        []string
 	Status         string
-	SQLExecutionID int64 // -1 when not part of a SQL execution
+	ErrorMessage   string // a failed job's exception message; "" otherwise
+	SQLExecutionID int64  // -1 when not part of a SQL execution
 	// TraceParent and TraceState are the W3C trace context a caller set as
 	// the job's local properties "traceparent"/"tracestate" (a Spark Connect
 	// operation, an Airflow task); "" when unset.

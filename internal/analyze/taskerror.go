@@ -1,0 +1,229 @@
+package analyze
+
+import (
+	"path"
+	"strconv"
+	"strings"
+)
+
+// TaskError is a failed task attempt's error message, parsed: the exception
+// that was raised and the line of the user's code that raised it.
+type TaskError struct {
+	// Class is the exception class ("ValueError",
+	// "java.lang.OutOfMemoryError"): for a Python error the Python
+	// exception, for a JVM error the deepest "Caused by". For failures that
+	// are not exceptions it is Spark's end reason ("ExecutorLostFailure",
+	// "FetchFailed").
+	Class string `json:"class"`
+	// Message is the exception's message, its first line.
+	Message string `json:"message"`
+	// Wrapper is the outermost JVM exception when Class came from a
+	// "Caused by" or a Python traceback ("org.apache.spark.api.python.
+	// PythonException"); "" when Class is the outermost.
+	Wrapper string `json:"wrapper,omitempty"`
+	// Frame is the innermost frame of user code: not Spark, Py4J, the JDK,
+	// Scala or Python's standard library. Zero when the stack has none.
+	Frame Frame `json:"frame"`
+}
+
+// Frame is one line of code in a stack trace.
+type Frame struct {
+	File     string `json:"file"`     // "/jobs/etl.py", "Job.scala", "<console>"
+	Line     int    `json:"line"`     // 0 when unknown
+	Function string `json:"function"` // "parse", "com.acme.Job.run"
+}
+
+// String renders a frame the way a person looks for it: file base name,
+// line and function ("etl.py:11 in parse").
+func (f Frame) String() string {
+	if f.File == "" && f.Function == "" {
+		return ""
+	}
+	s := path.Base(f.File)
+	if f.Line > 0 {
+		s += ":" + strconv.Itoa(f.Line)
+	}
+	if f.Function != "" {
+		s += " in " + f.Function
+	}
+	return s
+}
+
+// String renders the error as "Class: message (at frame)".
+func (e TaskError) String() string {
+	s := e.Class
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if f := e.Frame.String(); f != "" {
+		s += " (at " + f + ")"
+	}
+	return s
+}
+
+// ParseTaskError reads a failed attempt's end reason and error message
+// (Spark's TaskEndReason.toErrorString: for an ExceptionFailure the full
+// stack trace, with a Python traceback inside for PySpark errors).
+func ParseTaskError(endReason, msg string) TaskError {
+	if endReason != "ExceptionFailure" && endReason != "" {
+		first, _, _ := strings.Cut(msg, "\n")
+		return TaskError{Class: endReason, Message: strings.TrimSpace(first)}
+	}
+	if i := strings.LastIndex(msg, "Traceback (most recent call last):"); i >= 0 {
+		if e, ok := parsePython(msg[i:]); ok {
+			first := strings.Index(msg, "Traceback (most recent call last):")
+			e.Wrapper, _, _ = strings.Cut(strings.TrimSpace(msg[:first]), ":")
+			if e.Wrapper == e.Class || strings.ContainsAny(e.Wrapper, " \n\t") {
+				e.Wrapper = ""
+			}
+			return e
+		}
+	}
+	return parseJVM(msg)
+}
+
+// parsePython reads a Python traceback: its frames, then the exception
+// line ("ValueError: cannot parse record 777").
+func parsePython(tb string) (TaskError, bool) {
+	var frames []Frame
+	var e TaskError
+	lines := strings.Split(tb, "\n")
+	for _, ln := range lines[1:] {
+		trimmed := strings.TrimSpace(ln)
+		if strings.HasPrefix(trimmed, `File "`) {
+			frames = append(frames, pythonFrame(trimmed))
+			continue
+		}
+		if ln == "" || ln[0] == ' ' || ln[0] == '\t' {
+			continue // source line, caret line, or Spark's " SQLSTATE" suffix
+		}
+		class, message, _ := strings.Cut(ln, ":")
+		if strings.ContainsAny(class, " ()") {
+			continue
+		}
+		e.Class, e.Message = class, strings.TrimSpace(message)
+		break
+	}
+	if e.Class == "" {
+		return e, false
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		if !pythonLibrary(frames[i].File) {
+			e.Frame = frames[i]
+			break
+		}
+	}
+	return e, true
+}
+
+// pythonFrame reads `File "/jobs/etl.py", line 11, in parse`.
+func pythonFrame(s string) Frame {
+	var f Frame
+	rest := strings.TrimPrefix(s, `File "`)
+	file, rest, ok := strings.Cut(rest, `"`)
+	if !ok {
+		return f
+	}
+	f.File = file
+	for _, part := range strings.Split(rest, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case strings.HasPrefix(part, "line "):
+			f.Line, _ = strconv.Atoi(strings.TrimPrefix(part, "line "))
+		case strings.HasPrefix(part, "in "):
+			f.Function = strings.TrimPrefix(part, "in ")
+		}
+	}
+	return f
+}
+
+// pythonLibrary tells frames of PySpark, Py4J, installed packages and the
+// standard library from the user's code.
+func pythonLibrary(file string) bool {
+	if strings.HasPrefix(file, "<") && file != "<stdin>" {
+		return true // <frozen …>, <string>
+	}
+	for _, s := range []string{"/pyspark/", "pyspark.zip", "/py4j/", "py4j-", "site-packages/", "dist-packages/"} {
+		if strings.Contains(file, s) {
+			return true
+		}
+	}
+	// The standard library: …/lib/python3.11/json/decoder.py.
+	if i := strings.Index(file, "/lib/python"); i >= 0 {
+		rest := file[i+len("/lib/python"):]
+		if j := strings.IndexByte(rest, '/'); j > 0 && strings.Trim(rest[:j], "0123456789.") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseJVM reads a Java stack trace: "Class: message", "\tat" frames and
+// "Caused by:" sections. The deepest cause names the error; the user frame
+// is searched from the deepest section outwards.
+func parseJVM(msg string) TaskError {
+	type section struct {
+		class, message string
+		frames         []Frame
+	}
+	var secs []section
+	for i, ln := range strings.Split(msg, "\n") {
+		trimmed := strings.TrimSpace(ln)
+		switch {
+		case i == 0 || strings.HasPrefix(trimmed, "Caused by:"):
+			head := strings.TrimSpace(strings.TrimPrefix(trimmed, "Caused by:"))
+			class, message, _ := strings.Cut(head, ":")
+			secs = append(secs, section{class: strings.TrimSpace(class), message: strings.TrimSpace(message)})
+		case strings.HasPrefix(trimmed, "at "):
+			secs[len(secs)-1].frames = append(secs[len(secs)-1].frames, jvmFrame(strings.TrimPrefix(trimmed, "at ")))
+		}
+	}
+	if len(secs) == 0 {
+		return TaskError{}
+	}
+	root := secs[len(secs)-1]
+	e := TaskError{Class: root.class, Message: root.message}
+	if len(secs) > 1 {
+		e.Wrapper = secs[0].class
+	}
+	for i := len(secs) - 1; i >= 0 && e.Frame == (Frame{}); i-- {
+		for _, f := range secs[i].frames {
+			if !jvmLibrary(f.Function) {
+				e.Frame = f
+				break
+			}
+		}
+	}
+	return e
+}
+
+// jvmFrame reads "com.acme.Job.run(Job.scala:42)" (a module prefix such as
+// "java.base/" is dropped).
+func jvmFrame(s string) Frame {
+	fn, loc, _ := strings.Cut(s, "(")
+	if _, after, ok := strings.Cut(fn, "/"); ok {
+		fn = after
+	}
+	loc = strings.TrimSuffix(loc, ")")
+	f := Frame{Function: fn}
+	file, line, ok := strings.Cut(loc, ":")
+	f.File = file
+	if ok {
+		f.Line, _ = strconv.Atoi(line)
+	}
+	return f
+}
+
+// jvmLibrary tells Spark's, the JDK's and common libraries' frames from the
+// user's code.
+func jvmLibrary(fn string) bool {
+	for _, p := range []string{"org.apache.spark.", "scala.", "java.", "javax.", "jdk.", "sun.", "com.sun.",
+		"py4j.", "org.apache.hadoop.", "io.netty.", "com.google.", "org.apache.parquet.", "org.apache.arrow.",
+		"org.apache.commons.", "com.fasterxml.", "org.codehaus.janino.", "org.slf4j.", "org.apache.log4j.",
+		"org.apache.logging.log4j."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
