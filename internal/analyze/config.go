@@ -66,6 +66,9 @@ func readConfig(env *model.Environment) Config {
 			c.TaskMaxFailures = n
 		}
 	}
+	if n, ok := localMaxFailures(c.Master); ok {
+		c.TaskMaxFailures = n
+	}
 	c.Speculation = props["spark.speculation"] == "true"
 	c.ProcessTreeMetrics = props["spark.executor.processTreeMetrics.enabled"] == "true"
 	c.DynamicAllocation = props["spark.dynamicAllocation.enabled"] == "true"
@@ -112,4 +115,20 @@ func ParseSize(s string, unit, def int64) int64 {
 		return def
 	}
 	return n * mult
+}
+
+// localMaxFailures is what local mode uses instead of
+// spark.task.maxFailures (SparkContext.createTaskScheduler): 1 for "local"
+// and "local[N]", F for "local[N,F]". ok is false outside local mode
+// (local-cluster reads spark.task.maxFailures).
+func localMaxFailures(master string) (int, bool) {
+	if master != "local" && !strings.HasPrefix(master, "local[") {
+		return 0, false
+	}
+	if _, f, ok := strings.Cut(strings.TrimSuffix(master, "]"), ","); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			return n, true
+		}
+	}
+	return 1, true
 }

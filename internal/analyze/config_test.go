@@ -39,3 +39,13 @@ func TestReadConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalMaxFailures(t *testing.T) {
+	for master, want := range map[string]int{"local": 1, "local[4]": 1, "local[*]": 1, "local[4,3]": 3,
+		"local[*, 2]": 2, "local-cluster[2,1,1024]": 0, "yarn": 0, "spark://h:7077": 0} {
+		got, ok := localMaxFailures(master)
+		if got != want || ok != (want > 0) {
+			t.Errorf("%s: got %d %v, want %d", master, got, ok, want)
+		}
+	}
+}

@@ -30,6 +30,10 @@ type FailureCause struct {
 	Hosts       []string `json:"hosts"`
 	FirstTime   int64    `json:"firstTime"` // the first such attempt's end
 	WastedMs    int64    `json:"wastedMs"`  // Σ duration of the failed attempts: task time lost
+	// DelayMs is the most one task was held back: the longest Σ of one
+	// task's failed attempts, which its successful attempt (or the abort)
+	// came after.
+	DelayMs int64 `json:"delayMs"`
 	// FailedStages and FailedJobs are the stages aborted and the jobs
 	// failed because a task failed with this cause.
 	FailedStages []int `json:"failedStages"`
@@ -90,7 +94,8 @@ func failures(a *model.Attempt) Failures {
 	lastCause := map[taskKey]int{} // the cause of each task's last failed attempt
 	failCount := map[taskKey]int{} // failed attempts of each task in a stage attempt
 	type counted struct {
-		tasks map[taskKey]int // failed attempts per task
+		tasks map[taskKey]int   // failed attempts per task
+		ms    map[taskKey]int64 // their Σ duration per task
 	}
 	per := []counted{}
 	lost := lostExecutors(a)
@@ -120,7 +125,7 @@ func failures(a *model.Attempt) Failures {
 				idx[key] = i
 				c.FirstTime = t.FinishTime
 				out.Causes = append(out.Causes, c)
-				per = append(per, counted{tasks: map[taskKey]int{}})
+				per = append(per, counted{tasks: map[taskKey]int{}, ms: map[taskKey]int64{}})
 			}
 			c2 := &out.Causes[i]
 			c2.Attempts++
@@ -131,6 +136,7 @@ func failures(a *model.Attempt) Failures {
 			c2.Hosts = appendOnceStr(c2.Hosts, t.Host)
 			k := taskKey{s.StageID, -1, t.Index}
 			per[i].tasks[k]++
+			per[i].ms[k] += t.FinishTime - t.LaunchTime
 			lastCause[taskKey{s.StageID, s.AttemptID, t.Index}] = i
 			failCount[taskKey{s.StageID, s.AttemptID, t.Index}]++
 		}
@@ -140,6 +146,7 @@ func failures(a *model.Attempt) Failures {
 		c.Tasks = len(per[i].tasks)
 		for k, n := range per[i].tasks {
 			c.MaxAttempts = max(c.MaxAttempts, n)
+			c.DelayMs = max(c.DelayMs, per[i].ms[k])
 			if recovered[k] {
 				c.Recovered++
 			}

@@ -43,7 +43,9 @@ func (f Frame) String() string {
 	if f.Line > 0 {
 		s += ":" + strconv.Itoa(f.Line)
 	}
-	if f.Function != "" {
+	// A Scala REPL's wrapper ($line11.$read$$iwC$$iwC….apply) says
+	// nothing beyond <console>:18.
+	if f.Function != "" && !strings.HasPrefix(f.Function, "$line") {
 		s += " in " + f.Function
 	}
 	return s
