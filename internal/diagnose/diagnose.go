@@ -121,10 +121,14 @@ type Finding struct {
 	ExecutorIDs []string       `json:"executorIds"`
 	Evidence    map[string]any `json:"evidence"`
 	Recipe      string         `json:"recipe"`
+	// Cost is what the problem cost the application; nil when the rule
+	// cannot estimate it.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Run applies rules to a pass and returns their findings, most severe
-// first, then by rule order and stage id.
+// first, then by cost (the share of the application's time the problem
+// cost), then by rule order.
 func Run(p *Pass, rules []*Rule) []Finding {
 	var out []Finding
 	for _, r := range rules {
@@ -154,6 +158,9 @@ func Run(p *Pass, rules []*Rule) []Finding {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Severity != out[j].Severity {
 			return out[i].Severity > out[j].Severity
+		}
+		if a, b := out[i].Cost.Share(), out[j].Cost.Share(); a != b {
+			return a > b
 		}
 		return rank[out[i].Rule] < rank[out[j].Rule]
 	})
@@ -196,8 +203,17 @@ const (
 )
 
 // fmtMs renders a duration for a finding's detail text.
+// fmtMs says a duration as precisely as a person reads it: 46ms, 5.4s,
+// 2m10s.
 func fmtMs(ms int64) string {
-	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return d.String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // stageRef names a stage attempt in text.
