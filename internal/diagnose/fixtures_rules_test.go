@@ -241,24 +241,33 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		return build(3, 4*mn), build(48, mn)
 	},
 	// 5 of 20 attempts fail with an IOException (25 %), vs 1 of 20.
+	// Task 0 fails 4 times with an IOException (spark.task.maxFailures),
+	// which aborts stage 0 and fails job 0, vs one attempt that fails
+	// after 300 ms and succeeds on retry (info: it cost nothing).
 	"task-failures": func() (*fx, *fx) {
-		build := func(failures int) *fx {
-			f := newApp("failures")
-			f.executors(2, 8, 5*sec)
-			tasks := uniform(15, 20*sec, 2, 8, nil)
-			for i := 0; i < failures; i++ {
-				tasks[i].attempt = 0
-				tasks = append(tasks, task{exec: "2", host: "host-2", index: i, attempt: 1, launch: 21 * sec, dur: 20 * sec})
-				tasks[i].dur = 5 * sec
-				tasks[i].exec, tasks[i].host = "1", "host-1"
-				tasks[i].reason = obj{"Reason", "ExceptionFailure", "Class Name", "java.io.IOException",
-					"Description", "Connection reset by peer", "Stack Trace", []any{}, "Accumulator Updates", []any{}}
-			}
-			end := f.job(0, -1, &stage{id: 0, submit: 10 * sec, numTasks: 15, tasks: tasks})
-			f.appEnd(end + 5*sec)
-			return f
+		ioe := obj{"Reason", "ExceptionFailure", "Class Name", "java.io.IOException",
+			"Description", "Connection reset by peer", "Stack Trace", []any{}, "Accumulator Updates", []any{}}
+		fires := newApp("failures")
+		fires.executors(2, 8, 5*sec)
+		tasks := uniform(15, 20*sec, 2, 8, nil)
+		tasks[0].exec, tasks[0].host, tasks[0].dur, tasks[0].reason = "1", "host-1", 5*sec, ioe
+		for a := 1; a < 4; a++ {
+			tasks = append(tasks, task{exec: "1", host: "host-1", index: 0, attempt: a,
+				launch: int64(a) * 5 * sec, dur: 5 * sec, reason: ioe})
 		}
-		return build(5), build(1)
+		end := fires.job(0, -1, &stage{id: 0, submit: 10 * sec, numTasks: 15, tasks: tasks,
+			failure: "Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times, most recent failure: " +
+				"Lost task 0.3 in stage 0.0 (TID 19) (host-1 executor 1): java.io.IOException: Connection reset by peer"})
+		fires.appEnd(end + 5*sec)
+
+		quiet := newApp("failures")
+		quiet.executors(2, 8, 5*sec)
+		tasks = uniform(15, 20*sec, 2, 8, nil)
+		tasks[0].exec, tasks[0].host, tasks[0].dur, tasks[0].reason = "1", "host-1", 300, ioe
+		tasks = append(tasks, task{exec: "2", host: "host-2", index: 0, attempt: 1, launch: 21 * sec, dur: 20 * sec})
+		end = quiet.job(0, -1, &stage{id: 0, submit: 10 * sec, numTasks: 15, tasks: tasks})
+		quiet.appEnd(end + 5*sec)
+		return fires, quiet
 	},
 	// 4 speculative copies run 50 s each and lose (200 s of 910 s task
 	// time, 22 %) in a 3-min stage, vs 1 copy that loses after 5 s.

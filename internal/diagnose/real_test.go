@@ -96,9 +96,11 @@ func TestRealTaskFailures(t *testing.T) {
 			classes[e.Reason.ClassName]++
 		}
 	}
+	// Every task succeeded on retry and the 10 failed attempts held no task
+	// back more than a second of a 1m42s application: info, not a warning.
 	f := only(t, diagnoseShared(t, rel...), "task-failures")
-	if f.Severity != diagnose.Critical || !slices.Equal(f.StageIDs, []int{0}) {
-		t.Errorf("got %v on stages %v, want critical on [0]", f.Severity, f.StageIDs)
+	if f.Severity != diagnose.Info || !slices.Equal(f.StageIDs, []int{0}) {
+		t.Errorf("got %v on stages %v, want info on [0]", f.Severity, f.StageIDs)
 	}
 	var wantExecs []string
 	for e := range execs {
@@ -108,11 +110,16 @@ func TestRealTaskFailures(t *testing.T) {
 	if !slices.Equal(f.ExecutorIDs, wantExecs) {
 		t.Errorf("got executors %v, want %v", f.ExecutorIDs, wantExecs)
 	}
-	if f.Evidence["failedAttempts"] != failed || f.Evidence["attempts"] != attempts || failed != 10 {
-		t.Errorf("got %v of %v failed, want %d of %d (10 failures)", f.Evidence["failedAttempts"], f.Evidence["attempts"], failed, attempts)
+	if f.Evidence["failedAttempts"] != failed || failed != 10 || f.Evidence["recoveredTasks"] != f.Evidence["tasks"] {
+		t.Errorf("got %v failed attempts (%v of %v tasks recovered), log has %d of %d attempts failed",
+			f.Evidence["failedAttempts"], f.Evidence["recoveredTasks"], f.Evidence["tasks"], failed, attempts)
 	}
-	if f.Evidence["topException"] != "java.lang.RuntimeException" || classes["java.lang.RuntimeException"] != failed {
-		t.Errorf("got top exception %v, log has %v", f.Evidence["topException"], classes)
+	if f.Evidence["exception"] != "java.lang.RuntimeException" || f.Evidence["message"] != "bad exec" ||
+		classes["java.lang.RuntimeException"] != failed {
+		t.Errorf("got exception %v: %v, log has %v", f.Evidence["exception"], f.Evidence["message"], classes)
+	}
+	if f.Evidence["userFile"] != "<console>" || f.Evidence["userLine"] != 26 {
+		t.Errorf("got user frame %v:%v, want <console>:26", f.Evidence["userFile"], f.Evidence["userLine"])
 	}
 }
 

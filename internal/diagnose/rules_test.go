@@ -55,7 +55,8 @@ var wants = map[string][]want{
 	"low-parallelism": {{severity: diagnose.Critical, stageIDs: []int{0},
 		evidence: map[string]any{"numTasks": 3, "cores": 16, "pRatio": 0.188}}},
 	"task-failures": {{severity: diagnose.Critical, stageIDs: []int{0}, executorIDs: []string{"1"},
-		evidence: map[string]any{"failedAttempts": 5, "attempts": 20, "topException": "java.io.IOException"}}},
+		evidence: map[string]any{"failedAttempts": 4, "maxAttemptsOneTask": 4, "exception": "java.io.IOException",
+			"message": "Connection reset by peer", "failedJobs": []int{0}, "wastedMs": 20 * sec}}},
 	"speculation-waste": {{severity: diagnose.Warning, stageIDs: []int{0},
 		evidence: map[string]any{"wastedMs": 200 * sec, "speculativeAttempts": 4, "wins": 0}}},
 	"idle-executors": {{severity: diagnose.Critical, executorIDs: []string{"1", "2", "3", "4"},
@@ -70,6 +71,11 @@ var wants = map[string][]want{
 	"driver-degradation": {{severity: diagnose.Critical, executorIDs: []string{"driver"},
 		evidence: map[string]any{"oldGenAfterGcRatio": 0.97}}},
 }
+
+// quietAllowsInfo names the rules whose quiet fixture may still give an
+// info finding: recovered task failures are worth knowing about even when
+// they cost nothing.
+var quietAllowsInfo = map[string]bool{"task-failures": true}
 
 func fixturePath(rule, name string) string { return filepath.Join("testdata", rule, name) }
 
@@ -166,7 +172,11 @@ func TestRules(t *testing.T) {
 			}
 		})
 		t.Run(r.ID+"/quiet", func(t *testing.T) {
-			if got := runRule(t, r.ID, "quiet.json", "agent-quiet.json"); len(got) != 0 {
+			got := runRule(t, r.ID, "quiet.json", "agent-quiet.json")
+			if quietAllowsInfo[r.ID] && diagnose.Worst(got) <= diagnose.Info {
+				return
+			}
+			if len(got) != 0 {
 				t.Errorf("got %d findings, want none: %s", len(got), dump(got))
 			}
 		})

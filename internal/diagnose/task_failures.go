@@ -3,80 +3,188 @@ package diagnose
 import (
 	"fmt"
 	"slices"
+	"strings"
 
-	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
-// TaskFailures reports stages whose tasks fail and retry, and failed jobs.
+// TaskFailures reports each root cause of failed task attempts — the
+// exception, its message and the user's line — with what it cost and what
+// it failed, and the failed jobs no task failure explains.
 var TaskFailures = &Rule{
 	ID:     "task-failures",
 	Title:  "Task failures",
 	Recipe: "troubleshoot/slow-spark-jobs.md#task-failures",
-	Doc:    "Task attempts fail and are retried (time lost, one step from a job abort); killed attempts do not count.",
-	Thresholds: []Threshold{{Metric: "failed attempts ÷ attempts per stage", Warning: 0.10, Critical: 0.20,
-		Gate:   "≥ 10 attempts; any failed job is critical",
-		Source: "Dr. Elephant tuning_20190221 DEFAULT_TASK_FAILURE_RATE_SEVERITY_THRESHOLDS (0.1, 0.2); job failure ours"}},
+	Doc: "Task attempts fail: one finding per root cause (exception class, message, user frame), critical when it " +
+		"failed a job, a warning when the retried attempts cost a noticeable share of the application; jobs " +
+		"cancelled by a shutdown or by another failure are folded under the cause. Executor losses and the " +
+		"fetch failures they cause are executor-lost's.",
+	Thresholds: []Threshold{{Metric: "failed attempts' task time and the longest delay of one task, ÷ the app's core and wall time",
+		Warning: minCostShare, Critical: 1,
+		Gate:   "critical when the cause failed a job; warning at ≥ 5 % of the app's wall or core time (and ≥ 1 s); else info",
+		Source: "ours: cost share as for every rule (diagnose.Cost); a failed job is always critical"}},
 	Run: runTaskFailures,
 }
 
 func runTaskFailures(p *Pass) []Finding {
+	f := &p.Result.Failures
 	var out []Finding
-	for i := range p.Result.Stages {
-		s := &p.Result.Stages[i]
-		if s.Failed == 0 || s.Attempts < 10 {
-			continue
+	fatal := -1 // the first cause that failed a job: what the shutdowns after it are folded under
+	for i := range f.Causes {
+		c := &f.Causes[i]
+		if c.Reason == "ExecutorLostFailure" || c.LostExecutor != "" {
+			continue // executor-lost explains these
 		}
-		rate := float64(s.Failed) / float64(s.Attempts)
-		sev := level(rate, 0.10, 0.20)
-		if sev == None {
-			continue
+		if c.Fatal() && fatal < 0 {
+			fatal = len(out)
 		}
-		top, n := topReason(s.FailureReasons)
-		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID}, ExecutorIDs: failedOn(p, s.StageID, s.AttemptID),
-			Detail: fmt.Sprintf("%s: %d of %d task attempts failed (%.0f%%), most with %s (%d).",
-				stageRef(s), s.Failed, s.Attempts, 100*rate, top, n),
-			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "failedAttempts": s.Failed,
-				"attempts": s.Attempts, "failureRate": round(rate), "topException": top, "reasons": s.FailureReasons}})
+		out = append(out, causeFinding(p, c))
 	}
-	for _, j := range p.Result.Jobs {
-		if j.Status != model.JobFailed {
+	// Failed jobs no task failure explains: folded under the root cause
+	// when there is one, else reported by kind.
+	byKind := map[string][]analyze.JobFailure{}
+	var kinds []string
+	for _, j := range f.Jobs {
+		if j.Cause >= 0 {
 			continue
 		}
-		var failed []int
-		for _, s := range p.Result.Stages {
-			if s.Status == model.StageFailed && slices.Contains(s.JobIDs, j.ID) {
-				failed = append(failed, s.StageID)
-			}
+		if fatal >= 0 {
+			fd := &out[fatal]
+			fd.Evidence["consequences"] = append(fd.Evidence["consequences"].([]string),
+				fmt.Sprintf("job %d: %s", j.JobID, j.Message))
+			continue
 		}
-		out = append(out, Finding{Severity: Critical, StageIDs: failed, Title: "Job failed",
-			Detail:   fmt.Sprintf("Job %d failed (failed stages %v).", j.ID, failed),
-			Evidence: map[string]any{"jobId": j.ID, "failedStages": failed}})
+		if _, ok := byKind[j.Kind]; !ok {
+			kinds = append(kinds, j.Kind)
+		}
+		byKind[j.Kind] = append(byKind[j.Kind], j)
+	}
+	for _, k := range kinds {
+		out = append(out, jobsFinding(p, k, byKind[k]))
 	}
 	return out
 }
 
-func topReason(reasons map[string]int) (string, int) {
-	best, n := "", 0
-	for k, v := range reasons {
-		if v > n || (v == n && k < best) {
-			best, n = k, v
-		}
+// causeFinding is one root cause of failed task attempts.
+func causeFinding(p *Pass, c *analyze.FailureCause) Finding {
+	e := c.Error
+	cost := p.cost(c.DelayMs, c.WastedMs, "task time of the failed attempts; wall: the longest one task was held back")
+	sev := gate(Warning, cost)
+	var what string
+	switch {
+	case c.Fatal():
+		sev = Critical
+		what = fmt.Sprintf("A task failed %s (spark.task.maxFailures is %d), which aborted %s and failed %s; "+
+			"the failed attempts used %s of task time.", times(c.MaxAttempts), p.Result.Config.TaskMaxFailures,
+			plural("stage", c.FailedStages), plural("job", c.FailedJobs), fmtMs(c.WastedMs))
+	case c.Recovered == c.Tasks:
+		what = "Every task succeeded on retry."
+	default:
+		what = fmt.Sprintf("%d of the %d tasks succeeded on retry.", c.Recovered, c.Tasks)
 	}
-	return best, n
+	where := ""
+	if fr := e.Frame.String(); fr != "" {
+		where = " at " + fr
+	}
+	detail := fmt.Sprintf("%d attempt(s) of %d task(s) in %s failed with %s%s on executor(s) %s (%s). %s",
+		c.Attempts, c.Tasks, plural("stage", c.StageIDs), errorText(e), where,
+		strings.Join(c.ExecutorIDs, ", "), strings.Join(c.Hosts, ", "), what)
+	return Finding{Severity: sev, Title: titleOf(e), StageIDs: c.StageIDs, ExecutorIDs: c.ExecutorIDs, Cost: cost,
+		Detail: detail,
+		Evidence: map[string]any{"exception": e.Class, "message": e.Message, "wrapper": e.Wrapper,
+			"userFrame": e.Frame.String(), "userFile": e.Frame.File, "userLine": e.Frame.Line,
+			"endReason": c.Reason, "failedAttempts": c.Attempts, "tasks": c.Tasks, "recoveredTasks": c.Recovered,
+			"maxAttemptsOneTask": c.MaxAttempts, "hosts": c.Hosts, "wastedMs": c.WastedMs, "delayMs": c.DelayMs,
+			"failedStages": nonNil(c.FailedStages), "failedJobs": nonNil(c.FailedJobs), "firstTime": c.FirstTime,
+			"consequences": []string{}}}
 }
 
-// failedOn lists executors with failed attempts in one stage attempt.
-func failedOn(p *Pass, id, attempt int) []string {
-	s := p.Attempt.Stage(id, attempt)
+// jobsFinding reports failed jobs of one kind that no task failure explains.
+func jobsFinding(p *Pass, kind string, jobs []analyze.JobFailure) Finding {
+	var ids, stages []int
+	for _, j := range jobs {
+		ids = append(ids, j.JobID)
+		stages = append(stages, j.StageIDs...)
+	}
+	slices.Sort(stages)
+	stages = slices.Compact(stages)
+	sev, title := Critical, "Job failed"
+	switch kind {
+	case analyze.JobCancelledByShutdown:
+		sev, title = Warning, "Jobs cancelled by the application's shutdown"
+	case analyze.JobCancelled:
+		sev, title = Info, "Jobs cancelled"
+	}
+	return Finding{Severity: sev, Title: title, StageIDs: stages,
+		Detail: fmt.Sprintf("%s: %s", capitalize(plural("job", ids)), jobs[0].Message),
+		Evidence: map[string]any{"jobIds": ids, "kind": kind, "message": jobs[0].Message,
+			"failedStages": nonNil(stages)}}
+}
+
+// titleOf names a cause by its exception, short: "ValueError: cannot
+// parse record 777".
+func titleOf(e analyze.TaskError) string {
+	t := e.Class
+	if i := strings.LastIndexByte(t, '.'); i >= 0 && i < len(t)-1 && e.Message != "" {
+		t = t[i+1:] // java.lang.RuntimeException → RuntimeException
+	}
+	if e.Message != "" {
+		t += ": " + e.Message
+	}
+	if len(t) > 100 {
+		t = t[:97] + "…"
+	}
+	return t
+}
+
+// errorText is the exception as a person searches for it.
+func errorText(e analyze.TaskError) string {
+	if e.Message == "" || strings.HasPrefix(e.Message, e.Class) {
+		return cmpOr(e.Message, e.Class)
+	}
+	return e.Class + ": " + e.Message
+}
+
+// plural names ids: "stage 3", "stages 1, 2", "no stage".
+func plural(noun string, ids []int) string {
+	switch len(ids) {
+	case 0:
+		return "no " + noun
+	case 1:
+		return fmt.Sprintf("%s %d", noun, ids[0])
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return noun + "s " + strings.Join(parts, ", ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func nonNil(s []int) []int {
 	if s == nil {
-		return nil
+		return []int{}
 	}
-	var ids []string
-	for _, t := range s.Tasks {
-		if t.Failed && !slices.Contains(ids, t.ExecutorID) {
-			ids = append(ids, t.ExecutorID)
-		}
+	return s
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
 	}
-	slices.Sort(ids)
-	return ids
+	return b
+}
+
+// times says a count of attempts: "once", "4 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -22,6 +22,17 @@ func TestThresholdEdges(t *testing.T) {
 			s.SkewDuration, s.MaxTaskOverStage = ratio, overStage
 		})
 	}
+	// failed is an app of dur whose one failure cause held a task back
+	// delay ms and failed jobs.
+	failed := func(delay, dur int64, jobs []int) *analyze.Result {
+		c := analyze.FailureCause{Error: analyze.TaskError{Class: "java.io.IOException"}, Reason: "ExceptionFailure",
+			Attempts: 1, Tasks: 1, Recovered: 1, MaxAttempts: 1, StageIDs: []int{3}, ExecutorIDs: []string{"1"},
+			WastedMs: delay, DelayMs: delay, FailedJobs: jobs}
+		if jobs != nil {
+			c.Recovered, c.FailedStages = 0, []int{3}
+		}
+		return &analyze.Result{DurationMs: dur, Failures: analyze.Failures{Causes: []analyze.FailureCause{c}}}
+	}
 	app := func(wait, dur int64) *analyze.Result {
 		return &analyze.Result{DurationMs: dur, Phases: analyze.Phases{ResourceWaitMs: wait}}
 	}
@@ -67,9 +78,10 @@ func TestThresholdEdges(t *testing.T) {
 		{"median task 15 min", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
 			s.CoresAvailable, s.PRatio, s.RunTimeMs.P50, s.DurationMs = 50, 2, 15*mn, 20*mn
 		}), diagnose.Critical},
-		{"failures 2 of 10", diagnose.TaskFailures, stage(func(s *analyze.Stage) { s.Attempts, s.Failed = 10, 2 }), diagnose.Critical},
-		{"failures 1 of 10", diagnose.TaskFailures, stage(func(s *analyze.Stage) { s.Attempts, s.Failed = 10, 1 }), diagnose.Warning},
-		{"failures 1 of 9", diagnose.TaskFailures, stage(func(s *analyze.Stage) { s.Attempts, s.Failed = 9, 1 }), diagnose.None},
+		{"failures cost 5 % of wall", diagnose.TaskFailures, failed(mn, 20*mn, nil), diagnose.Warning},
+		{"failures cost 4.9 % of wall", diagnose.TaskFailures, failed(mn, 20*mn+mn/2, nil), diagnose.Info},
+		{"failures cost 50 % but 0.9 s", diagnose.TaskFailures, failed(900, 1800, nil), diagnose.Info},
+		{"failures failed a job at 1 %", diagnose.TaskFailures, failed(12*sec, 20*mn, []int{0}), diagnose.Critical},
 		{"wait 25 % and 5 min", diagnose.ResourceWait, app(5*mn, 20*mn), diagnose.Critical},
 		{"wait 50 % of 4 min", diagnose.ResourceWait, app(2*mn, 4*mn), diagnose.Warning},
 		{"wait 59 s", diagnose.ResourceWait, app(59*sec, 3*mn), diagnose.None},

@@ -316,6 +316,9 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		for _, l := range wrap(oneLine(f.Detail), width-len(indent)) {
 			fmt.Fprintf(w, "%s%s\n", indent, l)
 		}
+		if c := f.Cost.String(); c != "" {
+			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("cost    "), c)
+		}
 		if ev := fmtEvidence(f.Evidence); ev != "" {
 			lines := wrap(ev, width-len(indent)-10)
 			if len(lines) > maxEvidenceLines {

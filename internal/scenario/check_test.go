@@ -48,7 +48,7 @@ func TestCheck(t *testing.T) {
 	d := &Diagnosis{
 		Attempt: &model.Attempt{Stages: []*model.StageAttempt{{StageID: 3, Name: "sum at workload.py:27"}}},
 		Findings: []diagnose.Finding{
-			{Rule: "data-skew", Severity: diagnose.Warning, StageIDs: []int{3}},
+			{Rule: "data-skew", Severity: diagnose.Warning, StageIDs: []int{3}, Evidence: map[string]any{"ratio": 12.5, "tasks": 8}},
 			{Rule: "tiny-tasks", Severity: diagnose.Info},
 			{Rule: "spill", Severity: diagnose.Critical, ExecutorIDs: []string{"1"}},
 		},
@@ -62,6 +62,9 @@ func TestCheck(t *testing.T) {
 		{"too mild", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "critical"}}}, []bool{true}},
 		{"other stage", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "warning", Stage: "count at"}}}, []bool{true}},
 		{"executor", Expect{Fires: []Fire{{Rule: "spill", Severity: "info", Executor: true}, {Rule: "data-skew", Severity: "info", Executor: true}}}, []bool{false, true}},
+		{"evidence", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "warning", Evidence: map[string]string{"ratio": "12.5", "tasks": "8"}}}}, []bool{false}},
+		{"other evidence", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "warning", Evidence: map[string]string{"ratio": "12.5", "tasks": "9"}}}}, []bool{true}},
+		{"missing evidence", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "warning", Evidence: map[string]string{"max": "1"}}}}, []bool{true}},
 		{"absent", Expect{Fires: []Fire{{Rule: "gc-pressure", Severity: "info"}}}, []bool{true}},
 		{"pending unmet", Expect{Fires: []Fire{{Rule: "gc-pressure", Severity: "info", Pending: "x"}}}, []bool{false}},
 		{"pending met", Expect{Fires: []Fire{{Rule: "spill", Severity: "info", Pending: "x"}}}, []bool{true}},

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,6 +70,9 @@ type Fire struct {
 	Stage string `json:"stage,omitempty"`
 	// Executor, when true, requires the finding to name an executor.
 	Executor bool `json:"executor,omitempty"`
+	// Evidence, when set, requires these evidence values, compared as
+	// printed (fmt %v): "exception": "ValueError", "userLine": "11".
+	Evidence map[string]string `json:"evidence,omitempty"`
 	// Pending says why today's sparkdx misses this finding. A pending
 	// expectation that is met fails the check, so it cannot go stale.
 	Pending string `json:"pending,omitempty"`
@@ -229,6 +233,10 @@ func (d *Diagnosis) fires(f Fire) Outcome {
 	if f.Executor {
 		what += " naming an executor"
 	}
+	keys := slices.Sorted(maps.Keys(f.Evidence))
+	for _, k := range keys {
+		what += fmt.Sprintf(" with %s=%s", k, f.Evidence[k])
+	}
 	o := Outcome{What: what, Pending: f.Pending}
 	var seen []string
 	for _, fd := range d.Findings {
@@ -240,6 +248,10 @@ func (d *Diagnosis) fires(f Fire) Outcome {
 			continue
 		}
 		if f.Stage != "" && !slices.ContainsFunc(fd.StageIDs, func(id int) bool { return strings.Contains(d.stageName(id), f.Stage) }) {
+			continue
+		}
+		if slices.ContainsFunc(keys, func(k string) bool { return fmt.Sprint(fd.Evidence[k]) != f.Evidence[k] }) {
+			seen[len(seen)-1] += fmt.Sprintf(" (evidence %v)", fd.Evidence)
 			continue
 		}
 		o.Met = true
