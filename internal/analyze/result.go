@@ -141,8 +141,12 @@ type Stage struct {
 	NumTasks           int   // as Spark planned it
 	SubmissionTime     int64
 	CompletionTime     int64
-	DurationMs         int64
-	IsWrite            bool // writes output (bytes/records or a write command)
+	// DurationMs is Spark UI's stage duration: first task launch to
+	// completion. QueuedMs is the time before: submitted, waiting for a
+	// core (behind other stages, or for executors).
+	DurationMs int64
+	QueuedMs   int64
+	IsWrite    bool // writes output (bytes/records or a write command)
 
 	TaskDurationMs   Quantiles // successful attempts, launch to finish
 	RunTimeMs        Quantiles // successful attempts, executor run time
@@ -179,6 +183,8 @@ type Stage struct {
 	Succeeded          int
 	Failed             int // failed, not counting killed
 	Killed             int
+	FailedTaskMs       int64 // Σ duration of the failed attempts
+	KilledTaskMs       int64 // Σ duration of the killed attempts
 	FetchFailures      int
 	SpeculativeTasks   int            // speculative attempts launched
 	SpeculativeWins    int            // speculative attempts that succeeded

@@ -23,9 +23,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 		ShuffleWriteTimeNs: m.ShuffleWrite.WriteTime, FetchWaitMs: m.ShuffleRead.FetchWaitTime,
 		MemorySpilledBytes: m.MemoryBytesSpilled, DiskSpilledBytes: m.DiskBytesSpilled,
 		ResultBytes: m.ResultSize, FailureReason: s.FailureReason}
-	if s.SubmissionTime != model.NoTime && s.CompletionTime != model.NoTime {
-		out.DurationMs = s.CompletionTime - s.SubmissionTime
-	}
+	out.DurationMs, out.QueuedMs = stageDuration(s)
 	durs := make([]int64, 0, len(s.Tasks))
 	runs := make([]int64, 0, len(s.Tasks))
 	bytes := make([]int64, 0, len(s.Tasks))
@@ -85,6 +83,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			h.time += d
 		case t.Killed || t.EndReason == "TaskKilled" || t.EndReason == "TaskCommitDenied":
 			out.Killed++
+			out.KilledTaskMs += d
 			// A killed attempt whose index succeeded elsewhere lost a
 			// speculation race (Spark: "another attempt succeeded").
 			if succeeded[t.Index] {
@@ -92,6 +91,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			}
 		default:
 			out.Failed++
+			out.FailedTaskMs += d
 			if t.EndReason == "FetchFailed" {
 				out.FetchFailures++
 			}
@@ -128,6 +128,34 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 	}
 	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })
 	return out
+}
+
+// stageDuration is the stage attempt's duration as Spark's UI shows it —
+// from its first task's launch to its completion (its last task's end
+// while it runs or when the log lacks the completion) — and the time it
+// queued between submission and that first launch, waiting for a core.
+func stageDuration(s *model.StageAttempt) (durationMs, queuedMs int64) {
+	first, last := int64(0), int64(0)
+	for _, t := range s.Tasks {
+		if t.LaunchTime > 0 && (first == 0 || t.LaunchTime < first) {
+			first = t.LaunchTime
+		}
+		last = max(last, t.FinishTime)
+	}
+	end := s.CompletionTime
+	if end == model.NoTime {
+		end = last
+	}
+	if first == 0 { // no task ran: submission to completion
+		if s.SubmissionTime != model.NoTime && s.CompletionTime != model.NoTime {
+			return max(s.CompletionTime-s.SubmissionTime, 0), 0
+		}
+		return 0, 0
+	}
+	if s.SubmissionTime != model.NoTime && first > s.SubmissionTime {
+		queuedMs = first - s.SubmissionTime
+	}
+	return max(end-first, 0), queuedMs
 }
 
 // failureClass names why a task attempt failed: the exception class for

@@ -23,6 +23,10 @@ type Cost struct {
 // person would notice on this application.
 const minCostShare = 0.05
 
+// criticalCostShare is the share of the application a problem must cost
+// to be critical: a quarter of its wall or core time.
+const criticalCostShare = 0.25
+
 // minCostMs is the least cost worth a warning at all, however short the
 // application: one second of wall or core time.
 const minCostMs = second
@@ -75,11 +79,15 @@ func (p *Pass) cost(wallMs, coreMs int64, basis string) *Cost {
 		AppCoreMs: p.Result.CoreTimeMs(), Basis: basis}
 }
 
-// gate lowers a finding whose cost does not matter to info: the problem is
-// there, but fixing it would not change this application.
+// gate lowers a finding whose cost does not matter to info (the problem is
+// there, but fixing it would not change this application) and a critical
+// one that costs under criticalCostShare to a warning.
 func gate(sev Severity, c *Cost) Severity {
-	if sev > Info && !c.Matters() {
+	switch {
+	case sev > Info && !c.Matters():
 		return Info
+	case sev == Critical && c.Share() < criticalCostShare:
+		return Warning
 	}
 	return sev
 }

@@ -14,10 +14,12 @@ var DataSkew = &Rule{
 	Doc:    "A stage waits for a few tasks that run far longer, or read far more bytes, than its median task.",
 	Thresholds: []Threshold{
 		{Metric: "task duration max ÷ median", Warning: 4, Critical: 10,
-			Gate:   "max task ≥ 150 s and ≥ 0.75 × stage duration (else info at ≥ 10 with max > 5 s)",
-			Source: "Dr. Elephant tuning_20190221 StagesAnalyzer (4, 150 s, 0.75); DataFlint PartitionSkewAlert (10, 5 s)"},
+			Gate: "longest task ≥ 0.75 × stage duration (it sets the stage's end); severity by cost: the wall time the stage " +
+				"waited for it beyond the median task (max − median) ≥ 5 % of the app and ≥ 1 s, critical only ≥ 25 %; else info",
+			Source: "Dr. Elephant tuning_20190221 StagesAnalyzer (4 and 0.75; its absolute 150 s gate replaced by the cost share " +
+				"so that a skew costing most of a short app is reported); DataFlint PartitionSkewAlert (10)"},
 		{Metric: "task bytes (input + shuffle read) max ÷ median", Warning: 5, Critical: 10,
-			Gate:   "max ≥ 256 MiB (warning), ≥ 1 GiB (critical)",
+			Gate:   "max ≥ 256 MiB (warning), ≥ 1 GiB (critical); the same cost gate",
 			Source: "Spark AQE skewedPartitionFactor 5 / skewedPartitionThresholdInBytes 256MB; critical ours"}},
 	Run: runDataSkew,
 }
@@ -31,10 +33,8 @@ func runDataSkew(p *Pass) []Finding {
 		}
 		d := s.TaskDurationMs
 		durSev := None
-		if d.Max >= 150*second && s.MaxTaskOverStage >= 0.75 {
+		if s.MaxTaskOverStage >= 0.75 {
 			durSev = level(s.SkewDuration, 4, 10)
-		} else if s.SkewDuration >= 10 && d.Max > 5*second {
-			durSev = Info
 		}
 		b := s.TaskBytes
 		bytesSev := None
@@ -48,7 +48,10 @@ func runDataSkew(p *Pass) []Finding {
 		if sev == None {
 			continue
 		}
-		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
+		// Spread evenly, the stage would have ended near its median task:
+		// the rest of the longest task is what the skew cost in wall time.
+		cost := p.cost(d.Max-d.P50, 0, "wall: the longest task beyond the median task, which the stage waited for")
+		out = append(out, Finding{Severity: gate(sev, cost), StageIDs: []int{s.StageID}, Cost: cost,
 			Detail: fmt.Sprintf("In %s the longest task ran %s against a median of %s (%.1f×) and read %s against a median of %s (%.1f×).",
 				stageRef(s), fmtMs(d.Max), fmtMs(d.P50), s.SkewDuration, units.Bytes(b.Max), units.Bytes(b.P50), s.SkewBytes),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "maxTaskMs": d.Max,

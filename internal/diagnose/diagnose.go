@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // Severity ranks findings: info < warning < critical.
@@ -203,18 +204,8 @@ const (
 )
 
 // fmtMs renders a duration for a finding's detail text.
-// fmtMs says a duration as precisely as a person reads it: 46ms, 5.4s,
-// 2m10s.
-func fmtMs(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case d < time.Second:
-		return d.String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
+// fmtMs says a duration the way every report does: 46ms, 5.4s, 2m10s.
+func fmtMs(ms int64) string { return units.Millis(ms) }
 
 // stageRef names a stage attempt in text.
 func stageRef(s *analyze.Stage) string {

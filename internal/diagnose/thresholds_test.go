@@ -44,9 +44,11 @@ func TestThresholdEdges(t *testing.T) {
 	}{
 		{"skew 4× at 150 s", diagnose.DataSkew, skew(4, 150*sec, 0.75), diagnose.Warning},
 		{"skew 3.9×", diagnose.DataSkew, skew(3.9, 150*sec, 0.75), diagnose.None},
-		{"skew 10×", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Critical},
-		{"skew 10× short stage share", diagnose.DataSkew, skew(10, 200*sec, 0.5), diagnose.Info},
-		{"skew 10× 5 s max", diagnose.DataSkew, skew(10, 5*sec, 1), diagnose.None},
+		{"skew 4× costing 4.9 %", diagnose.DataSkew, skew(4, 78*sec, 0.75), diagnose.Info},
+		{"skew 10× costing 45 %", diagnose.DataSkew, skew(10, 600*sec, 0.9), diagnose.Critical},
+		{"skew 10× costing 15 %", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Warning},
+		{"skew 10× not setting the stage's end", diagnose.DataSkew, skew(10, 200*sec, 0.74), diagnose.None},
+		{"skew 10× 5 s max", diagnose.DataSkew, skew(10, 5*sec, 1), diagnose.Info},
 		{"spill 0.10", diagnose.Spill, stage(func(s *analyze.Stage) {
 			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 100*gb, 10*gb, gb
 		}), diagnose.Warning},

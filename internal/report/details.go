@@ -25,6 +25,8 @@ type StageDetail struct {
 	Succeeded           int               `json:"succeeded"`
 	Failed              int               `json:"failed"`
 	Killed              int               `json:"killed"`
+	FailedTaskTimeMs    int64             `json:"failedTaskTimeMs"`
+	KilledTaskTimeMs    int64             `json:"killedTaskTimeMs"`
 	FetchFailures       int               `json:"fetchFailures"`
 	SpeculativeTasks    int               `json:"speculativeTasks"`
 	SpeculativeWins     int               `json:"speculativeWins"`
@@ -65,7 +67,8 @@ func stageDetail(s *analyze.Stage) StageDetail {
 		ShuffleWriteTimeMs: s.ShuffleWriteTimeNs / 1e6, InputRecords: s.InputRecords, OutputRecords: s.OutputRecords,
 		ShuffleReadRecords: s.ShuffleReadRecords, ShuffleWriteRecords: s.ShuffleWriteRecords, ResultBytes: s.ResultBytes,
 		Cores: s.CoresAvailable, PRatio: s.PRatio, ClusterBusy: s.ClusterBusy, Attempts: s.Attempts,
-		Succeeded: s.Succeeded, Failed: s.Failed, Killed: s.Killed, FetchFailures: s.FetchFailures,
+		Succeeded: s.Succeeded, Failed: s.Failed, Killed: s.Killed,
+		FailedTaskTimeMs: s.FailedTaskMs, KilledTaskTimeMs: s.KilledTaskMs, FetchFailures: s.FetchFailures,
 		SpeculativeTasks: s.SpeculativeTasks, SpeculativeWins: s.SpeculativeWins,
 		SpeculationWasteMs: s.SpeculationWasteMs, IsWrite: s.IsWrite, SQLExecutionID: s.SQLExecutionID}
 }

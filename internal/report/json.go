@@ -97,7 +97,8 @@ type Stage struct {
 	Name               string    `json:"name"`
 	Status             string    `json:"status"`
 	NumTasks           int       `json:"numTasks"`
-	DurationMs         int64     `json:"durationMs"`
+	DurationMs         int64     `json:"durationMs"` // first task launch to completion, as Spark's UI
+	QueuedMs           int64     `json:"queuedMs"`   // submission to first task launch
 	TaskDurationMs     Quantiles `json:"taskDurationMs"`
 	GCTimeMs           int64     `json:"gcTimeMs"`
 	InputBytes         int64     `json:"inputBytes"`
@@ -179,7 +180,7 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 
 func stage(s *analyze.Stage) Stage {
 	return Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
-		DurationMs: s.DurationMs, TaskDurationMs: Quantiles(s.TaskDurationMs), GCTimeMs: s.GCTimeMs,
+		DurationMs: s.DurationMs, QueuedMs: s.QueuedMs, TaskDurationMs: Quantiles(s.TaskDurationMs), GCTimeMs: s.GCTimeMs,
 		InputBytes: s.InputBytes, OutputBytes: s.OutputBytes, ShuffleReadBytes: s.ShuffleReadBytes,
 		ShuffleWriteBytes: s.ShuffleWriteBytes, FetchWaitMs: s.FetchWaitMs, MemorySpilledBytes: s.MemorySpilledBytes,
 		DiskSpilledBytes: s.DiskSpilledBytes,

@@ -403,8 +403,8 @@ func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
 		return
 	}
 	t := &table{
-		head:  []string{"stage", "name", "tasks", "duration", "task p50", "p95", "max", "skew", "input", "shuffle r", "shuffle w", "spill", "GC"},
-		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true},
+		head:  []string{"stage", "name", "tasks", "duration", "queued", "task p50", "p95", "max", "skew", "input", "shuffle r", "shuffle w", "spill", "GC"},
+		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true, true},
 	}
 	for _, s := range top {
 		id := fmt.Sprintf("%d", s.StageID)
@@ -418,7 +418,7 @@ func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
 			paint = func(l string) string { return st.wrap(sgrRed, l) }
 		}
 		t.add(paint, id, truncateMiddle(name, 34),
-			fmt.Sprintf("%d", s.NumTasks), fmtDuration(s.DurationMs),
+			fmt.Sprintf("%d", s.NumTasks), fmtDuration(s.DurationMs), fmtDurationOrDash(s.QueuedMs),
 			fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.P95), fmtDuration(s.TaskDurationMs.Max),
 			fmtRatio(s.SkewDuration), fmtBytesOrDash(s.InputBytes), fmtBytesOrDash(s.ShuffleReadBytes),
 			fmtBytesOrDash(s.ShuffleWriteBytes), fmtBytesOrDash(s.DiskSpilledBytes),

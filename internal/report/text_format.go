@@ -6,27 +6,13 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // fmtDuration renders milliseconds the way a person reads them: "850ms",
 // "12.3s", "4m05s", "2h14m".
-func fmtDuration(ms int64) string {
-	if ms < 0 {
-		return "-" + fmtDuration(-ms)
-	}
-	d := time.Duration(ms) * time.Millisecond
-	switch {
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 60_000:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case ms < 3_600_000:
-		m := ms / 60_000
-		return fmt.Sprintf("%dm%02ds", m, (ms-m*60_000)/1000)
-	}
-	h := ms / 3_600_000
-	return fmt.Sprintf("%dh%02dm", h, (ms-h*3_600_000)/60_000)
-}
+func fmtDuration(ms int64) string { return units.Millis(ms) }
 
 // fmtBytes renders a size in binary units with three significant digits.
 func fmtBytes(b int64) string {
@@ -53,6 +39,14 @@ func fmtBytes(b int64) string {
 }
 
 // fmtBytesOrDash is fmtBytes, or "-" for zero so tables stay quiet.
+// fmtDurationOrDash is fmtDuration, with "-" for none.
+func fmtDurationOrDash(ms int64) string {
+	if ms <= 0 {
+		return "-"
+	}
+	return fmtDuration(ms)
+}
+
 func fmtBytesOrDash(b int64) string {
 	if b == 0 {
 		return "-"

@@ -1,4 +1,5 @@
-// Package units formats quantities for people: sizes in binary units.
+// Package units formats quantities for people: sizes in binary units,
+// durations in the largest unit that keeps them short.
 package units
 
 import "fmt"
@@ -22,4 +23,30 @@ func Bytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// Millis renders a duration in milliseconds the one way sparkdx shows
+// durations (findings, tables, evidence): "46ms", "5.4s", "1m04s", "2h05m",
+// rounded to the last unit shown.
+func Millis(ms int64) string {
+	if ms < 0 {
+		if ms == -ms {
+			ms++ // math.MinInt64 has no positive counterpart
+		}
+		return "-" + Millis(-ms)
+	}
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 59_950: // below what rounds to 60.0s
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	case ms < 3_599_500: // below what rounds to 60m00s
+		s := (ms + 500) / 1000
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	m := ms / 60_000
+	if ms%60_000 >= 30_000 {
+		m++
+	}
+	return fmt.Sprintf("%dh%02dm", m/60, m%60)
 }
