@@ -84,10 +84,13 @@ func TestThresholdEdges(t *testing.T) {
 		{"failures cost 4.9 % of wall", diagnose.TaskFailures, failed(mn, 20*mn+mn/2, nil), diagnose.Info},
 		{"failures cost 50 % but 0.9 s", diagnose.TaskFailures, failed(900, 1800, nil), diagnose.Info},
 		{"failures failed a job at 1 %", diagnose.TaskFailures, failed(12*sec, 20*mn, []int{0}), diagnose.Critical},
-		{"wait 25 % and 5 min", diagnose.ResourceWait, app(5*mn, 20*mn), diagnose.Critical},
-		{"wait 50 % of 4 min", diagnose.ResourceWait, app(2*mn, 4*mn), diagnose.Warning},
-		{"wait 59 s", diagnose.ResourceWait, app(59*sec, 3*mn), diagnose.None},
-		{"app under 2 min", diagnose.ResourceWait, app(100*sec, 119*sec), diagnose.None},
+		{"wait 28 %, costing 27 %", diagnose.ResourceWait, app(6*mn, 1280*sec), diagnose.Critical},
+		{"wait 25 %, costing 24 %", diagnose.ResourceWait, app(6*mn, 1420*sec), diagnose.Warning},
+		{"wait 10 %, costing 5 %", diagnose.ResourceWait, app(40*sec, 400*sec), diagnose.Warning},
+		{"wait 9.9 %", diagnose.ResourceWait, app(39*sec, 400*sec), diagnose.None},
+		{"wait 50 % within executor start-up", diagnose.ResourceWait, app(20*sec, 40*sec), diagnose.None},
+		{"wait 21 s of 44 s (the sql-aqe baseline)", diagnose.ResourceWait, app(21124, 44324), diagnose.Info},
+		{"wait 28 s of 34 s (the resource-wait scenario)", diagnose.ResourceWait, app(28222, 33724), diagnose.Warning},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: c.res}, []*diagnose.Rule{c.rule})
