@@ -88,16 +88,18 @@ var fixtures = map[string]func() (fires, quiet *fx){
 	// 3 GiB spilled from memory, 1.5 GiB on disk, for 4 GiB of shuffle
 	// read (0.75) vs the same with 512 MiB on disk (below the 1 GiB gate).
 	"spill": func() (*fx, *fx) {
-		build := func(disk int64) *fx {
+		// 3 GiB spilled of 4 GiB read (0.75) in a stage that is most of the
+		// app, vs 256 MiB spilled of 4 GiB (0.0625).
+		build := func(mem int64) *fx {
 			f := newApp("spill")
 			f.executors(2, 4, 5*sec)
 			end := f.job(0, -1, &stage{id: 0, submit: 10 * sec, tasks: uniform(8, 2*mn, 2, 4, func(i int, t *task) {
-				t.shRead, t.memSpill, t.diskSpill = 512*mb, 384*mb, disk/8
+				t.shRead, t.memSpill, t.diskSpill = 512*mb, mem/8, mem/48
 			})})
 			f.appEnd(end + 5*sec)
 			return f
 		}
-		return build(1536 * mb), build(512 * mb)
+		return build(3072 * mb), build(256 * mb)
 	},
 	// Executor 2 peaks at 3.9 GiB of a 4 GiB heap with 3 major GCs, vs 2 GiB.
 	"oom-risk": func() (*fx, *fx) {

@@ -38,7 +38,7 @@ var wants = map[string][]want{
 	"straggler-host": {{severity: diagnose.Critical, stageIDs: []int{0}, executorIDs: []string{"4"},
 		evidence: map[string]any{"host": "host-4", "hostMedianMs": 400 * sec, "otherHostsMedianMs": 40 * sec, "ratio": 10.0}}},
 	"spill": {{severity: diagnose.Critical, stageIDs: []int{0},
-		evidence: map[string]any{"memorySpilledBytes": 3 * gb, "diskSpilledBytes": 1536 * mb, "spillRatio": 0.75}}},
+		evidence: map[string]any{"memorySpilledBytes": 3 * gb, "diskSpilledBytes": 512 * mb, "spillRatio": 0.75}}},
 	"oom-risk": {{severity: diagnose.Critical, executorIDs: []string{"2"},
 		evidence: map[string]any{"peakJvmHeapBytes": 3994 * mb, "heapBytes": 4 * gb, "majorGcCount": 3}}},
 	"executor-lost": {{severity: diagnose.Critical, stageIDs: []int{0}, executorIDs: []string{"2"},

@@ -52,9 +52,15 @@ func TestThresholdEdges(t *testing.T) {
 		{"spill 0.10", diagnose.Spill, stage(func(s *analyze.Stage) {
 			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 100*gb, 10*gb, gb
 		}), diagnose.Warning},
-		{"spill under 1 GiB disk", diagnose.Spill, stage(func(s *analyze.Stage) {
-			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 10*gb, 9*gb, gb-1
+		{"spill 0.099", diagnose.Spill, stage(func(s *analyze.Stage) {
+			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 1000*mb, 99*mb, 20*mb
 		}), diagnose.None},
+		{"spill 0.9, memory only, in a 10-min stage", diagnose.Spill, stage(func(s *analyze.Stage) {
+			s.ShuffleReadBytes, s.MemorySpilledBytes = 10*gb, 9*gb
+		}), diagnose.Critical},
+		{"spill 0.9 in a 59-s stage of 20 min", diagnose.Spill, stage(func(s *analyze.Stage) {
+			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes, s.DurationMs = 10*gb, 9*gb, gb, 59*sec
+		}), diagnose.Info},
 		{"spill above 3 TB", diagnose.Spill, stage(func(s *analyze.Stage) {
 			s.InputBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 4<<40, 3<<40, 1<<40
 		}), diagnose.Info},
