@@ -27,9 +27,12 @@ const minCostShare = 0.05
 // to be critical: a quarter of its wall or core time.
 const criticalCostShare = 0.25
 
-// minCostMs is the least cost worth a warning at all, however short the
-// application: one second of wall or core time.
-const minCostMs = second
+// minCostMs is the least wall time worth a warning at all, however short
+// the application; minCoreCostMs the least core time (a cluster's cost).
+const (
+	minCostMs     = second
+	minCoreCostMs = minute
+)
 
 // Share is the larger of the wall-time and core-time shares, in [0, 1];
 // 0 for an unknown (nil) cost.
@@ -48,9 +51,10 @@ func (c *Cost) Share() float64 {
 }
 
 // Matters tells whether the cost is worth a warning: at least minCostShare
-// of the application and at least minCostMs.
+// of the application, and at least minCostMs of wall or minCoreCostMs of
+// core time.
 func (c *Cost) Matters() bool {
-	return c.Share() >= minCostShare && max(c.WallMs, c.CoreMs) >= minCostMs
+	return c.Share() >= minCostShare && c != nil && (c.WallMs >= minCostMs || c.CoreMs >= minCoreCostMs)
 }
 
 // String says the cost the way a finding states it: "~2m10s of 6m57s wall

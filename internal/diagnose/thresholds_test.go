@@ -67,13 +67,21 @@ func TestThresholdEdges(t *testing.T) {
 		{"gc 0.20", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 10*mn, 2*mn }), diagnose.Critical},
 		{"gc 0.099", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 1000*sec, 99*sec }), diagnose.None},
 		{"gc under 5 min", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 4*mn, 2*mn }), diagnose.None},
-		{"tiny 5001 × 499 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
-			s.NumTasks, s.TaskDurationMs.P50 = 5001, 499
+		{"tiny 100 × 499 ms, overhead 5 % of wall", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 100, 499, 2, 2*mn
 		}), diagnose.Warning},
-		{"tiny 5000 tasks", diagnose.TinyTasks, stage(func(s *analyze.Stage) { s.NumTasks, s.TaskDurationMs.P50 = 5000, 100 }), diagnose.None},
-		{"tiny 20001 × 199 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
-			s.NumTasks, s.TaskDurationMs.P50 = 20001, 199
+		{"tiny 99 tasks", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 99, 100, 2, 10*mn
+		}), diagnose.None},
+		{"tiny 500 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 5000, 500, 2, 10*mn
+		}), diagnose.None},
+		{"tiny 199 ms, overhead 25 % of wall", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.DeserializeMs = 20001, 199, 2, 8*mn, 2*mn
 		}), diagnose.Critical},
+		{"tiny 199 ms, overhead 0.9 s", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 20001, 199, 2, 1800
+		}), diagnose.Info},
 		{"pratio 0.99", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
 			s.CoresAvailable, s.PRatio = 101, 0.99
 		}), diagnose.Warning},
