@@ -13,8 +13,8 @@ import (
 )
 
 func TestAnalyzeExitCodes(t *testing.T) {
-	failing := sparktest.Path(t, "spark-events", "local-1422981780767")     // task-failures: critical (a failed job)
-	warning := sparktest.Path(t, "spark-events", "app-20161116163331-0000") // task-failures: warning (retries cost 6 % of core time)
+	failing := sparktest.Path(t, "spark-events", "local-1422981780767")               // task-failures: critical (a failed job)
+	warning := sparktest.Path(t, "spark-events", "application_1628109047826_1317105") // data-skew and resource-wait: warning
 	clean := sparktest.Path(t, "spark-events", "local-1430917381534")
 	missing := filepath.Join(t.TempDir(), "nope")
 	notLog := filepath.Join(t.TempDir(), "notes.txt")
