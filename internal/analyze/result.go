@@ -188,7 +188,7 @@ type Stage struct {
 	FetchFailures      int
 	SpeculativeTasks   int            // speculative attempts launched
 	SpeculativeWins    int            // speculative attempts that succeeded
-	SpeculationWasteMs int64          // run time of killed attempts that lost a race
+	SpeculationWasteMs int64          // run time of attempts that lost a race (killed, or running at the stage's end)
 	FailureReasons     map[string]int // exception class or end reason → count
 	FailureReason      string         // the stage's own failure message
 

@@ -43,6 +43,13 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			out.SpeculativeTasks++
 		}
 		if t.FinishTime == 0 {
+			// An attempt still running when its stage completed lost the
+			// race to another attempt of its task (a speculative copy, or
+			// the original); the log ends before its kill is recorded
+			// when the application stops first.
+			if succeeded[t.Index] && s.CompletionTime != model.NoTime && t.LaunchTime > 0 {
+				out.SpeculationWasteMs += max(s.CompletionTime-t.LaunchTime, 0)
+			}
 			continue
 		}
 		d := t.FinishTime - t.LaunchTime

@@ -9,7 +9,8 @@ var SpeculationWaste = &Rule{
 	Recipe: "troubleshoot/slow-spark-jobs.md#speculation-waste",
 	Doc:    "Attempts killed because another copy of the same task succeeded burned executor time without benefit.",
 	Thresholds: []Threshold{{Metric: "run time of attempts that lost ÷ stage task time", Warning: 0.10, Critical: 0.25,
-		Gate:   "stage ≥ 2 min (shorter stages: info)",
+		Gate: "cost: the losing attempts' run time (core time; speculation costs no wall time) ≥ 5 % of the app's core " +
+			"time and ≥ 1 min, else info; ≥ 25 % for critical",
 		Source: "ours; Spark 4.0 made speculation less aggressive (multiplier 1.5 → 3, quantile 0.75 → 0.9)"}},
 	Run: runSpeculationWaste,
 }
@@ -23,13 +24,11 @@ func runSpeculationWaste(p *Pass) []Finding {
 		}
 		ratio := float64(s.SpeculationWasteMs) / float64(s.TaskTimeMs)
 		sev := level(ratio, 0.10, 0.25)
-		if sev != None && s.DurationMs < 2*minute {
-			sev = Info
-		}
 		if sev == None {
 			continue
 		}
-		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
+		cost := p.cost(0, s.SpeculationWasteMs, "core: run time of the attempts that lost the race")
+		out = append(out, Finding{Severity: gate(sev, cost), StageIDs: []int{s.StageID}, Cost: cost,
 			Detail: fmt.Sprintf("%s: %d speculative attempt(s), %d won; attempts that lost the race ran %s (%.0f%% of task time).",
 				stageRef(s), s.SpeculativeTasks, s.SpeculativeWins, fmtMs(s.SpeculationWasteMs), 100*ratio),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "wastedMs": s.SpeculationWasteMs,
