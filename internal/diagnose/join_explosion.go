@@ -14,8 +14,10 @@ var JoinExplosion = &Rule{
 	Recipe: "troubleshoot/join-explosion.md",
 	Doc:    "A join produced far more rows than its largest input: duplicate keys, a missing condition, a cartesian product.",
 	Thresholds: []Threshold{
-		{Metric: "join output rows ÷ largest input rows", Warning: 10, Critical: 100, Gate: "output ≥ 10^8 rows",
-			Source: "ours (Sparklens OIRatio is the same idea, no threshold)"},
+		{Metric: "join output rows ÷ largest input rows", Warning: 10, Critical: 100,
+			Gate: "output ≥ 10^6 rows; cost: the query's stages (wall: their durations, core: their task time, an upper " +
+				"bound) ≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
+			Source: "ours (Sparklens OIRatio is the same idea, no threshold); the cost gate replaces a 10^8-row floor"},
 		{Metric: "cartesian / nested-loop join output rows", Critical: 1e10,
 			Source: "DataFlint LargeCrossJoinScanAlert (10^10)"}},
 	Run: runJoinExplosion,
@@ -44,16 +46,18 @@ func runJoinExplosion(p *Pass) []Finding {
 				ratio = float64(n.Rows) / float64(largest)
 			}
 			sev := None
-			if n.Rows >= 1e8 {
+			if n.Rows >= 1e6 {
 				sev = level(ratio, 10, 100)
 			}
+			cost := sqlCost(p, x.ID)
+			sev = gate(sev, cost)
 			if cross && n.Rows >= 1e10 {
 				sev = Critical
 			}
 			if sev == None {
 				continue
 			}
-			out = append(out, Finding{Severity: sev, StageIDs: sqlStages(p.Result, x.ID),
+			out = append(out, Finding{Severity: sev, StageIDs: sqlStages(p.Result, x.ID), Cost: cost,
 				Detail: fmt.Sprintf("SQL query %d: %s produced %d rows from inputs of %d and %d rows (%.0f×).",
 					x.ID, n.Name, n.Rows, left, right, ratio),
 				Evidence: map[string]any{"sqlId": x.ID, "joinType": n.Name, "outputRows": n.Rows, "leftRows": left,
@@ -78,4 +82,17 @@ func inputRows(nodes []analyze.SQLNode, id int) int64 {
 		id = n.Children[0]
 	}
 	return -1
+}
+
+// sqlCost is what a SQL query's stages took: an upper bound on what one
+// of its operators cost.
+func sqlCost(p *Pass, sqlID int64) *Cost {
+	var wall, core int64
+	for i := range p.Result.Stages {
+		if s := &p.Result.Stages[i]; s.SQLExecutionID == sqlID {
+			wall += s.DurationMs
+			core += s.TaskTimeMs
+		}
+	}
+	return p.cost(wall, core, "the query's stages: wall their durations, core their task time (an upper bound)")
 }
