@@ -199,12 +199,13 @@ func parseJVM(msg string) TaskError {
 	return e
 }
 
-// jvmFrame reads "com.acme.Job.run(Job.scala:42)" (a module prefix such as
-// "java.base/" is dropped).
+// jvmFrame reads "com.acme.Job.run(Job.scala:42)" (a module or class
+// loader prefix such as "java.base/" or "app//" is dropped; the "/0x…" of
+// a lambda's hidden class is kept).
 func jvmFrame(s string) Frame {
 	fn, loc, _ := strings.Cut(s, "(")
-	if _, after, ok := strings.Cut(fn, "/"); ok {
-		fn = after
+	if i := strings.LastIndex(fn, "/"); i >= 0 && !strings.Contains(fn[:i], "$") {
+		fn = fn[i+1:]
 	}
 	loc = strings.TrimSuffix(loc, ")")
 	f := Frame{Function: fn}
@@ -219,6 +220,9 @@ func jvmFrame(s string) Frame {
 // jvmLibrary tells Spark's, the JDK's and common libraries' frames from the
 // user's code.
 func jvmLibrary(fn string) bool {
+	if strings.Contains(fn, "$$Lambda") { // a generated lambda class: no source line
+		return true
+	}
 	for _, p := range []string{"org.apache.spark.", "scala.", "java.", "javax.", "jdk.", "sun.", "com.sun.",
 		"py4j.", "org.apache.hadoop.", "io.netty.", "com.google.", "org.apache.parquet.", "org.apache.arrow.",
 		"org.apache.commons.", "com.fasterxml.", "org.codehaus.janino.", "org.slf4j.", "org.apache.log4j.",

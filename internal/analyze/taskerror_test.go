@@ -43,6 +43,12 @@ func TestParseTaskError(t *testing.T) {
 			"\tat $line11.$read$$iwC$$anonfun$1.apply(<console>:18)\n\tat scala.collection.Iterator$$anon$11.next(Iterator.scala:328)",
 			TaskError{Class: "java.lang.RuntimeException", Message: "got a 3, failing",
 				Frame: Frame{File: "<console>", Line: 18, Function: "$line11.$read$$iwC$$anonfun$1.apply"}}},
+		{"lambda hidden class and app// loader prefix", "ExceptionFailure", "java.lang.OutOfMemoryError: Java heap space\n" +
+			"\tat org.apache.spark.sql.catalyst.expressions.GeneratedClass$GeneratedIteratorForCodegenStage1.processNext(Unknown Source)\n" +
+			"\tat org.apache.spark.sql.execution.SparkPlan$$Lambda$2571/0x00007fdcb8de4458.apply(Unknown Source)\n" +
+			"\tat app//com.acme.Agg.merge(Agg.scala:12)\n",
+			TaskError{Class: "java.lang.OutOfMemoryError", Message: "Java heap space",
+				Frame: Frame{File: "Agg.scala", Line: 12, Function: "com.acme.Agg.merge"}}},
 		{"executor lost", "ExecutorLostFailure", "ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: Command exited with code 137",
 			TaskError{Class: "ExecutorLostFailure", Message: "ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: Command exited with code 137"}},
 		{"empty", "ExceptionFailure", "", TaskError{}},

@@ -11,16 +11,16 @@ var IdleExecutors = &Rule{
 	Title:  "Idle executors",
 	Recipe: "troubleshoot/slow-spark-jobs.md#idle-executors",
 	Doc:    "Executor cores were alive (and paid for) but idle: 1 − task time ÷ (lifetime × cores).",
-	Thresholds: []Threshold{{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80, Gate: "app ≥ 10 min",
-		Source: "DataFlint WastedCoresAlertsReducer (50 %); Sparklens OneCoreComputeHours wasted; 80 % ours"}},
+	Thresholds: []Threshold{{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80,
+		Gate: "cost: the idle core time (core time only: idle executors do not slow the app) ≥ 1 min and ≥ 5 % of the " +
+			"app's core time, else no finding; ≥ 25 % for critical",
+		Source: "DataFlint WastedCoresAlertsReducer (50 %); Sparklens OneCoreComputeHours wasted; 80 % ours; the cost gate " +
+			"replaces an app ≥ 10 min floor"}},
 	Run: runIdleExecutors,
 }
 
 func runIdleExecutors(p *Pass) []Finding {
 	r := p.Result
-	if r.DurationMs < 10*minute {
-		return nil
-	}
 	var capMs, busy int64
 	type idle struct {
 		id    string
@@ -33,6 +33,9 @@ func runIdleExecutors(p *Pass) []Finding {
 		if e.ID != "driver" {
 			local = false
 		}
+	}
+	if local {
+		return nil // the driver runs the tasks: no cores held beyond it
 	}
 	for _, e := range r.Executors {
 		if (e.ID == "driver") != local || e.Cores <= 0 {
@@ -47,7 +50,8 @@ func runIdleExecutors(p *Pass) []Finding {
 	}
 	ratio := 1 - float64(busy)/float64(capMs)
 	sev := level(ratio, 0.50, 0.80)
-	if sev == None {
+	cost := p.cost(0, capMs-busy, "core: executor cores alive and running no task")
+	if sev == None || !cost.Matters() { // idle cores cost only in aggregate
 		return nil
 	}
 	sort.SliceStable(execs, func(i, j int) bool { return execs[i].hours > execs[j].hours })
@@ -58,10 +62,26 @@ func runIdleExecutors(p *Pass) []Finding {
 		}
 	}
 	hours := float64(capMs-busy) / 3.6e6
-	return []Finding{{Severity: sev, ExecutorIDs: ids,
-		Detail: fmt.Sprintf("Executor cores were idle %.0f%% of their lifetime: %.2f core-hours paid for and unused across %d executors.",
-			100*ratio, hours, len(execs)),
+	sev = gate(sev, cost)
+	detail := fmt.Sprintf("Executor cores were idle %.0f%% of their lifetime: %.2f core-hours paid for and unused across %d executors.",
+		100*ratio, hours, len(execs))
+	if interactive(p.Attempt.AppName) {
+		sev = Info
+		detail += " An interactive shell idles between commands; dynamic allocation releases its executors meanwhile."
+	}
+	return []Finding{{Severity: sev, ExecutorIDs: ids, Cost: cost,
+		Detail: detail,
 		Evidence: map[string]any{"idleCoreRatio": round(ratio), "idleCoreHours": round(hours),
 			"coreHours": round(float64(capMs) / 3.6e6), "busyCoreHours": round(float64(busy) / 3.6e6),
 			"executors": len(execs)}}}
+}
+
+// interactive tells whether an application is an interactive shell, by the
+// name Spark's shells give it.
+func interactive(appName string) bool {
+	switch appName {
+	case "Spark shell", "PySparkShell", "SparkR", "sparklyr", "Spark Connect server":
+		return true
+	}
+	return false
 }

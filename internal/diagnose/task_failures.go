@@ -29,7 +29,8 @@ var TaskFailures = &Rule{
 func runTaskFailures(p *Pass) []Finding {
 	f := &p.Result.Failures
 	var out []Finding
-	fatal := -1 // the first cause that failed a job: what the shutdowns after it are folded under
+	fatal := -1      // the first cause that failed a job: what the shutdowns after it are folded under
+	unrecovered := -1 // else the first cause some task never recovered from
 	for i := range f.Causes {
 		c := &f.Causes[i]
 		if c.Reason == "ExecutorLostFailure" || c.LostExecutor != "" {
@@ -38,7 +39,22 @@ func runTaskFailures(p *Pass) []Finding {
 		if c.Fatal() && fatal < 0 {
 			fatal = len(out)
 		}
+		if c.Recovered < c.Tasks && unrecovered < 0 {
+			unrecovered = len(out)
+		}
 		out = append(out, causeFinding(p, c))
+	}
+	// A task that failed and never ran again, then the application shut
+	// down with jobs still running (an OutOfMemoryError that takes a
+	// local-mode driver with it, an error that stops the SparkContext):
+	// that cause is what ended them.
+	if fatal < 0 && unrecovered >= 0 && slices.ContainsFunc(f.Jobs, func(j analyze.JobFailure) bool {
+		return j.Cause < 0 && j.Kind == analyze.JobCancelledByShutdown
+	}) {
+		fatal = unrecovered
+		fd := &out[fatal]
+		fd.Severity = Critical
+		fd.Detail += " The application then shut down with its jobs unfinished."
 	}
 	// Failed jobs no task failure explains: folded under the root cause
 	// when there is one, else reported by kind.
@@ -79,6 +95,10 @@ func causeFinding(p *Pass, c *analyze.FailureCause) Finding {
 			plural("stage", c.FailedStages), plural("job", c.FailedJobs), fmtMs(c.WastedMs))
 	case c.Recovered == c.Tasks:
 		what = "Every task succeeded on retry."
+	case c.Recovered == 0 && c.Tasks == 1:
+		what = "The task never succeeded."
+	case c.Recovered == 0:
+		what = fmt.Sprintf("None of the %d tasks succeeded.", c.Tasks)
 	default:
 		what = fmt.Sprintf("%d of the %d tasks succeeded on retry.", c.Recovered, c.Tasks)
 	}

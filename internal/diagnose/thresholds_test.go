@@ -1,6 +1,7 @@
 package diagnose_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -141,5 +142,33 @@ func TestOOMRiskNeedsGCForCritical(t *testing.T) {
 		if got := diagnose.Worst(fs); got != c.want || len(fs) != 1 || fs[0].ExecutorIDs[0] != "7" {
 			t.Errorf("%s: got %v%s, want %v on executor 7", c.name, got, dump(fs), c.want)
 		}
+	}
+}
+
+// TestTaskFailuresShutdownFold: a task that failed once and never ran
+// again, then a shutdown that cancelled the job (an OutOfMemoryError that
+// takes a local-mode driver down): one critical finding, the cancelled job
+// folded under it, not a recovered-failure warning beside a shutdown one.
+func TestTaskFailuresShutdownFold(t *testing.T) {
+	oom := analyze.FailureCause{Error: analyze.TaskError{Class: "java.lang.OutOfMemoryError", Message: "Java heap space"},
+		Reason: "ExceptionFailure", Attempts: 1, Tasks: 1, MaxAttempts: 1, StageIDs: []int{0},
+		ExecutorIDs: []string{"driver"}, WastedMs: 4900, DelayMs: 4900}
+	res := &analyze.Result{DurationMs: 11900, Failures: analyze.Failures{
+		Causes: []analyze.FailureCause{oom},
+		Jobs: []analyze.JobFailure{{JobID: 0, Message: "Job 0 cancelled because SparkContext was shut down",
+			Kind: analyze.JobCancelledByShutdown, StageIDs: []int{0}, Cause: -1}}}}
+	fs := diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: res}, []*diagnose.Rule{diagnose.TaskFailures})
+	if len(fs) != 1 || fs[0].Severity != diagnose.Critical || fs[0].Evidence["exception"] != "java.lang.OutOfMemoryError" {
+		t.Fatalf("got %s, want one critical OutOfMemoryError finding", dump(fs))
+	}
+	if c := fs[0].Evidence["consequences"].([]string); len(c) != 1 || !strings.Contains(c[0], "job 0") {
+		t.Errorf("got consequences %q, want the cancelled job 0", c)
+	}
+	// The same failure recovered on retry: the shutdown is no consequence.
+	oom.Recovered = 1
+	res.Failures.Causes[0] = oom
+	fs = diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: res}, []*diagnose.Rule{diagnose.TaskFailures})
+	if len(fs) != 2 || fs[0].Severity == diagnose.Critical {
+		t.Errorf("got %s, want the recovered failure and the shutdown apart", dump(fs))
 	}
 }
