@@ -4,7 +4,7 @@ import "github.com/sparkdx/sparkdx/internal/model"
 
 // execAcc accumulates one executor's task totals over all stages.
 type execAcc struct {
-	busy, run, gc int64
+	busy, run, gc, gcShare int64
 	tasks, failed int
 	lostFailed    int
 	oomErrors     int
@@ -25,7 +25,7 @@ const (
 func executorStats(e *model.Executor, a *execAcc, end int64) Executor {
 	out := Executor{ID: e.ID, Host: e.Hostname(), Cores: e.TotalCores, AddedTime: e.AddTime,
 		RemovedTime: e.RemoveTime, RemovedReason: e.RemoveReason,
-		BusyMs: a.busy, RunTimeMs: a.run, GCTimeMs: a.gc, Tasks: a.tasks, FailedTasks: a.failed}
+		BusyMs: a.busy, RunTimeMs: a.run, GCTimeMs: a.gc, GCShareMs: a.gcShare, Tasks: a.tasks, FailedTasks: a.failed}
 	stop := e.RemoveTime
 	if stop == model.NoTime {
 		stop = end

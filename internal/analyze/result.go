@@ -148,11 +148,15 @@ type Stage struct {
 	QueuedMs   int64
 	IsWrite    bool // writes output (bytes/records or a write command)
 
-	TaskDurationMs   Quantiles // successful attempts, launch to finish
-	RunTimeMs        Quantiles // successful attempts, executor run time
-	TaskTimeMs       int64     // Σ duration of every finished attempt
-	RunTimeTotalMs   int64     // Σ executor run time
-	GCTimeMs         int64
+	TaskDurationMs Quantiles // successful attempts, launch to finish
+	RunTimeMs      Quantiles // successful attempts, executor run time
+	TaskTimeMs     int64     // Σ duration of every finished attempt
+	RunTimeTotalMs int64     // Σ executor run time
+	GCTimeMs       int64     // JVM GC time, as Spark sums it
+	// GCShareMs is Σ per task of min(JVM GC time, executor run time): the
+	// numerator of every GC share, which then stays ≤ 100 % (a task's GC
+	// time is the executor JVM's while it ran, other tasks' included).
+	GCShareMs        int64
 	DeserializeMs    int64
 	SerializeMs      int64 // result serialization
 	SchedulerDelayMs int64 // Σ duration − run − deserialize − serialize − getting result
@@ -219,6 +223,7 @@ type Executor struct {
 	Tasks, FailedTasks int
 	OOMTaskErrors      int // failed tasks whose error is an OutOfMemoryError
 	GCTimeMs           int64
+	GCShareMs          int64 // Σ per task of min(GC, run time), as Stage.GCShareMs
 	RunTimeMs          int64
 
 	PeakJVMHeapBytes    int64

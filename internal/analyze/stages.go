@@ -56,6 +56,9 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 		out.Attempts++
 		out.TaskTimeMs += d
 		tm := &t.Metrics
+		// A task's GC time is the JVM's for the whole executor while it
+		// ran: capped at its run time, a share of run time stays ≤ 100 %.
+		out.GCShareMs += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))
 		delay := d - tm.ExecutorRunTime - tm.ExecutorDeserializeTime - tm.ResultSerializationTime
 		if t.GettingResultTime > 0 {
 			delay -= t.FinishTime - t.GettingResultTime
@@ -69,6 +72,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			}
 			a.run += tm.ExecutorRunTime
 			a.gc += tm.JvmGcTime
+			a.gcShare += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))
 		}
 		switch {
 		case t.Successful():

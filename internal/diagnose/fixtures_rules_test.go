@@ -161,7 +161,7 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		quiet.appEnd(end + 2*mn)
 		return fires, quiet
 	},
-	// 15 s of GC in 60 s tasks (25 %) over 10 min of task time, vs 2 s.
+	// 30 s of GC in 60 s tasks (50 %) in a stage that is most of the app, vs 2 s.
 	"gc-pressure": func() (*fx, *fx) {
 		build := func(gc int64) *fx {
 			f := newApp("gc")
@@ -172,7 +172,7 @@ var fixtures = map[string]func() (fires, quiet *fx){
 			f.appEnd(end + 5*sec)
 			return f
 		}
-		return build(15 * sec), build(2 * sec)
+		return build(30 * sec), build(2 * sec)
 	},
 	// Stage 0: 30 % of run time waiting for shuffle fetches over 3 min;
 	// stage 1: a FetchFailed attempt, re-attempted. Quiet: 2 % fetch wait.
@@ -244,7 +244,6 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		}
 		return build(3, 4*mn), build(48, mn)
 	},
-	// 5 of 20 attempts fail with an IOException (25 %), vs 1 of 20.
 	// Task 0 fails 4 times with an IOException (spark.task.maxFailures),
 	// which aborts stage 0 and fails job 0, vs one attempt that fails
 	// after 300 ms and succeeds on retry (info: it cost nothing).

@@ -44,8 +44,8 @@ var wants = map[string][]want{
 	"executor-lost": {{severity: diagnose.Critical, stageIDs: []int{0}, executorIDs: []string{"2"},
 		evidence: map[string]any{"cause": "container-memory", "failedTasks": 4, "lostExecutors": 1}}},
 	"gc-pressure": {
-		{severity: diagnose.Critical, stageIDs: []int{0}, evidence: map[string]any{"scope": "stage", "gcRatio": 0.25}},
-		{severity: diagnose.Critical, executorIDs: []string{"1", "2"}, evidence: map[string]any{"scope": "app", "gcTimeMs": 150 * sec}}},
+		{severity: diagnose.Critical, stageIDs: []int{0}, evidence: map[string]any{"scope": "stage", "gcRatio": 0.5}},
+		{severity: diagnose.Critical, executorIDs: []string{"1", "2"}, evidence: map[string]any{"scope": "app", "gcTimeMs": 300 * sec}}},
 	"shuffle-bottleneck": {
 		{severity: diagnose.Critical, stageIDs: []int{1}, evidence: map[string]any{"fetchFailures": 1, "reattempted": true}},
 		{severity: diagnose.Warning, stageIDs: []int{0}, evidence: map[string]any{"fetchWaitMs": 8 * 54 * sec, "fetchWaitRatio": 0.3}}},

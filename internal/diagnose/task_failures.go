@@ -29,7 +29,7 @@ var TaskFailures = &Rule{
 func runTaskFailures(p *Pass) []Finding {
 	f := &p.Result.Failures
 	var out []Finding
-	fatal := -1      // the first cause that failed a job: what the shutdowns after it are folded under
+	fatal := -1       // the first cause that failed a job: what the shutdowns after it are folded under
 	unrecovered := -1 // else the first cause some task never recovered from
 	for i := range f.Causes {
 		c := &f.Causes[i]

@@ -65,9 +65,16 @@ func TestThresholdEdges(t *testing.T) {
 		{"spill above 3 TB", diagnose.Spill, stage(func(s *analyze.Stage) {
 			s.InputBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 4<<40, 3<<40, 1<<40
 		}), diagnose.Info},
-		{"gc 0.20", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 10*mn, 2*mn }), diagnose.Critical},
-		{"gc 0.099", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 1000*sec, 99*sec }), diagnose.None},
-		{"gc under 5 min", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCTimeMs = 4*mn, 2*mn }), diagnose.None},
+		{"gc 0.20 in a stage of half the app", diagnose.GCPressure, stage(func(s *analyze.Stage) {
+			s.RunTimeTotalMs, s.GCShareMs = 10*mn, 2*mn
+		}), diagnose.Warning},
+		{"gc 0.50 in a stage of the whole app", diagnose.GCPressure, stage(func(s *analyze.Stage) {
+			s.RunTimeTotalMs, s.GCShareMs, s.DurationMs = 10*mn, 5*mn, 20*mn
+		}), diagnose.Critical},
+		{"gc 0.099", diagnose.GCPressure, stage(func(s *analyze.Stage) { s.RunTimeTotalMs, s.GCShareMs = 1000*sec, 99*sec }), diagnose.None},
+		{"gc 0.5 of a 2-s stage", diagnose.GCPressure, stage(func(s *analyze.Stage) {
+			s.RunTimeTotalMs, s.GCShareMs, s.DurationMs = 4*sec, 2*sec, 2*sec
+		}), diagnose.Info},
 		{"tiny 100 × 499 ms, overhead 5 % of wall", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
 			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 100, 499, 2, 2*mn
 		}), diagnose.Warning},

@@ -159,10 +159,11 @@ func htmlAppOf(in *Input, i int) htmlApp {
 
 func htmlSLIs(r *analyze.Result) []kv {
 	cp := r.CriticalPath
-	var gc, spill, shuffle int64
+	var gc, run, spill, shuffle int64
 	failed := 0
 	for _, s := range r.Stages {
-		gc += s.GCTimeMs
+		gc += s.GCShareMs
+		run += s.RunTimeTotalMs
 		spill += s.DiskSpilledBytes
 		shuffle += s.ShuffleReadBytes
 		failed += s.Failed
@@ -177,7 +178,7 @@ func htmlSLIs(r *analyze.Result) []kv {
 		{"core time used", fmtPct(share(cp.TaskTimeMs, int64(cp.MaxCores)*r.DurationMs))},
 		{"critical path", fmtDuration(cp.CriticalPathMs)},
 		{"ideal", fmtDuration(cp.IdealMs)},
-		{"GC share", fmtPct(share(gc, cp.TaskTimeMs))},
+		{"GC share of run time", fmtPct(share(gc, run))},
 		{"shuffle read", fmtBytes(shuffle)},
 		{"disk spill", fmtBytes(spill)},
 		{"failed tasks", fmt.Sprint(failed)},
@@ -211,7 +212,7 @@ func htmlStageOf(s analyze.Stage) htmlStage {
 		P50: fmtDuration(s.TaskDurationMs.P50), P95: fmtDuration(s.TaskDurationMs.P95), Max: fmtDuration(s.TaskDurationMs.Max),
 		Skew: fmtRatio(s.SkewDuration), Input: fmtBytesOrDash(s.InputBytes), ShuffleR: fmtBytesOrDash(s.ShuffleReadBytes),
 		ShuffleW: fmtBytesOrDash(s.ShuffleWriteBytes), Spill: fmtBytesOrDash(s.DiskSpilledBytes),
-		GC: fmtPct(share(s.GCTimeMs, s.RunTimeTotalMs))}
+		GC: fmtPct(share(s.GCShareMs, s.RunTimeTotalMs))}
 }
 
 func htmlExecutorOf(e analyze.Executor) htmlExecutor {

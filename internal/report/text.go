@@ -230,10 +230,11 @@ func phaseColumns(tl []analyze.Interval, start, end int64, n int) []analyze.Phas
 func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 	fmt.Fprintln(w, st.bold("Key numbers"))
 	cp := r.CriticalPath
-	var gc, spill, shRead, shWrite, input, output int64
+	var gc, run, spill, shRead, shWrite, input, output int64
 	tasks, failed := 0, 0
 	for _, s := range r.Stages {
-		gc += s.GCTimeMs
+		gc += s.GCShareMs
+		run += s.RunTimeTotalMs
 		spill += s.DiskSpilledBytes
 		shRead += s.ShuffleReadBytes
 		shWrite += s.ShuffleWriteBytes
@@ -249,7 +250,7 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 		{"critical path", fmt.Sprintf("%s with unlimited executors", fmtDuration(cp.CriticalPathMs))},
 		{"ideal", fmt.Sprintf("%s with the cores perfectly used", fmtDuration(cp.IdealMs))},
 		{"tasks", fmt.Sprintf("%d finished, %d failed", tasks, failed)},
-		{"GC", fmt.Sprintf("%s of task time", fmtPct(share(gc, cp.TaskTimeMs)))},
+		{"GC", fmt.Sprintf("%s of executor run time", fmtPct(share(gc, run)))},
 		{"input/output", fmt.Sprintf("%s read, %s written", fmtBytes(input), fmtBytes(output))},
 		{"shuffle", fmt.Sprintf("%s read, %s written", fmtBytes(shRead), fmtBytes(shWrite))},
 		{"spill to disk", fmtBytesOrDash(spill)},
@@ -422,7 +423,7 @@ func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
 			fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.P95), fmtDuration(s.TaskDurationMs.Max),
 			fmtRatio(s.SkewDuration), fmtBytesOrDash(s.InputBytes), fmtBytesOrDash(s.ShuffleReadBytes),
 			fmtBytesOrDash(s.ShuffleWriteBytes), fmtBytesOrDash(s.DiskSpilledBytes),
-			fmtPct(share(s.GCTimeMs, s.RunTimeTotalMs)))
+			fmtPct(share(s.GCShareMs, s.RunTimeTotalMs)))
 	}
 	t.write(w, st, "  ")
 }

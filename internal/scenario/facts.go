@@ -35,7 +35,7 @@ var stageMetrics = map[string]func(s *analyze.Stage) float64{
 		if s.RunTimeTotalMs == 0 {
 			return 0
 		}
-		return float64(s.GCTimeMs) / float64(s.RunTimeTotalMs)
+		return float64(s.GCShareMs) / float64(s.RunTimeTotalMs)
 	},
 }
 
