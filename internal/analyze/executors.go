@@ -5,12 +5,12 @@ import "github.com/sparkdx/sparkdx/internal/model"
 // execAcc accumulates one executor's task totals over all stages.
 type execAcc struct {
 	busy, run, gc, gcShare int64
-	tasks, failed int
-	lostFailed    int
-	oomErrors     int
-	causedByApp   bool
-	unrelated     bool
-	lossReason    string
+	tasks, failed          int
+	lostFailed             int
+	oomErrors              int
+	causedByApp            bool
+	unrelated              bool
+	lossReason             string
 }
 
 // Indexes into model.ExecutorMetricNames (Spark's fixed order) that model
