@@ -6,6 +6,6 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.appName("scenario-idle-executors").getOrCreate()
 sc = spark.sparkContext
 assert sc.parallelize(range(100), 4).sum() == 4950
-time.sleep(12)  # driver-side work: every executor idles
+time.sleep(45)  # driver-side work: every executor idles
 assert sc.parallelize(range(10), 1).map(lambda x: time.sleep(1) or x).sum() == 45
 spark.stop()
