@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sparkdx/sparkdx/docs/recipes"
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 )
@@ -50,6 +51,9 @@ type htmlFinding struct {
 	Tables   []evidenceTable // evidence lists of records
 	Stages   string
 	Execs    string
+	// Howto is the recipe's section, from the recipes embedded in the
+	// binary: the page stays self-contained and still says what to do.
+	Howto string
 }
 
 type htmlStage struct {
@@ -127,8 +131,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		kv{"log", fmt.Sprintf("%s (%s, %d events, %d bad lines)", l.Path, fmtBytes(l.Bytes), l.Events, l.BadLines)})
 	for _, f := range sortedFindings(in.Report.Findings) {
 		app.Counts[f.Severity.String()]++
+		howto, _ := recipes.Read(f.Recipe) // a finding without an embedded recipe keeps its path
 		f.Recipe = recipePath(f.Recipe)
-		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", ")}
+		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", "),
+			Howto: howto}
 		for _, k := range sortedKeys(f.Evidence) {
 			if t, ok := evidenceRecords(k, f.Evidence[k]); ok {
 				hf.Tables = append(hf.Tables, t)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html/template"
 	"image"
 	"image/color"
 	"image/png"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/docs/recipes"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -337,4 +339,28 @@ func ExampleWriteHTML() {
 	err := WriteHTML(&buf, nil)
 	fmt.Println(err, strings.HasPrefix(buf.String(), "<!DOCTYPE html>"))
 	// Output: <nil> true
+}
+
+// TestHTMLInlinesRecipes: each finding carries its recipe's section inline
+// (the page is one file; the reader still learns what to do).
+func TestHTMLInlinesRecipes(t *testing.T) {
+	in := realInput(t, "spark-events/local-1422981780767")
+	if len(in.Report.Findings) == 0 {
+		t.Fatal("the log has no finding")
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, []*Input{in}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, f := range in.Report.Findings {
+		want, err := recipes.Read(f.Recipe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(want, "\n")
+		if !strings.Contains(page, `<details class="recipe">`) || !strings.Contains(page, template.HTMLEscapeString(first)) {
+			t.Errorf("finding %s: the page lacks its recipe section %q", f.Rule, first)
+		}
+	}
 }

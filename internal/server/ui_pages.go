@@ -27,6 +27,7 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /{$}", s.fleetPage)
 	m.HandleFunc("GET /apps/{id}", s.appPage)
 	m.HandleFunc("GET /compare", s.comparePage)
+	m.HandleFunc("GET /recipes/{path...}", s.recipePage)
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -42,27 +44,27 @@ func Funcs() template.FuncMap {
 			}
 			return float64(part) * 100 / float64(whole)
 		},
-		"add":    func(a, b int) int { return a + b },
+		"add": func(a, b int) int { return a + b },
+		"recipeURL": func(ref string) string { // "troubleshoot/x.md#y" → "/recipes/troubleshoot/x.md?section=y"
+			path, sec, ok := strings.Cut(ref, "#")
+			if !ok {
+				return "/recipes/" + path
+			}
+			return "/recipes/" + path + "?section=" + url.QueryEscape(sec)
+		},
 		"sdur":   func(ms int64) string { return signed(ms, Duration) },
 		"sbytes": func(n int64) string { return signed(n, units.Bytes) },
 		"snum":   func(n int64) string { return signed(n, func(v int64) string { return fmt.Sprint(v) }) },
 	}
 }
 
-// Duration formats milliseconds for people: 850ms, 12.3s, 4m05s, 2h03m.
+// Duration formats milliseconds the way every sparkdx output does
+// (units.Millis: 850ms, 12.3s, 4m05s, 2h03m); "—" for none.
 func Duration(ms int64) string {
-	switch {
-	case ms < 0:
+	if ms < 0 {
 		return "—"
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 60_000:
-		return fmt.Sprintf("%.1fs", float64(ms)/1000)
-	case ms < 3_600_000:
-		return fmt.Sprintf("%dm%02ds", ms/60_000, ms/1000%60)
-	default:
-		return fmt.Sprintf("%dh%02dm", ms/3_600_000, ms/60_000%60)
 	}
+	return units.Millis(ms)
 }
 
 // Time formats epoch ms as UTC.
