@@ -152,7 +152,11 @@ type Stage struct {
 	RunTimeMs      Quantiles // successful attempts, executor run time
 	TaskTimeMs     int64     // Σ duration of every finished attempt
 	RunTimeTotalMs int64     // Σ executor run time
-	GCTimeMs       int64     // JVM GC time, as Spark sums it
+	CPUTimeMs      int64     // Σ executor CPU time (Spark records ns): run time minus waiting (I/O, locks, GC)
+	// PeakExecutionMemoryBytes is the largest task's peak execution
+	// memory (sort, aggregation and join buffers), not Spark's sum.
+	PeakExecutionMemoryBytes int64
+	GCTimeMs                 int64 // JVM GC time, as Spark sums it
 	// GCShareMs is Σ per task of min(JVM GC time, executor run time): the
 	// numerator of every GC share, which then stays ≤ 100 % (a task's GC
 	// time is the executor JVM's while it ran, other tasks' included).

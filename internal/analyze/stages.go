@@ -15,8 +15,8 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 		JobIDs: s.JobIDs, SQLExecutionID: -1, NumTasks: s.NumTasks,
 		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime,
 		GCTimeMs: m.JvmGcTime, DeserializeMs: m.ExecutorDeserializeTime, SerializeMs: m.ResultSerializationTime,
-		RunTimeTotalMs: m.ExecutorRunTime,
-		InputBytes:     m.InputBytesRead, InputRecords: m.InputRecordsRead,
+		RunTimeTotalMs: m.ExecutorRunTime, CPUTimeMs: m.ExecutorCpuTime / 1e6,
+		InputBytes: m.InputBytesRead, InputRecords: m.InputRecordsRead,
 		OutputBytes: m.OutputBytesWritten, OutputRecords: m.OutputRecordsWritten,
 		ShuffleReadBytes: m.ShuffleReadBytes(), ShuffleReadRecords: m.ShuffleRead.RecordsRead,
 		ShuffleWriteBytes: m.ShuffleWrite.BytesWritten, ShuffleWriteRecords: m.ShuffleWrite.RecordsWritten,
@@ -56,6 +56,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 		out.Attempts++
 		out.TaskTimeMs += d
 		tm := &t.Metrics
+		out.PeakExecutionMemoryBytes = max(out.PeakExecutionMemoryBytes, tm.PeakExecutionMemory)
 		// A task's GC time is the JVM's for the whole executor while it
 		// ran: capped at its run time, a share of run time stays ≤ 100 %.
 		out.GCShareMs += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))

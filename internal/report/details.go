@@ -9,6 +9,8 @@ type StageDetail struct {
 	AttemptID           int               `json:"attemptId"`
 	RunTimeMs           analyze.Quantiles `json:"runTimeMs"`
 	TaskTimeMs          int64             `json:"taskTimeMs"`
+	CPUTimeMs           int64             `json:"cpuTimeMs"`
+	PeakExecutionMemory int64             `json:"peakExecutionMemoryBytes"` // largest task's
 	DeserializeMs       int64             `json:"deserializeMs"`
 	SerializeMs         int64             `json:"serializeMs"`
 	SchedulerDelayMs    int64             `json:"schedulerDelayMs"`
@@ -63,6 +65,7 @@ type Interval struct {
 
 func stageDetail(s *analyze.Stage) StageDetail {
 	return StageDetail{StageID: s.StageID, AttemptID: s.AttemptID, RunTimeMs: s.RunTimeMs, TaskTimeMs: s.TaskTimeMs,
+		CPUTimeMs: s.CPUTimeMs, PeakExecutionMemory: s.PeakExecutionMemoryBytes,
 		DeserializeMs: s.DeserializeMs, SerializeMs: s.SerializeMs, SchedulerDelayMs: s.SchedulerDelayMs,
 		ShuffleWriteTimeMs: s.ShuffleWriteTimeNs / 1e6, InputRecords: s.InputRecords, OutputRecords: s.OutputRecords,
 		ShuffleReadRecords: s.ShuffleReadRecords, ShuffleWriteRecords: s.ShuffleWriteRecords, ResultBytes: s.ResultBytes,

@@ -230,11 +230,13 @@ func phaseColumns(tl []analyze.Interval, start, end int64, n int) []analyze.Phas
 func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 	fmt.Fprintln(w, st.bold("Key numbers"))
 	cp := r.CriticalPath
-	var gc, run, spill, shRead, shWrite, input, output int64
+	var gc, cpu, run, peak, spill, shRead, shWrite, input, output int64
 	tasks, failed := 0, 0
 	for _, s := range r.Stages {
 		gc += s.GCShareMs
+		cpu += s.CPUTimeMs
 		run += s.RunTimeTotalMs
+		peak = max(peak, s.PeakExecutionMemoryBytes)
 		spill += s.DiskSpilledBytes
 		shRead += s.ShuffleReadBytes
 		shWrite += s.ShuffleWriteBytes
@@ -243,14 +245,15 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 		tasks += s.Attempts
 		failed += s.Failed
 	}
-	capMs := int64(cp.MaxCores) * r.DurationMs
 	pairs := [][2]string{
 		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
-		{"task time", fmt.Sprintf("%s, %s of core time used", fmtDuration(cp.TaskTimeMs), fmtPct(share(cp.TaskTimeMs, capMs)))},
+		{"task time", fmt.Sprintf("%s, %s of executor core time", fmtDuration(cp.TaskTimeMs), fmtPct(share(cp.TaskTimeMs, r.CoreTimeMs())))},
 		{"critical path", fmt.Sprintf("%s with unlimited executors", fmtDuration(cp.CriticalPathMs))},
 		{"ideal", fmt.Sprintf("%s with the cores perfectly used", fmtDuration(cp.IdealMs))},
 		{"tasks", fmt.Sprintf("%d finished, %d failed", tasks, failed)},
 		{"GC", fmt.Sprintf("%s of executor run time", fmtPct(share(gc, run)))},
+		{"CPU", cpuShare(cpu, run)},
+		{"peak task memory", fmtBytesOrDash(peak)},
 		{"input/output", fmt.Sprintf("%s read, %s written", fmtBytes(input), fmtBytes(output))},
 		{"shuffle", fmt.Sprintf("%s read, %s written", fmtBytes(shRead), fmtBytes(shWrite))},
 		{"spill to disk", fmtBytesOrDash(spill)},
@@ -284,6 +287,15 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 		}
 		fmt.Fprintf(w, "  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, "what-if")), strings.Join(parts, " · "))
 	}
+}
+
+// cpuShare is executor CPU time as a share of executor run time: the rest
+// is waiting on I/O, locks or GC. Logs before Spark 2.1 record no CPU time.
+func cpuShare(cpu, run int64) string {
+	if cpu <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s of executor run time", fmtPct(share(cpu, run)))
 }
 
 // maxEvidenceLines keeps one finding's evidence from filling the screen;
