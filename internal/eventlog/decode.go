@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/valyala/fastjson"
@@ -182,10 +183,19 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 		return d.blockUpdated(v)
 	case "SparkListenerSQLExecutionStart":
 		return EventSQLStart{ExecutionID: v.GetInt64("executionId"), RootID: optInt64(v, v.GetInt64("executionId"), "rootExecutionId"),
-			Description: str(v, "description"), Details: str(v, "details"), PhysicalPlan: str(v, "physicalPlanDescription"),
+			QueryID: str(v, "queryId"), ModifiedConfigs: pairs(v.Get("modifiedConfigs")), Description: str(v, "description"), Details: str(v, "details"), PhysicalPlan: str(v, "physicalPlanDescription"),
 			Plan: planNode(v.Get("sparkPlanInfo"), 0), Time: v.GetInt64("time")}
 	case "SparkListenerSQLExecutionEnd":
-		return EventSQLEnd{ExecutionID: v.GetInt64("executionId"), Time: v.GetInt64("time"), ErrorMessage: str(v, "errorMessage")}
+		em := v.Get("errorMessage")
+		return EventSQLEnd{ExecutionID: v.GetInt64("executionId"), Time: v.GetInt64("time"), ErrorMessage: str(v, "errorMessage"),
+			HasErrorMessage: em != nil && em.Type() == fastjson.TypeString}
+	case "SparkListenerSQLAdaptiveSQLMetricUpdates":
+		e := EventSQLAdaptiveMetrics{ExecutionID: v.GetInt64("executionId")}
+		for _, m := range v.GetArray("sqlPlanMetrics") {
+			e.Metrics = append(e.Metrics, model.SQLMetric{Name: str(m, "name"), AccumulatorID: m.GetInt64("accumulatorId"),
+				MetricType: str(m, "metricType")})
+		}
+		return e
 	case "SparkListenerSQLAdaptiveExecutionUpdate":
 		return EventSQLAdaptive{ExecutionID: v.GetInt64("executionId"), PhysicalPlan: str(v, "physicalPlanDescription"),
 			Plan: planNode(v.Get("sparkPlanInfo"), 0)}
@@ -199,7 +209,7 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 		return e
 	case "SparkListenerSpeculativeTaskSubmitted", "SparkListenerUnschedulableTaskSetAdded",
 		"SparkListenerUnschedulableTaskSetRemoved", "SparkListenerExecutorDecommissioned",
-		"SparkListenerSQLAdaptiveSQLMetricUpdates", "SparkListenerEffectiveSQLConf",
+		"SparkListenerEffectiveSQLConf",
 		"SparkListenerExecutorUnexcludedForStage", "QueryIdleEvent":
 		// Spark writes these but the History Server's state does not
 		// depend on them.
@@ -288,7 +298,9 @@ func ints(v *fastjson.Value) []int {
 // metrics, which "Task Metrics" carries anyway) are dropped, and so are SQL
 // metrics unless keepSQL: the History Server shows neither on stages or
 // tasks, and per-task copies would dominate memory on large logs.
-func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool) []model.Accumulable {
+//
+// sqlUpdates, when not nil, collects the SQL metrics' updates.
+func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool, sqlUpdates *[]AccumUpdate) []model.Accumulable {
 	a := v.GetArray()
 	if len(a) == 0 {
 		return nil
@@ -317,6 +329,11 @@ func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool) []model.Accumula
 				value = f
 			}
 		})
+		if acc.SQL && sqlUpdates != nil && update != nil {
+			if n, ok := accumInt(update); ok {
+				*sqlUpdates = append(*sqlUpdates, AccumUpdate{ID: acc.ID, Value: n})
+			}
+		}
 		// Spark marks SQL metrics internal too; they stay when keepSQL.
 		if (acc.Internal && !acc.SQL) || (acc.SQL && !keepSQL) {
 			continue
@@ -328,6 +345,20 @@ func (d *Decoder) accumulables(v *fastjson.Value, keepSQL bool) []model.Accumula
 		out = append(out, acc)
 	}
 	return out
+}
+
+// accumInt reads an accumulator update as a long: a number, or a string
+// holding one (as older Spark wrote them).
+func accumInt(v *fastjson.Value) (int64, bool) {
+	switch v.Type() {
+	case fastjson.TypeNumber:
+		n, err := v.Int64()
+		return n, err == nil
+	case fastjson.TypeString:
+		n, err := strconv.ParseInt(string(v.GetStringBytes()), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
 }
 
 func jobProps(v *fastjson.Value) JobProps {

@@ -154,7 +154,13 @@ type TaskInfo struct {
 	ExecutorID, Host, Locality                string
 	Speculative, Failed, Killed               bool
 	Accumulables                              []model.Accumulable
+	// SQLUpdates are the task's updates of SQL metrics, which the SQL
+	// tab aggregates; they are not kept per task.
+	SQLUpdates []AccumUpdate
 }
+
+// AccumUpdate is one accumulator's update by a task.
+type AccumUpdate struct{ ID, Value int64 }
 
 // EventTaskStart is SparkListenerTaskStart.
 type EventTaskStart struct {
@@ -219,6 +225,8 @@ type EventBlockUpdated struct {
 // EventSQLStart is SparkListenerSQLExecutionStart.
 type EventSQLStart struct {
 	ExecutionID, RootID  int64
+	QueryID              string // Spark 4.1+
+	ModifiedConfigs      [][2]string
 	Description, Details string
 	PhysicalPlan         string
 	Plan                 *model.SQLPlanNode
@@ -227,9 +235,17 @@ type EventSQLStart struct {
 
 // EventSQLEnd is SparkListenerSQLExecutionEnd.
 type EventSQLEnd struct {
-	ExecutionID  int64
-	Time         int64
-	ErrorMessage string
+	ExecutionID     int64
+	Time            int64
+	ErrorMessage    string
+	HasErrorMessage bool // Spark 3.4+ writes it, "" when the query succeeded
+}
+
+// EventSQLAdaptiveMetrics is SparkListenerSQLAdaptiveSQLMetricUpdates: the
+// metrics of plan nodes adaptive execution added.
+type EventSQLAdaptiveMetrics struct {
+	ExecutionID int64
+	Metrics     []model.SQLMetric
 }
 
 // EventSQLAdaptive is SparkListenerSQLAdaptiveExecutionUpdate.
@@ -290,6 +306,7 @@ func (EventSQLStart) eventName() string              { return "SparkListenerSQLE
 func (EventSQLEnd) eventName() string                { return "SparkListenerSQLExecutionEnd" }
 func (EventSQLAdaptive) eventName() string           { return "SparkListenerSQLAdaptiveExecutionUpdate" }
 func (EventSQLDriverAccums) eventName() string       { return "SparkListenerDriverAccumUpdates" }
+func (EventSQLAdaptiveMetrics) eventName() string    { return "SparkListenerSQLAdaptiveSQLMetricUpdates" }
 func (EventQueryStarted) eventName() string          { return "QueryStartedEvent" }
 func (EventQueryProgress) eventName() string         { return "QueryProgressEvent" }
 func (EventQueryTerminated) eventName() string       { return "QueryTerminatedEvent" }

@@ -1,6 +1,8 @@
 package eventlog
 
 import (
+	"strconv"
+
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
@@ -179,14 +181,14 @@ func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 		case "Killed":
 			ti.Killed = s.bool()
 		case "Accumulables":
-			ti.Accumulables = d.fastAccumulables(s)
+			ti.Accumulables = d.fastAccumulables(s, &ti.SQLUpdates)
 		default:
 			s.skip()
 		}
 	})
 }
 
-func (d *Decoder) fastAccumulables(s *scanner) []model.Accumulable {
+func (d *Decoder) fastAccumulables(s *scanner, sqlUpdates *[]AccumUpdate) []model.Accumulable {
 	var out []model.Accumulable
 	s.array(func() {
 		var acc model.Accumulable
@@ -212,7 +214,15 @@ func (d *Decoder) fastAccumulables(s *scanner) []model.Accumulable {
 				s.skip()
 			}
 		})
-		if s.bad || acc.Internal || acc.SQL {
+		if s.bad {
+			return
+		}
+		if acc.SQL && update != nil {
+			if n, err := strconv.ParseInt(string(s.scalarOf(update)), 10, 64); err == nil {
+				*sqlUpdates = append(*sqlUpdates, AccumUpdate{ID: acc.ID, Value: n})
+			}
+		}
+		if acc.Internal || acc.SQL {
 			return
 		}
 		if name != nil {

@@ -15,7 +15,7 @@ func (d *Decoder) stageInfo(v *fastjson.Value) StageInfo {
 		Name: str(v, "Stage Name"), Details: str(v, "Details"), NumTasks: v.GetInt("Number of Tasks"),
 		ParentIDs:      ints(v.Get("Parent IDs")),
 		SubmissionTime: getTime(v, "Submission Time"), CompletionTime: getTime(v, "Completion Time"),
-		Accumulables:         d.accumulables(v.Get("Accumulables"), true),
+		Accumulables:         d.accumulables(v.Get("Accumulables"), true, nil),
 		ResourceProfileID:    v.GetInt("Resource Profile Id"),
 		IsShufflePushEnabled: v.GetBool("Shuffle Push Enabled"),
 		ShuffleMergersCount:  v.GetInt("Shuffle Push Mergers Count"),

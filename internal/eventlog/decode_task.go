@@ -48,7 +48,7 @@ func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 		case "Killed":
 			ti.Killed = x.GetBool()
 		case "Accumulables":
-			ti.Accumulables = d.accumulables(x, false)
+			ti.Accumulables = d.accumulables(x, false, &ti.SQLUpdates)
 		}
 	})
 	return ti

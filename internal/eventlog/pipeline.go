@@ -359,4 +359,5 @@ func eventNameOf(ln []byte) string {
 func (st *state) finish() {
 	a := st.a
 	sort.SliceStable(a.Jobs, func(i, j int) bool { return a.Jobs[i].ID < a.Jobs[j].ID })
+	st.sqlm.flush()
 }

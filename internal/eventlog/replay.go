@@ -22,6 +22,7 @@ type state struct {
 	profiles   map[int]*model.ResourceProfile
 	rdds       map[int]*liveRDD
 	streams    map[string]*model.StreamingQuery
+	sqlm       sqlTracker
 }
 
 type stageKey struct{ id, attempt int }
@@ -108,7 +109,7 @@ func (st *state) apply(ev Event) {
 		st.unpersist(e.RDDID)
 	case EventBlockUpdated:
 		st.blockUpdated(e)
-	case EventSQLStart, EventSQLEnd, EventSQLAdaptive, EventSQLDriverAccums:
+	case EventSQLStart, EventSQLEnd, EventSQLAdaptive, EventSQLDriverAccums, EventSQLAdaptiveMetrics:
 		st.sql(ev)
 	case EventQueryStarted, EventQueryProgress, EventQueryTerminated:
 		st.streaming(ev)

@@ -43,11 +43,13 @@ func (st *state) jobStart(e *EventJobStart) {
 	if j.SQLExecutionID >= 0 {
 		if x := st.a.SQLExecution(j.SQLExecutionID); x != nil {
 			x.JobIDs = append(x.JobIDs, j.ID)
+			st.sqlm.jobStart(x, e)
 		}
 	}
 }
 
 func (st *state) jobEnd(e EventJobEnd) {
+	st.sqlm.jobEnd(e.JobID)
 	j := st.liveJobs[e.JobID]
 	if j == nil {
 		return
@@ -139,6 +141,7 @@ func setStageInfo(s *model.StageAttempt, info *StageInfo) {
 }
 
 func (st *state) stageSubmitted(e EventStageSubmitted) {
+	st.sqlm.stageSubmitted(e.Info.StageID, e.Info.AttemptID)
 	ls := st.stage(&e.Info)
 	st.settleShadow(ls, true)
 	s := ls.s

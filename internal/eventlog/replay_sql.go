@@ -5,11 +5,16 @@ import "github.com/sparkdx/sparkdx/internal/model"
 func (st *state) sql(ev Event) {
 	switch e := ev.(type) {
 	case EventSQLStart:
-		st.a.AddSQLExecution(&model.SQLExecution{ID: e.ExecutionID, RootID: e.RootID, Description: e.Description,
-			Details: e.Details, PhysicalPlan: e.PhysicalPlan, Plan: e.Plan, StartTime: e.Time, EndTime: model.NoTime})
+		st.a.AddSQLExecution(&model.SQLExecution{ID: e.ExecutionID, RootID: e.RootID, QueryID: e.QueryID, ModifiedConfigs: e.ModifiedConfigs,
+			Description: e.Description, Details: e.Details, PhysicalPlan: e.PhysicalPlan, Plan: e.Plan,
+			StartTime: e.Time, EndTime: model.NoTime})
+		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
+			st.sqlm.exec(x).addPlan(e.Plan)
+		}
 	case EventSQLEnd:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
-			x.EndTime, x.ErrorMessage = e.Time, e.ErrorMessage
+			x.EndTime, x.ErrorMessage, x.HasErrorMessage = e.Time, e.ErrorMessage, e.HasErrorMessage
+			st.sqlm.end(x)
 		}
 	case EventSQLAdaptive:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
@@ -17,8 +22,17 @@ func (st *state) sql(ev Event) {
 			if e.Plan != nil {
 				x.Plan = e.Plan
 			}
+			st.sqlm.exec(x).addPlan(e.Plan)
+		}
+	case EventSQLAdaptiveMetrics:
+		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
+			l := st.sqlm.exec(x)
+			for _, m := range e.Metrics {
+				l.types[m.AccumulatorID] = m.MetricType
+			}
 		}
 	case EventSQLDriverAccums:
+		st.sqlm.driverUpdates(e.ExecutionID, e.Updates)
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			if x.DriverUpdates == nil {
 				x.DriverUpdates = map[int64]int64{}

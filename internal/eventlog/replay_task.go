@@ -48,6 +48,7 @@ func (st *state) taskStart(e *EventTaskStart) {
 }
 
 func (st *state) taskEnd(e *EventTaskEnd) {
+	st.sqlm.taskEnd(e)
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {
 		delete(st.liveTasks, e.Info.TaskID)

@@ -217,6 +217,8 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 		if len(rest) == 1 {
 			return miscList(a), nil
 		}
+	case "sql":
+		return api.sql(a, rest, q)
 	}
 	return nil, notFound("unknown resource: %s", path)
 }

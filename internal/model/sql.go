@@ -17,18 +17,28 @@ type SQLMetric struct {
 
 // SQLExecution is one SQL query execution.
 type SQLExecution struct {
-	ID            int64
-	RootID        int64
-	Description   string
-	Details       string
-	PhysicalPlan  string
-	Plan          *SQLPlanNode
-	StartTime     int64
-	EndTime       int64
-	ErrorMessage  string
-	JobIDs        []int
-	AQEUpdates    int
-	DriverUpdates map[int64]int64 // accumulator id -> value, from the driver
+	ID           int64
+	RootID       int64
+	Description  string
+	Details      string
+	PhysicalPlan string
+	Plan         *SQLPlanNode
+	StartTime    int64
+	EndTime      int64
+	ErrorMessage string
+	// HasErrorMessage: the end event carried one ("" on success); logs
+	// before Spark 3.4 have none, and then the jobs tell whether it failed.
+	HasErrorMessage bool
+	QueryID         string // Spark 4.1+
+	// ModifiedConfigs are the SQL settings the session changed (Spark 3.4+).
+	ModifiedConfigs [][2]string
+	JobIDs          []int
+	AQEUpdates      int
+	DriverUpdates   map[int64]int64 // accumulator id -> value, from the driver
+	// MetricValues are the SQL tab's strings for the plan's metrics
+	// (sqlplan.StringValue over every task), by accumulator id: fixed
+	// when the query ended, its values so far while it runs.
+	MetricValues map[int64]string
 }
 
 // StreamingQuery is one Structured Streaming query run.
