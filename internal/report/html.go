@@ -39,8 +39,20 @@ type htmlApp struct {
 	Findings  []htmlFinding
 	Counts    map[string]int // findings by severity name
 	Stages    []htmlStage
+	Queries   []htmlQuery
 	Executors []htmlExecutor
 }
+
+// htmlQuery is one SQL query's row: the longest first, at most
+// htmlQueriesShown of them.
+type htmlQuery struct {
+	ID                                                   int64
+	DurationMs, TaskTimeMs                               int64
+	Duration, TaskTime, Jobs, Stages, Description, Heavy string
+	Failed                                               bool
+}
+
+const htmlQueriesShown = 50
 
 type kv struct{ K, V string }
 
@@ -156,6 +168,15 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	}
 	for _, s := range r.Stages {
 		app.Stages = append(app.Stages, htmlStageOf(s))
+	}
+	for _, q := range topQueries(r, htmlQueriesShown) {
+		var heavy []string
+		for _, h := range q.heavy {
+			heavy = append(heavy, h.name+" "+h.what)
+		}
+		app.Queries = append(app.Queries, htmlQuery{ID: q.x.ID, DurationMs: q.durationMs, TaskTimeMs: q.taskTimeMs,
+			Duration: fmtDuration(q.durationMs), TaskTime: fmtDurationOrDash(q.taskTimeMs), Jobs: idList(q.jobs),
+			Stages: idList(q.stages), Description: q.x.Description, Heavy: strings.Join(heavy, " · "), Failed: q.failed})
 	}
 	for _, e := range r.Executors {
 		app.Executors = append(app.Executors, htmlExecutorOf(e))

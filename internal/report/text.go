@@ -79,6 +79,7 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	writeFindings(w, in.Report.Findings, st, opts.width())
 	fmt.Fprintln(w)
 	writeTopStages(w, r, st, opts.topStages())
+	writeTopQueries(w, r, st)
 	writeLostExecutors(w, r, st)
 }
 
