@@ -10,18 +10,23 @@ var LowParallelism = &Rule{
 	Doc:    "A long stage has fewer tasks than the cores available (cores idle) or few very long tasks.",
 	Thresholds: []Threshold{
 		{Metric: "PRatio = tasks ÷ cores (lower is worse)", Warning: 1, Critical: 0.25,
-			Gate:   "stage ≥ 2.5 min; not while other stages kept ≥ 50 % of the cores busy (ours)",
+			Gate:   "stage ≥ 30 s; not while other stages kept ≥ 50 % of the cores busy; cost: idle core time (ours)",
 			Source: "Sparklens PRatio; Spark tuning guide 2–3 tasks per core; 0.25 ours"},
 		{Metric: "median task run time (ms)", Warning: float64(5 * minute), Critical: float64(15 * minute),
-			Gate: "stage ≥ 2.5 min", Source: "Dr. Elephant tuning_20190221 DEFAULT_TASK_DURATION_THRESHOLDS (5, 15 min)"}},
+			Gate: "stage ≥ 30 s; cost: idle core time", Source: "Dr. Elephant tuning_20190221 DEFAULT_TASK_DURATION_THRESHOLDS (5, 15 min)"}},
 	Run: runLowParallelism,
 }
+
+// minLowParallelismStageMs is the shortest stage judged: a final
+// single-task stage of a few seconds (a count's, a collect's) idles cores
+// by design.
+const minLowParallelismStageMs = 30 * second
 
 func runLowParallelism(p *Pass) []Finding {
 	var out []Finding
 	for i := range p.Result.Stages {
 		s := &p.Result.Stages[i]
-		if s.DurationMs < 150*second || s.Succeeded == 0 {
+		if s.DurationMs < minLowParallelismStageMs || s.Succeeded == 0 {
 			continue
 		}
 		sev := None
@@ -40,12 +45,35 @@ func runLowParallelism(p *Pass) []Finding {
 		if sev == None {
 			continue
 		}
-		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
-			Detail: fmt.Sprintf("%s ran %d tasks on %d cores (%.2f tasks per core) with a median task of %s over %s.",
-				stageRef(s), s.NumTasks, s.CoresAvailable, s.PRatio, fmtMs(med), fmtMs(s.DurationMs)),
+		// Cost: the cores left idle while the stage ran (no task of any
+		// stage on them), and the wall time the stage would save with its
+		// task time spread over every core.
+		window := s.DurationMs + s.QueuedMs
+		idle := int64(float64(int64(s.CoresAvailable)*window) * max(1-s.ClusterBusy, 0))
+		// Cores idle because one task ran long are data-skew's cost: with
+		// few tasks, only the cores no task could use count here.
+		if few := int64(s.CoresAvailable - s.NumTasks); few > 0 && s.PRatio < 1 {
+			idle = min(idle, few*window)
+		}
+		wall := int64(0)
+		if s.CoresAvailable > 0 {
+			wall = s.DurationMs - s.TaskTimeMs/int64(s.CoresAvailable)
+		}
+		cost := p.cost(wall, idle, "cores idle while the stage ran (at most the cores beyond its task count); "+
+			"wall: the stage's task time spread over every core")
+		out = append(out, Finding{Severity: gate(sev, cost), StageIDs: []int{s.StageID}, Cost: cost,
+			Detail: fmt.Sprintf("%s ran %s on %d cores (%.2f tasks per core) with a median task of %s over %s.",
+				stageRef(s), tasksOf(s.NumTasks), s.CoresAvailable, s.PRatio, fmtMs(med), fmtMs(s.DurationMs)),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "numTasks": s.NumTasks,
 				"cores": s.CoresAvailable, "pRatio": round(s.PRatio), "medianTaskMs": med, "stageDurationMs": s.DurationMs,
 				"clusterBusy": round(s.ClusterBusy)}})
 	}
 	return out
+}
+
+func tasksOf(n int) string {
+	if n == 1 {
+		return "1 task"
+	}
+	return fmt.Sprintf("%d tasks", n)
 }

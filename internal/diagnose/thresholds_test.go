@@ -96,9 +96,15 @@ func TestThresholdEdges(t *testing.T) {
 		{"pratio 0.99 busy cluster", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
 			s.CoresAvailable, s.PRatio, s.ClusterBusy = 101, 0.99, 0.8
 		}), diagnose.None},
-		{"pratio 0.2 short stage", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
-			s.CoresAvailable, s.PRatio, s.DurationMs = 500, 0.2, 149*sec
+		{"pratio 0.2 stage of 29.9 s", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio, s.DurationMs = 500, 0.2, 29_900
 		}), diagnose.None},
+		{"pratio 0.2 stage of 30 s, 2.5 % of the app", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio, s.DurationMs = 500, 0.2, 30*sec
+		}), diagnose.Info},
+		{"pratio 0.2 stage of 10 min, half the app", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
+			s.CoresAvailable, s.PRatio = 500, 0.2
+		}), diagnose.Critical},
 		{"median task 15 min", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
 			s.CoresAvailable, s.PRatio, s.RunTimeMs.P50, s.DurationMs = 50, 2, 15*mn, 20*mn
 		}), diagnose.Critical},

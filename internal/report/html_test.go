@@ -119,6 +119,10 @@ const pageFacts = `JSON.stringify({
   })()
 })`
 
+// The screenshot's size: tall enough that the charts stay in the picture
+// below a long findings list.
+const screenshotW, screenshotH = 1400, 3600
+
 // TestHTMLInChromium loads reports in headless Chromium: no console errors,
 // no uncaught exceptions, no dialogs (the XSS name must not run), the
 // script ran, the charts have shapes and a width, and the screenshot is a
@@ -142,7 +146,7 @@ func TestHTMLInChromium(t *testing.T) {
 			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := b.load(ctx, "file://"+file, 1400, 2000, pageFacts)
+			got, err := b.load(ctx, "file://"+file, screenshotW, screenshotH, pageFacts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +192,7 @@ func TestDiffHTMLInChromium(t *testing.T) {
 			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := b.load(ctx, "file://"+file, 1400, 2000, pageFacts)
+			got, err := b.load(ctx, "file://"+file, screenshotW, screenshotH, pageFacts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,8 +287,8 @@ func checkScreenshot(t *testing.T, data []byte, wantCompute bool) {
 		t.Fatalf("screenshot: %v", err)
 	}
 	bounds := img.Bounds()
-	if bounds.Dx() != 1400 || bounds.Dy() != 2000 {
-		t.Errorf("got screenshot %v, want 1400×2000", bounds.Size())
+	if bounds.Dx() != screenshotW || bounds.Dy() != screenshotH {
+		t.Errorf("got screenshot %v, want %d×%d", bounds.Size(), screenshotW, screenshotH)
 	}
 	var nonWhite, compute, wait int
 	colors := map[color.RGBA]bool{}
