@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -22,17 +23,24 @@ var OOMRisk = &Rule{
 	Run: runOOMRisk,
 }
 
+// runOOMRisk reports the executors close to their memory limit, one
+// finding per severity (foldExecutors), worst first.
 func runOOMRisk(p *Pass) []Finding {
 	c := p.Result.Config
-	var out []Finding
+	type candidate struct {
+		f    Finding
+		peak float64
+	}
+	var cands []candidate
 	for i := range p.Result.Executors {
 		e := &p.Result.Executors[i]
 		if !e.HasPeaks {
 			continue
 		}
 		heapLimit, container := c.ExecutorMemoryBytes, c.ContainerBytes()
+		name := "Executor " + e.ID
 		if e.ID == "driver" {
-			heapLimit, container = c.DriverMemoryBytes, 0
+			heapLimit, container, name = c.DriverMemoryBytes, 0, "The driver"
 		}
 		heapRatio := analyze.Ratio(e.PeakJVMHeapBytes, heapLimit)
 		heapSev := level(heapRatio, 0.90, 0.95)
@@ -52,13 +60,18 @@ func runOOMRisk(p *Pass) []Finding {
 		if sev == None {
 			continue
 		}
-		out = append(out, Finding{Severity: sev, ExecutorIDs: []string{e.ID},
-			Detail: fmt.Sprintf("Executor %s peaked at %s heap of %s (%.0f%%) and %s process RSS of a %s container (%.0f%%).",
-				e.ID, units.Bytes(e.PeakJVMHeapBytes), units.Bytes(heapLimit), 100*heapRatio, units.Bytes(rss),
+		cands = append(cands, candidate{peak: max(heapRatio, rssRatio), f: Finding{Severity: sev, ExecutorIDs: []string{e.ID},
+			Detail: fmt.Sprintf("%s peaked at %s heap of %s (%.0f%%) and %s process RSS of a %s container (%.0f%%).",
+				name, units.Bytes(e.PeakJVMHeapBytes), units.Bytes(heapLimit), 100*heapRatio, units.Bytes(rss),
 				units.Bytes(container), 100*rssRatio),
 			Evidence: map[string]any{"executorId": e.ID, "peakJvmHeapBytes": e.PeakJVMHeapBytes, "heapBytes": heapLimit,
 				"heapRatio": round(heapRatio), "peakRssBytes": rss, "containerLimitBytes": container,
-				"rssRatio": round(rssRatio), "majorGcCount": e.MajorGCCount}})
+				"rssRatio": round(rssRatio), "majorGcCount": e.MajorGCCount}}})
 	}
-	return out
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].peak > cands[j].peak })
+	fs := make([]Finding, len(cands))
+	for i, c := range cands {
+		fs[i] = c.f
+	}
+	return foldExecutors(fs, "came close to their memory limit")
 }

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -50,5 +51,8 @@ func runPythonMemory(p *Pass) []Finding {
 				"ratio": round(ratio), "processTreeRssBytes": total, "containerLimitBytes": c.ContainerBytes(),
 				"containerRatio": round(totalRatio)}})
 	}
-	return out
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Evidence["ratio"].(float64) > out[j].Evidence["ratio"].(float64)
+	})
+	return foldExecutors(out, "ran Python workers near their memory budget")
 }
