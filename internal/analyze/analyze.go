@@ -65,7 +65,8 @@ func Analyze(a *model.Attempt) *Result {
 	}
 	stageCores(a, r.Stages, r.EndTime, newBusyCurve(a))
 	groups := jobGroups(a, r.EndTime)
-	r.CriticalPath = criticalPath(groups, r.DurationMs, maxCores)
+	cs := coldStart(groups)
+	r.CriticalPath = criticalPath(groups, r.DurationMs, maxCores, cs)
 	r.CriticalPath.MaxExecutors = maxExecs
 	perExec := r.Config.ExecutorCores
 	if maxExecs > 0 && (perExec <= 0 || perExec*maxExecs > maxCores) {
@@ -74,7 +75,7 @@ func Analyze(a *model.Attempt) *Result {
 	if maxExecs == 0 {
 		maxExecs, perExec = 1, maxCores
 	}
-	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec)
+	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec, cs)
 	r.Jobs = jobs(a, r.Stages)
 	r.Failures = failures(a)
 	return r

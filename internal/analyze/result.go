@@ -85,6 +85,10 @@ type CriticalPath struct {
 	TaskTimeMs     int64 `json:"taskTimeMs"`     // Σ duration of every finished task attempt
 	MaxCores       int   `json:"maxCores"`       // most executor cores alive at once
 	MaxExecutors   int   `json:"maxExecutors"`   // most executors alive at once
+	// ColdStartMs is what an executor's first task paid beyond its stage's
+	// median (JVM warm-up, Python workers starting), on average: the
+	// what-if charges it once per simulated executor.
+	ColdStartMs int64 `json:"coldStartMs"`
 }
 
 // WhatIf is the simulated wall time on a different number of executors.

@@ -73,11 +73,11 @@ func TestSimulate(t *testing.T) {
 		cores int
 		want  int64
 	}{{1, 40 + 50}, {2, 20 + 30}, {4, 10 + 30}, {100, 10 + 30}} {
-		if got := simulate([]*jobGroup{g}, 5, c.cores); got != 5+c.want {
+		if got := simulate([]*jobGroup{g}, 5, c.cores, 1, coldStart([]*jobGroup{g})); got != 5+c.want {
 			t.Errorf("%d cores: got %d ms, want %d", c.cores, got, 5+c.want)
 		}
 	}
-	cp := criticalPath([]*jobGroup{g}, 100, 2)
+	cp := criticalPath([]*jobGroup{g}, 100, 2, coldStart([]*jobGroup{g}))
 	if cp.CriticalPathMs != cp.DriverMs+40 || cp.IdealMs != cp.DriverMs+45 || cp.TaskTimeMs != 90 {
 		t.Errorf("got %+v, want critical path driver+40, ideal driver+45, task time 90", cp)
 	}
