@@ -12,7 +12,7 @@ func Analyze(a *model.Attempt) *Result {
 	r := &Result{AppID: a.AppID, AttemptID: a.AttemptID, StartTime: a.StartTime, EndTime: a.EndTime,
 		Completed: a.Completed, Config: readConfig(&a.Env)}
 	if r.EndTime == model.NoTime || !a.Completed {
-		r.EndTime = lastTime(a)
+		r.EndTime = LastEventTime(a)
 	}
 	if r.StartTime != model.NoTime && r.EndTime > r.StartTime {
 		r.DurationMs = r.EndTime - r.StartTime
@@ -81,9 +81,9 @@ func Analyze(a *model.Attempt) *Result {
 	return r
 }
 
-// lastTime is the latest time the log shows: app end, or the last event
+// LastEventTime is the latest time the log shows: app end, or the last event
 // time the replay saw.
-func lastTime(a *model.Attempt) int64 {
+func LastEventTime(a *model.Attempt) int64 {
 	t := max(a.EndTime, a.StartTime)
 	for _, s := range a.Stages {
 		t = max(t, s.CompletionTime, s.SubmissionTime)

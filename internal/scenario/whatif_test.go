@@ -34,6 +34,7 @@ func TestWhatIfAgainstReality(t *testing.T) {
 	}
 	run := func(executors int) *analyze.Result {
 		logDir := t.TempDir()
+		// SPARKDX_WHATIF_LOGS=DIR keeps the three logs for a look.
 		if keep := os.Getenv("SPARKDX_WHATIF_LOGS"); keep != "" {
 			logDir = filepath.Join(keep, strconv.Itoa(executors))
 			os.MkdirAll(logDir, 0o755)

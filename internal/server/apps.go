@@ -119,6 +119,10 @@ func (s *Server) summaries() []AppSummary {
 		case r.StartTime > 0 && a.Status == "running":
 			a.DurationMs = now - r.StartTime
 			a.EndTime = -1
+		case r.StartTime > 0 && r.LastEvent > 0:
+			// No end event: the application stops at its last event, as
+			// the CLI says (the file's time may be days later).
+			a.DurationMs = r.LastEvent - r.StartTime
 		case r.StartTime > 0:
 			a.DurationMs = r.LastUpdated - r.StartTime
 		}

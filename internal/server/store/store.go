@@ -95,18 +95,21 @@ type LogRecord struct {
 	Bad    int64  `json:"badLines"`
 	Error  string `json:"error,omitempty"`
 
-	AppID        string   `json:"appId"`
-	AttemptID    string   `json:"attemptId,omitempty"`
-	AppName      string   `json:"appName"`
-	User         string   `json:"user"`
-	SparkVersion string   `json:"sparkVersion"`
-	StartTime    int64    `json:"startTime"`
-	EndTime      int64    `json:"endTime"`
-	LastUpdated  int64    `json:"lastUpdated"`
-	Completed    bool     `json:"completed"`
-	Tags         []string `json:"tags,omitempty"`
-	Tasks        int      `json:"tasks"`
-	Stages       int      `json:"stages"`
+	AppID        string `json:"appId"`
+	AttemptID    string `json:"attemptId,omitempty"`
+	AppName      string `json:"appName"`
+	User         string `json:"user"`
+	SparkVersion string `json:"sparkVersion"`
+	StartTime    int64  `json:"startTime"`
+	EndTime      int64  `json:"endTime"`
+	LastUpdated  int64  `json:"lastUpdated"`
+	// LastEvent is the latest time the log's events show: where an
+	// application without its end event stops (LastUpdated is the file's).
+	LastEvent int64    `json:"lastEvent,omitempty"`
+	Completed bool     `json:"completed"`
+	Tags      []string `json:"tags,omitempty"`
+	Tasks     int      `json:"tasks"`
+	Stages    int      `json:"stages"`
 }
 
 // PutLog records a log's progress (a running or unreadable log). A log
