@@ -66,15 +66,29 @@ func runExecutorLost(p *Pass) []Finding {
 			"cause": string(e.Loss.Cause), "failedTasks": e.Loss.FailedTasks, "removedTime": e.RemovedTime})
 	}
 	first := list[0]
-	stages := lostStages(p, ids)
+	// The fetch failures of shuffle output the lost executors held are
+	// this loss's consequence (shuffle-bottleneck leaves them out).
+	fetchFailed, fetchStages := 0, []int(nil)
+	for _, c := range p.Result.Failures.Causes {
+		if c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor) {
+			fetchFailed += c.Attempts
+			fetchStages = append(fetchStages, c.StageIDs...)
+		}
+	}
+	stages := append(lostStages(p, ids), fetchStages...)
 	stages = append(stages, maxedStages...)
 	slices.Sort(stages)
 	stages = slices.Compact(stages)
+	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
+		len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed)
+	if fetchFailed > 0 {
+		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", fetchFailed)
+	}
 	return []Finding{{Severity: sev, ExecutorIDs: ids, StageIDs: stages,
-		Detail: fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
-			len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed),
+		Detail: detail,
 		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
-			"cause": string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
+			"fetchFailuresCaused": fetchFailed,
+			"cause":               string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
 			"stagesWithTaskAtMaxFailures": maxedStages}}}
 }
 

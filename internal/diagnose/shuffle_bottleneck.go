@@ -20,9 +20,20 @@ var ShuffleBottleneck = &Rule{
 
 func runShuffleBottleneck(p *Pass) []Finding {
 	r := p.Result
+	// Fetch failures from an executor that was lost are the loss's
+	// consequence: executor-lost reports them, not this rule.
+	fromLoss := map[int]int{}
+	for _, c := range r.Failures.Causes {
+		if c.Reason == "FetchFailed" && c.LostExecutor != "" {
+			for _, id := range c.StageIDs {
+				fromLoss[id] += c.Attempts
+			}
+		}
+	}
 	var out []Finding
 	for i := range r.Stages {
 		s := &r.Stages[i]
+		fetchFailures := max(s.FetchFailures-fromLoss[s.StageID], 0)
 		fetch := analyze.Ratio(s.FetchWaitMs, s.RunTimeTotalMs)
 		write := analyze.Ratio(s.ShuffleWriteTimeNs/1e6, s.RunTimeTotalMs)
 		sev := None
@@ -30,7 +41,7 @@ func runShuffleBottleneck(p *Pass) []Finding {
 			sev = level(max(fetch, write), 0.20, 0.40)
 		}
 		reattempted := false
-		if s.FetchFailures > 0 {
+		if fetchFailures > 0 {
 			sev = max(sev, Warning)
 			for j := range r.Stages {
 				if r.Stages[j].StageID == s.StageID && r.Stages[j].AttemptID > s.AttemptID {
@@ -46,11 +57,12 @@ func runShuffleBottleneck(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID},
 			Detail: fmt.Sprintf("%s waited %s on shuffle fetches (%.0f%% of run time), wrote shuffle for %.0f%%, and had %d fetch failure(s).",
-				stageRef(s), fmtMs(s.FetchWaitMs), 100*fetch, 100*write, s.FetchFailures),
+				stageRef(s), fmtMs(s.FetchWaitMs), 100*fetch, 100*write, fetchFailures),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "fetchWaitMs": s.FetchWaitMs,
 				"shuffleWriteTimeMs": s.ShuffleWriteTimeNs / 1e6, "runTimeMs": s.RunTimeTotalMs,
-				"fetchWaitRatio": round(fetch), "shuffleWriteRatio": round(write), "fetchFailures": s.FetchFailures,
-				"reattempted": reattempted, "shuffleReadBytes": s.ShuffleReadBytes, "shuffleWriteBytes": s.ShuffleWriteBytes}})
+				"fetchWaitRatio": round(fetch), "shuffleWriteRatio": round(write), "fetchFailures": fetchFailures,
+				"fetchFailuresFromLostExecutors": fromLoss[s.StageID],
+				"reattempted":                    reattempted, "shuffleReadBytes": s.ShuffleReadBytes, "shuffleWriteBytes": s.ShuffleWriteBytes}})
 	}
 	return out
 }
