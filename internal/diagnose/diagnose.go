@@ -136,7 +136,10 @@ func Run(p *Pass, rules []*Rule) []Finding {
 		fs := r.Run(p)
 		for i := range fs {
 			f := &fs[i]
-			f.Rule, f.Recipe = r.ID, r.Recipe
+			f.Rule = r.ID
+			if f.Recipe == "" { // a rule may point one finding at another recipe
+				f.Recipe = r.Recipe
+			}
 			if f.Title == "" {
 				f.Title = r.Title
 			}

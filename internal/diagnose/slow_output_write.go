@@ -2,8 +2,12 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/model"
 )
 
 // SlowOutputWrite reports time spent writing and committing output.
@@ -55,10 +59,64 @@ func runSlowOutputWrite(p *Pass) []Finding {
 			stages = append(stages, s.StageID)
 		}
 	}
-	return []Finding{{Severity: sev, StageIDs: stages,
-		Detail: fmt.Sprintf("Writing output took %s of %s (%.0f%%); job commit took %s.",
-			fmtMs(write), fmtMs(r.DurationMs), 100*ratio, fmtMs(jobCommit)),
+	dests := outputSchemes(p)
+	detail := fmt.Sprintf("Writing output took %s of %s (%.0f%%); job commit took %s.",
+		fmtMs(write), fmtMs(r.DurationMs), 100*ratio, fmtMs(jobCommit))
+	recipe := "" // the rule's: object stores, where commits rename by copying
+	if len(dests) > 0 && !slices.ContainsFunc(dests, objectStore) {
+		// A local or HDFS write: renames are cheap there, the cost is the
+		// write itself (files, skew, disks), which the object-store
+		// recipe does not cover.
+		recipe = "troubleshoot/slow-spark-jobs.md#slow-output-write"
+		detail += fmt.Sprintf(" The output goes to %s, not an object store.", strings.Join(dests, ", "))
+	}
+	return []Finding{{Severity: sev, StageIDs: stages, Recipe: recipe, Detail: detail,
 		Evidence: map[string]any{"outputWriteMs": write, "durationMs": r.DurationMs, "ratio": round(ratio),
 			"jobCommitMs": jobCommit, "taskCommitMs": taskCommit, "filesWritten": files, "bytesWritten": bytes,
-			"committer": r.Config.Committer}}}
+			"committer": r.Config.Committer, "destinations": dests}}}
+}
+
+// outputPath finds the path a write command names in its plan string:
+// "Execute InsertIntoHadoopFsRelationCommand file:/tmp/out, false, …".
+var outputPath = regexp.MustCompile(`\b([a-z][a-z0-9+.-]*):/`)
+
+// outputSchemes lists the URI schemes the application's SQL writes went
+// to ("s3a", "file", "hdfs"), sorted; none when no write names its path.
+func outputSchemes(p *Pass) []string {
+	seen := map[string]bool{}
+	var walk func(n *model.SQLPlanNode)
+	walk = func(n *model.SQLPlanNode) {
+		if n == nil {
+			return
+		}
+		if analyze.IsWriteCommand(n.NodeName) {
+			if m := outputPath.FindStringSubmatch(n.SimpleString); m != nil {
+				seen[m[1]] = true
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	if p.Attempt != nil {
+		for _, x := range p.Attempt.SQL {
+			walk(x.Plan)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// objectStore tells whether a URI scheme is an object store's, where a
+// commit's rename is a copy.
+func objectStore(scheme string) bool {
+	switch scheme {
+	case "s3", "s3a", "s3n", "gs", "abfs", "abfss", "wasb", "wasbs", "oss", "cos", "cosn", "obs":
+		return true
+	}
+	return false
 }
