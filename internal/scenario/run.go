@@ -61,7 +61,7 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 			if r.err != nil {
 				return "", fmt.Errorf("%s: %w\n%s", s.Name, r.err, r.res.Output)
 			}
-			if r.res.ExitCode != 0 {
+			if r.res.ExitCode != 0 && !s.DriverKilled {
 				return "", fmt.Errorf("%s: spark-submit exited %d\n%s", s.Name, r.res.ExitCode, r.res.Output)
 			}
 			if !killed {

@@ -39,8 +39,11 @@ type Scenario struct {
 	LateWorkerSeconds int `json:"lateWorkerSeconds"`
 	// KillExecutorAtMarks, when > 0, kills one executor JVM with SIGKILL
 	// once that many tasks have marked their start in {marks}.
-	KillExecutorAtMarks int    `json:"killExecutorAtMarks"`
-	Expect              Expect `json:"expect"`
+	KillExecutorAtMarks int `json:"killExecutorAtMarks"`
+	// DriverKilled says the workload kills its own driver JVM: spark-submit
+	// then exits with the signal's status, which is the scenario.
+	DriverKilled bool   `json:"driverKilled"`
+	Expect       Expect `json:"expect"`
 }
 
 // Cluster is the standalone cluster a scenario runs on.
