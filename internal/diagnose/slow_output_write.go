@@ -18,11 +18,15 @@ var SlowOutputWrite = &Rule{
 	Doc: "Wall time in write stages and in the driver-side job commit after the last write task " +
 		"(rename-based commits on object stores are O(bytes)).",
 	Thresholds: []Threshold{
-		{Metric: "phases.outputWriteMs ÷ app duration", Warning: 0.20, Critical: 0.40, Gate: "write ≥ 2 min",
+		{Metric: "phases.outputWriteMs ÷ app duration", Warning: 0.20, Critical: 0.40, Gate: "write ≥ 30 s; cost: the write's wall time",
 			Source: "ours: commit is pure overhead; no public tool publishes a number"},
 		{Metric: "SQL metric job commit time (ms)", Critical: float64(10 * minute), Source: "ours"}},
 	Run: runSlowOutputWrite,
 }
+
+// minOutputWriteMs is the least write time judged: below it a share of
+// a short application is the price of writing anything.
+const minOutputWriteMs = 30 * second
 
 func runSlowOutputWrite(p *Pass) []Finding {
 	r := p.Result
@@ -44,7 +48,7 @@ func runSlowOutputWrite(p *Pass) []Finding {
 	}
 	ratio := float64(write) / float64(r.DurationMs)
 	sev := None
-	if write >= 2*minute {
+	if write >= minOutputWriteMs {
 		sev = level(ratio, 0.20, 0.40)
 	}
 	if jobCommit >= 10*minute {
@@ -70,7 +74,11 @@ func runSlowOutputWrite(p *Pass) []Finding {
 		recipe = "troubleshoot/slow-spark-jobs.md#slow-output-write"
 		detail += fmt.Sprintf(" The output goes to %s, not an object store.", strings.Join(dests, ", "))
 	}
-	return []Finding{{Severity: sev, StageIDs: stages, Recipe: recipe, Detail: detail,
+	cost := p.cost(write, 0, "wall: write stages and the job commit after the last write task")
+	if jobCommit < 10*minute {
+		sev = gate(sev, cost)
+	}
+	return []Finding{{Severity: sev, StageIDs: stages, Recipe: recipe, Detail: detail, Cost: cost,
 		Evidence: map[string]any{"outputWriteMs": write, "durationMs": r.DurationMs, "ratio": round(ratio),
 			"jobCommitMs": jobCommit, "taskCommitMs": taskCommit, "filesWritten": files, "bytesWritten": bytes,
 			"committer": r.Config.Committer, "destinations": dests}}}
