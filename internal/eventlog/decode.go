@@ -27,6 +27,9 @@ type Decoder struct {
 	// pipeline sets it to the chunk being decoded, whose events live until
 	// the chunk is applied.
 	slab *taskSlab
+	// sqlScratch collects a task's SQL metric updates, copied out once at
+	// their exact size (one allocation per task instead of one per growth).
+	sqlScratch []AccumUpdate
 }
 
 // NewDecoder returns a Decoder.

@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -181,7 +182,11 @@ func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 		case "Killed":
 			ti.Killed = s.bool()
 		case "Accumulables":
-			ti.Accumulables = d.fastAccumulables(s, &ti.SQLUpdates)
+			d.sqlScratch = d.sqlScratch[:0]
+			ti.Accumulables = d.fastAccumulables(s, &d.sqlScratch)
+			if len(d.sqlScratch) > 0 {
+				ti.SQLUpdates = slices.Clone(d.sqlScratch)
+			}
 		default:
 			s.skip()
 		}

@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/valyala/fastjson"
@@ -48,7 +49,11 @@ func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 		case "Killed":
 			ti.Killed = x.GetBool()
 		case "Accumulables":
-			ti.Accumulables = d.accumulables(x, false, &ti.SQLUpdates)
+			d.sqlScratch = d.sqlScratch[:0]
+			ti.Accumulables = d.accumulables(x, false, &d.sqlScratch)
+			if len(d.sqlScratch) > 0 {
+				ti.SQLUpdates = slices.Clone(d.sqlScratch)
+			}
 		}
 	})
 	return ti
