@@ -3,8 +3,6 @@ package diagnose
 import (
 	"fmt"
 	"sort"
-
-	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
 // IdleExecutors reports executor cores that were alive but ran no tasks.
@@ -12,10 +10,9 @@ var IdleExecutors = &Rule{
 	ID:     "idle-executors",
 	Title:  "Idle executors",
 	Recipe: "troubleshoot/slow-spark-jobs.md#idle-executors",
-	Doc: "Executor cores were alive (and paid for) while no stage ran — driver work, pauses between jobs: " +
-		"core time held with no stage running ÷ (lifetime × cores). Cores idle beside a running stage are " +
-		"low-parallelism's or data-skew's.",
-	Thresholds: []Threshold{{Metric: "idle core ratio (no stage running)", Warning: 0.50, Critical: 0.80,
+	Doc: "Executor cores were alive (and paid for) but idle: 1 − task time ÷ (lifetime × cores), less the idle " +
+		"cores low-parallelism already counts beside its stages.",
+	Thresholds: []Threshold{{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80,
 		Gate: "cost: the idle core time (core time only: idle executors do not slow the app) ≥ 1 min and ≥ 5 % of the " +
 			"app's core time, else no finding; ≥ 25 % for critical",
 		Source: "DataFlint WastedCoresAlertsReducer (50 %); Sparklens OneCoreComputeHours wasted; 80 % ours; the cost gate " +
@@ -34,43 +31,38 @@ func runIdleExecutors(p *Pass) []Finding {
 	if local {
 		return nil // the driver runs the tasks: no cores held beyond it
 	}
-	// Idle here means held while no stage ran (driver work, pauses between
-	// jobs): cores idle beside a running stage are that stage's problem —
-	// low parallelism or a straggler — and their rules count them.
-	var noStage []analyze.Interval
-	for _, iv := range r.Timeline {
-		if iv.Phase == analyze.PhaseDriverOnly {
-			noStage = append(noStage, iv)
+	// Idle cores beside a stage with too few tasks are low-parallelism's
+	// cost: subtracted here, so that one idle core is one finding's cost.
+	// The rest — executors held while no stage ran, or beside short
+	// stages of few tasks (an over-sized cluster) — is this rule's.
+	var lowPar int64
+	for i := range r.Stages {
+		if sev, idle, _ := lowParallelism(&r.Stages[i]); sev != None {
+			lowPar += idle
 		}
 	}
 	type idle struct {
 		id     string
-		idleMs int64 // core time held while no stage ran
+		idleMs int64
 	}
 	var execs []idle
-	var capMs, idleMs int64
+	var capMs, busy int64
 	for _, e := range r.Executors {
 		if e.ID == "driver" || e.Cores <= 0 {
 			continue
 		}
-		end := e.RemovedTime
-		if end < 0 {
-			end = r.EndTime
-		}
-		var ms int64
-		for _, iv := range noStage {
-			ms += max(min(end, iv.End)-max(e.AddedTime, iv.Start), 0)
-		}
 		capMs += e.LifetimeMs * int64(e.Cores)
-		idleMs += ms * int64(e.Cores)
-		execs = append(execs, idle{e.ID, ms * int64(e.Cores)})
+		b := min(e.BusyMs, e.LifetimeMs*int64(e.Cores))
+		busy += b
+		execs = append(execs, idle{e.ID, e.LifetimeMs*int64(e.Cores) - b})
 	}
 	if capMs == 0 {
 		return nil
 	}
+	idleMs := max(capMs-busy-lowPar, 0)
 	ratio := min(float64(idleMs)/float64(capMs), 1)
 	sev := level(ratio, 0.50, 0.80)
-	cost := p.cost(0, idleMs, "core: executor cores held while no stage ran")
+	cost := p.cost(0, idleMs, "core: executor cores alive and running no task, less low-parallelism's")
 	if sev == None || !cost.Matters() { // idle cores cost only in aggregate
 		return nil
 	}
@@ -87,8 +79,8 @@ func runIdleExecutors(p *Pass) []Finding {
 	if len(execs) == 1 {
 		across = "1 executor"
 	}
-	detail := fmt.Sprintf("Executor cores were held with no stage running %.0f%% of their lifetime: %.2f core-hours "+
-		"paid for and unused across %s.", 100*ratio, hours, across)
+	detail := fmt.Sprintf("Executor cores were idle %.0f%% of their lifetime: %.2f core-hours paid for and unused "+
+		"across %s.", 100*ratio, hours, across)
 	if interactive(p.Attempt.AppName) {
 		sev = Info
 		detail += " An interactive shell idles between commands; dynamic allocation releases its executors meanwhile."
@@ -96,7 +88,8 @@ func runIdleExecutors(p *Pass) []Finding {
 	return []Finding{{Severity: sev, ExecutorIDs: ids, Cost: cost,
 		Detail: detail,
 		Evidence: map[string]any{"idleCoreRatio": round(ratio), "idleCoreHours": round(hours),
-			"coreHours": round(float64(capMs) / 3.6e6), "executors": len(execs)}}}
+			"coreHours": round(float64(capMs) / 3.6e6), "busyCoreHours": round(float64(busy) / 3.6e6),
+			"lowParallelismCoreHours": round(float64(lowPar) / 3.6e6), "executors": len(execs)}}}
 }
 
 // interactive tells whether an application is an interactive shell, by the

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+)
 
 // LowParallelism reports stages with fewer tasks than cores, or very long tasks.
 var LowParallelism = &Rule{
@@ -26,39 +30,11 @@ func runLowParallelism(p *Pass) []Finding {
 	var out []Finding
 	for i := range p.Result.Stages {
 		s := &p.Result.Stages[i]
-		if s.DurationMs < minLowParallelismStageMs || s.Succeeded == 0 {
-			continue
-		}
-		sev := None
-		// Few tasks do not idle the cluster when other stages kept it
-		// busy meanwhile (concurrent jobs, parallel branches).
-		if s.CoresAvailable > 0 && s.ClusterBusy < 0.5 {
-			switch {
-			case s.PRatio < 0.25:
-				sev = Critical
-			case s.PRatio < 1:
-				sev = Warning
-			}
-		}
-		med := s.RunTimeMs.P50
-		sev = max(sev, level(float64(med), float64(5*minute), float64(15*minute)))
+		sev, idle, wall := lowParallelism(s)
 		if sev == None {
 			continue
 		}
-		// Cost: the cores left idle while the stage ran (no task of any
-		// stage on them), and the wall time the stage would save with its
-		// task time spread over every core.
-		window := s.DurationMs + s.QueuedMs
-		idle := int64(float64(int64(s.CoresAvailable)*window) * max(1-s.ClusterBusy, 0))
-		// Cores idle because one task ran long are data-skew's cost: with
-		// few tasks, only the cores no task could use count here.
-		if few := int64(s.CoresAvailable - s.NumTasks); few > 0 && s.PRatio < 1 {
-			idle = min(idle, few*window)
-		}
-		wall := int64(0)
-		if s.CoresAvailable > 0 {
-			wall = s.DurationMs - s.TaskTimeMs/int64(s.CoresAvailable)
-		}
+		med := s.RunTimeMs.P50
 		cost := p.cost(wall, idle, "cores idle while the stage ran (at most the cores beyond its task count); "+
 			"wall: the stage's task time spread over every core")
 		out = append(out, Finding{Severity: gate(sev, cost), StageIDs: []int{s.StageID}, Cost: cost,
@@ -69,6 +45,41 @@ func runLowParallelism(p *Pass) []Finding {
 				"clusterBusy": round(s.ClusterBusy)}})
 	}
 	return out
+}
+
+// lowParallelism judges one stage: its severity before the cost gate, the
+// core time it left idle (no task of any stage on those cores) and the
+// wall time it would save with its task time spread over every core.
+// idle-executors subtracts the idle time of the stages judged here.
+func lowParallelism(s *analyze.Stage) (sev Severity, idleMs, wallMs int64) {
+	if s.DurationMs < minLowParallelismStageMs || s.Succeeded == 0 {
+		return None, 0, 0
+	}
+	// Few tasks do not idle the cluster when other stages kept it busy
+	// meanwhile (concurrent jobs, parallel branches).
+	if s.CoresAvailable > 0 && s.ClusterBusy < 0.5 {
+		switch {
+		case s.PRatio < 0.25:
+			sev = Critical
+		case s.PRatio < 1:
+			sev = Warning
+		}
+	}
+	sev = max(sev, level(float64(s.RunTimeMs.P50), float64(5*minute), float64(15*minute)))
+	if sev == None {
+		return None, 0, 0
+	}
+	window := s.DurationMs + s.QueuedMs
+	idleMs = int64(float64(int64(s.CoresAvailable)*window) * max(1-s.ClusterBusy, 0))
+	// Cores idle because one task ran long are data-skew's cost: with few
+	// tasks, only the cores no task could use count here.
+	if few := int64(s.CoresAvailable - s.NumTasks); few > 0 && s.PRatio < 1 {
+		idleMs = min(idleMs, few*window)
+	}
+	if s.CoresAvailable > 0 {
+		wallMs = s.DurationMs - s.TaskTimeMs/int64(s.CoresAvailable)
+	}
+	return sev, idleMs, wallMs
 }
 
 func tasksOf(n int) string {
