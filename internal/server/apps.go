@@ -348,6 +348,7 @@ func (s *Server) skeletonApps() []*model.App {
 		a := model.NewAttempt()
 		a.AppID, a.AppName, a.AttemptID, a.SparkUser, a.SparkVersion = r.AppID, r.AppName, r.AttemptID, r.User, r.SparkVersion
 		a.StartTime, a.EndTime, a.LastUpdated, a.Completed = r.StartTime, r.EndTime, r.LastUpdated, r.Completed
+		a.ExitCode = r.ExitCode
 		a.LogPath, a.LogName = r.Path, r.Name
 		atts = append(atts, a)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -146,4 +148,55 @@ func recordOf(ts *testServer, key string) store.LogRecord {
 		}
 	}
 	return store.LogRecord{}
+}
+
+// TestAppListMatchesModel: the application list, which serve builds from
+// its index of log records rather than from replayed models, answers what
+// the History Server API answers from the models — Spark 4.3's exitCode
+// included — after the first ingest and after a restart on the same store.
+func TestAppListMatchesModel(t *testing.T) {
+	logs := t.TempDir()
+	scen, _ := filepath.Glob("../../testdata/scenarios/*/spark-4.3.0/*")
+	if len(scen) == 0 {
+		t.Fatal("no scenario logs of Spark 4.3.0")
+	}
+	for _, p := range append(scen, sparktest.Path(t, "spark-events/app-20200706201101-0003")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, filepath.Base(p)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apps, err := eventlog.LoadApps(context.Background(), logs, eventlog.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	for _, phase := range []string{"first", "restarted"} {
+		ts := startServer(t, data, "", logs)
+		ts.waitIdle(t)
+		for _, q := range []string{"applications", "applications?status=completed", "applications?limit=3"} {
+			v, err := historyapi.New(apps).Get(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := historyapi.Marshal(v)
+			if !strings.Contains(string(want), `"exitCode"`) {
+				t.Fatalf("%s: the model's answer has no exitCode: the logs do not test what this test is for", q)
+			}
+			code, got := ts.get(t, "/api/v1/"+q)
+			if code != 200 {
+				t.Fatalf("%s: GET %s: %d %s", phase, q, code, got)
+			}
+			g, _ := hstest.Decode(got)
+			w, _ := hstest.Decode(want)
+			if d := hstest.Diff(g, w); len(d) > 0 {
+				t.Errorf("%s: GET %s differs from the model's answer:\n%s", phase, q, strings.Join(d[:min(len(d), 5)], "\n"))
+			}
+		}
+		ts.stop()
+		ts.stop = nil
+	}
 }

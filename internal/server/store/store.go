@@ -105,11 +105,14 @@ type LogRecord struct {
 	LastUpdated  int64  `json:"lastUpdated"`
 	// LastEvent is the latest time the log's events show: where an
 	// application without its end event stops (LastUpdated is the file's).
-	LastEvent int64    `json:"lastEvent,omitempty"`
-	Completed bool     `json:"completed"`
-	Tags      []string `json:"tags,omitempty"`
-	Tasks     int      `json:"tasks"`
-	Stages    int      `json:"stages"`
+	LastEvent int64 `json:"lastEvent,omitempty"`
+	Completed bool  `json:"completed"`
+	// ExitCode is the application's exit code from its end event (Spark
+	// 4.3 writes it); nil when the log has none.
+	ExitCode *int     `json:"exitCode,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Tasks    int      `json:"tasks"`
+	Stages   int      `json:"stages"`
 }
 
 // PutLog records a log's progress (a running or unreadable log). A log
