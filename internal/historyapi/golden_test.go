@@ -89,7 +89,7 @@ func runGoldensMode(t *testing.T, api *API, cases []hstest.Case, expDir string, 
 			if legacy {
 				diffs = legacyFilter(diffs)
 			}
-			diffs = slices.DeleteFunc(diffs, addedSinceGoldens)
+			diffs = slices.DeleteFunc(diffs, hstest.AddedSinceGoldens)
 			if len(diffs) > 0 {
 				if len(diffs) > 15 {
 					diffs = append(diffs[:15], fmt.Sprintf("... and %d more", len(diffs)-15))
@@ -104,14 +104,6 @@ func runGoldensMode(t *testing.T, api *API, cases []hstest.Case, expDir string, 
 		}
 	}
 	t.Logf("%d passed, %d failed", passed, failed)
-}
-
-// addedSinceGoldens reports a difference that is a field Spark's History
-// Server added after the goldens' snapshot (Spark 4.3's gives an attempt's
-// exitCode; the goldens, from master of 2026-05, do not):
-// TestHistoryServerDifferential checks those fields against the real one.
-func addedSinceGoldens(diff string) bool {
-	return strings.Contains(diff, ".exitCode: got ") && strings.HasSuffix(diff, ", want absent")
 }
 
 func decodeJSON(t *testing.T, b []byte) any {
