@@ -20,7 +20,7 @@ import (
 )
 
 // buildSparkdx builds the binary under test.
-func buildSparkdx(t *testing.T) string {
+func buildSparkdx(t testing.TB) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -41,7 +41,7 @@ type serveProc struct {
 	logs *bytes.Buffer
 }
 
-func startServe(t *testing.T, bin, logs, data string, extra ...string) *serveProc {
+func startServe(t testing.TB, bin, logs, data string, extra ...string) *serveProc {
 	t.Helper()
 	addr := sparktest.FreeAddr(t)
 	args := append([]string{"serve", "--event-logs", logs, "--data", data, "--listen", addr, "--poll", "100ms"}, extra...)
@@ -103,7 +103,7 @@ func (p *serveProc) get(t *testing.T, path string) []byte {
 
 // fleetFixture writes copies of every single-file log in spark-events
 // under new application ids, so ingest has enough work to be killed in.
-func fleetFixture(t *testing.T, copies int) (dir string, sizes map[string]int64) {
+func fleetFixture(t testing.TB, copies int) (dir string, sizes map[string]int64) {
 	t.Helper()
 	src := sparktest.Path(t, "spark-events")
 	dir = t.TempDir()
