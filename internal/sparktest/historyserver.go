@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -13,8 +14,10 @@ import (
 // HistoryServer is Spark's own History Server of a SparkLine, serving one
 // event-log directory on 127.0.0.1.
 type HistoryServer struct {
-	URL string // http://127.0.0.1:port
-	log string
+	URL  string // http://127.0.0.1:port
+	PID  int    // the History Server's JVM (spark-class execs java)
+	log  string
+	stop func()
 }
 
 // StartHistoryServer starts the History Server of line over logDir (as
@@ -55,9 +58,10 @@ spark.ui.retainedStages 100000
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	h.PID = cmd.Process.Pid
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
+	h.stop = sync.OnceFunc(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-done:
@@ -66,6 +70,7 @@ spark.ui.retainedStages 100000
 			<-done
 		}
 	})
+	t.Cleanup(h.stop)
 	deadline := time.Now().Add(120 * time.Second)
 	var apps []any
 	for time.Now().Before(deadline) {
@@ -83,6 +88,10 @@ spark.ui.retainedStages 100000
 	t.Fatalf("Spark %s History Server lists %d applications after 120s, want %d\n%s", line.Version, len(apps), wantApps, h.Log())
 	return nil
 }
+
+// Stop stops the History Server and its process group now rather than at
+// the test's end.
+func (h *HistoryServer) Stop() { h.stop() }
 
 // Log returns the tail of the History Server's output.
 func (h *HistoryServer) Log() string {
