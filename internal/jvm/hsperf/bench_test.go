@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 func BenchmarkParse(b *testing.B) {
@@ -38,7 +40,7 @@ func BenchmarkJVM(b *testing.B) {
 // BenchmarkSample compares one sample of a live JVM as the agent takes it
 // (read the file, build the typed view) with one `jstat -gc PID`.
 func BenchmarkSample(b *testing.B) {
-	home := jdk(b, jdk17Home, true)
+	home := sparktest.JDK(b, "17")
 	classes := compile(b, home)
 	w := startWorkload(b, []string{filepath.Join(home, "bin", "java"), "-XX:+UseG1GC", "-Xmx256m", "-cp", classes, "Workload"})
 	w.do(b, "alloc 32", "classes 100")

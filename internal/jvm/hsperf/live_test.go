@@ -16,26 +16,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-const (
-	jdk17Home = "/usr/lib/jvm/java-17-openjdk-amd64"
-	jdk25Home = "/usr/lib/jvm/temurin-25-jdk-amd64"
-)
-
-// jdk returns the home of a JDK after checking it has java, javac and jstat.
-// JDK 17 is required (fails in CI when missing); JDK 25 is tested if present.
-func jdk(t testing.TB, home string, required bool) string {
-	t.Helper()
-	for _, tool := range []string{"java", "javac", "jstat"} {
-		if _, err := os.Stat(filepath.Join(home, "bin", tool)); err != nil {
-			if required {
-				sparktest.Missing(t, "JDK tool "+filepath.Join(home, "bin", tool))
-			}
-			t.Skipf("skipping: optional JDK at %s not installed", home)
-		}
-	}
-	return home
-}
-
 // compile compiles testdata/Workload.java with the JDK's javac.
 func compile(t testing.TB, home string) string {
 	t.Helper()
@@ -157,16 +137,13 @@ func TestLiveJVM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
-	for _, v := range []struct {
-		version, home string
-		required      bool
-	}{{"17", jdk17Home, true}, {"25", jdk25Home, false}} {
-		t.Run("jdk"+v.version, func(t *testing.T) {
-			home := jdk(t, v.home, v.required)
+	for _, version := range []string{"17", "25"} {
+		t.Run("jdk"+version, func(t *testing.T) {
+			home := sparktest.JDK(t, version)
 			classes := compile(t, home)
 			for _, gc := range collectors {
 				t.Run(gc.name, func(t *testing.T) {
-					liveJVM(t, home, v.version, classes, gc.flag)
+					liveJVM(t, home, version, classes, gc.flag)
 				})
 			}
 		})
@@ -250,7 +227,7 @@ func TestLivePerfDataDisabled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
-	home := jdk(t, jdk17Home, true)
+	home := sparktest.JDK(t, "17")
 	classes := compile(t, home)
 	java := filepath.Join(home, "bin", "java")
 	tests := []struct {
@@ -288,7 +265,7 @@ func TestLiveContainer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
-	home := jdk(t, jdk17Home, true)
+	home := sparktest.JDK(t, "17")
 	unshare := sparktest.Program(t, "unshare")
 	if out, err := exec.Command(unshare, "--pid", "--fork", "--mount", "true").CombinedOutput(); err != nil {
 		sparktest.Missing(t, fmt.Sprintf("pid and mount namespaces (unshare needs CAP_SYS_ADMIN): %v %s", err, out))
@@ -360,7 +337,7 @@ func TestLiveStartup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
-	home := jdk(t, jdk17Home, true)
+	home := sparktest.JDK(t, "17")
 	classes := compile(t, home)
 	w := startWorkloadNoWait(t, []string{filepath.Join(home, "bin", "java"), "-cp", classes, "Workload"})
 	path := filepath.Join(os.TempDir(), "hsperfdata_"+currentUser(t), strconv.Itoa(w.pid))
