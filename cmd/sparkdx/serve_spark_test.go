@@ -236,6 +236,20 @@ func (l *liveCompare) finished() bool {
 	if ended < 3 || ended < len(jobs) {
 		return false
 	}
+	// Adaptive execution runs a query's last stage as a job of its own,
+	// after the first ended: wait for the query to end too.
+	var queries []struct {
+		Status string `json:"status"`
+	}
+	hstest.GetJSON(l.t, l.driver+"/api/v1/applications/"+l.app+"/sql", &queries)
+	if len(queries) == 0 {
+		return false
+	}
+	for _, q := range queries {
+		if q.Status == "RUNNING" {
+			return false
+		}
+	}
 	// Every stage of the ended jobs is complete by now: list them again,
 	// so that none that completed since the last look is missed.
 	l.stages()
