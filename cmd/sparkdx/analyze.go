@@ -15,6 +15,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -62,6 +63,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageErr("%v", err)
 		}
 	}
+	rules, err := redact.New(dflags.redaction)
+	if err != nil {
+		return usageErr("--redaction-regex: %v", err)
+	}
 	now := time.Now()
 	var inputs []*report.Input
 	worst := diagnose.None
@@ -77,7 +82,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// A listed directory may hold other files (checksums, notes).
 		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
-			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict}, stderr)
+			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict, Redaction: rules}, stderr)
 			if err != nil {
 				var le *eventlog.LineError
 				if errors.As(err, &le) {

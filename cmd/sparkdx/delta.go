@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -23,8 +24,8 @@ type deltaFlags struct {
 func addDeltaFlags(fs *flag.FlagSet) *deltaFlags {
 	d := &deltaFlags{}
 	fs.StringVar(&d.dest, "delta", "", "append apps, jobs, stages, executors, findings to Delta tables under `DIR|s3://BUCKET/PREFIX`")
-	fs.StringVar(&d.redaction, "redaction-regex", delta.DefaultRedactionRegex,
-		"Spark properties whose key or value match are redacted before reaching a table (an app's own spark.redaction.regex adds to it)")
+	fs.StringVar(&d.redaction, "redaction-regex", redact.SparkDefault,
+		"Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	return d
 }
 

@@ -11,13 +11,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
+	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -49,7 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s3Endpoint := fs.String("s3-endpoint", "", "S3 endpoint URL for s3:// logs (default $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
 	s3Region := fs.String("s3-region", "", "S3 region (default $AWS_REGION)")
 	s3PathStyle := fs.Bool("s3-path-style", false, "address buckets in the path (MinIO and most on-premise stores)")
-	redaction := fs.String("redaction-regex", ingest.DefaultRedaction, "Spark properties to redact (key or value), unless the app sets spark.redaction.regex")
+	redaction := fs.String("redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	// OTLP settings default to the OpenTelemetry variables the Helm chart sets.
 	otlpCfg, _, envErr := otlp.FromEnv(os.Getenv)
 	if otlpCfg.Protocol == "" {
@@ -82,7 +82,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usageErr("--event-logs %s: %v", root, err)
 		}
 	}
-	re, err := regexp.Compile(*redaction)
+	rules, err := redact.New(*redaction)
 	if err != nil {
 		return usageErr("--redaction-regex: %v", err)
 	}
@@ -114,7 +114,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
-		CacheSize: *cacheSize, Redaction: re, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
+		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
 		Open:     eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
 		Views:    server.Views,
 		Analyze:  server.AnalyzeFunc(st),

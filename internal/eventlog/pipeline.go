@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
 // ReplayOptions configure Replay.
@@ -36,6 +37,18 @@ type ReplayOptions struct {
 	// A longer line stops the replay with ErrLineTooLong instead of holding
 	// ever more memory (a log of zeros, a corrupt file without newlines).
 	MaxLine int
+	// Redaction is the policy applied to every event before the replay
+	// keeps it (package redact); nil means redact.Default().
+	Redaction *redact.Rules
+}
+
+// rules is the redaction policy: Redaction, or redact.Default() (set once
+// per replay or tail, not compiled per chunk).
+func (o ReplayOptions) rules() *redact.Rules {
+	if o.Redaction != nil {
+		return o.Redaction
+	}
+	return redact.Default()
 }
 
 // DefaultMaxLine is far above Spark's largest real events (a SQL plan or
@@ -123,6 +136,7 @@ func Replay(ctx context.Context, r io.Reader, opts ReplayOptions) (*model.Attemp
 // ReplayInto is Replay onto an existing attempt (e.g. the next file of a
 // rolling log).
 func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayOptions) (*ReplayStats, error) {
+	opts.Redaction = opts.rules()
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -231,13 +245,14 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 			stats.FirstBad = append(stats.FirstBad, b)
 		}
 	}
+	rules := opts.rules()
 	for _, ev := range c.events {
 		stats.Events++
 		if u, ok := ev.(EventUnknown); ok {
 			stats.Unknown[u.Name]++
 			continue
 		}
-		st.apply(ev)
+		st.apply(redactEvent(rules, ev))
 	}
 	stats.Lines = c.firstLine - 1 + c.lines
 	return nil

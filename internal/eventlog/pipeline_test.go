@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -29,7 +30,7 @@ func replaySequential(t *testing.T, data []byte) *model.Attempt {
 			t.Fatalf("sequential decode: %v", err)
 		}
 		if _, unknown := ev.(EventUnknown); !unknown {
-			st.apply(ev)
+			st.apply(redactEvent(redact.Default(), ev))
 		}
 	}
 	st.finish()

@@ -46,6 +46,7 @@ func NewTail(opts ReplayOptions) *Tail {
 	a := model.NewAttempt()
 	a.LogName = opts.Name
 	opts.InProgress = true
+	opts.Redaction = opts.rules()
 	return &Tail{st: newState(a), dec: NewDecoder(), opts: opts, line: 1,
 		stats: ReplayStats{Unknown: map[string]int{}}}
 }

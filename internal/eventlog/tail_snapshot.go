@@ -86,6 +86,7 @@ func RestoreTail(opts ReplayOptions, data []byte) (*Tail, error) {
 		return nil, fmt.Errorf("eventlog: %s: restore tail: inconsistent snapshot", opts.Name)
 	}
 	opts.InProgress = true
+	opts.Redaction = opts.rules()
 	t := &Tail{st: ts.St, dec: NewDecoder(), opts: opts, carry: ts.Carry, line: ts.Line,
 		stats: ReplayStats{Bytes: ts.Stats.Bytes, Lines: ts.Stats.Lines, Events: ts.Stats.Events,
 			BadLines: ts.Stats.BadLines, Truncated: ts.Stats.Truncated, Unknown: ts.Stats.Unknown}}

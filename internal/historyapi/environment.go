@@ -6,11 +6,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// redact replaces the value of each pair whose key or value re matches, as
+// redactPairs replaces the value of each pair whose key or value re matches, as
 // Spark's Utils.redact does for the environment endpoint. The log's own
 // values were redacted by the application when it wrote them; this applies
 // the server's rule on top.
-func redact(re *regexp.Regexp, ps [][2]string) [][2]string {
+func redactPairs(re *regexp.Regexp, ps [][2]string) [][2]string {
 	if re == nil {
 		return ps
 	}
@@ -42,10 +42,10 @@ func environment(a *model.Attempt, re *regexp.Regexp) *Obj {
 	return obj().
 		Set("runtime", obj().Set("javaVersion", env.JavaVersion).Set("javaHome", env.JavaHome).
 			Set("scalaVersion", env.ScalaVersion)).
-		Set("sparkProperties", pairsList(redact(re, env.SparkProperties))).
-		Set("hadoopProperties", pairsList(redact(re, env.HadoopProperties))).
-		Set("systemProperties", pairsList(redact(re, env.SystemProperties))).
-		Set("metricsProperties", pairsList(redact(re, env.MetricsProperties))).
+		Set("sparkProperties", pairsList(redactPairs(re, env.SparkProperties))).
+		Set("hadoopProperties", pairsList(redactPairs(re, env.HadoopProperties))).
+		Set("systemProperties", pairsList(redactPairs(re, env.SystemProperties))).
+		Set("metricsProperties", pairsList(redactPairs(re, env.MetricsProperties))).
 		Set("classpathEntries", pairsList(env.ClasspathEntries)).
 		Set("resourceProfiles", profiles)
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
 // API answers REST requests over a set of loaded applications. The
@@ -33,8 +34,8 @@ type API struct {
 }
 
 // DefaultRedaction is Spark 4's default spark.redaction.regex (Spark 3.5's
-// lacks "credential").
-const DefaultRedaction = `(?i)secret|password|token|access[.]?key|credential`
+// lacks "credential"), as the History Server applies it to the environment.
+const DefaultRedaction = redact.SparkDefault
 
 // New returns an API over apps (as eventlog.GroupApps orders them).
 func New(apps []*model.App) *API {

@@ -2,56 +2,42 @@ package delta
 
 import (
 	"fmt"
-	"regexp"
 
-	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
-// DefaultRedactionRegex is Spark's default spark.redaction.regex.
-const DefaultRedactionRegex = `(?i)secret|password|token|access[.]key`
-
 // Redacted replaces a secret value, as Spark's Utils.redact does.
-const Redacted = model.Redacted
+const Redacted = redact.Replacement
 
-// Redactor hides Spark properties whose key or value matches the
-// redaction regex, so that secrets never reach a table.
+// Redactor hides secrets in the property maps written to a table. The
+// replay already redacted the model (package redact); a table applies the
+// same rules again with its own --redaction-regex, so that a model from
+// elsewhere cannot carry a secret into a table either.
 type Redactor struct {
-	re *regexp.Regexp
+	rules *redact.Rules
 }
 
-// NewRedactor compiles the regex; "" means Spark's default.
+// NewRedactor compiles the property regex; "" means Spark's default
+// (redact.SparkDefault).
 func NewRedactor(expr string) (*Redactor, error) {
-	if expr == "" {
-		expr = DefaultRedactionRegex
-	}
-	re, err := regexp.Compile(expr)
+	rules, err := redact.New(expr)
 	if err != nil {
-		return nil, fmt.Errorf("delta: redaction regex %q: %w", expr, err)
+		return nil, fmt.Errorf("delta: %w", err)
 	}
-	return &Redactor{re: re}, nil
+	return &Redactor{rules: rules}, nil
 }
 
 // ForApp returns the redactor an application asked for: its own
-// spark.redaction.regex when set (and valid), else r. Spark applies the
-// application's regex, so sparkdx does too; r's regex still applies on top.
+// spark.redaction.regex, when set and valid, applies on top of r's.
 func (r *Redactor) ForApp(props [][2]string) *Redactor {
-	for _, p := range props {
-		if p[0] == "spark.redaction.regex" && p[1] != "" {
-			if re, err := regexp.Compile("(?:" + p[1] + ")|(?:" + r.re.String() + ")"); err == nil {
-				return &Redactor{re: re}
-			}
-		}
+	if rules := r.rules.ForApp(props); rules != r.rules {
+		return &Redactor{rules: rules}
 	}
 	return r
 }
 
-// Value returns v, or Redacted when key or v matches.
-func (r *Redactor) Value(key, v string) string {
-	if r.re.MatchString(key) || r.re.MatchString(v) {
-		return Redacted
-	}
-	return v
-}
+// Value returns v, or what redact.Rules.Property keeps of it.
+func (r *Redactor) Value(key, v string) string { return r.rules.Property(key, v) }
 
 // Map returns props as a map with secrets redacted.
 func (r *Redactor) Map(props [][2]string) map[string]string {

@@ -106,11 +106,10 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	if len(logs) != 1 {
 		return nil, nil, fmt.Errorf("ingest: %s: %d logs, want 1", rec.Path, len(logs))
 	}
-	a, _, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{Workers: 1})
+	a, _, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{Workers: 1, Redaction: in.cfg.Redaction})
 	if err != nil {
 		return nil, nil, err
 	}
-	in.redact(a)
 	in.cache.put(key, a)
 	return a, func() {}, nil
 }

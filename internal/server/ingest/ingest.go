@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -27,12 +26,10 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
-
-// DefaultRedaction is Spark's default spark.redaction.regex.
-const DefaultRedaction = `(?i)secret|password|token|access[.]key`
 
 // Input is what an analysis sees of one log.
 type Input struct {
@@ -92,14 +89,14 @@ type Config struct {
 	Roots     []string // directories (or files) of event logs; s3:// URLs allowed
 	Store     *store.Store
 	Open      eventlog.OpenOptions
-	Poll      time.Duration  // rescan interval; default 2s
-	Workers   int            // default half of GOMAXPROCS (at least 1): leave CPU to readers
-	Queue     int            // queue capacity; default 1024
-	MaxBatch  int64          // bytes one worker turn reads from a log; default 8 MiB
-	CacheSize int            // finished models kept in memory; default 32
-	Redaction *regexp.Regexp // default DefaultRedaction
-	Analyze   AnalyzeFunc    // default ReportJSON
-	Views     ViewsFunc      // named views stored with the analysis; none when nil
+	Poll      time.Duration // rescan interval; default 2s
+	Workers   int           // default half of GOMAXPROCS (at least 1): leave CPU to readers
+	Queue     int           // queue capacity; default 1024
+	MaxBatch  int64         // bytes one worker turn reads from a log; default 8 MiB
+	CacheSize int           // finished models kept in memory; default 32
+	Redaction *redact.Rules // applied to every event before it is kept; default redact.Default()
+	Analyze   AnalyzeFunc   // default ReportJSON
+	Views     ViewsFunc     // named views stored with the analysis; none when nil
 	Logger    *slog.Logger
 	Watch     bool          // use inotify on local directories
 	Retention time.Duration // agent samples older than this are deleted; default 7 days
@@ -134,7 +131,7 @@ func (c *Config) Validate() error {
 		c.CacheSize = 32
 	}
 	if c.Redaction == nil {
-		c.Redaction = regexp.MustCompile(DefaultRedaction)
+		c.Redaction = redact.Default()
 	}
 	if c.Analyze == nil {
 		c.Analyze = ReportJSON
@@ -233,8 +230,7 @@ type logEntry struct {
 	seenMod   time.Time
 	seenProg  bool
 
-	tail     *eventlog.Tail // set under mu by the worker holding the entry
-	redacted envID          // the live attempt's environment already redacted
+	tail *eventlog.Tail // set under mu by the worker holding the entry
 
 	// Owned by the worker holding the entry.
 	part         int             // position in parts of the part being read

@@ -44,7 +44,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 
 // replayFinished replays a complete log in one go and stores its analysis.
 func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog.Log) {
-	a, st, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Workers: 1})
+	a, st, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Workers: 1, Redaction: in.cfg.Redaction})
 	if ctx.Err() != nil {
 		return
 	}
@@ -56,7 +56,6 @@ func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog
 		in.fail(e, l, err)
 		return
 	}
-	in.redact(a)
 	in.finish(ctx, e, l, a, st)
 }
 
@@ -151,7 +150,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.restore(ctx, e, l)
 	}
 	if e.tail == nil {
-		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name})
+		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name, Redaction: in.cfg.Redaction})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
 		e.tail, e.part, e.offset, e.last = t, 0, 0, e.last[:0]
@@ -179,7 +178,6 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			if !l.ModTime.IsZero() {
 				a.LastUpdated = max(a.LastUpdated, l.ModTime.UnixMilli())
 			}
-			in.redactOnce(e, a)
 			rec := record(e.record(), l, a, e.tail.Stats())
 			e.mu.Unlock()
 			rec.Part, rec.Offset = e.part, e.offset

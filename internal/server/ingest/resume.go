@@ -144,7 +144,7 @@ func (in *Ingester) restore(ctx context.Context, e *logEntry, l *eventlog.Log) b
 	}
 	var t *eventlog.Tail
 	if err == nil {
-		t, err = eventlog.RestoreTail(eventlog.ReplayOptions{Name: l.Name}, snap)
+		t, err = eventlog.RestoreTail(eventlog.ReplayOptions{Name: l.Name, Redaction: in.cfg.Redaction}, snap)
 	}
 	if err != nil {
 		in.cfg.Logger.Info("resume: reading the log from its start", "log", e.key, "reason", err)

@@ -1,0 +1,190 @@
+// Package redact hides secrets in what Spark wrote before sparkdx keeps it:
+// the values of properties whose key or value looks secret (Spark's own
+// spark.redaction.regex, the application's if it set one, plus cloud
+// credentials Spark's default misses), and passwords and tokens written
+// into free text — a URL's user:password@, password=… in a job
+// description, a SQL text or an exception. The replay applies it to every
+// event once, so the REST API, the UI, reports, OTLP, Delta tables and
+// Prometheus labels only ever see the redacted model.
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// SparkDefault is Spark 4's default spark.redaction.regex (Spark 3.5's
+// lacks "credential" and the optional dot in access key).
+const SparkDefault = `(?i)secret|password|token|access[.]?key|credential`
+
+// Replacement is what Spark writes in place of a secret value
+// (Utils.REDACTION_REPLACEMENT_TEXT).
+const Replacement = model.Redacted
+
+// cloudKeys are property keys that hold credentials without any word of
+// Spark's default: Azure storage account keys and SAS tokens, GCP service
+// account private keys, API keys.
+var cloudKeys = regexp.MustCompile(`(?i)account[.]key|private[._]?key|fs[.]azure[.]sas[.].+[.]net$|sas[._]?token|api[._-]?key|session[._]token`)
+
+// urlPassword is a URL's userinfo password: scheme://user:password@host.
+var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'"]+):([^@/\s'"]+)@`)
+
+// assignment is a secret-looking name given a value in free text:
+// password=…, "token": "…", api_key: …, or a quoted value after a space
+// (SQL's OPTIONS (password 'x')).
+var assignment = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|pwd|token|secret|api[_.-]?key|access[_.-]?key|credential)[A-Za-z0-9_.-]*["']?)` +
+	`(\s*[=:]\s*|\s+)(` + regexp.QuoteMeta(Replacement) + `|"[^"]*"|'[^']*'|[^\s&;,'"()<>]+)`)
+
+// Rules is one redaction policy: the property regex (the server's, with
+// an application's own on top once ForApp has seen its properties) and the
+// fixed free-text rules.
+type Rules struct {
+	props *regexp.Regexp
+	// sparkDefault: props is SparkDefault, matched without regexp.
+	sparkDefault bool
+}
+
+// New compiles the property regex; "" means SparkDefault.
+func New(expr string) (*Rules, error) {
+	if expr == "" {
+		expr = SparkDefault
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("redaction regex %q: %w", expr, err)
+	}
+	return &Rules{props: re, sparkDefault: expr == SparkDefault}, nil
+}
+
+// Default is the policy with Spark 4's default regex.
+func Default() *Rules {
+	r, _ := New("")
+	return r
+}
+
+// Regex is the property regex in effect.
+func (r *Rules) Regex() string { return r.props.String() }
+
+// ForApp returns the policy for an application whose Spark properties are
+// props: its own spark.redaction.regex (when set and valid) applies on top
+// of r's, as Spark applies the application's.
+func (r *Rules) ForApp(props [][2]string) *Rules {
+	for _, p := range props {
+		if p[0] == "spark.redaction.regex" && p[1] != "" && p[1] != Replacement && p[1] != r.props.String() {
+			if re, err := regexp.Compile("(?:" + p[1] + ")|(?:" + r.props.String() + ")"); err == nil {
+				return &Rules{props: re}
+			}
+		}
+	}
+	return r
+}
+
+// secretKey says whether a property named key holds a secret, or its value
+// v looks like one, by the property regex or the cloud keys.
+func (r *Rules) secretKey(key, v string) bool {
+	if r.sparkDefault {
+		if sparkDefaultMatch(key) || sparkDefaultMatch(v) {
+			return true
+		}
+	} else if r.props.MatchString(key) || r.props.MatchString(v) {
+		return true
+	}
+	return cloudKeys.MatchString(key)
+}
+
+// Property returns the value to keep for a property: Replacement when the
+// key or value is secret, else the value with Text's rules applied.
+// spark.redaction.regex itself is kept, as Spark keeps it.
+func (r *Rules) Property(key, v string) string {
+	if key == "spark.redaction.regex" || v == Replacement {
+		return v
+	}
+	if r.secretKey(key, v) {
+		return Replacement
+	}
+	return r.Text(v)
+}
+
+// Properties redacts a property list in place.
+func (r *Rules) Properties(ps [][2]string) {
+	for i := range ps {
+		ps[i][1] = r.Property(ps[i][0], ps[i][1])
+	}
+}
+
+// Text replaces the passwords of URLs and the values of secret-looking
+// assignments in free text.
+func (r *Rules) Text(s string) string {
+	if s == "" {
+		return s
+	}
+	if strings.Contains(s, "@") && strings.Contains(s, "://") {
+		s = urlPassword.ReplaceAllString(s, "${1}:"+Replacement+"@")
+	}
+	if mayAssign(s) {
+		s = assignment.ReplaceAllStringFunc(s, func(m string) string {
+			sub := assignment.FindStringSubmatch(m)
+			value := sub[3]
+			if value == Replacement || (len(value) >= 2 && value[1:len(value)-1] == Replacement) {
+				return m
+			}
+			if sub[2] != "" && strings.TrimSpace(sub[2]) == "" && value[0] != '\'' && value[0] != '"' {
+				return m // a word after a space is prose ("the password is"), not a value
+			}
+			return sub[1] + sub[2] + Replacement
+		})
+	}
+	return s
+}
+
+// URLs replaces only the passwords of URLs, for text Spark already
+// redacted by its own rules (plans, whose data source options Spark
+// redacts) where a name followed by a value is a column, not a secret.
+func (r *Rules) URLs(s string) string {
+	if strings.Contains(s, "@") && strings.Contains(s, "://") {
+		return urlPassword.ReplaceAllString(s, "${1}:"+Replacement+"@")
+	}
+	return s
+}
+
+// mayAssign is a cheap test that s holds a word assignment could match.
+func mayAssign(s string) bool {
+	for _, w := range []string{"pass", "pwd", "token", "secret", "key", "credential"} {
+		if containsFold(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sparkDefaultMatch is SparkDefault without regexp, folding ASCII case
+// only, as Java's (?i) does without UNICODE_CASE: environments hold
+// hundreds of properties, where the backtracking matcher is slow.
+func sparkDefaultMatch(s string) bool {
+	return containsFold(s, "secret") || containsFold(s, "password") || containsFold(s, "token") ||
+		containsFold(s, "accesskey") || containsFold(s, "access.key") || containsFold(s, "credential")
+}
+
+// containsFold says whether s contains the lower-case ASCII word w,
+// folding ASCII case only and allocating nothing.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
