@@ -132,3 +132,26 @@ func readUpTo(ctx context.Context, r io.Reader, limit, hint int64) ([]byte, erro
 	}
 	return buf, nil
 }
+
+// Head returns up to n stored (not decoded) bytes from the start of part
+// i: what a tailer compares turn after turn to notice that a running log
+// was replaced by another under the same name.
+func (l *Log) Head(ctx context.Context, i, n int) ([]byte, error) {
+	if i < 0 || i >= len(l.Parts) {
+		return nil, fmt.Errorf("eventlog: %s: part %d of %d", l.Path, i, len(l.Parts))
+	}
+	store := l.store
+	if store == nil {
+		store = FileStore{}
+	}
+	raw, err := store.OpenRange(ctx, l.Parts[i].Path, 0)
+	if err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
+	}
+	defer raw.Close()
+	b, err := io.ReadAll(io.LimitReader(raw, int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("eventlog: %s: head: %w", l.Parts[i].Path, err)
+	}
+	return b, nil
+}

@@ -181,6 +181,7 @@ type counters struct {
 	Scans, ScanErrors, Deferred, Processed, Errors atomic.Int64
 	Bytes, Events, InFlight                        atomic.Int64
 	Resumed, Saves, SaveBytes, SaveNanos           atomic.Int64
+	Replaced                                       atomic.Int64
 }
 
 // Status is what /healthz and /metrics show of ingest.
@@ -205,6 +206,9 @@ type Status struct {
 	Saves     int64   `json:"tailSaves"`
 	SaveBytes int64   `json:"tailSaveBytes"`
 	SaveMs    float64 `json:"tailSaveMs"`
+	// Replaced counts running logs found cut or replaced under their name
+	// while tailed, and read again from the start.
+	Replaced int64 `json:"replaced"`
 	// LagMs is the age of the oldest change seen and not yet read.
 	LagMs   int64 `json:"lagMs"`
 	Scanned bool  `json:"scanned"`
@@ -237,6 +241,7 @@ type logEntry struct {
 	parts        []eventlog.Part // the parts as last read
 	offset       int64
 	pos          eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
+	head         []byte           // first stored bytes of a single-file log being tailed (replaced checks)
 	lastProgress time.Time
 	resume       bool      // a resume state may be stored: try it before reading from the start
 	dirty        bool      // applied something since the resume state was last stored

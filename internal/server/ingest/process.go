@@ -1,12 +1,15 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -145,6 +148,18 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		e.tail = nil
 		e.mu.Unlock()
 	}
+	if e.tail != nil {
+		if why := replaced(ctx, e, l); why != "" {
+			// Another log took this name (or the file was cut): what was
+			// applied belongs to it, not to what is there now.
+			in.cfg.Logger.Warn("tail", "log", l.Path, "replaced", why, "action", "read from the start")
+			in.stats.Replaced.Add(1)
+			e.mu.Lock()
+			e.tail = nil
+			e.mu.Unlock()
+			e.resume = false
+		}
+	}
 	if e.tail == nil && e.resume {
 		e.resume = false
 		in.restore(ctx, e, l)
@@ -155,6 +170,10 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		e.mu.Lock()
 		e.tail, e.part, e.offset, e.last = t, 0, 0, e.last[:0]
 		e.mu.Unlock()
+		e.head = nil
+		if checksHead(l) {
+			e.head, _ = l.Head(ctx, 0, headBytes) // a read error shows in the read that follows
+		}
 		e.lastSave, e.savedPart, e.savedOffset = time.Now(), 0, 0
 		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
@@ -232,6 +251,52 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	}
 	in.saveTail(e, false) // after Progress: what the listener did is saved with it
 	return false, nil
+}
+
+// headBytes is how much of a log's start identifies it: past Spark's first
+// events (log start, resource profile), into the driver's block manager
+// with its time and port.
+const headBytes = 4096
+
+// checksHead says whether a log's head is compared turn after turn: a
+// local single file. A rolling log's parts are replaced by compaction (see
+// follow); an S3 object is not appended to, and a ranged GET each turn
+// would cost more than it tells.
+func checksHead(l *eventlog.Log) bool {
+	return !l.Rolling && len(l.Parts) == 1 && !strings.HasPrefix(l.Path, "s3://")
+}
+
+// replaced says why the log being tailed is no longer the one whose events
+// were applied, or "": the part being read is shorter than what was read
+// of it, or a single file's first bytes changed (rewritten, or another
+// application's log moved in under the same name).
+func replaced(ctx context.Context, e *logEntry, l *eventlog.Log) string {
+	if e.part >= len(l.Parts) {
+		return fmt.Sprintf("%d parts, reading part %d", len(l.Parts), e.part+1)
+	}
+	p := l.Parts[e.part]
+	read := e.pos.Comp // stored bytes read of the part, at least
+	if p.Codec == "" || p.Codec == codec.None {
+		read = e.offset
+	}
+	if p.Size < read {
+		return fmt.Sprintf("%s is %d bytes, %d were read", p.Path, p.Size, read)
+	}
+	if !checksHead(l) {
+		return ""
+	}
+	h, err := l.Head(ctx, 0, headBytes)
+	if err != nil {
+		return "" // the read that follows reports it
+	}
+	n := min(len(h), len(e.head))
+	if !bytes.Equal(h[:n], e.head[:n]) {
+		return fmt.Sprintf("its first %d bytes changed", n)
+	}
+	if len(h) > len(e.head) {
+		e.head = h
+	}
+	return ""
 }
 
 // follow finds the part being read in a new listing of a rolling log (by
