@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -89,6 +90,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/sparkdx/v1/findings", s.apiFindings)
 	m.HandleFunc("GET /api/sparkdx/v1/diff", s.apiDiff)
 	m.HandleFunc("GET /api/sparkdx/v1/status", s.apiStatus)
+	m.HandleFunc("GET /api/sparkdx/v1/logs", s.apiLogs)
 	m.HandleFunc("/api/sparkdx/", func(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusNotFound, "unknown resource: "+r.URL.Path)
 	})
@@ -143,9 +145,30 @@ func (s *Server) tokenLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 }
 
+// stuckAfter is how long a change of a log may wait to be read before
+// /healthz calls ingest degraded.
+const stuckAfter = 5 * time.Minute
+
+// healthz answers 200 while the server runs (a liveness probe must not
+// restart it for a bad log): "status" is "ok", or "degraded" with the
+// problems — a root that cannot be listed, a failed log, a log waiting
+// longer than stuckAfter.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	st := s.cfg.Ingest.Status()
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "ingest": st})
+	body := map[string]any{"status": "ok", "ingest": st}
+	if problems := s.cfg.Ingest.Health(stuckAfter); len(problems) > 0 {
+		if len(problems) > 20 {
+			problems = append(problems[:20], fmt.Sprintf("... %d more (/api/sparkdx/v1/logs)", len(problems)-20))
+		}
+		body["status"], body["problems"] = "degraded", problems
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// apiLogs lists every log with its state, every entry of a log directory
+// that was passed over and why, and every root with its listing error.
+func (s *Server) apiLogs(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.cfg.Ingest.Logs())
 }
 
 func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {

@@ -28,6 +28,14 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}", s.appPage)
 	m.HandleFunc("GET /compare", s.comparePage)
 	m.HandleFunc("GET /recipes/{path...}", s.recipePage)
+	m.HandleFunc("GET /logs", s.logsPage)
+}
+
+// logsPage shows every log with its state and every entry passed over
+// with its reason (what /api/sparkdx/v1/logs answers).
+func (s *Server) logsPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, http.StatusOK, "logs.html", map[string]any{"Title": "Event logs", "Live": false,
+		"Status": s.cfg.Ingest.Logs(), "Problems": s.cfg.Ingest.Health(stuckAfter)})
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {

@@ -170,6 +170,7 @@ type Ingester struct {
 
 	stats   counters
 	version atomic.Uint64 // changes whenever any record changes
+	report  scanReport    // what the last scan found wrong; under mu
 }
 
 // Version changes whenever the index (any log's record) changes, so that
@@ -338,12 +339,21 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 	in.stats.Scans.Add(1)
 	var found []*eventlog.Log
 	complete := true // every root listed: what is not found is gone
+	report := scanReport{rootErrors: map[string]string{}}
+	opts := in.cfg.Open
+	opts.Skipped = func(path string, reason error) {
+		report.skip(path, reason)
+		if in.cfg.Open.Skipped != nil {
+			in.cfg.Open.Skipped(path, reason)
+		}
+	}
 	for _, root := range in.cfg.Roots {
-		logs, err := eventlog.Open(ctx, root, in.cfg.Open)
+		logs, err := eventlog.Open(ctx, root, opts)
 		if err != nil {
 			complete = false
 			in.stats.ScanErrors.Add(1)
 			in.cfg.Logger.Warn("scan", "root", root, "err", err)
+			report.rootErrors[root] = err.Error()
 			continue
 		}
 		found = append(found, logs...)
@@ -359,6 +369,9 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if ctx.Err() == nil {
+		in.report = report
+	}
 	seen := map[string]bool{}
 	for _, l := range found {
 		if w != nil && l.Rolling && l.InProgress {
