@@ -183,6 +183,11 @@ type Stage struct {
 	SkewDuration     float64 // max ÷ median task duration
 	SkewBytes        float64 // max ÷ median task bytes
 	MaxTaskOverStage float64 // longest task ÷ stage duration
+	// LongestTaskEndsStage: the longest successful task finished last,
+	// within max(1 s, 5 % of the stage): the stage waited for it, even
+	// when it started late (locality wait, a second wave) and so ran
+	// for less than most of the stage.
+	LongestTaskEndsStage bool
 
 	CoresAvailable int     // executor cores alive while the stage ran
 	PRatio         float64 // tasks ÷ cores

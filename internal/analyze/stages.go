@@ -33,6 +33,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 	}
 	hosts := map[string]*hostAcc{}
 	succeeded := map[int]bool{}
+	var longest, longestEnd, lastEnd int64 // of successful tasks
 	for _, t := range s.Tasks {
 		if t.Successful() {
 			succeeded[t.Index] = true
@@ -82,6 +83,10 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 				out.SpeculativeWins++
 			}
 			b := tm.InputBytesRead + tm.ShuffleReadBytes()
+			if d > longest || (d == longest && t.FinishTime > longestEnd) {
+				longest, longestEnd = d, t.FinishTime
+			}
+			lastEnd = max(lastEnd, t.FinishTime)
 			durs = append(durs, d)
 			runs = append(runs, tm.ExecutorRunTime)
 			bytes = append(bytes, b)
@@ -133,6 +138,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 		out.SkewDuration = Ratio(out.TaskDurationMs.Max, out.TaskDurationMs.P50)
 		out.SkewBytes = Ratio(out.TaskBytes.Max, out.TaskBytes.P50)
 		out.MaxTaskOverStage = Ratio(out.TaskDurationMs.Max, out.DurationMs)
+		out.LongestTaskEndsStage = lastEnd-longestEnd <= max(1000, out.DurationMs/20)
 	}
 	for h, a := range hosts {
 		out.Hosts = append(out.Hosts, HostStat{Host: h, Tasks: len(a.durs), MedianTaskMs: median(a.durs),

@@ -14,7 +14,8 @@ var DataSkew = &Rule{
 	Doc:    "A stage waits for a few tasks that run far longer, or read far more bytes, than its median task.",
 	Thresholds: []Threshold{
 		{Metric: "task duration max ÷ median", Warning: 4, Critical: 10,
-			Gate: "longest task ≥ 0.75 × stage duration (it sets the stage's end); severity by cost: the wall time the stage " +
+			Gate: "the stage waited for the longest task: it ran ≥ 0.75 × the stage, or it finished last (within max(1 s, 5 % of " +
+				"the stage), as a hot task started late by locality wait does); severity by cost: the wall time the stage " +
 				"waited for it beyond the median task (max − median) ≥ 5 % of the app and ≥ 1 s, critical only ≥ 25 %; else info",
 			Source: "Dr. Elephant tuning_20190221 StagesAnalyzer (4 and 0.75; its absolute 150 s gate replaced by the cost share " +
 				"so that a skew costing most of a short app is reported); DataFlint PartitionSkewAlert (10)"},
@@ -33,7 +34,7 @@ func runDataSkew(p *Pass) []Finding {
 		}
 		d := s.TaskDurationMs
 		durSev := None
-		if s.MaxTaskOverStage >= 0.75 {
+		if s.MaxTaskOverStage >= 0.75 || s.LongestTaskEndsStage {
 			durSev = level(s.SkewDuration, 4, 10)
 		}
 		b := s.TaskBytes
@@ -56,7 +57,7 @@ func runDataSkew(p *Pass) []Finding {
 				stageRef(s), fmtMs(d.Max), fmtMs(d.P50), s.SkewDuration, units.Bytes(b.Max), units.Bytes(b.P50), s.SkewBytes),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "maxTaskMs": d.Max,
 				"medianTaskMs": d.P50, "durationMaxOverMedian": round(s.SkewDuration), "stageDurationMs": s.DurationMs,
-				"maxTaskOverStage": round(s.MaxTaskOverStage), "maxTaskBytes": b.Max, "medianTaskBytes": b.P50,
+				"maxTaskOverStage": round(s.MaxTaskOverStage), "longestTaskEndsStage": s.LongestTaskEndsStage, "maxTaskBytes": b.Max, "medianTaskBytes": b.P50,
 				"bytesMaxOverMedian": round(s.SkewBytes)}})
 	}
 	return out

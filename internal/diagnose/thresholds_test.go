@@ -23,6 +23,10 @@ func TestThresholdEdges(t *testing.T) {
 			s.SkewDuration, s.MaxTaskOverStage = ratio, overStage
 		})
 	}
+	endsStage := func(r *analyze.Result) *analyze.Result {
+		r.Stages[0].LongestTaskEndsStage = true
+		return r
+	}
 	// failed is an app of dur whose one failure cause held a task back
 	// delay ms and failed jobs.
 	failed := func(delay, dur int64, jobs []int) *analyze.Result {
@@ -49,6 +53,7 @@ func TestThresholdEdges(t *testing.T) {
 		{"skew 10× costing 45 %", diagnose.DataSkew, skew(10, 600*sec, 0.9), diagnose.Critical},
 		{"skew 10× costing 15 %", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Warning},
 		{"skew 10× not setting the stage's end", diagnose.DataSkew, skew(10, 200*sec, 0.74), diagnose.None},
+		{"skew 10× started late, finishing last", diagnose.DataSkew, endsStage(skew(10, 200*sec, 0.5)), diagnose.Warning},
 		{"skew 10× 5 s max", diagnose.DataSkew, skew(10, 5*sec, 1), diagnose.Info},
 		{"spill 0.10", diagnose.Spill, stage(func(s *analyze.Stage) {
 			s.ShuffleReadBytes, s.MemorySpilledBytes, s.DiskSpilledBytes = 100*gb, 10*gb, gb
