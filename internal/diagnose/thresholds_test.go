@@ -23,6 +23,16 @@ func TestThresholdEdges(t *testing.T) {
 			s.SkewDuration, s.MaxTaskOverStage = ratio, overStage
 		})
 	}
+	// hosts is a stage on three hosts whose third ran n tasks at ratio ×
+	// the others' 10 s median (1 core per host: no attempt, no executors).
+	hosts := func(ratio float64, n int) *analyze.Result {
+		return stage(func(s *analyze.Stage) {
+			slow := int64(ratio * float64(10*sec))
+			s.Hosts = []analyze.HostStat{{Host: "a", Tasks: 20, MedianTaskMs: 10 * sec, TaskTimeMs: 200 * sec},
+				{Host: "b", Tasks: 20, MedianTaskMs: 10 * sec, TaskTimeMs: 200 * sec},
+				{Host: "c", Tasks: n, MedianTaskMs: slow, TaskTimeMs: int64(n) * slow}}
+		})
+	}
 	endsStage := func(r *analyze.Result) *analyze.Result {
 		r.Stages[0].LongestTaskEndsStage = true
 		return r
@@ -53,6 +63,15 @@ func TestThresholdEdges(t *testing.T) {
 		{"skew 10× costing 45 %", diagnose.DataSkew, skew(10, 600*sec, 0.9), diagnose.Critical},
 		{"skew 10× costing 15 %", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Warning},
 		{"skew 10× not setting the stage's end", diagnose.DataSkew, skew(10, 200*sec, 0.74), diagnose.None},
+		{"straggler host 3.16× over 5 tasks, 1m48s of 20 min", diagnose.StragglerHost, hosts(3.16, 5), diagnose.Warning},
+		{"straggler host 3.1×", diagnose.StragglerHost, hosts(3.1, 5), diagnose.None},
+		{"straggler host 10× over 2 tasks", diagnose.StragglerHost, hosts(10, 2), diagnose.None},
+		{"straggler host 10× over 3 tasks, 4m30s (22.5 %) of 20 min", diagnose.StragglerHost, hosts(10, 3), diagnose.Warning},
+		{"straggler host 10× over 14 tasks, 10 min (the stage) of 20", diagnose.StragglerHost, hosts(10, 14), diagnose.Critical},
+		{"straggler host 4× over 3 tasks of 100 ms", diagnose.StragglerHost, stage(func(s *analyze.Stage) {
+			s.Hosts = []analyze.HostStat{{Host: "a", Tasks: 9, MedianTaskMs: 25, TaskTimeMs: 225}, {Host: "b", Tasks: 9, MedianTaskMs: 25, TaskTimeMs: 225},
+				{Host: "c", Tasks: 3, MedianTaskMs: 100, TaskTimeMs: 300}}
+		}), diagnose.Info},
 		{"skew 10× started late, finishing last", diagnose.DataSkew, endsStage(skew(10, 200*sec, 0.5)), diagnose.Warning},
 		{"skew 10× 5 s max", diagnose.DataSkew, skew(10, 5*sec, 1), diagnose.Info},
 		{"spill 0.10", diagnose.Spill, stage(func(s *analyze.Stage) {

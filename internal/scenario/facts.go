@@ -28,6 +28,7 @@ var stageMetrics = map[string]func(s *analyze.Stage) float64{
 	"failedTasks":        func(s *analyze.Stage) float64 { return float64(s.Failed) },
 	"speculativeTasks":   func(s *analyze.Stage) float64 { return float64(s.SpeculativeTasks) },
 	"numTasks":           func(s *analyze.Stage) float64 { return float64(s.NumTasks) },
+	"hosts":              func(s *analyze.Stage) float64 { return float64(len(s.Hosts)) },
 	"durationMs":         func(s *analyze.Stage) float64 { return float64(s.DurationMs) },
 	"taskDurationP50Ms":  func(s *analyze.Stage) float64 { return float64(s.TaskDurationMs.P50) },
 	"resultBytes":        func(s *analyze.Stage) float64 { return float64(s.ResultBytes) },
