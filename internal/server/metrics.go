@@ -107,6 +107,7 @@ var ingestMetrics = []struct {
 	{"sparkdx_serve_ingest_errors_total", "Logs that could not be read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Errors) }},
 	{"sparkdx_serve_ingest_deferred_total", "Times a changed log waited for a full queue.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Deferred) }},
 	{"sparkdx_serve_ingest_replaced_total", "Running logs found cut or replaced under their name while tailed, and read again.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Replaced) }},
+	{"sparkdx_serve_ingest_slow_lane_total", "Finished logs whose replay outlasted 30 s and went on in the slow lane, so that the others do not wait.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.SlowLane) }},
 	{"sparkdx_serve_ingest_resumed_total", "Running logs continued from their stored replay state at startup.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Resumed) }},
 	{"sparkdx_serve_ingest_resume_saves_total", "Replay states of running logs stored.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Saves) }},
 	{"sparkdx_serve_ingest_resume_save_bytes_total", "Bytes of the replay states stored.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.SaveBytes) }},

@@ -23,7 +23,8 @@ func (in *Ingester) Status() Status {
 		Processed: in.stats.Processed.Load(), Errors: in.stats.Errors.Load(),
 		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load(),
 		Resumed: in.stats.Resumed.Load(), Saves: in.stats.Saves.Load(), SaveBytes: in.stats.SaveBytes.Load(),
-		SaveMs: float64(in.stats.SaveNanos.Load()) / 1e6, Replaced: in.stats.Replaced.Load()}
+		SaveMs: float64(in.stats.SaveNanos.Load()) / 1e6, Replaced: in.stats.Replaced.Load(),
+		SlowLane: in.stats.SlowLane.Load()}
 	in.mu.Lock()
 	s.Scanned = in.scanned
 	now := time.Now()

@@ -105,6 +105,11 @@ type Config struct {
 	// so that a restart resumes it (and at shutdown); default 30s. A kill
 	// -9 makes the restart read again what was read since.
 	SnapshotEvery time.Duration
+	// SlowAfter bounds how long a worker replays one finished log before
+	// handing it to the slow lane, a worker of its own, so that a huge or
+	// pathological log (a gzip of half a billion short lines) never holds
+	// the others back; default 30s.
+	SlowAfter time.Duration
 }
 
 // Validate checks the configuration and fills defaults.
@@ -136,6 +141,9 @@ func (c *Config) Validate() error {
 	if c.Analyze == nil {
 		c.Analyze = ReportJSON
 	}
+	if c.SlowAfter <= 0 {
+		c.SlowAfter = 30 * time.Second
+	}
 	if c.SnapshotEvery <= 0 {
 		c.SnapshotEvery = 30 * time.Second
 	}
@@ -161,6 +169,7 @@ func ReportJSON(in Input) ([]byte, error) {
 type Ingester struct {
 	cfg   Config
 	queue chan *logEntry
+	slow  chan *logEntry // finished logs a worker gave up on after SlowAfter
 	wake  chan struct{}
 	cache *cache
 
@@ -182,6 +191,7 @@ type counters struct {
 	Scans, ScanErrors, Deferred, Processed, Errors atomic.Int64
 	Bytes, Events, InFlight                        atomic.Int64
 	Resumed, Saves, SaveBytes, SaveNanos           atomic.Int64
+	SlowLane                                       atomic.Int64
 	Replaced                                       atomic.Int64
 }
 
@@ -210,6 +220,9 @@ type Status struct {
 	// Replaced counts running logs found cut or replaced under their name
 	// while tailed, and read again from the start.
 	Replaced int64 `json:"replaced"`
+	// SlowLane counts finished logs whose replay outlasted SlowAfter and
+	// went on in the slow lane.
+	SlowLane int64 `json:"slowLane"`
 	// LagMs is the age of the oldest change seen and not yet read.
 	LagMs   int64 `json:"lagMs"`
 	Scanned bool  `json:"scanned"`
@@ -238,11 +251,14 @@ type logEntry struct {
 	tail *eventlog.Tail // set under mu by the worker holding the entry
 
 	// Owned by the worker holding the entry.
-	part         int             // position in parts of the part being read
-	parts        []eventlog.Part // the parts as last read
-	offset       int64
-	pos          eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
-	head         []byte           // first stored bytes of a single-file log being tailed (replaced checks)
+	part   int             // position in parts of the part being read
+	parts  []eventlog.Part // the parts as last read
+	offset int64
+	pos    eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
+	head   []byte           // first stored bytes of a single-file log being tailed (replaced checks)
+	// slow: a replay of this log outlasted SlowAfter; it is worked on in
+	// the slow lane from then on. Set by the worker under Ingester.mu.
+	slow         bool
 	lastProgress time.Time
 	resume       bool      // a resume state may be stored: try it before reading from the start
 	dirty        bool      // applied something since the resume state was last stored
@@ -259,7 +275,7 @@ func New(cfg Config) (*Ingester, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
+	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), slow: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
 		cache: newCache(cfg.CacheSize), entries: map[string]*logEntry{}}
 	recs, err := cfg.Store.Logs()
 	if err != nil {
@@ -292,9 +308,14 @@ func (in *Ingester) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in.work(ctx)
+			in.work(ctx, in.queue)
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		in.work(ctx, in.slow)
+	}()
 	var w *watcher
 	if in.cfg.Watch {
 		w = newWatcher(in.cfg.Logger, in.Wake)
@@ -392,8 +413,12 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 			continue
 		}
 		e.next = l
+		queue := in.queue
+		if e.slow {
+			queue = in.slow
+		}
 		select {
-		case in.queue <- e:
+		case queue <- e:
 			e.scheduled, e.queuedAt = true, time.Now()
 			e.seenSize, e.seenMod, e.seenProg = l.Size, l.ModTime, l.InProgress
 		default:
@@ -437,20 +462,26 @@ func (in *Ingester) changed(e *logEntry, l *eventlog.Log) bool {
 	return e.next == nil || l.Size != e.seenSize || !l.ModTime.Equal(e.seenMod) || l.InProgress != e.seenProg || done
 }
 
-func (in *Ingester) work(ctx context.Context) {
+// work processes the entries of queue (the main queue, or the slow lane)
+// until ctx ends.
+func (in *Ingester) work(ctx context.Context, queue chan *logEntry) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case e := <-in.queue:
+		case e := <-queue:
 			in.stats.InFlight.Add(1)
 			again := in.process(ctx, e)
 			in.stats.Processed.Add(1)
 			in.mu.Lock()
 			e.scheduled = false
+			next := in.queue
+			if e.slow {
+				next = in.slow
+			}
 			if again && ctx.Err() == nil {
 				select {
-				case in.queue <- e:
+				case next <- e:
 					e.scheduled = true
 				default:
 					in.stats.Deferred.Add(1)

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,8 +33,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 		e.update(func(r *store.LogRecord) { r.Done = false })
 	}
 	if !l.InProgress && e.tail == nil && !e.resume {
-		in.replayFinished(ctx, e, l)
-		return false
+		return in.replayFinished(ctx, e, l)
 	}
 	again, err := in.tail(ctx, e, l)
 	if err != nil && ctx.Err() == nil {
@@ -46,10 +46,31 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 }
 
 // replayFinished replays a complete log in one go and stores its analysis.
-func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog.Log) {
-	a, st, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Workers: 1, Redaction: in.cfg.Redaction})
+// A main worker gives up after SlowAfter and hands the log to the slow
+// lane (again is true: the worker queues it there), which replays it to
+// its end.
+func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog.Log) (again bool) {
+	rctx := ctx
+	in.mu.Lock()
+	slow := e.slow
+	in.mu.Unlock()
+	if !slow {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeoutCause(ctx, in.cfg.SlowAfter, errSlow)
+		defer cancel()
+	}
+	a, st, err := eventlog.ReplayLog(rctx, l, eventlog.ReplayOptions{Workers: 1, Redaction: in.cfg.Redaction})
 	if ctx.Err() != nil {
-		return
+		return false
+	}
+	if rctx.Err() != nil && context.Cause(rctx) == errSlow {
+		in.cfg.Logger.Info("ingest", "log", l.Path, "slow", fmt.Sprintf("replay outlasted %s", in.cfg.SlowAfter),
+			"action", "continued in the slow lane")
+		in.stats.SlowLane.Add(1)
+		in.mu.Lock()
+		e.slow = true
+		in.mu.Unlock()
+		return true
 	}
 	if st != nil {
 		in.stats.Bytes.Add(st.Bytes)
@@ -57,10 +78,14 @@ func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog
 	}
 	if err != nil {
 		in.fail(e, l, err)
-		return
+		return false
 	}
 	in.finish(ctx, e, l, a, st)
+	return false
 }
+
+// errSlow is the cause of a replay stopped after Config.SlowAfter.
+var errSlow = errors.New("replay outlasted the slow-lane limit")
 
 // finish stores the analysis of a complete log and keeps its model cached.
 func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
