@@ -37,9 +37,24 @@ type ReplayOptions struct {
 	// A longer line stops the replay with ErrLineTooLong instead of holding
 	// ever more memory (a log of zeros, a corrupt file without newlines).
 	MaxLine int
+	// MaxRatio bounds decoded ÷ stored bytes of a log ReplayLog reads,
+	// past 64 MiB decoded; 0 means DefaultMaxRatio. A log over it fails
+	// with ErrRatio instead of decoding without end.
+	MaxRatio float64
 	// Redaction is the policy applied to every event before the replay
 	// keeps it (package redact); nil means redact.Default().
 	Redaction *redact.Rules
+}
+
+// DefaultMaxRatio is far above what Spark's codecs make of event logs
+// (10–50×) and below what a decompression bomb does.
+const DefaultMaxRatio = 1000
+
+func (o ReplayOptions) maxRatio() float64 {
+	if o.MaxRatio > 0 {
+		return o.MaxRatio
+	}
+	return DefaultMaxRatio
 }
 
 // rules is the redaction policy: Redaction, or redact.Default() (set once
