@@ -27,6 +27,10 @@ func TestAuthToken(t *testing.T) {
 		{"/api/v1/applications", "", 401},
 		{"/api/v1/applications", "Bearer wrong", 401},
 		{"/api/v1/applications", "Bearer s3cret", 200},
+		{"/api/v1/applications", "bearer s3cret", 200},
+		{"/api/v1/applications", "BEARER  s3cret", 200},
+		{"/api/v1/applications", "Basic s3cret", 401},
+		{"/api/v1/applications", "Bearers3cret", 401},
 		{"/", "", 401},
 		{"/", "Bearer s3cret", 200},
 		{"/api/sparkdx/v1/apps", "", 401},
@@ -59,6 +63,15 @@ func TestAuthToken(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || !resp.Cookies()[0].HttpOnly {
 		t.Fatalf("token login: got %d with cookies %v, want 303 and one HttpOnly cookie", resp.StatusCode, resp.Cookies())
+	}
+	// The login keeps the page asked for, without the token.
+	deep, err := client.Get(ts.url + "/apps/local-1430917381534?tab=stages&token=s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep.Body.Close()
+	if loc := deep.Header.Get("Location"); loc != "/apps/local-1430917381534?tab=stages" {
+		t.Errorf("token login redirects to %q, want the page asked for without the token", loc)
 	}
 	req, _ := http.NewRequest("GET", ts.url+"/api/v1/applications", nil)
 	req.AddCookie(resp.Cookies()[0])

@@ -116,8 +116,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // authorized accepts the bearer token in the Authorization header (API
 // clients) or in the cookie tokenLogin sets (browsers).
 func (s *Server) authorized(r *http.Request) bool {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer x" too.
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		c, err := r.Cookie(tokenCookie)
 		if err != nil {
 			return false
