@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -133,7 +134,10 @@ func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end i
 }
 
 // capacityExecutors are the executors that run tasks: every executor but
-// the driver, or only the driver in local mode.
+// the driver, or only the driver in local mode (or when the log does not
+// say the master). On a cluster the driver runs no task: an application
+// that never got an executor waited for resources all along, however
+// long, rather than computing on its driver.
 func capacityExecutors(a *model.Attempt) []*model.Executor {
 	var out []*model.Executor
 	var driver *model.Executor
@@ -144,8 +148,19 @@ func capacityExecutors(a *model.Attempt) []*model.Executor {
 		}
 		out = append(out, e)
 	}
-	if len(out) == 0 && driver != nil {
+	if len(out) == 0 && driver != nil && localMaster(a) {
 		return []*model.Executor{driver}
 	}
 	return out
+}
+
+// localMaster says whether the application ran in local mode (its tasks on
+// the driver): spark.master local, local[N], local-cluster[…], or unknown.
+func localMaster(a *model.Attempt) bool {
+	for _, p := range a.Env.SparkProperties {
+		if p[0] == "spark.master" {
+			return p[1] == "" || strings.HasPrefix(p[1], "local")
+		}
+	}
+	return true
 }

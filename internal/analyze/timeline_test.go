@@ -82,3 +82,34 @@ func TestSimulate(t *testing.T) {
 		t.Errorf("got %+v, want critical path driver+40, ideal driver+45, task time 90", cp)
 	}
 }
+
+// TestNoExecutorIsResourceWait: an application on a cluster that never
+// got an executor waited for resources the whole time (its driver runs no
+// task); in local mode the driver is the capacity.
+func TestNoExecutorIsResourceWait(t *testing.T) {
+	const s, hour = int64(1000), int64(3600_000)
+	for _, c := range []struct {
+		master   string
+		wantWait int64
+	}{
+		{"k8s://https://kube:6443", hour},
+		{"spark://master:7077", hour},
+		{"yarn", hour},
+		{"local[4]", 0},
+		{"", 0}, // a log that does not say: as local
+	} {
+		a := model.NewAttempt()
+		a.StartTime, a.EndTime, a.Completed = 0, hour, true
+		if c.master != "" {
+			a.Env.SparkProperties = [][2]string{{"spark.master", c.master}}
+		}
+		a.AddExecutor("driver", 0).TotalCores = 4
+		st, _ := a.StageOrNew(0, 0)
+		st.SubmissionTime, st.Status = 20*s, model.StageActive
+		st.CompletionTime = model.NoTime
+		r := Analyze(a)
+		if r.Phases.ResourceWaitMs != c.wantWait {
+			t.Errorf("master %q: resource wait %d ms, want %d (phases %+v)", c.master, r.Phases.ResourceWaitMs, c.wantWait, r.Phases)
+		}
+	}
+}
