@@ -107,7 +107,7 @@ func fullAnswer(b *testing.B, base string, apps int) {
 			}
 			for _, doc := range []string{"/jobs", "/stages"} {
 				for {
-					status, body, err := fetch(p + doc)
+					status, body, err := hstest.Fetch(p + doc)
 					if err == nil && status == http.StatusOK {
 						break
 					}
@@ -122,7 +122,7 @@ func fullAnswer(b *testing.B, base string, apps int) {
 }
 
 func getJSONQuiet(u string, v any) error {
-	status, body, err := fetch(u)
+	status, body, err := hstest.Fetch(u)
 	if err != nil {
 		return err
 	}

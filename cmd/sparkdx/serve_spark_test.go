@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -109,24 +108,10 @@ func serveLiveSpark(t *testing.T, bin string, line sparktest.SparkLine) {
 	for _, path := range hstest.Endpoints(t, hs.URL) {
 		wantStatus, want := hstest.Get(t, hs.URL+"/api/v1/"+path)
 		gotStatus, got := hstest.Get(t, serve.url+"/api/v1/"+path)
-		if gotStatus != wantStatus {
-			t.Errorf("%s: serve %d, History Server %d (%s)", path, gotStatus, wantStatus, hstest.FirstLine(got))
-			continue
-		}
-		if wantStatus != http.StatusOK {
-			passed++
-			continue
-		}
-		var unknown []string
-		diffs := hstest.Diff(norm(t, got), norm(t, want))
-		for _, d := range diffs {
-			if hstest.KnownDifference(line.Version, path, d) == "" {
-				unknown = append(unknown, d)
-			}
-		}
-		switch {
+		diffs := hstest.AnswerDiff(t, gotStatus, got, wantStatus, want)
+		switch unknown := hstest.Unknown(line.Version, path, diffs); {
 		case len(unknown) > 0:
-			t.Errorf("%s: serve and the History Server differ:\n  %s", path, strings.Join(firstN(unknown, 5), "\n  "))
+			t.Errorf("%s: serve and the History Server differ:\n  %s", path, strings.Join(hstest.FirstN(unknown, 5), "\n  "))
 		case len(diffs) > 0:
 			knownDiffs++
 		default:
@@ -151,7 +136,7 @@ func (l *liveCompare) findApp() {
 	var apps []struct {
 		ID string `json:"id"`
 	}
-	if status, b, err := fetch(l.driver + "/api/v1/applications"); err == nil && status == http.StatusOK {
+	if status, b, err := hstest.Fetch(l.driver + "/api/v1/applications"); err == nil && status == http.StatusOK {
 		if json.Unmarshal(b, &apps) == nil && len(apps) == 1 {
 			l.app = apps[0].ID
 		}
@@ -185,7 +170,7 @@ func (l *liveCompare) compare(path string) bool {
 		l.seen[path] = first
 	}
 	_, want := hstest.Get(l.t, l.driver+"/api/v1/"+path)
-	status, got, err := fetch(l.serve + "/api/v1/" + path)
+	status, got, err := hstest.Fetch(l.serve + "/api/v1/" + path)
 	var diffs []string
 	switch {
 	case err != nil:
@@ -193,15 +178,11 @@ func (l *liveCompare) compare(path string) bool {
 	case status != http.StatusOK:
 		diffs = []string{fmt.Sprintf("serve answers %d: %s", status, hstest.FirstLine(got))}
 	default:
-		g, w := norm(l.t, got), norm(l.t, want)
+		g, w := hstest.DecodeNorm(l.t, got), hstest.DecodeNorm(l.t, want)
 		removed := liveOnly(path, g, w)
-		for _, d := range hstest.Diff(g, w) {
-			// The differences between the Spark lines sparkdx knows of
-			// (it answers as Spark 4.3) hold for a running driver too.
-			if hstest.KnownDifference(l.line, path, d) == "" {
-				diffs = append(diffs, d)
-			}
-		}
+		// The differences between the Spark lines sparkdx knows of (it
+		// answers as Spark 4.3) hold for a running driver too.
+		diffs = hstest.Unknown(l.line, path, hstest.Diff(g, w))
 		if len(diffs) == 0 {
 			for _, r := range removed {
 				l.liveOnly[r]++
@@ -213,7 +194,7 @@ func (l *liveCompare) compare(path string) bool {
 		return true
 	}
 	if time.Since(first) > liveWait {
-		l.t.Errorf("%s: serve still differs from the running driver after %s:\n  %s", path, liveWait, strings.Join(firstN(diffs, 5), "\n  "))
+		l.t.Errorf("%s: serve still differs from the running driver after %s:\n  %s", path, liveWait, strings.Join(hstest.FirstN(diffs, 5), "\n  "))
 		l.ok[path] = true // reported once
 		return true
 	}
@@ -313,7 +294,7 @@ func liveOnly(path string, got, want any) []string {
 	var removed []string
 	switch {
 	case strings.Contains(path, "/stages"):
-		gotStages, wantStages := queries(got), queries(want)
+		gotStages, wantStages := documents(got), documents(want)
 		for i, w := range wantStages {
 			if i >= len(gotStages) {
 				break
@@ -338,7 +319,7 @@ func liveOnly(path string, got, want any) []string {
 			env["classpathEntries"] = kept
 		}
 	case strings.Contains(path, "/sql"):
-		gotQ, wantQ := queries(got), queries(want)
+		gotQ, wantQ := documents(got), documents(want)
 		for i, q := range wantQ {
 			if i >= len(gotQ) {
 				break
@@ -399,20 +380,16 @@ func driverPeaks(got, want map[string]any) []string {
 	return removed
 }
 
-// queries is the list of SQL executions of a /sql or /sql/{id} answer.
-func queries(v any) []map[string]any {
-	var out []map[string]any
+// documents are the objects of an answer that is one object (a stage, a
+// query) or a list of them (/stages, /sql).
+func documents(v any) []map[string]any {
 	switch v := v.(type) {
 	case map[string]any:
-		out = append(out, v)
+		return []map[string]any{v}
 	case []any:
-		for _, q := range v {
-			if m, ok := q.(map[string]any); ok {
-				out = append(out, m)
-			}
-		}
+		return objects(v)
 	}
-	return out
+	return nil
 }
 
 func nodes(q map[string]any) []map[string]any {
@@ -463,38 +440,10 @@ func waitFinished(t *testing.T, serve *serveProc, app string) {
 				Completed bool `json:"completed"`
 			} `json:"attempts"`
 		}
-		if status, b, err := fetch(serve.url + "/api/v1/applications/" + app); err == nil && status == http.StatusOK &&
+		if status, b, err := hstest.Fetch(serve.url + "/api/v1/applications/" + app); err == nil && status == http.StatusOK &&
 			json.Unmarshal(b, &a) == nil && len(a.Attempts) > 0 && a.Attempts[0].Completed {
 			return
 		}
 	}
 	t.Fatalf("serve does not list %s as completed after %s; output:\n%s", app, liveWait, serve.logs)
-}
-
-func fetch(u string) (int, []byte, error) {
-	client := http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Get(u)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
-}
-
-func norm(t *testing.T, b []byte) any {
-	t.Helper()
-	v, err := hstest.Decode(b)
-	if err != nil {
-		t.Fatalf("decode %q: %v", hstest.FirstLine(b), err)
-	}
-	hstest.Normalise(v)
-	return v
-}
-
-func firstN(s []string, n int) []string {
-	if len(s) > n {
-		return append(s[:n:n], fmt.Sprintf("... %d more", len(s)-n))
-	}
-	return s
 }

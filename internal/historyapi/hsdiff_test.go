@@ -3,7 +3,6 @@ package historyapi
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -120,44 +119,21 @@ func differential(t *testing.T, line sparktest.SparkLine, set logSet, tally map[
 			if StatusOf(err) != gotStatus {
 				diffs = append(diffs, fmt.Sprintf("api.Get says %d, the handler %d", StatusOf(err), gotStatus))
 			}
-		} else if d := hstest.Diff(decodeNorm(t, Marshal(v)), decodeNorm(t, got)); len(d) > 0 {
+		} else if d := hstest.Diff(hstest.DecodeNorm(t, Marshal(v)), hstest.DecodeNorm(t, got)); len(d) > 0 {
 			diffs = append(diffs, "api.Get and the handler differ: "+d[0])
 		}
-		switch {
-		case wantStatus != gotStatus:
-			diffs = append(diffs, fmt.Sprintf("status %d, History Server %d (%s)", gotStatus, wantStatus, hstest.FirstLine(got)))
-		case wantStatus == http.StatusOK:
-			diffs = append(diffs, hstest.Diff(decodeNorm(t, got), decodeNorm(t, want))...)
-		}
-		var unknown []string
-		for _, d := range diffs {
-			if reason := hstest.KnownDifference(line.Version, path, d); reason == "" {
-				unknown = append(unknown, d)
-			}
-		}
+		diffs = append(diffs, hstest.AnswerDiff(t, gotStatus, got, wantStatus, want)...)
+		unknown := hstest.Unknown(line.Version, path, diffs)
 		switch {
 		case len(unknown) > 0:
 			c.failed++
-			if len(unknown) > 5 {
-				unknown = append(unknown[:5], fmt.Sprintf("... %d more", len(unknown)-5))
-			}
-			t.Errorf("%s:\n  %s", path, strings.Join(unknown, "\n  "))
+			t.Errorf("%s:\n  %s", path, strings.Join(hstest.FirstN(unknown, 5), "\n  "))
 		case len(diffs) > 0:
 			c.known++
 		default:
 			c.passed++
 		}
 	}
-}
-
-func decodeNorm(t *testing.T, b []byte) any {
-	t.Helper()
-	v, err := hstest.Decode(b)
-	if err != nil {
-		t.Fatalf("decode %q: %v", hstest.FirstLine(b), err)
-	}
-	hstest.Normalise(v)
-	return v
 }
 
 // copyTree copies a file or a directory tree.

@@ -107,17 +107,24 @@ func isNumber(s string) bool {
 // the test.
 func Get(t testing.TB, u string) (int, []byte) {
 	t.Helper()
+	status, b, err := Fetch(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	return status, b
+}
+
+// Fetch is Get for a server that may not answer yet: it returns the
+// transport error instead of failing the test.
+func Fetch(u string) (int, []byte, error) {
 	client := http.Client{Timeout: 60 * time.Second}
 	resp, err := client.Get(u)
 	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	return resp.StatusCode, b
+	return resp.StatusCode, b, err
 }
 
 // GetJSON decodes the 200 answer of u into v.
