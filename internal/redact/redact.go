@@ -118,26 +118,29 @@ func (r *Rules) Properties(ps [][2]string) {
 // Text replaces the passwords of URLs and the values of secret-looking
 // assignments in free text.
 func (r *Rules) Text(s string) string {
-	if s == "" {
+	s = r.URLs(s)
+	if !mayAssign(s) {
 		return s
 	}
-	if strings.Contains(s, "@") && strings.Contains(s, "://") {
-		s = urlPassword.ReplaceAllString(s, "${1}:"+Replacement+"@")
+	var b strings.Builder
+	last := 0
+	for _, m := range assignment.FindAllStringSubmatchIndex(s, -1) {
+		sep, value := s[m[4]:m[5]], s[m[6]:m[7]]
+		if value == Replacement || (len(value) >= 2 && value[1:len(value)-1] == Replacement) {
+			continue // redacted already
+		}
+		if strings.TrimSpace(sep) == "" && value[0] != '\'' && value[0] != '"' {
+			continue // a word after a space is prose ("the password is"), not a value
+		}
+		b.WriteString(s[last:m[6]])
+		b.WriteString(Replacement)
+		last = m[7]
 	}
-	if mayAssign(s) {
-		s = assignment.ReplaceAllStringFunc(s, func(m string) string {
-			sub := assignment.FindStringSubmatch(m)
-			value := sub[3]
-			if value == Replacement || (len(value) >= 2 && value[1:len(value)-1] == Replacement) {
-				return m
-			}
-			if sub[2] != "" && strings.TrimSpace(sub[2]) == "" && value[0] != '\'' && value[0] != '"' {
-				return m // a word after a space is prose ("the password is"), not a value
-			}
-			return sub[1] + sub[2] + Replacement
-		})
+	if last == 0 {
+		return s
 	}
-	return s
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // URLs replaces only the passwords of URLs, for text Spark already
