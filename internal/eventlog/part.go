@@ -61,11 +61,7 @@ func (l *Log) ReadPart(ctx context.Context, i int, pos PartPos, limit int64) (da
 	if c == codec.None {
 		at = codec.Restart{Comp: pos.Decoded, Decoded: pos.Decoded}
 	}
-	store := l.store
-	if store == nil {
-		store = FileStore{}
-	}
-	raw, err := store.OpenRange(ctx, p.Path, at.Comp)
+	raw, err := l.storeOrFiles().OpenRange(ctx, p.Path, at.Comp)
 	if err != nil {
 		return nil, pos, false, fmt.Errorf("eventlog: %w", err)
 	}
@@ -140,11 +136,7 @@ func (l *Log) Head(ctx context.Context, i, n int) ([]byte, error) {
 	if i < 0 || i >= len(l.Parts) {
 		return nil, fmt.Errorf("eventlog: %s: part %d of %d", l.Path, i, len(l.Parts))
 	}
-	store := l.store
-	if store == nil {
-		store = FileStore{}
-	}
-	raw, err := store.OpenRange(ctx, l.Parts[i].Path, 0)
+	raw, err := l.storeOrFiles().OpenRange(ctx, l.Parts[i].Path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}

@@ -38,13 +38,18 @@ type Reader struct {
 // this buffer.
 const readBufferSize = 256 << 10
 
+// storeOrFiles is the store the log was listed from, or the local
+// filesystem for a Log built by hand.
+func (l *Log) storeOrFiles() Store {
+	if l.store == nil {
+		return FileStore{}
+	}
+	return l.store
+}
+
 // NewReader opens the log's first part.
 func (l *Log) NewReader(ctx context.Context) (*Reader, error) {
-	store := l.store
-	if store == nil {
-		store = FileStore{}
-		l.store = store
-	}
+	l.store = l.storeOrFiles()
 	r := &Reader{ctx: ctx, log: l}
 	if err := r.openNext(); err != nil {
 		return nil, err
