@@ -158,7 +158,7 @@ const stuckAfter = 5 * time.Minute
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	st := s.cfg.Ingest.Status()
 	body := map[string]any{"status": "ok", "ingest": st}
-	if problems := s.cfg.Ingest.Health(stuckAfter); len(problems) > 0 {
+	if problems := s.cfg.Ingest.Logs().Problems(stuckAfter); len(problems) > 0 {
 		if len(problems) > 20 {
 			problems = append(problems[:20], fmt.Sprintf("... %d more (/api/sparkdx/v1/logs)", len(problems)-20))
 		}

@@ -34,8 +34,9 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 // logsPage shows every log with its state and every entry passed over
 // with its reason (what /api/sparkdx/v1/logs answers).
 func (s *Server) logsPage(w http.ResponseWriter, r *http.Request) {
+	ls := s.cfg.Ingest.Logs()
 	s.render(w, http.StatusOK, "logs.html", map[string]any{"Title": "Event logs", "Live": false,
-		"Status": s.cfg.Ingest.Logs(), "Problems": s.cfg.Ingest.Health(stuckAfter)})
+		"Status": ls, "Problems": ls.Problems(stuckAfter)})
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {

@@ -97,11 +97,10 @@ func (in *Ingester) Logs() LogsStatus {
 	return out
 }
 
-// Health says what is wrong with ingest, if anything: a root whose last
+// Problems says what is wrong with ingest, if anything: a root whose last
 // listing failed, a log that failed, a change waiting longer than stuck.
-func (in *Ingester) Health(stuck time.Duration) []string {
+func (ls LogsStatus) Problems(stuck time.Duration) []string {
 	var problems []string
-	ls := in.Logs()
 	for _, r := range ls.Roots {
 		if r.Error != "" {
 			problems = append(problems, "cannot list "+r.Root+": "+r.Error)
