@@ -27,24 +27,23 @@ func secretsLog(t *testing.T) (dir, appID string) {
 		if err := json.Unmarshal(line, &ev); err != nil {
 			t.Fatal(err)
 		}
+		// object is the event's object under key, made when absent.
+		object := func(key string) map[string]any {
+			m, _ := ev[key].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+				ev[key] = m
+			}
+			return m
+		}
 		switch ev["Event"] {
 		case "SparkListenerEnvironmentUpdate":
-			hadoop, _ := ev["Hadoop Properties"].(map[string]any)
-			if hadoop == nil {
-				hadoop = map[string]any{}
-				ev["Hadoop Properties"] = hadoop
-			}
+			hadoop := object("Hadoop Properties")
 			hadoop["fs.azure.account.key.acct.blob.core.windows.net"] = "AZUREKEY"
 			hadoop["javax.jdo.option.ConnectionURL"] = "jdbc:mysql://hive:HIVEPASS@db/metastore"
-			spark := ev["Spark Properties"].(map[string]any)
-			spark["spark.driver.extraJavaOptions"] = "-Ddb.password=DRIVERPASS"
+			object("Spark Properties")["spark.driver.extraJavaOptions"] = "-Ddb.password=DRIVERPASS"
 		case "SparkListenerJobStart":
-			props, _ := ev["Properties"].(map[string]any)
-			if props == nil {
-				props = map[string]any{}
-				ev["Properties"] = props
-			}
-			props["spark.job.description"] = "nightly load from jdbc:postgresql://etl:JOBPASS@db/x?token=JOBTOKEN"
+			object("Properties")["spark.job.description"] = "nightly load from jdbc:postgresql://etl:JOBPASS@db/x?token=JOBTOKEN"
 		}
 		b, err := json.Marshal(ev)
 		if err != nil {
