@@ -22,6 +22,18 @@ func (s *scanner) classDump() error {
 	c.dumped = true
 	s.prevValid = false
 	s.prevInst = nil
+	edges := s.g != nil && s.pass2
+	if s.g != nil {
+		if !edges {
+			s.g.node(classID, graphClass{kind: kindMirror}, 0)
+		} else {
+			if _, err := s.g.begin(); err != nil {
+				return err
+			}
+			s.g.name(s.g.edge(superID), func() string { return "<super>" })
+			s.g.name(s.g.edge(getID(b[2*idSize+4:], idSize)), func() string { return "<classloader>" })
+		}
+	}
 	cp, err := d.u2()
 	if err != nil {
 		return err
@@ -61,6 +73,15 @@ func (s *scanner) classDump() error {
 			c.staticRefs++
 		} else {
 			c.staticPrims = append(c.staticPrims, sz)
+		}
+		if edges && t == typeObject {
+			nameID := getID(h, idSize)
+			ref, err := d.id()
+			if err != nil {
+				return err
+			}
+			s.g.name(s.g.edge(ref), func() string { return "static " + s.utf8[nameID] })
+			continue
 		}
 		if err := d.skip(int64(sz)); err != nil {
 			return err

@@ -256,6 +256,15 @@ func (s *scanner) result() *Histogram {
 	SortClasses(h.Classes)
 	SortClasses(h.Fillers)
 	h.Largest = s.largest(z, l, li)
+	if s.g != nil && !s.pass2 {
+		s.g.setSizes(z, l, func(id uint64) int64 {
+			c := s.classes[id]
+			if c == nil || strings.HasPrefix(s.className(id), "[") {
+				return classSize
+			}
+			return classSize + int64(staticBytes(l.RefBytes(), c.staticRefs, c.staticPrims))
+		})
+	}
 	h.GapCorrections = z.corrected
 	if z.corrected > 0 {
 		h.LayoutEvidence += fmt.Sprintf("; %d class sizes lowered to the gap between adjacent objects", z.corrected)

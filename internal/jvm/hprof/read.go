@@ -49,6 +49,14 @@ const (
 // is not an error: the histogram so far comes back with Truncated set.
 // Cancelling ctx stops the scan at the next buffer refill.
 func Read(ctx context.Context, r io.Reader, opts Options) (*Histogram, error) {
+	h, err := newScanner(ctx, r, opts).read()
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func newScanner(ctx context.Context, r io.Reader, opts Options) *scanner {
 	if opts.Top <= 0 {
 		opts.Top = defaultTop
 	}
@@ -70,6 +78,11 @@ func Read(ctx context.Context, r io.Reader, opts Options) (*Histogram, error) {
 	if opts.MaxStrings > 0 {
 		s.strings = newStringTracker(opts.MaxStrings, opts.SizeHint)
 	}
+	return s
+}
+
+// read scans to the end and builds the histogram.
+func (s *scanner) read() (*Histogram, error) {
 	err := s.run()
 	truncated := errors.Is(err, errShort) || errors.Is(err, io.ErrUnexpectedEOF)
 	if err != nil && !truncated {
@@ -98,27 +111,36 @@ func ReadFile(ctx context.Context, path string, opts Options) (*Histogram, error
 	if fi, err := f.Stat(); err == nil && opts.SizeHint == 0 {
 		opts.SizeHint = fi.Size()
 	}
-	br := bufio.NewReaderSize(f, 1<<20)
-	var r io.Reader = br
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("hprof: %s: gzip: %w", filepath.Base(path), err)
-		}
-		defer zr.Close()
-		r = zr
+	r, gz, err := maybeGzip(f)
+	if err != nil {
+		return nil, fmt.Errorf("hprof: %s: %w", filepath.Base(path), err)
+	}
+	if gz {
 		opts.SizeHint *= 6 // jcmd -gz dumps shrink about that much
-	} else {
-		r = f // the decoder has its own large buffer
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("hprof: %w", err)
-		}
 	}
 	h, err := Read(ctx, r, opts)
 	if err != nil {
 		return nil, fmt.Errorf("hprof: %s %w", filepath.Base(path), err)
 	}
 	return h, nil
+}
+
+// maybeGzip returns a reader of f's dump: gunzipped when f starts with the
+// gzip magic, else f itself from its start (the decoder has its own large
+// buffer).
+func maybeGzip(f *os.File) (io.Reader, bool, error) {
+	br := bufio.NewReaderSize(f, 1<<20)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, false, fmt.Errorf("gzip: %w", err)
+		}
+		return zr, true, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, false, err
+	}
+	return f, false, nil
 }
 
 // ctxReader makes a long scan cancellable without a check per record.

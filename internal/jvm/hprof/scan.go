@@ -62,6 +62,11 @@ type scanner struct {
 
 	version string
 	records int64
+
+	// g, when set, collects the object graph: nodes in pass 1, references
+	// and GC roots in pass 2 (see graph.go).
+	g     *graph
+	pass2 bool
 }
 
 func (s *scanner) header() error {
@@ -208,15 +213,30 @@ func (s *scanner) sub(tag byte) error {
 	case subClassDump:
 		return s.classDump()
 	case subRootUnknown, subRootStickyClass, subRootMonitorUsed:
-		return s.d.skip(int64(id))
+		return s.gcRoot(tag, 0)
 	case subRootJNIGlobal:
-		return s.d.skip(int64(2 * id))
+		return s.gcRoot(tag, id)
 	case subRootJNILocal, subRootJavaFrame, subRootThreadObj:
-		return s.d.skip(int64(id + 8))
-	case subRootNativeStack, subRootThreadBlock, subHeapDumpInfo:
+		return s.gcRoot(tag, 8)
+	case subRootNativeStack, subRootThreadBlock:
+		return s.gcRoot(tag, 4)
+	case subHeapDumpInfo:
 		return s.d.skip(int64(id + 4))
 	}
 	return fmt.Errorf("unknown heap dump sub-record tag")
+}
+
+// gcRoot reads a root record: the object id, then extra bytes.
+func (s *scanner) gcRoot(tag byte, extra int) error {
+	if s.g == nil || !s.pass2 {
+		return s.d.skip(int64(s.d.idSize + extra))
+	}
+	id, err := s.d.id()
+	if err != nil {
+		return err
+	}
+	s.g.root(id, tag)
+	return s.d.skip(int64(extra))
 }
 
 func (s *scanner) initGeometry() {
@@ -256,6 +276,12 @@ func (s *scanner) instance() error {
 	s.prevValid = false
 	s.prevInst = c
 	s.top.offer(n, addr, classID, -1)
+	if s.g != nil {
+		if s.pass2 {
+			return s.instanceEdges(classID, n)
+		}
+		s.g.node(addr, graphClass{classID, kindInstance}, 0)
+	}
 	if s.strings != nil && classID == s.strings.classID && s.strings.valueOff >= 0 && n <= int64(len(s.d.buf)) {
 		v, err := s.d.next(int(n))
 		if err != nil {
@@ -289,6 +315,12 @@ func (s *scanner) objArray() error {
 	s.prevValid = true
 	s.prevInst = nil
 	s.top.offer(int64(n)*8, addr, classID, int64(n))
+	if s.g != nil {
+		if s.pass2 {
+			return s.arrayEdges(classID, n)
+		}
+		s.g.node(addr, graphClass{classID, kindObjArray}, n)
+	}
 	return s.d.skip(int64(n) * int64(idSize))
 }
 
@@ -315,6 +347,16 @@ func (s *scanner) primArray() error {
 	}
 	s.prevValid = true
 	s.prevInst = nil
+	if s.g != nil {
+		if s.pass2 {
+			if _, err := s.g.begin(); err != nil {
+				return err
+			}
+			s.g.arrayLength(n)
+		} else {
+			s.g.node(addr, graphClass{uint64(t), kindPrimArray}, n)
+		}
+	}
 	data := int64(n) * int64(es)
 	s.top.offer(data, addr, uint64(t), int64(n))
 	if s.strings != nil && (t == typeByte || t == typeChar) {

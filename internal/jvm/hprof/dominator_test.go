@@ -1,0 +1,113 @@
+package hprof
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+)
+
+// testGraph builds a graph of n objects (nodes 1..n, 8 bytes each times
+// their number) from an adjacency list and root list.
+func testGraph(n int, adj map[uint32][]uint32, roots []uint32) *graph {
+	g := &graph{classes: []graphClass{{kind: kindMirror}}, rootKind: map[uint32]byte{}, weak: map[uint32]uint32{}}
+	g.addr = make([]uint64, n+1)
+	g.cls = make([]uint32, n+1)
+	g.size = make([]uint32, n+1)
+	g.first = make([]uint32, n+2)
+	for v := 1; v <= n; v++ {
+		g.addr[v] = uint64(v) * 16
+		g.size[v] = uint32(v)
+		g.first[v] = uint32(len(g.to))
+		g.to = append(g.to, adj[uint32(v)]...)
+	}
+	g.first[n+1] = uint32(len(g.to))
+	g.roots = roots
+	return g
+}
+
+// bruteRetained is, for each node, the bytes that become unreachable from
+// the roots when the node is removed: its retained size by definition.
+func bruteRetained(g *graph, v uint32) (int64, bool) {
+	reach := func(skip uint32) []bool {
+		seen := make([]bool, g.nodes())
+		stack := []uint32{0}
+		seen[0] = true
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, w := range g.succ(x) {
+				if w != skip && !seen[w] {
+					seen[w] = true
+					stack = append(stack, w)
+				}
+			}
+		}
+		return seen
+	}
+	all := reach(noParent)
+	if !all[v] {
+		return 0, false
+	}
+	without := reach(v)
+	var sum int64
+	for x := 1; x < g.nodes(); x++ {
+		if all[x] && !without[x] {
+			sum += g.shallow(uint32(x))
+		}
+	}
+	return sum, true
+}
+
+func TestDominatorsMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 300 {
+		n := 1 + rng.IntN(40)
+		adj := map[uint32][]uint32{}
+		edges := rng.IntN(3 * n)
+		for range edges {
+			a, b := uint32(1+rng.IntN(n)), uint32(1+rng.IntN(n))
+			adj[a] = append(adj[a], b)
+		}
+		var roots []uint32
+		for range 1 + rng.IntN(3) {
+			roots = append(roots, uint32(1+rng.IntN(n)))
+		}
+		g := testGraph(n, adj, roots)
+		tree, err := dominators(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := uint32(1); v <= uint32(n); v++ {
+			want, reachable := bruteRetained(g, v)
+			if got := tree.pre[v] != 0; got != reachable {
+				t.Fatalf("graph %d (%v roots %v): node %d reachable %v, want %v", iter, adj, roots, v, got, reachable)
+			}
+			if !reachable {
+				continue
+			}
+			if got := tree.ret[tree.pre[v]]; got != want {
+				t.Fatalf("graph %d (%v roots %v): node %d retains %d bytes, want %d", iter, adj, roots, v, got, want)
+			}
+		}
+	}
+}
+
+// TestDominatorsDeepChain: a list a million long must not overflow a stack.
+func TestDominatorsDeepChain(t *testing.T) {
+	const n = 1 << 20
+	adj := map[uint32][]uint32{}
+	for v := uint32(1); v < n; v++ {
+		adj[v] = []uint32{v + 1}
+	}
+	g := testGraph(n, adj, []uint32{1})
+	tree, err := dominators(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tree.ret[tree.pre[1]], int64(8)*n*(n+1)/2; got != want {
+		t.Fatalf("head retains %d, want %d", got, want)
+	}
+	if got := tree.idom[tree.pre[n]]; got != tree.pre[n-1] {
+		t.Fatalf("tail's dominator is pre %d, want %d", got, tree.pre[n-1])
+	}
+}

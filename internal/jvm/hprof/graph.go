@@ -1,0 +1,397 @@
+package hprof
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
+// The object graph is kept in flat arrays, never as objects: node i is the
+// i-th object the dump holds (class objects, instances, object and primitive
+// arrays, in dump order) and node 0 is a super-root whose successors are the
+// GC roots. Per node that is 8 bytes of identifier, 4 of class, 4 of shallow
+// size and 4 of edge offset; per reference 4 bytes. The first pass over the
+// dump numbers the nodes (beside the histogram), the second reads the
+// references, which needs every class's field list and every node's number,
+// so that references to objects later in the dump resolve.
+
+// graphClass is one entry of the graph's class table: a class object id, or
+// a primitive array type, or the shared entry of all class objects.
+type graphClass struct {
+	id   uint64 // class id; the element type for primitive arrays
+	kind byte   // kindInstance, kindObjArray (both with id), kindPrimArray, kindMirror
+}
+
+const kindMirror = 3 // a class object (java.lang.Class instance written as CLASS DUMP)
+
+// graph is the dump's object graph; see the comment above.
+type graph struct {
+	addr  []uint64 // node -> object id
+	cls   []uint32 // node -> index into classes
+	size  []uint32 // node -> array length after pass 1, shallow size in 8-byte words after sizing
+	first []uint32 // CSR: node v's references are to[first[v]:first[v+1]]
+	to    []uint32
+
+	classes  []graphClass
+	classIdx map[graphClass]uint32
+
+	roots    []uint32        // nodes named by GC root records (duplicates kept out)
+	rootKind map[uint32]byte // node -> root sub-record tag of its first root record
+	// weak maps a java.lang.ref.Reference node to the node its referent
+	// field points at: a reference a path to a GC root must not take.
+	weak map[uint32]uint32
+
+	index addrIndex
+	meta  *scanner // pass 1's scanner: class names, field lists, strings
+
+	// pass 2 and 3 state
+	naming    bool   // pass 3: references are matched against want, not stored
+	next      uint32 // node the next object read is
+	refShapes map[uint64]*refShape
+	missing   int64 // references to ids that are no object of the dump (dropped)
+
+	// want maps a node to the node it must name its reference to (pass 3);
+	// names receives "field", "[index]" or a static field's name.
+	want  map[uint32][]uint32
+	names map[[2]uint32]string
+	// lengths holds the array length of the arrays a report shows (their
+	// shallow sizes are rounded), read in pass 3.
+	lengths map[uint32]int64
+}
+
+func newGraph(sizeHint int64) *graph {
+	n := max(sizeHint/64, 1024) // dumps hold an object per 60-120 bytes
+	g := &graph{
+		addr:     make([]uint64, 1, n),
+		cls:      make([]uint32, 1, n),
+		size:     make([]uint32, 1, n),
+		classIdx: map[graphClass]uint32{},
+		rootKind: map[uint32]byte{},
+		lengths:  map[uint32]int64{},
+		weak:     map[uint32]uint32{},
+	}
+	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
+	return g
+}
+
+func (g *graph) class(c graphClass) uint32 {
+	if i, ok := g.classIdx[c]; ok {
+		return i
+	}
+	i := uint32(len(g.classes))
+	g.classes = append(g.classes, c)
+	g.classIdx[c] = i
+	return i
+}
+
+// node numbers one object in pass 1. length is the array length (0 for
+// instances and class objects).
+func (g *graph) node(addr uint64, c graphClass, length uint32) {
+	g.addr = append(g.addr, addr)
+	g.cls = append(g.cls, g.class(c))
+	g.size = append(g.size, length)
+}
+
+// nodes is the number of nodes, the super-root included.
+func (g *graph) nodes() int { return len(g.addr) }
+
+// setSizes turns pass 1's array lengths into shallow sizes with the layout
+// the histogram chose, in 8-byte words (sizes are 8-byte aligned; a uint32
+// of words covers arrays up to 32 GiB).
+func (g *graph) setSizes(z *sizer, l Layout, mirrorSize func(id uint64) int64) {
+	shallow := make([]int64, len(g.classes))
+	for i, c := range g.classes {
+		if c.kind == kindInstance {
+			shallow[i] = int64(alignUp(l.HeaderBytes(), objectAlignment))
+			if sh := z.shape(c.id); sh != nil {
+				shallow[i] = int64(sh.size)
+			}
+		}
+	}
+	for v := 1; v < len(g.size); v++ {
+		c := g.classes[g.cls[v]]
+		var b int64
+		switch c.kind {
+		case kindInstance:
+			b = shallow[g.cls[v]]
+		case kindObjArray:
+			b = l.ArrayBytes(l.RefBytes(), g.size[v])
+		case kindPrimArray:
+			b = l.ArrayBytes(typeSize(byte(c.id), 8), g.size[v])
+		case kindMirror:
+			b = mirrorSize(g.addr[v])
+		}
+		g.size[v] = uint32(min(b/objectAlignment, 1<<32-1))
+	}
+	g.size[0] = 0
+}
+
+// shallow is node v's shallow size in bytes.
+func (g *graph) shallow(v uint32) int64 { return int64(g.size[v]) * objectAlignment }
+
+// addrIndex finds the node of an object id: ids sorted (through order when
+// the dump is not in address order), and a bucket table over the id range
+// so that a lookup searches a few entries.
+type addrIndex struct {
+	order  []uint32 // sorted position -> node; nil when nodes are already sorted
+	bucket []uint32 // bucket -> first sorted position with id >= the bucket's start
+	min    uint64
+	shift  uint
+	sorted []uint64 // ids in sorted order (aliases addr[1:] when order is nil)
+}
+
+func (g *graph) buildIndex() {
+	ids := g.addr[1:]
+	ix := addrIndex{}
+	if slices.IsSorted(ids) {
+		ix.sorted = ids
+	} else {
+		ix.order = make([]uint32, len(ids))
+		for i := range ix.order {
+			ix.order[i] = uint32(i + 1)
+		}
+		// Dumps are address-ordered runs (class objects first, then the
+		// heap, or one run per dumping thread): pdqsort finds the runs.
+		slices.SortFunc(ix.order, func(a, b uint32) int {
+			x, y := g.addr[a], g.addr[b]
+			if x < y {
+				return -1
+			}
+			if x > y {
+				return 1
+			}
+			return 0
+		})
+		ix.sorted = make([]uint64, len(ids))
+		for i, v := range ix.order {
+			ix.sorted[i] = g.addr[v]
+		}
+	}
+	if len(ix.sorted) > 0 {
+		ix.min = ix.sorted[0]
+		span := ix.sorted[len(ix.sorted)-1] - ix.min
+		for span>>ix.shift > uint64(len(ix.sorted)) {
+			ix.shift++
+		}
+		ix.bucket = make([]uint32, span>>ix.shift+2)
+		p := 0
+		for b := range ix.bucket {
+			start := ix.min + uint64(b)<<ix.shift
+			for p < len(ix.sorted) && ix.sorted[p] < start {
+				p++
+			}
+			ix.bucket[b] = uint32(p)
+		}
+	}
+	g.index = ix
+}
+
+// lookup returns the node of id, or 0 when no object has it.
+func (ix *addrIndex) lookup(id uint64) uint32 {
+	if id < ix.min || len(ix.sorted) == 0 {
+		return 0
+	}
+	b := (id - ix.min) >> ix.shift
+	if b+1 >= uint64(len(ix.bucket)) {
+		return 0
+	}
+	lo, hi := int(ix.bucket[b]), int(ix.bucket[b+1])
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ix.sorted[m] < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo >= len(ix.sorted) || ix.sorted[lo] != id {
+		return 0
+	}
+	if ix.order == nil {
+		return uint32(lo + 1)
+	}
+	return ix.order[lo]
+}
+
+// refShape says where an instance's references sit in its dump bytes: the
+// class's own fields come first, then its super's, each reference idSize
+// bytes.
+type refShape struct {
+	size    int   // instance data bytes
+	offsets []int // byte offsets of reference fields
+	names   []uint64
+	weak    int // offset of java.lang.ref.Reference.referent, or -1
+}
+
+func (g *graph) refShape(classID uint64) *refShape {
+	s := g.meta
+	if rs, ok := g.refShapes[classID]; ok {
+		return rs
+	}
+	rs := &refShape{weak: -1}
+	off := 0
+	for id, depth := classID, 0; id != 0 && depth < 256; depth++ {
+		c := s.classes[id]
+		if c == nil {
+			break
+		}
+		isRef := s.className(id) == "java.lang.ref.Reference"
+		for _, f := range c.fields {
+			if f.typ == typeObject {
+				if isRef && s.utf8[f.nameID] == "referent" {
+					rs.weak = off
+				}
+				rs.offsets = append(rs.offsets, off)
+				rs.names = append(rs.names, f.nameID)
+			}
+			off += typeSize(f.typ, s.d.idSize)
+		}
+		id = c.superID
+	}
+	rs.size = off
+	g.refShapes[classID] = rs
+	return rs
+}
+
+// startPass2 prepares the edge pass: the index from ids to nodes, and the
+// edge arrays sized from pass 1 (references are about twice the objects).
+func (g *graph) startPass2() {
+	g.buildIndex()
+	g.naming = false
+	g.first = make([]uint32, len(g.addr)+1)
+	g.to = make([]uint32, 0, 2*len(g.addr))
+	g.refShapes = map[uint64]*refShape{}
+	g.next = 1
+}
+
+// startPass3 prepares the naming pass for the references in want.
+func (g *graph) startPass3(want map[uint32][]uint32) {
+	g.naming = true
+	g.want = want
+	g.names = map[[2]uint32]string{}
+	g.refShapes = map[uint64]*refShape{}
+	g.next = 1
+}
+
+// begin opens the next node's reference list.
+func (g *graph) begin() (uint32, error) {
+	v := g.next
+	if int(v) >= len(g.addr) {
+		return 0, fmt.Errorf("object %d not seen by the first pass (the dump changed between passes?)", v)
+	}
+	if !g.naming {
+		g.first[v] = uint32(len(g.to))
+	}
+	g.next++
+	return v, nil
+}
+
+// edge adds a reference from the node being read to id and returns the
+// node it points at (0: none).
+func (g *graph) edge(id uint64) uint32 {
+	if id == 0 {
+		return 0
+	}
+	w := g.index.lookup(id)
+	if g.naming {
+		return w
+	}
+	if w == 0 {
+		g.missing++
+		return 0
+	}
+	g.to = append(g.to, w)
+	return w
+}
+
+// arrayLength records, in pass 3, the length of an array a report shows.
+func (g *graph) arrayLength(n uint32) {
+	if !g.naming {
+		return
+	}
+	if _, ok := g.lengths[g.next-1]; ok {
+		g.lengths[g.next-1] = int64(n)
+	}
+}
+
+// name records, in pass 3, how the node being read holds w when w is the
+// reference asked for.
+func (g *graph) name(w uint32, name func() string) {
+	if !g.naming || w == 0 {
+		return
+	}
+	v := g.next - 1
+	for _, y := range g.want[v] {
+		if y != w {
+			continue
+		}
+		if _, done := g.names[[2]uint32{v, w}]; !done {
+			g.names[[2]uint32{v, w}] = name()
+		}
+	}
+}
+
+// endPass2 closes the last reference list.
+func (g *graph) endPass2() {
+	for v := int(g.next); v < len(g.first); v++ {
+		g.first[v] = uint32(len(g.to))
+	}
+	g.refShapes = nil
+}
+
+// root records a GC root record's object.
+func (g *graph) root(id uint64, tag byte) {
+	w := g.index.lookup(id)
+	if w == 0 {
+		return
+	}
+	if g.naming {
+		return
+	}
+	if _, ok := g.rootKind[w]; ok {
+		return
+	}
+	g.rootKind[w] = tag
+	g.roots = append(g.roots, w)
+}
+
+// instanceEdges reads the references of one instance's field bytes.
+func (g *graph) instanceEdges(classID uint64, data []byte, idSize int) {
+	v := g.next - 1
+	rs := g.refShape(classID)
+	if rs.size > len(data) {
+		return // the class's fields do not fit its own record: no references trusted
+	}
+	g.name(g.edge(classID), func() string { return "<class>" })
+	for i, off := range rs.offsets {
+		w := g.edge(getID(data[off:], idSize))
+		if off == rs.weak && w != 0 && !g.naming {
+			g.weak[v] = w
+		}
+		g.name(w, func() string { return g.meta.utf8[rs.names[i]] })
+	}
+}
+
+// arrayEdges reads a piece of an object array's elements, the first of
+// them element number base.
+func (g *graph) arrayEdges(b []byte, idSize int, base int) {
+	for i := 0; i+idSize <= len(b); i += idSize {
+		var w uint32
+		if idSize == 8 {
+			w = g.edge(binary.BigEndian.Uint64(b[i:]))
+		} else {
+			w = g.edge(uint64(binary.BigEndian.Uint32(b[i:])))
+		}
+		if g.naming {
+			g.name(w, func() string { return fmt.Sprintf("[%d]", base+i/idSize) })
+		}
+	}
+}
+
+// succ is node v's references; the super-root's are the GC roots.
+func (g *graph) succ(v uint32) []uint32 {
+	if v == 0 {
+		return g.roots
+	}
+	return g.to[g.first[v]:g.first[v+1]]
+}
