@@ -13,12 +13,13 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
-const heapUsage = "heap    [--format text|json] [--top N] [--compressed-oops auto|true|false] [--compressed-class-pointers auto|true|false] DUMP.hprof [BASELINE.hprof]"
+const heapUsage = "heap    [--format text|json|html] [--retained] [--top N] [--compressed-oops auto|true|false] [--compressed-class-pointers auto|true|false] DUMP.hprof [BASELINE.hprof]"
 
 func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("heap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json or html (a self-contained page; implies --retained)")
+	retained := fs.Bool("retained", false, "also compute the dominator tree: retained sizes, who holds the memory, paths to GC roots (reads the dump three times)")
 	top := fs.Int("top", 30, "classes in the text table, largest objects and duplicate strings to show (0: all classes)")
 	coops := fs.String("compressed-oops", "auto", "object layout: auto (infer from the dump), true or false")
 	ccp := fs.String("compressed-class-pointers", "auto", "object layout: auto (infer from the dump), true or false")
@@ -26,8 +27,11 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if *format != "text" && *format != "json" {
-		return usageErr("--format %q: want text or json", *format)
+	if *format != "text" && *format != "json" && *format != "html" {
+		return usageErr("--format %q: want text, json or html", *format)
+	}
+	if *format == "html" {
+		*retained = true
 	}
 	if *top < 0 {
 		return usageErr("--top %d: want 0 or more", *top)
@@ -47,31 +51,41 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *top == 0 {
 		opts.Top = 30
 	}
-	read := func(path string) (*hprof.Histogram, error) {
+	read := func(path string) (*hprof.Histogram, *hprof.Retained, error) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if *retained {
+			h, r, err := hprof.ReadFileRetained(ctx, path, hprof.RetainedOptions{Options: opts, Top: opts.Top})
+			if err != nil {
+				return nil, nil, inputErr(err)
+			}
+			return h, r, nil
 		}
 		h, err := hprof.ReadFile(ctx, path, opts)
 		if err != nil {
-			return nil, inputErr(err)
+			return nil, nil, inputErr(err)
 		}
 		if h.Truncated {
 			fmt.Fprintf(stderr, "sparkdx heap: warning: %s truncated at byte %d; the histogram covers what was read\n", path, h.TruncatedAt)
 		}
-		return h, nil
+		return h, nil, nil
 	}
 	rep := heapReport{Path: fs.Arg(0)}
-	if rep.h, err = read(rep.Path); err != nil {
+	if rep.h, rep.ret, err = read(rep.Path); err != nil {
 		return err
 	}
 	if fs.NArg() == 2 {
 		rep.BasePath = fs.Arg(1)
-		if rep.base, err = read(rep.BasePath); err != nil {
+		if rep.base, rep.baseRet, err = read(rep.BasePath); err != nil {
 			return err
 		}
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return writeHeapJSON(stdout, rep)
+	case "html":
+		return writeHeapHTML(stdout, rep, *top)
 	}
 	return writeHeapText(stdout, rep, *top)
 }
@@ -90,6 +104,24 @@ func tristate(flagName, v string) (*bool, error) {
 type heapReport struct {
 	Path, BasePath string
 	h, base        *hprof.Histogram
+	ret, baseRet   *hprof.Retained // with --retained
+}
+
+// retainedGrowth is the change in retained bytes per top-level dominator
+// class since the baseline (nil without --retained and a baseline).
+func (r heapReport) retainedGrowth() []hprof.Growth {
+	if r.ret == nil || r.baseRet == nil {
+		return nil
+	}
+	return hprof.Diff(retainedStats(r.baseRet), retainedStats(r.ret))
+}
+
+func retainedStats(r *hprof.Retained) []hprof.ClassStat {
+	out := make([]hprof.ClassStat, len(r.ByClass))
+	for i, c := range r.ByClass {
+		out[i] = hprof.ClassStat{Class: c.Class, Instances: c.Objects, Bytes: c.Retained}
+	}
+	return out
 }
 
 type heapDumpJSON struct {
@@ -128,6 +160,10 @@ type heapJSON struct {
 	Spark            []hprof.Note        `json:"spark"`
 	Baseline         *heapDumpJSON       `json:"baseline,omitempty"`
 	Growth           []hprof.Growth      `json:"growth,omitempty"`
+	// With --retained: the dominator tree's summary and, with a baseline,
+	// the growth of retained bytes per top-level dominator class.
+	Retained       *hprof.Retained `json:"retained,omitempty"`
+	RetainedGrowth []hprof.Growth  `json:"retainedGrowth,omitempty"`
 }
 
 func dumpJSON(path string, h *hprof.Histogram) heapDumpJSON {
@@ -157,6 +193,10 @@ func writeHeapJSON(w io.Writer, r heapReport) error {
 		b := dumpJSON(r.BasePath, r.base)
 		out.Baseline = &b
 		out.Growth = nonNil(hprof.Diff(r.base.Classes, h.Classes))
+	}
+	out.Retained = r.ret
+	if g := r.retainedGrowth(); r.baseRet != nil {
+		out.RetainedGrowth = nonNil(g)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -223,6 +263,9 @@ func writeHeapText(w io.Writer, r heapReport, top int) error {
 			}
 			fmt.Fprintf(w, "  %8d x  %10s  %s\n", d.Count, units.Bytes(d.WastedBytes), v)
 		}
+	}
+	if r.ret != nil {
+		writeRetainedText(w, r, top)
 	}
 	if notes := hprof.SparkNotes(h.Classes); len(notes) > 0 {
 		fmt.Fprintln(w, "\nSpark notes:")

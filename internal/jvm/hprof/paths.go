@@ -100,9 +100,13 @@ func (g *graph) steps(chain []uint32, want map[uint32][]uint32) []PathStep {
 
 // nameSteps fills in the field names and array lengths pass 3 read.
 func (r *Retained) nameSteps(g *graph) {
-	fill := func(x *Retainer) {
+	var fill func(x *Retainer)
+	fill = func(x *Retainer) {
 		if n, ok := g.lengths[x.node]; ok {
 			x.Length = n
+		}
+		for i := range x.Children {
+			fill(&x.Children[i])
 		}
 		for i := range x.Path {
 			if i+1 < len(x.Path) && x.Path[i].ID != 0 && x.Path[i+1].ID != 0 {

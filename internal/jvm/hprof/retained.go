@@ -30,7 +30,8 @@ type Retained struct {
 	// object holds (held by GC roots, or by several objects at once),
 	// largest retained first.
 	Dominators []Retainer `json:"dominators"`
-	// ByClass groups every top-level dominator by its class.
+	// ByClass groups every top-level dominator by its class, largest
+	// retained first.
 	ByClass []RetainedClass `json:"byClass"`
 	// Owners groups retained memory by what it means to Spark: the highest
 	// object of each dominator chain whose class belongs to an owner.
@@ -53,6 +54,10 @@ type Retainer struct {
 	// Empty when the object is only reachable through such references.
 	Path []PathStep `json:"path"`
 	Root string     `json:"root,omitempty"` // kind of the GC root the path starts at
+	// Children are the largest objects this one dominates directly (the
+	// next level of the dominator tree), a few levels deep for the top
+	// dominators.
+	Children []Retainer `json:"children,omitempty"`
 
 	node uint32
 }
@@ -249,6 +254,9 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		rc := byClass[g.cls[v]]
 		if rc == nil {
 			rc = &RetainedClass{Class: g.className(v)}
+			if g.classes[g.cls[v]].kind == kindMirror {
+				rc.Class = "java.lang.Class" // class objects share one entry
+			}
 			byClass[g.cls[v]] = rc
 		}
 		rc.Objects++
@@ -261,8 +269,11 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		}
 		return cmp.Compare(g.addr[a], g.addr[b])
 	})
+	first, kids := childIndex(t)
 	for _, v := range tops[:min(top, len(tops))] {
-		r.Dominators = append(r.Dominators, retainer(v))
+		x := retainer(v)
+		x.Children = subtree(g, t, first, kids, t.pre[v], treeDepth)
+		r.Dominators = append(r.Dominators, x)
 	}
 	for _, rc := range byClass {
 		r.ByClass = append(r.ByClass, *rc)
@@ -273,7 +284,6 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		}
 		return cmp.Compare(a.Class, b.Class)
 	})
-	r.ByClass = r.ByClass[:min(top, len(r.ByClass))]
 	r.Owners = owners(g, t)
 	r.Largest = largest(g, t, h, top, retainer)
 	return r, want
@@ -335,6 +345,59 @@ func largest(g *graph, t *domTree, h *Histogram, top int, retainer func(uint32) 
 		if len(lo.IDs) < 5 {
 			lo.IDs = append(lo.IDs, o.ID)
 		}
+	}
+	slices.SortStableFunc(out, func(a, b LargeObject) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	return out
+}
+
+// The dominator tree shown under each top dominator: its largest children,
+// a few levels deep.
+const (
+	treeDepth    = 3
+	treeChildren = 5
+)
+
+// childIndex lists each preorder number's dominator-tree children as a
+// CSR over preorder numbers.
+func childIndex(t *domTree) (first, kids []uint32) {
+	count := len(t.vert) - 1
+	first = make([]uint32, count+2)
+	for p := 2; p <= count; p++ {
+		first[t.idom[p]+1]++
+	}
+	for i := 1; i < len(first); i++ {
+		first[i] += first[i-1]
+	}
+	kids = make([]uint32, count)
+	fill := make([]uint32, count+1)
+	copy(fill, first[:count+1])
+	for p := 2; p <= count; p++ {
+		d := t.idom[p]
+		kids[fill[d]] = uint32(p)
+		fill[d]++
+	}
+	return first, kids
+}
+
+// subtree describes the largest children of preorder number p, depth
+// levels down.
+func subtree(g *graph, t *domTree, first, kids []uint32, p uint32, depth int) []Retainer {
+	if depth == 0 {
+		return nil
+	}
+	ch := append([]uint32(nil), kids[first[p]:first[p+1]]...)
+	slices.SortFunc(ch, func(a, b uint32) int {
+		if c := cmp.Compare(t.ret[b], t.ret[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	var out []Retainer
+	for _, c := range ch[:min(treeChildren, len(ch))] {
+		x := g.describe(t.vert[c])
+		x.Retained = t.ret[c]
+		x.Children = subtree(g, t, first, kids, c, depth-1)
+		out = append(out, x)
 	}
 	return out
 }

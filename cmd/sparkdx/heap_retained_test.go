@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// retentionDump runs internal/jvm/hprof/testdata/Retention.java (a static
+// chain of 300 nodes with 4 KiB each, a thread local's map, weakly
+// referenced objects) on the JDK on PATH and dumps its live heap.
+func retentionDump(t *testing.T) string {
+	t.Helper()
+	javac, java, jcmd := sparktest.Program(t, "javac"), sparktest.Program(t, "java"), sparktest.Program(t, "jcmd")
+	dir := t.TempDir()
+	if out, err := exec.Command(javac, "-d", dir, "../../internal/jvm/hprof/testdata/Retention.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	cmd := exec.Command(java, "-cp", dir, "Retention", "300", "4096", "50", "20000", "100")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	f := strings.Fields(line)
+	if err != nil || len(f) != 2 || f[0] != "ready" {
+		t.Fatalf("Retention: got %q (%v), want \"ready PID\"", line, err)
+	}
+	dump := filepath.Join(dir, "retention.hprof")
+	if out, err := exec.Command(jcmd, f[1], "GC.heap_dump", dump).CombinedOutput(); err != nil {
+		t.Fatalf("jcmd GC.heap_dump: %v\n%s", err, out)
+	}
+	return dump
+}
+
+func TestHeapRetained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a JVM")
+	}
+	dump := retentionDump(t)
+
+	code, out, errOut := runHeapCLI(t, "heap", "--retained", "--top", "5", dump)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`who holds the heap: \d+ of \d+ objects reachable from \d+ GC roots`),
+		// The static chain: 300 x (24-byte node + 4112-byte array) = 1.2 MiB.
+		regexp.MustCompile(`(?m)^ +1 +1\.2 MiB .* class Retention 0x[0-9a-f]+$`),
+		regexp.MustCompile(`holds +1\.2 MiB  Retention\$Node 0x`),
+		// The thread local's map of 50 x 20 KB arrays under the thread holding it.
+		regexp.MustCompile(`(?m)^ +2 +9\d\d\.\d KiB .* java\.lang\.Thread 0x[0-9a-f]+\n +path: \[thread\] java\.lang\.Thread\n +holds +9\d\d\.\d KiB  java\.lang\.ThreadLocal\$ThreadLocalMap`),
+		regexp.MustCompile(`retained by top-level dominator class:`),
+		regexp.MustCompile(`largest objects by holder`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("text output lacks %s:\n%s", want, out)
+		}
+	}
+
+	code, out, errOut = runHeapCLI(t, "heap", "--format", "json", "--retained", "--top", "5", dump)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Schema   string `json:"schema"`
+		Retained struct {
+			Reachable  int64 `json:"reachable"`
+			Dominators []struct {
+				Class    string `json:"class"`
+				Retained int64  `json:"retained"`
+				Path     []struct {
+					Class string `json:"class"`
+					Field string `json:"field"`
+				} `json:"path"`
+				Children []struct {
+					Class    string `json:"class"`
+					Retained int64  `json:"retained"`
+				} `json:"children"`
+			} `json:"dominators"`
+		} `json:"retained"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("bad JSON: %v", err)
+	}
+	if doc.Schema != "sparkdx.heap/v1" || doc.Retained.Reachable == 0 || len(doc.Retained.Dominators) != 5 {
+		t.Fatalf("got schema %q, %d reachable, %d dominators; want sparkdx.heap/v1 with 5 dominators", doc.Schema, doc.Retained.Reachable, len(doc.Retained.Dominators))
+	}
+	d := doc.Retained.Dominators[0]
+	if d.Class != "class Retention" || len(d.Children) == 0 || d.Children[0].Class != "Retention$Node" || d.Children[0].Retained != 300*(24+4112) {
+		t.Errorf("first dominator %s with children %+v, want class Retention holding the chain head retaining %d", d.Class, d.Children, 300*(24+4112))
+	}
+
+	code, out, errOut = runHeapCLI(t, "heap", "--format", "html", "--top", "5", dump)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "<details>") || !strings.Contains(out, "class Retention") {
+		t.Errorf("HTML page lacks the dominator tree")
+	}
+	for _, bad := range []string{"<script", "src=\"http", "href=\"http", "@import"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("HTML page is not self-contained: has %q", bad)
+		}
+	}
+}
