@@ -111,3 +111,36 @@ func TestDominatorsDeepChain(t *testing.T) {
 		t.Fatalf("tail's dominator is pre %d, want %d", got, tree.pre[n-1])
 	}
 }
+
+// TestAddrIndex: ids in runs (class objects first, then the heap) and in
+// many runs (the sorted-copy fallback) resolve to their nodes; others to 0.
+func TestAddrIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, runs := range []int{1, 2, 5, maxRuns + 5} {
+		g := &graph{addr: []uint64{0}}
+		want := map[uint64]uint32{}
+		for range runs {
+			base := uint64(rng.IntN(1<<30)) &^ 7
+			for range 1 + rng.IntN(500) {
+				base += 8 * uint64(1+rng.IntN(40))
+				if _, dup := want[base]; dup {
+					continue
+				}
+				g.addr = append(g.addr, base)
+				want[base] = uint32(len(g.addr) - 1)
+			}
+		}
+		g.buildIndex()
+		for id, v := range want {
+			if got := g.index.lookup(id); got != v {
+				t.Fatalf("%d runs: id %#x resolves to node %d, want %d", runs, id, got, v)
+			}
+			if got := g.index.lookup(id + 4); got != 0 {
+				t.Fatalf("%d runs: id %#x (no object) resolves to node %d, want 0", runs, id+4, got)
+			}
+		}
+		if got := g.index.lookup(0); got != 0 {
+			t.Fatalf("id 0 resolves to %d", got)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -129,88 +130,105 @@ func (g *graph) setSizes(z *sizer, l Layout, mirrorSize func(id uint64) int64) {
 // shallow is node v's shallow size in bytes.
 func (g *graph) shallow(v uint32) int64 { return int64(g.size[v]) * objectAlignment }
 
-// addrIndex finds the node of an object id: ids sorted (through order when
-// the dump is not in address order), and a bucket table over the id range
-// so that a lookup searches a few entries.
+// addrIndex finds the node of an object id. A heap dump is a few runs of
+// ascending ids (class objects, then the heap region by region; one run per
+// dumping thread in parallel dumps), so the index is per run: a bucket
+// table over the run's id range points into the run, and a lookup searches
+// a few entries. Only a dump of many runs pays for a sorted copy of the ids
+// (12 more bytes per object).
 type addrIndex struct {
-	order  []uint32 // sorted position -> node; nil when nodes are already sorted
-	bucket []uint32 // bucket -> first sorted position with id >= the bucket's start
-	min    uint64
-	shift  uint
-	sorted []uint64 // ids in sorted order (aliases addr[1:] when order is nil)
+	runs []idRun
 }
 
+// idRun is ids[0] of node first on, ascending.
+type idRun struct {
+	first  uint32   // node of ids[0]
+	ids    []uint64 // ascending (a slice of graph.addr, or a sorted copy)
+	order  []uint32 // position -> node when ids is a sorted copy; nil otherwise
+	bucket []uint32 // bucket -> first position with id >= the bucket's start
+	shift  uint
+}
+
+// maxRuns bounds the runs searched one after the other.
+const maxRuns = 16
+
 func (g *graph) buildIndex() {
-	ids := g.addr[1:]
-	ix := addrIndex{}
-	if slices.IsSorted(ids) {
-		ix.sorted = ids
-	} else {
-		ix.order = make([]uint32, len(ids))
-		for i := range ix.order {
-			ix.order[i] = uint32(i + 1)
-		}
-		// Dumps are address-ordered runs (class objects first, then the
-		// heap, or one run per dumping thread): pdqsort finds the runs.
-		slices.SortFunc(ix.order, func(a, b uint32) int {
-			x, y := g.addr[a], g.addr[b]
-			if x < y {
-				return -1
-			}
-			if x > y {
-				return 1
-			}
-			return 0
-		})
-		ix.sorted = make([]uint64, len(ids))
-		for i, v := range ix.order {
-			ix.sorted[i] = g.addr[v]
+	var runs []idRun
+	start := 1
+	for v := 2; v <= len(g.addr); v++ {
+		if v == len(g.addr) || g.addr[v] <= g.addr[v-1] {
+			runs = append(runs, idRun{first: uint32(start), ids: g.addr[start:v]})
+			start = v
 		}
 	}
-	if len(ix.sorted) > 0 {
-		ix.min = ix.sorted[0]
-		span := ix.sorted[len(ix.sorted)-1] - ix.min
-		for span>>ix.shift > uint64(len(ix.sorted)) {
-			ix.shift++
+	if len(runs) > maxRuns {
+		order := make([]uint32, len(g.addr)-1)
+		for i := range order {
+			order[i] = uint32(i + 1)
 		}
-		ix.bucket = make([]uint32, span>>ix.shift+2)
-		p := 0
-		for b := range ix.bucket {
-			start := ix.min + uint64(b)<<ix.shift
-			for p < len(ix.sorted) && ix.sorted[p] < start {
-				p++
-			}
-			ix.bucket[b] = uint32(p)
+		slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(g.addr[a], g.addr[b]) })
+		ids := make([]uint64, len(order))
+		for i, v := range order {
+			ids[i] = g.addr[v]
 		}
+		runs = []idRun{{ids: ids, order: order}}
 	}
-	g.index = ix
+	for i := range runs {
+		runs[i].buildBuckets()
+	}
+	g.index = addrIndex{runs: runs}
+}
+
+func (r *idRun) buildBuckets() {
+	if len(r.ids) == 0 {
+		return
+	}
+	span := r.ids[len(r.ids)-1] - r.ids[0]
+	for span>>r.shift > uint64(len(r.ids)) {
+		r.shift++
+	}
+	r.bucket = make([]uint32, span>>r.shift+2)
+	p := 0
+	for b := range r.bucket {
+		start := r.ids[0] + uint64(b)<<r.shift
+		for p < len(r.ids) && r.ids[p] < start {
+			p++
+		}
+		r.bucket[b] = uint32(p)
+	}
 }
 
 // lookup returns the node of id, or 0 when no object has it.
 func (ix *addrIndex) lookup(id uint64) uint32 {
-	if id < ix.min || len(ix.sorted) == 0 {
+	for i := range ix.runs {
+		if v := ix.runs[i].lookup(id); v != 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+func (r *idRun) lookup(id uint64) uint32 {
+	if len(r.ids) == 0 || id < r.ids[0] || id > r.ids[len(r.ids)-1] {
 		return 0
 	}
-	b := (id - ix.min) >> ix.shift
-	if b+1 >= uint64(len(ix.bucket)) {
-		return 0
-	}
-	lo, hi := int(ix.bucket[b]), int(ix.bucket[b+1])
+	b := (id - r.ids[0]) >> r.shift
+	lo, hi := int(r.bucket[b]), int(r.bucket[b+1])
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if ix.sorted[m] < id {
+		if r.ids[m] < id {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo >= len(ix.sorted) || ix.sorted[lo] != id {
+	if lo >= len(r.ids) || r.ids[lo] != id {
 		return 0
 	}
-	if ix.order == nil {
-		return uint32(lo + 1)
+	if r.order != nil {
+		return r.order[lo]
 	}
-	return ix.order[lo]
+	return r.first + uint32(lo)
 }
 
 // refShape says where an instance's references sit in its dump bytes: the

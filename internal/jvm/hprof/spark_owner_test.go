@@ -1,0 +1,106 @@
+package hprof
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// TestOwnersOnSparkExecutor dumps the heap of a real Spark executor that
+// holds a cached DataFrame and a broadcast join's build side, and checks
+// the Spark-owner grouping against what Spark's block manager counts.
+func TestOwnersOnSparkExecutor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Spark cluster")
+	}
+	lines := sparktest.SparkLines(t)
+	line := lines[len(lines)-1]
+	jcmd := sparktest.Program(t, "jcmd")
+	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 2, MemoryPerWorker: "1g"})
+	dir := t.TempDir()
+	ready, done := filepath.Join(dir, "ready"), filepath.Join(dir, "done")
+	prog, err := filepath.Abs("testdata/spark_cache.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := filepath.Join(dir, "events")
+	if err := os.Mkdir(events, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := sparktest.DefaultConf(t, events)
+	conf["spark.executor.memory"] = "768m"
+	finished := make(chan sparktest.Submitted, 1)
+	go func() {
+		res, err := c.Submit(context.Background(), sparktest.Submission{Program: prog, Args: []string{ready, done},
+			Conf: conf, EventLogDir: events, Timeout: 6 * time.Minute})
+		if err != nil {
+			res.Output += "\n" + err.Error()
+		}
+		finished <- res
+	}()
+	t.Cleanup(func() { _ = os.WriteFile(done, nil, 0o644) })
+	var facts struct {
+		CachedMemSize int64 `json:"cachedMemSize"`
+	}
+	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(300 * time.Millisecond) {
+		if b, err := os.ReadFile(ready); err == nil {
+			if err := json.Unmarshal(b, &facts); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		select {
+		case res := <-finished:
+			t.Fatalf("workload ended before caching (exit %d):\n%s\n%s", res.ExitCode, res.Output, c.Logs())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workload never cached its data:\n%s", c.Logs())
+		}
+	}
+	pids := c.ExecutorPIDs()
+	if len(pids) != 1 {
+		t.Fatalf("got executor pids %v, want one", pids)
+	}
+	dump := filepath.Join(dir, "executor.hprof")
+	if out, err := exec.Command(jcmd, strconv.Itoa(pids[0]), "GC.heap_dump", dump).CombinedOutput(); err != nil {
+		t.Fatalf("jcmd GC.heap_dump: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := ReadFileRetained(context.Background(), dump, RetainedOptions{Top: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]Owner{}
+	for _, o := range r.Owners {
+		owners[o.Owner] = o
+		t.Logf("owner %-26s %3d objects retain %d bytes", o.Owner, o.Objects, o.Retained)
+	}
+	for _, d := range r.Dominators[:3] {
+		t.Logf("dominator %s retains %d", d.Class, d.Retained)
+	}
+	t.Logf("block manager: cached DataFrame memSize %d bytes", facts.CachedMemSize)
+	cached := owners["cached blocks"]
+	// The memory store holds the DataFrame's cached batches (memSize, Spark's
+	// own estimate of their size) and the broadcast's pieces and value.
+	if facts.CachedMemSize <= 0 || cached.Retained < facts.CachedMemSize*9/10 || cached.Retained > facts.CachedMemSize*3 {
+		t.Errorf("cached blocks retain %d bytes, want at least 90%% of the block manager's %d for the cached DataFrame (and under 3x)",
+			cached.Retained, facts.CachedMemSize)
+	}
+	if owners[threadStacks].Objects == 0 {
+		t.Errorf("no thread-stack owner on an executor with running threads")
+	}
+	res := <-finished
+	if res.ExitCode != 0 {
+		t.Fatalf("workload exit %d:\n%s", res.ExitCode, res.Output)
+	}
+}
