@@ -68,6 +68,12 @@ func (b *dumpBuilder) loadClass(serial uint32, classID, nameID uint64) {
 }
 
 func (b *dumpBuilder) classDump(classID, superID uint64, statics, fields []fieldSpec) {
+	b.classDumpValues(classID, superID, statics, nil, fields)
+}
+
+// classDumpValues is classDump with the statics' values (object ids or
+// primitive bits; missing ones are zero).
+func (b *dumpBuilder) classDumpValues(classID, superID uint64, statics []fieldSpec, values []uint64, fields []fieldSpec) {
 	w := &b.seg
 	b.u1(w, subClassDump)
 	b.id(w, classID)
@@ -86,9 +92,13 @@ func (b *dumpBuilder) classDump(classID, superID uint64, statics, fields []field
 	b.u1(w, typeInt)
 	b.u4(w, 7)
 	b.u2(w, uint16(len(statics)))
-	for _, f := range statics {
+	for i, f := range statics {
 		b.id(w, f.name)
 		b.u1(w, f.typ)
+		if i < len(values) && f.typ == typeObject {
+			b.id(w, values[i])
+			continue
+		}
 		w.Write(make([]byte, typeSize(f.typ, b.idSize)))
 	}
 	b.u2(w, uint16(len(fields)))

@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"testing"
 )
@@ -29,6 +30,33 @@ func FuzzHprof(f *testing.F) {
 		}
 		if h.Truncated && h.TruncatedAt > int64(len(data)) {
 			t.Fatalf("truncated at %d, past the input's %d bytes", h.TruncatedAt, len(data))
+		}
+	})
+}
+
+// FuzzRetained feeds arbitrary bytes to the three-pass dominator analysis:
+// it must never panic, and what it returns must add up (the top-level
+// dominators retain the reachable heap, no more objects are reachable than
+// exist).
+func FuzzRetained(f *testing.F) {
+	f.Add(retentionDump(8))
+	f.Add(retentionDump(4))
+	f.Add(syntheticDump())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		_, r, err := ReadRetained(context.Background(), open, RetainedOptions{Options: Options{BufferSize: 64 << 10}, Top: 5})
+		if err != nil {
+			return
+		}
+		if r.Reachable < 0 || r.Reachable > r.Objects || r.Unreachable != r.Objects-r.Reachable {
+			t.Fatalf("%d objects, %d reachable, %d unreachable", r.Objects, r.Reachable, r.Unreachable)
+		}
+		var sum int64
+		for _, c := range r.ByClass {
+			sum += c.Retained
+		}
+		if sum != r.ReachableBytes {
+			t.Fatalf("top-level dominators retain %d bytes, want the reachable %d", sum, r.ReachableBytes)
 		}
 	})
 }
