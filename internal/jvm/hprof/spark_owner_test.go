@@ -96,6 +96,10 @@ func TestOwnersOnSparkExecutor(t *testing.T) {
 		t.Errorf("cached blocks retain %d bytes, want at least 90%% of the block manager's %d for the cached DataFrame (and under 3x)",
 			cached.Retained, facts.CachedMemSize)
 	}
+	// The broadcast join's build side: 50,000 rows of two longs, at least.
+	if join := owners["join build sides"]; join.Retained < 50_000*16 {
+		t.Errorf("join build sides retain %d bytes, want the broadcast hash relation of 50,000 rows (at least %d)", join.Retained, 50_000*16)
+	}
 	if owners[threadStacks].Objects == 0 {
 		t.Errorf("no thread-stack owner on an executor with running threads")
 	}
