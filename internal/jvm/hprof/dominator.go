@@ -1,6 +1,9 @@
 package hprof
 
-import "context"
+import (
+	"context"
+	"runtime"
+)
 
 // domTree is the dominator tree of the nodes reachable from the super-root,
 // numbered in depth-first preorder: pre 1 is the super-root, and a node's
@@ -19,7 +22,10 @@ type domTree struct {
 // compression, then each immediate dominator as the nearest common
 // ancestor of its tree parent and its semidominator). Everything is
 // iterative: a linked list of a million objects is a million deep.
-func dominators(ctx context.Context, g *graph) (*domTree, error) {
+//
+// With dropEdges the graph's references are released once the
+// predecessor lists are built from them: the rest needs only those.
+func dominators(ctx context.Context, g *graph, dropEdges bool) (*domTree, error) {
 	n := g.nodes()
 	t := &domTree{pre: make([]uint32, n)}
 	parent, count := dfs(g, t.pre)
@@ -33,6 +39,10 @@ func dominators(ctx context.Context, g *graph) (*domTree, error) {
 		return nil, err
 	}
 	predFirst, preds := predecessors(g, t)
+	if dropEdges {
+		g.first, g.to = nil, nil
+		runtime.GC()
+	}
 	semi := make([]uint32, count+1)
 	label := make([]uint32, count+1)
 	ancestor := make([]uint32, count+1)

@@ -73,7 +73,7 @@ func TestDominatorsMatchBruteForce(t *testing.T) {
 			roots = append(roots, uint32(1+rng.IntN(n)))
 		}
 		g := testGraph(n, adj, roots)
-		tree, err := dominators(context.Background(), g)
+		tree, err := dominators(context.Background(), g, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestDominatorsDeepChain(t *testing.T) {
 		adj[v] = []uint32{v + 1}
 	}
 	g := testGraph(n, adj, []uint32{1})
-	tree, err := dominators(context.Background(), g)
+	tree, err := dominators(context.Background(), g, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +112,10 @@ func TestDominatorsDeepChain(t *testing.T) {
 	}
 }
 
-// TestAddrIndex: ids in runs (class objects first, then the heap) and in
-// many runs (the sorted-copy fallback) resolve to their nodes; others to 0.
+// TestAddrIndex: ids in long and short ascending runs (class objects in no
+// order, then the heap region by region), and in more long runs than the
+// index keeps apart (the sorted-copy fallback), resolve to their nodes;
+// other ids to 0.
 func TestAddrIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, runs := range []int{1, 2, 5, maxRuns + 5} {
@@ -121,7 +123,11 @@ func TestAddrIndex(t *testing.T) {
 		want := map[uint64]uint32{}
 		for range runs {
 			base := uint64(rng.IntN(1<<30)) &^ 7
-			for range 1 + rng.IntN(500) {
+			n := 1 + rng.IntN(50) // a short run
+			if rng.IntN(2) == 0 || runs > maxRuns {
+				n = longRun + rng.IntN(500)
+			}
+			for range n {
 				base += 8 * uint64(1+rng.IntN(40))
 				if _, dup := want[base]; dup {
 					continue

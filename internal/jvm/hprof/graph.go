@@ -50,11 +50,13 @@ type graph struct {
 	next      uint32 // node the next object read is
 	refShapes map[uint64]*refShape
 	missing   int64 // references to ids that are no object of the dump (dropped)
+	refs      int64 // references stored (len(to) once pass 2 ended)
 
 	// want maps a node to the node it must name its reference to (pass 3);
 	// names receives "field", "[index]" or a static field's name.
-	want  map[uint32][]uint32
-	names map[[2]uint32]string
+	want   map[uint32][]uint32
+	wanted []uint64 // bitset of want's and lengths' nodes: pass 3 skips the others' bytes
+	names  map[[2]uint32]string
 	// lengths holds the array length of the arrays a report shows (their
 	// shallow sizes are rounded), read in pass 3.
 	lengths map[uint32]int64
@@ -130,52 +132,67 @@ func (g *graph) setSizes(z *sizer, l Layout, mirrorSize func(id uint64) int64) {
 // shallow is node v's shallow size in bytes.
 func (g *graph) shallow(v uint32) int64 { return int64(g.size[v]) * objectAlignment }
 
-// addrIndex finds the node of an object id. A heap dump is a few runs of
-// ascending ids (class objects, then the heap region by region; one run per
-// dumping thread in parallel dumps), so the index is per run: a bucket
-// table over the run's id range points into the run, and a lookup searches
-// a few entries. Only a dump of many runs pays for a sorted copy of the ids
-// (12 more bytes per object).
+// addrIndex finds the node of an object id. A heap dump is mostly long runs
+// of ascending ids (the heap region by region; one run per dumping thread
+// in parallel dumps) after a stretch of class objects in no order. Each long
+// run keeps its place in graph.addr and gets a bucket table over its id
+// range, so that a lookup searches a few entries; the objects of short runs
+// go to one sorted copy of their own. Only a dump of very many long runs
+// pays for a sorted copy of every id (12 more bytes per object).
 type addrIndex struct {
-	runs []idRun
+	runs []idRun // by lowest id
 }
 
-// idRun is ids[0] of node first on, ascending.
+// idRun is a run of ascending ids.
 type idRun struct {
-	first  uint32   // node of ids[0]
+	first  uint32   // node of ids[0] when order is nil
 	ids    []uint64 // ascending (a slice of graph.addr, or a sorted copy)
 	order  []uint32 // position -> node when ids is a sorted copy; nil otherwise
 	bucket []uint32 // bucket -> first position with id >= the bucket's start
 	shift  uint
 }
 
-// maxRuns bounds the runs searched one after the other.
-const maxRuns = 16
+const (
+	longRun = 4096 // shorter runs are gathered into one sorted copy
+	maxRuns = 64   // more long runs than this: one sorted copy of everything
+)
 
 func (g *graph) buildIndex() {
 	var runs []idRun
+	var short []uint32 // nodes of short runs
 	start := 1
 	for v := 2; v <= len(g.addr); v++ {
-		if v == len(g.addr) || g.addr[v] <= g.addr[v-1] {
-			runs = append(runs, idRun{first: uint32(start), ids: g.addr[start:v]})
-			start = v
+		if v < len(g.addr) && g.addr[v] > g.addr[v-1] {
+			continue
 		}
+		if v-start >= longRun {
+			runs = append(runs, idRun{first: uint32(start), ids: g.addr[start:v]})
+		} else {
+			for x := start; x < v; x++ {
+				short = append(short, uint32(x))
+			}
+		}
+		start = v
 	}
 	if len(runs) > maxRuns {
-		order := make([]uint32, len(g.addr)-1)
-		for i := range order {
-			order[i] = uint32(i + 1)
+		runs, short = nil, make([]uint32, len(g.addr)-1)
+		for i := range short {
+			short[i] = uint32(i + 1)
 		}
-		slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(g.addr[a], g.addr[b]) })
-		ids := make([]uint64, len(order))
-		for i, v := range order {
+	}
+	if len(short) > 0 {
+		// Mostly ascending stretches: pdqsort finds them.
+		slices.SortFunc(short, func(a, b uint32) int { return cmp.Compare(g.addr[a], g.addr[b]) })
+		ids := make([]uint64, len(short))
+		for i, v := range short {
 			ids[i] = g.addr[v]
 		}
-		runs = []idRun{{ids: ids, order: order}}
+		runs = append(runs, idRun{ids: ids, order: short})
 	}
 	for i := range runs {
 		runs[i].buildBuckets()
 	}
+	slices.SortFunc(runs, func(a, b idRun) int { return cmp.Compare(a.ids[0], b.ids[0]) })
 	g.index = addrIndex{runs: runs}
 }
 
@@ -201,7 +218,11 @@ func (r *idRun) buildBuckets() {
 // lookup returns the node of id, or 0 when no object has it.
 func (ix *addrIndex) lookup(id uint64) uint32 {
 	for i := range ix.runs {
-		if v := ix.runs[i].lookup(id); v != 0 {
+		r := &ix.runs[i]
+		if id < r.ids[0] {
+			break // runs are by lowest id
+		}
+		if v := r.lookup(id); v != 0 {
 			return v
 		}
 	}
@@ -209,7 +230,7 @@ func (ix *addrIndex) lookup(id uint64) uint32 {
 }
 
 func (r *idRun) lookup(id uint64) uint32 {
-	if len(r.ids) == 0 || id < r.ids[0] || id > r.ids[len(r.ids)-1] {
+	if id > r.ids[len(r.ids)-1] {
 		return 0
 	}
 	b := (id - r.ids[0]) >> r.shift
@@ -286,6 +307,13 @@ func (g *graph) startPass2() {
 func (g *graph) startPass3(want map[uint32][]uint32) {
 	g.naming = true
 	g.want = want
+	g.wanted = make([]uint64, (len(g.addr)+63)/64)
+	for v := range want {
+		g.wanted[v/64] |= 1 << (v % 64)
+	}
+	for v := range g.lengths {
+		g.wanted[v/64] |= 1 << (v % 64)
+	}
 	g.names = map[[2]uint32]string{}
 	g.refShapes = map[uint64]*refShape{}
 	g.next = 1
@@ -302,6 +330,12 @@ func (g *graph) begin() (uint32, error) {
 	}
 	g.next++
 	return v, nil
+}
+
+// skipping reports, in pass 3, that the node being read has nothing to name.
+func (g *graph) skipping() bool {
+	v := g.next - 1
+	return g.naming && g.wanted[v/64]&(1<<(v%64)) == 0
 }
 
 // edge adds a reference from the node being read to id and returns the
@@ -354,6 +388,7 @@ func (g *graph) endPass2() {
 	for v := int(g.next); v < len(g.first); v++ {
 		g.first[v] = uint32(len(g.to))
 	}
+	g.refs = int64(len(g.to))
 	g.refShapes = nil
 }
 

@@ -8,8 +8,8 @@ func (s *scanner) instanceEdges(classID uint64, n int64) error {
 	if _, err := s.g.begin(); err != nil {
 		return err
 	}
-	if n > int64(len(s.d.buf)) {
-		return s.d.skip(n) // no class has fields this large: corrupt, kept without references
+	if n > int64(len(s.d.buf)) || s.g.skipping() {
+		return s.d.skip(n) // nothing to name; or no class has fields this large: corrupt, kept without references
 	}
 	b, err := s.d.next(int(n))
 	if err != nil {
@@ -25,6 +25,9 @@ func (s *scanner) arrayEdges(classID uint64, n uint32) error {
 		return err
 	}
 	s.g.arrayLength(n)
+	if s.g.skipping() {
+		return s.d.skip(int64(n) * int64(s.d.idSize))
+	}
 	s.g.name(s.g.edge(classID), func() string { return "<class>" })
 	idSize := s.d.idSize
 	per := len(s.d.buf) / idSize

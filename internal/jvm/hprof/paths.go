@@ -20,7 +20,7 @@ func shortestPaths(g *graph) []uint32 {
 	for v := range g.weak {
 		weak[v/64] |= 1 << (v % 64)
 	}
-	queue := make([]uint32, 0, len(g.roots))
+	queue := make([]uint32, 0, g.nodes())
 	for _, r := range g.roots {
 		if parent[r] == noParent {
 			parent[r] = 0

@@ -30,7 +30,7 @@ func namedPath(t *testing.T, a *analysis, open Opener, v uint32) ([]PathStep, st
 	want := map[uint32][]uint32{}
 	steps, root := a.g.path(a.parent, v, want)
 	a.g.startPass3(want)
-	if _, _, err := pass(context.Background(), open, Options{}, a.g, func(s *scanner) { s.pass2 = true }); err != nil {
+	if _, _, err := pass(context.Background(), open, Options{}, a.g, true); err != nil {
 		t.Fatal(err)
 	}
 	x := Retainer{Path: steps}
@@ -72,7 +72,7 @@ func TestRetainedMatchesKnownGraph(t *testing.T) {
 			dump := filepath.Join(t.TempDir(), "retention.hprof")
 			p.jcmd(t, "GC.heap_dump", dump) // live objects only: a full GC first
 			open := fileOpener(dump)
-			a, err := analyze(context.Background(), open, RetainedOptions{Top: 20})
+			a, err := analyze(context.Background(), open, RetainedOptions{Top: 20, keepEdges: true})
 			if err != nil {
 				t.Fatal(err)
 			}

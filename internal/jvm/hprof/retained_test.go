@@ -93,7 +93,7 @@ func TestRetainedSynthetic(t *testing.T) {
 }
 
 func checkRetentionDump(t *testing.T, idSize int) {
-	a, err := analyze(context.Background(), bytesOpener(retentionDump(idSize)), RetainedOptions{Top: 50})
+	a, err := analyze(context.Background(), bytesOpener(retentionDump(idSize)), RetainedOptions{Top: 50, keepEdges: true})
 	if err != nil {
 		t.Fatal(err)
 	}
