@@ -36,8 +36,9 @@ type graph struct {
 	classes  []graphClass
 	classIdx map[graphClass]uint32
 
-	roots    []uint32        // nodes named by GC root records (duplicates kept out)
-	rootKind map[uint32]byte // node -> root sub-record tag of its first root record
+	roots     []uint32             // nodes named by GC root records (duplicates kept out)
+	rootKind  map[uint32]byte      // node -> root sub-record tag of its first root record
+	rootFrame map[uint32][2]uint32 // Java frame roots: node -> thread serial, frame number
 	// weak maps a java.lang.ref.Reference node to the node its referent
 	// field points at: a reference a path to a GC root must not take.
 	weak map[uint32]uint32
@@ -65,13 +66,14 @@ type graph struct {
 func newGraph(sizeHint int64) *graph {
 	n := max(sizeHint/64, 1024) // dumps hold an object per 60-120 bytes
 	g := &graph{
-		addr:     make([]uint64, 1, n),
-		cls:      make([]uint32, 1, n),
-		size:     make([]uint32, 1, n),
-		classIdx: map[graphClass]uint32{},
-		rootKind: map[uint32]byte{},
-		lengths:  map[uint32]int64{},
-		weak:     map[uint32]uint32{},
+		addr:      make([]uint64, 1, n),
+		cls:       make([]uint32, 1, n),
+		size:      make([]uint32, 1, n),
+		classIdx:  map[graphClass]uint32{},
+		rootKind:  map[uint32]byte{},
+		rootFrame: map[uint32][2]uint32{},
+		lengths:   map[uint32]int64{},
+		weak:      map[uint32]uint32{},
 	}
 	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
 	return g
@@ -392,20 +394,19 @@ func (g *graph) endPass2() {
 	g.refShapes = nil
 }
 
-// root records a GC root record's object.
-func (g *graph) root(id uint64, tag byte) {
+// root records a GC root record's object and returns its node when this is
+// its first root record (0 otherwise).
+func (g *graph) root(id uint64, tag byte) uint32 {
 	w := g.index.lookup(id)
-	if w == 0 {
-		return
-	}
-	if g.naming {
-		return
+	if w == 0 || g.naming {
+		return 0
 	}
 	if _, ok := g.rootKind[w]; ok {
-		return
+		return 0
 	}
 	g.rootKind[w] = tag
 	g.roots = append(g.roots, w)
+	return w
 }
 
 // instanceEdges reads the references of one instance's field bytes.

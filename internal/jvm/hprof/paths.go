@@ -70,7 +70,7 @@ func (g *graph) path(parent []uint32, v uint32, want map[uint32][]uint32) ([]Pat
 	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 		chain[i], chain[j] = chain[j], chain[i]
 	}
-	root := rootName(g.rootKind[chain[0]])
+	root := g.rootLabel(chain[0])
 	if len(chain) > maxPathSteps {
 		tail := maxPathSteps - pathHead - 1
 		elided := len(chain) - pathHead - tail
@@ -121,6 +121,18 @@ func (r *Retained) nameSteps(g *graph) {
 	for i := range r.Largest {
 		fill(&r.Largest[i].Holder)
 	}
+}
+
+// rootLabel names the root a node is: its kind, and for a local variable
+// the frame it lives in ("Java frame BigHeap.main(BigHeap.java:31)").
+func (g *graph) rootLabel(v uint32) string {
+	kind := rootName(g.rootKind[v])
+	if f, ok := g.rootFrame[v]; ok && g.meta != nil && g.meta.frames != nil {
+		if name := g.meta.frameName(f[0], f[1]); name != "" {
+			return kind + " " + name
+		}
+	}
+	return kind
 }
 
 // rootName names a GC root sub-record tag.

@@ -180,6 +180,9 @@ func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (
 	}
 	s := newScanner(ctx, rc, opts)
 	s.g = g
+	if !refs {
+		s.frames = newFrames()
+	}
 	if refs {
 		s.pass2 = true
 		s.top.max = 0

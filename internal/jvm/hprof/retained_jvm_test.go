@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,6 +147,18 @@ func TestRetainedMatchesKnownGraph(t *testing.T) {
 			ps = pathString(steps)
 			if !strings.Contains(ps, "class Retention .static strongHeld → [LRetention$Tracked; .[") || strings.Contains(ps, "referent") {
 				t.Errorf("tracked object's path %s, want class Retention .static strongHeld → [LRetention$Tracked; .[i] → Retention$Tracked", ps)
+			}
+
+			// Local variables name their frame: main's args array lives in
+			// Retention.main, sleeping in its loop.
+			var frames []string
+			for v, tag := range g.rootKind {
+				if tag == subRootJavaFrame {
+					frames = append(frames, g.rootLabel(v))
+				}
+			}
+			if !slices.ContainsFunc(frames, func(f string) bool { return strings.HasPrefix(f, "Java frame Retention.main(Retention.java:") }) {
+				t.Errorf("Java frame roots %q, want one in Retention.main(Retention.java:N)", frames)
 			}
 
 			// Retained sizes against their definition, for every reported dominator.

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -65,8 +66,9 @@ type scanner struct {
 
 	// g, when set, collects the object graph: nodes in pass 1, references
 	// and GC roots in pass 2 (see graph.go).
-	g     *graph
-	pass2 bool
+	g      *graph
+	pass2  bool
+	frames *frames // stack traces, read with the graph
 }
 
 func (s *scanner) header() error {
@@ -167,13 +169,26 @@ func (s *scanner) record(tag byte, length int64) error {
 		classID := getID(b[4:], s.d.idSize)
 		nameID := getID(b[8+idSize:], s.d.idSize)
 		s.loadNames[classID] = nameID
+		if s.frames != nil {
+			s.frames.classBySerial[binary.BigEndian.Uint32(b)] = classID
+		}
 		if s.strings != nil && s.utf8[nameID] == "java/lang/String" {
 			s.strings.classID = classID
 		}
 		return nil
 	case tagHeapDump, tagHeapDumpSegment:
 		return s.heap(length)
-	case 0x03, 0x04, 0x05, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E, tagHeapDumpEnd:
+	case tagStackFrame:
+		if s.frames != nil {
+			return s.stackFrameRecord(length)
+		}
+		return s.d.skip(length)
+	case tagStackTrace:
+		if s.frames != nil {
+			return s.stackTraceRecord(length)
+		}
+		return s.d.skip(length)
+	case 0x03, 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E, tagHeapDumpEnd:
 		return s.d.skip(length)
 	}
 	return fmt.Errorf("unknown record tag")
@@ -234,6 +249,9 @@ func (s *scanner) gcRoot(tag byte, extra int) error {
 	id, err := s.d.id()
 	if err != nil {
 		return err
+	}
+	if tag == subRootJavaFrame {
+		return s.javaFrameRoot(id)
 	}
 	s.g.root(id, tag)
 	return s.d.skip(int64(extra))
