@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -113,4 +114,41 @@ func TestHeapRetained(t *testing.T) {
 			t.Errorf("HTML page is not self-contained: has %q", bad)
 		}
 	}
+}
+
+// TestHeapHTMLChromium opens the --format html page in headless Chromium:
+// no console error or failed load, the dominator tree unfolds by clicking,
+// nothing wider than a 1280-pixel window.
+func TestHeapHTMLChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a JVM and Chromium")
+	}
+	chromium := sparktest.Program(t, "chromium")
+	dump := retentionDump(t)
+	code, out, errOut := runHeapCLI(t, "heap", "--format", "html", "--top", "5", dump)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	page := filepath.Join(t.TempDir(), "heap.html")
+	if err := os.WriteFile(page, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := sparktest.StartPage(t, chromium, 1280, 900)
+	c.Navigate("file://" + page)
+	c.CheckClean("heap page")
+	if n := c.EvalInt(`document.querySelectorAll("body > details").length`); n != 5 {
+		t.Errorf("got %d top dominators in the tree, want 5", n)
+	}
+	if n := c.EvalInt(`document.querySelectorAll("body > details[open]").length`); n != 0 {
+		t.Errorf("got %d dominators open on load, want the tree folded", n)
+	}
+	c.Eval(`document.querySelector("body > details > summary").click()`)
+	if got := c.EvalString(`(() => { const d = document.querySelector("body > details"); return d.open + " " + d.querySelector(":scope > details > summary").innerText })()`); !strings.HasPrefix(got, "true ") || !strings.Contains(got, "Retention$Node") {
+		t.Errorf("after a click on the first dominator: %q, want it open showing the chain head Retention$Node", got)
+	}
+	if w := c.EvalInt(`document.documentElement.scrollWidth`); w > 1280 {
+		t.Errorf("page is %d px wide in a 1280 px window: clipped", w)
+	}
+	c.Screenshot("heap-retained")
+	c.CheckClean("heap page after unfolding")
 }

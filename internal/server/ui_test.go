@@ -34,73 +34,73 @@ func TestUIChromium(t *testing.T) {
 	}
 	ts := startServer(t, t.TempDir(), "", events, live)
 	ts.waitIdle(t)
-	c := startChrome(t, bin)
+	c := sparktest.StartPage(t, bin, 1400, 1000)
 
-	c.navigate(ts.url + "/")
-	c.screenshot("fleet")
-	if n := c.evalInt(`document.querySelectorAll("#apps tbody tr").length`); n != 20 {
+	c.Navigate(ts.url + "/")
+	c.Screenshot("fleet")
+	if n := c.EvalInt(`document.querySelectorAll("#apps tbody tr").length`); n != 20 {
 		t.Errorf("fleet: got %d rows, want 20 (19 attempts in spark-events + 1 running)", n)
 	}
-	if got := c.evalString(`document.querySelector('tr[data-app="local-1766844910796"] a').textContent`); got != "<script>alert('XSS')</script>" {
+	if got := c.EvalString(`document.querySelector('tr[data-app="local-1766844910796"] a').textContent`); got != "<script>alert('XSS')</script>" {
 		t.Errorf("fleet: XSS app name shown as %q, want the literal text", got)
 	}
-	if got := c.evalString(`document.body.dataset.live`); got != "1" {
+	if got := c.EvalString(`document.body.dataset.live`); got != "1" {
 		t.Errorf("fleet with a running app: data-live %q, want 1", got)
 	}
-	c.checkClean("fleet")
+	c.CheckClean("fleet")
 
 	// Filter by status through the form.
-	c.eval(`document.querySelector('select[name=status]').value = "running"; document.querySelector("form.filters").submit(); true`)
-	c.waitLoad()
-	if n := c.evalInt(`document.querySelectorAll("#apps tbody tr").length`); n != 1 {
+	c.Eval(`document.querySelector('select[name=status]').value = "running"; document.querySelector("form.filters").submit(); true`)
+	c.WaitLoad()
+	if n := c.EvalInt(`document.querySelectorAll("#apps tbody tr").length`); n != 1 {
 		t.Errorf("status=running: got %d rows, want 1", n)
 	}
-	c.checkClean("fleet filtered")
+	c.CheckClean("fleet filtered")
 
 	// Agent samples for one app, then navigate to it by clicking its link.
 	agentPush(t, ts.url, "app-20200706201101-0003", []string{"driver", "0"}, time.UnixMilli(1594091461000), 12)
-	c.navigate(ts.url + "/")
-	c.eval(`document.querySelector('a[href="/apps/app-20200706201101-0003"]').click(); true`)
-	c.waitLoad()
-	if p := c.evalString(`location.pathname`); p != "/apps/app-20200706201101-0003" {
+	c.Navigate(ts.url + "/")
+	c.Eval(`document.querySelector('a[href="/apps/app-20200706201101-0003"]').click(); true`)
+	c.WaitLoad()
+	if p := c.EvalString(`location.pathname`); p != "/apps/app-20200706201101-0003" {
 		t.Errorf("after clicking: at %s", p)
 	}
 	for _, id := range []string{"gantt", "heatmap", "stages", "executors", "sql", "memory"} {
-		if c.evalInt(`document.querySelectorAll("#`+id+`").length`) != 1 {
+		if c.EvalInt(`document.querySelectorAll("#`+id+`").length`) != 1 {
 			t.Errorf("app page: no #%s", id)
 		}
 	}
-	if n := c.evalInt(`document.querySelectorAll("svg.agent").length`); n != 4 {
+	if n := c.EvalInt(`document.querySelectorAll("svg.agent").length`); n != 4 {
 		t.Errorf("app page: %d agent charts, want 4 (heap, GC, classes, Python RSS)", n)
 	}
-	if n := c.evalInt(`document.querySelectorAll("svg.agent polyline").length`); n != 8 {
+	if n := c.EvalInt(`document.querySelectorAll("svg.agent polyline").length`); n != 8 {
 		t.Errorf("app page: %d agent lines, want 8 (4 charts x 2 executors)", n)
 	}
-	if n := c.evalInt(`document.querySelectorAll("#gantt rect").length`); n < 4 {
+	if n := c.EvalInt(`document.querySelectorAll("#gantt rect").length`); n < 4 {
 		t.Errorf("app page: gantt has %d bars, want the phase lane and 3 stages", n)
 	}
-	c.screenshot("app")
-	c.checkClean("app page")
+	c.Screenshot("app")
+	c.CheckClean("app page")
 
-	c.navigate(ts.url + "/apps/local-1766844910796")
-	if got := c.evalString(`document.querySelector("h1").textContent`); got != "<script>alert('XSS')</script>" {
+	c.Navigate(ts.url + "/apps/local-1766844910796")
+	if got := c.EvalString(`document.querySelector("h1").textContent`); got != "<script>alert('XSS')</script>" {
 		t.Errorf("XSS app page h1: got %q", got)
 	}
-	c.checkClean("XSS app page")
+	c.CheckClean("XSS app page")
 
-	c.navigate(ts.url + "/compare?a=local-1422981759269&b=application_1628109047826_1317105")
-	if c.evalInt(`document.querySelectorAll("#compare tr").length`) < 5 {
+	c.Navigate(ts.url + "/compare?a=local-1422981759269&b=application_1628109047826_1317105")
+	if c.EvalInt(`document.querySelectorAll("#compare tr").length`) < 5 {
 		t.Errorf("compare: no comparison table")
 	}
-	c.screenshot("compare")
-	c.checkClean("compare")
+	c.Screenshot("compare")
+	c.CheckClean("compare")
 
 	// The running app's page refreshes itself as the log grows.
-	c.navigate(ts.url + "/apps/" + runID)
-	if got := c.evalString(`document.body.dataset.live`); got != "1" {
+	c.Navigate(ts.url + "/apps/" + runID)
+	if got := c.EvalString(`document.body.dataset.live`); got != "1" {
 		t.Fatalf("running app page: data-live %q, want 1", got)
 	}
-	before, _ := strconv.Atoi(c.evalString(`document.querySelector("#task-count").textContent`))
+	before, _ := strconv.Atoi(c.EvalString(`document.querySelector("#task-count").textContent`))
 	f, err := os.OpenFile(inprog, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -113,15 +113,15 @@ func TestUIChromium(t *testing.T) {
 	after := before
 	for time.Now().Before(deadline) && after <= before {
 		time.Sleep(200 * time.Millisecond)
-		after, _ = strconv.Atoi(c.evalString(`document.querySelector("#task-count").textContent`))
+		after, _ = strconv.Atoi(c.EvalString(`document.querySelector("#task-count").textContent`))
 	}
 	if after <= before {
 		t.Errorf("running app page: task count stayed %d", before)
 	}
-	if c.evalString(`document.body.dataset.refreshed || ""`) == "" {
+	if c.EvalString(`document.body.dataset.refreshed || ""`) == "" {
 		t.Errorf("running app page changed without the live refresh")
 	}
-	c.screenshot("running")
-	c.checkClean("running app page")
+	c.Screenshot("running")
+	c.CheckClean("running app page")
 	t.Logf("running app page: tasks %d -> %d without reload", before, after)
 }

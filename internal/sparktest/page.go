@@ -1,4 +1,4 @@
-package server
+package sparktest
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// chrome drives one headless Chromium page (sparktest.Chromium).
-type chrome struct {
-	*sparktest.Chromium
-	t       *testing.T
+// Page drives one headless Chromium page (a Chromium of its own) for a
+// test: what makes a page broken for a person (console errors, uncaught
+// exceptions, failed loads, script dialogs) is collected as problems.
+type Page struct {
+	*Chromium
+	t       testing.TB
 	session string
 
 	mu       sync.Mutex
@@ -26,25 +26,27 @@ type chrome struct {
 	loads    chan struct{}
 }
 
-func startChrome(t *testing.T, bin string) *chrome {
+// StartPage starts Chromium bin (Program(t, "chromium")) with one page of
+// width×height pixels.
+func StartPage(t testing.TB, bin string, width, height int) *Page {
 	t.Helper()
-	c := &chrome{t: t, loads: make(chan struct{}, 16)}
-	c.Chromium = sparktest.StartChromium(t, bin, c.event)
+	c := &Page{t: t, loads: make(chan struct{}, 16)}
+	c.Chromium = StartChromium(t, bin, c.event)
 	var tgt struct{ TargetID string }
-	c.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt)
+	c.Do("", "Target.createTarget", map[string]any{"url": "about:blank"}, &tgt)
 	var att struct{ SessionID string }
-	c.call("", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att)
+	c.Do("", "Target.attachToTarget", map[string]any{"targetId": tgt.TargetID, "flatten": true}, &att)
 	c.session = att.SessionID
 	for _, d := range []string{"Page.enable", "Runtime.enable", "Log.enable", "Network.enable"} {
-		c.call(c.session, d, nil, nil)
+		c.Do(c.session, d, nil, nil)
 	}
-	c.call(c.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1400, "height": 1000,
+	c.Do(c.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height,
 		"deviceScaleFactor": 1, "mobile": false}, nil)
 	return c
 }
 
 // event records what makes a page broken for a person.
-func (c *chrome) event(m sparktest.CDPMessage) {
+func (c *Page) event(m CDPMessage) {
 	var p struct {
 		Type             string
 		Args             []struct{ Value any }
@@ -82,13 +84,13 @@ func (c *chrome) event(m sparktest.CDPMessage) {
 		add("network: " + p.ErrorText)
 	case "Page.javascriptDialogOpening":
 		add("dialog opened (script ran): " + p.Message)
-		go c.call(c.session, "Page.handleJavaScriptDialog", map[string]any{"accept": true}, nil)
+		go c.Do(c.session, "Page.handleJavaScriptDialog", map[string]any{"accept": true}, nil)
 	}
 }
 
-// call sends a command and waits up to 30s for its reply; a failure is a
-// test error.
-func (c *chrome) call(session, method string, params, result any) {
+// Do sends a command to session (the page's is c.Session(); "" for the
+// browser) and waits up to 30s for its reply; a failure is a test error.
+func (c *Page) Do(session, method string, params, result any) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -97,15 +99,18 @@ func (c *chrome) call(session, method string, params, result any) {
 	}
 }
 
-// navigate loads url and waits for its load event.
-func (c *chrome) navigate(url string) {
+// Session is the page's DevTools session id.
+func (c *Page) Session() string { return c.session }
+
+// Navigate loads url and waits for its load event.
+func (c *Page) Navigate(url string) {
 	c.t.Helper()
 	c.drainLoads()
-	c.call(c.session, "Page.navigate", map[string]any{"url": url}, nil)
-	c.waitLoad()
+	c.Do(c.session, "Page.navigate", map[string]any{"url": url}, nil)
+	c.WaitLoad()
 }
 
-func (c *chrome) drainLoads() {
+func (c *Page) drainLoads() {
 	for {
 		select {
 		case <-c.loads:
@@ -115,7 +120,8 @@ func (c *chrome) drainLoads() {
 	}
 }
 
-func (c *chrome) waitLoad() {
+// WaitLoad waits for the next load event (a navigation the page started).
+func (c *Page) WaitLoad() {
 	c.t.Helper()
 	select {
 	case <-c.loads:
@@ -124,8 +130,8 @@ func (c *chrome) waitLoad() {
 	}
 }
 
-// eval evaluates a JS expression in the page and returns its JSON value.
-func (c *chrome) eval(expr string) json.RawMessage {
+// Eval evaluates a JS expression in the page and returns its JSON value.
+func (c *Page) Eval(expr string) json.RawMessage {
 	c.t.Helper()
 	var r struct {
 		Result struct {
@@ -133,33 +139,35 @@ func (c *chrome) eval(expr string) json.RawMessage {
 		}
 		ExceptionDetails *struct{ Text string }
 	}
-	c.call(c.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
+	c.Do(c.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
 	if r.ExceptionDetails != nil {
 		c.t.Fatalf("eval %q: %s", expr, r.ExceptionDetails.Text)
 	}
 	return r.Result.Value
 }
 
-func (c *chrome) evalString(expr string) string {
+// EvalString is Eval of a string expression.
+func (c *Page) EvalString(expr string) string {
 	var s string
-	json.Unmarshal(c.eval(expr), &s)
+	json.Unmarshal(c.Eval(expr), &s)
 	return s
 }
 
-func (c *chrome) evalInt(expr string) int {
+// EvalInt is Eval of a number expression.
+func (c *Page) EvalInt(expr string) int {
 	var n int
-	json.Unmarshal(c.eval(expr), &n)
+	json.Unmarshal(c.Eval(expr), &n)
 	return n
 }
 
-// screenshot saves a PNG of the page into $SPARKDX_SCREENSHOTS, if set.
-func (c *chrome) screenshot(name string) {
+// Screenshot saves a PNG of the page into $SPARKDX_SCREENSHOTS, if set.
+func (c *Page) Screenshot(name string) {
 	dir := os.Getenv("SPARKDX_SCREENSHOTS")
 	if dir == "" {
 		return
 	}
 	var r struct{ Data string }
-	c.call(c.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &r)
+	c.Do(c.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &r)
 	b, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		c.t.Errorf("screenshot: %v", err)
@@ -168,8 +176,8 @@ func (c *chrome) screenshot(name string) {
 	os.WriteFile(filepath.Join(dir, name+".png"), b, 0o644)
 }
 
-// takeProblems returns and clears what went wrong since the last call.
-func (c *chrome) takeProblems() []string {
+// TakeProblems returns and clears what went wrong since the last call.
+func (c *Page) TakeProblems() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.problems
@@ -177,9 +185,10 @@ func (c *chrome) takeProblems() []string {
 	return p
 }
 
-func (c *chrome) checkClean(page string) {
+// CheckClean fails the test if page had problems since the last check.
+func (c *Page) CheckClean(page string) {
 	c.t.Helper()
-	if p := c.takeProblems(); len(p) > 0 {
+	if p := c.TakeProblems(); len(p) > 0 {
 		c.t.Errorf("%s: %s", page, strings.Join(p, "; "))
 	}
 }
