@@ -83,3 +83,15 @@ func versionLess(a, b string) bool {
 	}
 	return len(as) < len(bs)
 }
+
+// PythonEnv returns the python of the virtualenv .ci/install builds from
+// .ci/python/<name>.txt (e.g. "delta-rs"); the test fails in CI and skips
+// elsewhere when it is missing.
+func PythonEnv(t testing.TB, name string) string {
+	t.Helper()
+	py := filepath.Join(Cache(), "py-"+name, "bin", "python")
+	if _, err := os.Stat(py); err != nil {
+		Missing(t, "python environment "+name+" (.ci/install builds it from .ci/python/"+name+".txt)")
+	}
+	return py
+}

@@ -102,3 +102,47 @@ func TestDocQueryMemoryByStage(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDocOfflineQueries runs the documented offline DuckDB globs on tables
+// past their first checkpoint (a Parquet file in _delta_log/ that a glob
+// like samples/*/*.parquet also matched): the rows equal the table's.
+func TestDocOfflineQueries(t *testing.T) {
+	l := writeLake(t)
+	db := openDuckDB(t)
+	local := func(q string) string { return strings.ReplaceAll(q, "/lake/sparkdx", l.dir) }
+
+	stages := checkTable(t, filepath.Join(l.dir, TableStages))
+	var n int64
+	if err := db.QueryRow(local(docQuery(t, "offline-stages"))).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != stages.Rows {
+		t.Errorf("offline-stages counts %d rows, the table has %d", n, stages.Rows)
+	}
+
+	samples := checkTable(t, filepath.Join(l.dir, TableSamples))
+	if len(samples.Checkpoints) == 0 {
+		t.Fatal("samples has no checkpoint: the test would not catch a glob into _delta_log/")
+	}
+	want := map[string]int64{}
+	for _, f := range samples.Files {
+		want[f.PartitionValues["date"]] += f.NumRecords
+	}
+	rows, err := db.Query(local(docQuery(t, "offline-samples")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]int64{}
+	for rows.Next() {
+		var date string
+		var c int64
+		if err := rows.Scan(&date, &c); err != nil {
+			t.Fatal(err)
+		}
+		got[date] = c
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("offline-samples: got rows by date %v, want %v", got, want)
+	}
+}
