@@ -1,4 +1,4 @@
-package main
+package heapreport
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
-// writeHeapHTML writes one self-contained page (no script, nothing fetched):
+// WriteHTML writes one self-contained page (no script, nothing fetched):
 // the dominator tree as nested <details>, paths to GC roots, Spark owners,
 // largest objects by holder and the class histogram.
-func writeHeapHTML(w io.Writer, r heapReport, top int) error {
+func WriteHTML(w io.Writer, r Report, top int) error {
 	if top <= 0 {
 		top = 30
 	}
-	h, ret := r.h, r.ret
+	h, ret := r.Hist, r.Retained
 	inst, bytes := hprof.Totals(h.Classes)
 	data := map[string]any{
 		"Path":       r.Path,
@@ -30,7 +30,7 @@ func writeHeapHTML(w io.Writer, r heapReport, top int) error {
 		"ByClass":    ret.ByClass[:min(top, len(ret.ByClass))],
 		"Largest":    ret.Largest[:min(top, len(ret.Largest))],
 		"Classes":    h.Classes[:min(top, len(h.Classes))],
-		"Growth":     r.retainedGrowth(),
+		"Growth":     r.RetainedGrowth(),
 		"BasePath":   r.BasePath,
 	}
 	return heapPage.Execute(w, data)

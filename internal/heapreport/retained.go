@@ -1,4 +1,4 @@
-package main
+package heapreport
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 
 // writeRetainedText prints the dominator tree's answer to "who holds the
 // heap" after the histogram.
-func writeRetainedText(w io.Writer, r heapReport, top int) {
-	ret := r.ret
+func writeRetainedText(w io.Writer, r Report, top int) {
+	ret := r.Retained
 	if top <= 0 {
 		top = 30
 	}
@@ -61,7 +61,7 @@ func writeRetainedText(w io.Writer, r heapReport, top int) {
 			}
 		}
 	}
-	if g := r.retainedGrowth(); r.baseRet != nil {
+	if g := r.RetainedGrowth(); r.BaseRetained != nil {
 		fmt.Fprintf(w, "\nretained growth since %s (by top-level dominator class):\n", r.BasePath)
 		for i, x := range g[:min(top, len(g))] {
 			fmt.Fprintf(w, "%4d: %+12d objects %+14d bytes  %s\n", i+1, x.InstancesDelta, x.BytesDelta, x.Class)
