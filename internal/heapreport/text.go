@@ -83,16 +83,11 @@ func WriteText(w io.Writer, r Report, top int) error {
 func writeClassTable(w io.Writer, classes []hprof.ClassStat, top int) {
 	fmt.Fprintln(w, " num     #instances         #bytes  class name")
 	fmt.Fprintln(w, "----------------------------------------------")
-	shown := classes
-	if top > 0 && len(shown) > top {
-		shown = shown[:top]
-	}
+	shown := firstN(classes, top)
 	for i, c := range shown {
 		fmt.Fprintf(w, "%4d:%14d%15d  %s\n", i+1, c.Instances, c.Bytes, c.Class)
 	}
-	if len(shown) < len(classes) {
-		fmt.Fprintf(w, "  ... %d more classes (--top 0 shows all)\n", len(classes)-len(shown))
-	}
+	more(w, len(classes)-len(shown), "classes (--top 0 shows all)")
 	inst, bytes := hprof.Totals(classes)
 	fmt.Fprintf(w, "Total%14d%15d\n", inst, bytes)
 }
@@ -100,14 +95,24 @@ func writeClassTable(w io.Writer, classes []hprof.ClassStat, top int) {
 func writeGrowth(w io.Writer, base string, growth []hprof.Growth, top int) {
 	fmt.Fprintf(w, "\ngrowth since %s (by bytes):\n", base)
 	fmt.Fprintln(w, " num  Δ#instances        Δ#bytes  class name")
-	shown := growth
-	if top > 0 && len(shown) > top {
-		shown = shown[:top]
-	}
+	shown := firstN(growth, top)
 	for i, g := range shown {
 		fmt.Fprintf(w, "%4d: %+12d %+14d  %s\n", i+1, g.InstancesDelta, g.BytesDelta, g.Class)
 	}
-	if len(shown) < len(growth) {
-		fmt.Fprintf(w, "  ... %d more classes changed\n", len(growth)-len(shown))
+	more(w, len(growth)-len(shown), "classes changed")
+}
+
+// firstN is s cut to its first n elements (n <= 0: all of s).
+func firstN[T any](s []T, n int) []T {
+	if n > 0 && len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// more says how many lines a list left out, if any.
+func more(w io.Writer, hidden int, what string) {
+	if hidden > 0 {
+		fmt.Fprintf(w, "  ... %d more %s\n", hidden, what)
 	}
 }
