@@ -31,13 +31,14 @@ type deltaRSView struct {
 }
 
 // readWithDeltaRS runs delta-rs over the tables under root.
-func readWithDeltaRS(t *testing.T, py, root string, names []string, samplesThen int64) map[string]deltaRSView {
+func readWithDeltaRS(t *testing.T, py, root, storageOptions string, names []string, samplesThen int64) map[string]deltaRSView {
 	t.Helper()
 	script, err := filepath.Abs("testdata/deltars_read.py")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(py, script, root, strings.Join(names, ","), fmt.Sprint(samplesThen))
+	cmd.Env = append(os.Environ(), "DELTA_STORAGE_OPTIONS="+storageOptions)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -52,60 +53,48 @@ func readWithDeltaRS(t *testing.T, py, root string, names []string, samplesThen 
 }
 
 // TestDeltaRSReadsTables writes every table from real event logs, plus
-// samples over two days in twelve commits (a checkpoint at version 10), and
-// has delta-rs read them: the same versions, protocol, partitioning, files,
-// rows and values as sparkdx's own reading, partition pruning by date, time
-// travel to version 0, and the checkpoint read in place of the commits it
-// replaces.
+// samples over two days in twelve commits (a checkpoint at version 10), on
+// MinIO and in a directory, and has delta-rs read them: the same versions,
+// protocol, partitioning, files, rows and values as sparkdx's own reading,
+// partition pruning by date, time travel to the first append, and (local)
+// the checkpoint read in place of the commits it replaces.
 func TestDeltaRSReadsTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs delta-rs")
 	}
 	py := sparktest.PythonEnv(t, "delta-rs")
+
+	t.Run("s3", func(t *testing.T) {
+		m := sparktest.StartMinIO(t)
+		client := m.Bucket(t, "lake")
+		lake := writeLake(t, S3Locator(client, "lake", "sparkdx"))
+		lake.dir = download(t, client, "lake", "sparkdx")
+		opts, err := json.Marshal(map[string]string{"AWS_ENDPOINT_URL": "http://" + m.Addr, "AWS_ACCESS_KEY_ID": m.AccessKey,
+			"AWS_SECRET_ACCESS_KEY": m.SecretKey, "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareDeltaRS(t, lake, readWithDeltaRS(t, py, "s3://lake/sparkdx", string(opts), lakeTables, lake.firstVersion))
+	})
+
+	t.Run("local", func(t *testing.T) {
+		lake := writeLake(t, nil)
+		compareDeltaRS(t, lake, readWithDeltaRS(t, py, lake.dir, "", lakeTables, lake.firstVersion))
+		checkpointAlone(t, py, lake)
+	})
+}
+
+// checkpointAlone reads the samples table from its latest checkpoint
+// alone, the commits it covers removed as another engine's log cleanup
+// would: delta-rs reads the same, and sparkdx reopens and appends to it.
+func checkpointAlone(t *testing.T, py string, lake lake) {
+	t.Helper()
 	ctx := context.Background()
-	lake := writeLake(t)
 	dir, apps, day := lake.dir, lake.apps, lake.day
-
-	names := []string{TableApps, TableJobs, TableStages, TableExecutors, TableFindings, TableSamples}
-	views := readWithDeltaRS(t, py, dir, names, lake.firstVersion)
-	for _, name := range names {
-		own := checkTable(t, filepath.Join(dir, name))
-		got := views[name]
-		if got.Version != own.Version || got.Rows != own.Rows || got.Files != len(own.Files) {
-			t.Errorf("%s: delta-rs sees version %d, %d rows in %d files; sparkdx wrote version %d, %d rows in %d files",
-				name, got.Version, got.Rows, got.Files, own.Version, own.Rows, len(own.Files))
-		}
-		if len(got.Protocol) != 2 || got.Protocol[0] != own.MinReader || got.Protocol[1] != own.MinWriter {
-			t.Errorf("%s: delta-rs protocol %v, sparkdx wrote %d/%d", name, got.Protocol, own.MinReader, own.MinWriter)
-		}
-		if !slices.Equal(got.PartitionColumns, own.PartitionColumns) && len(got.PartitionColumns)+len(own.PartitionColumns) > 0 {
-			t.Errorf("%s: delta-rs partition columns %v, sparkdx %v", name, got.PartitionColumns, own.PartitionColumns)
-		}
-		if name != TableSamples && name != TableFindings && !slices.Equal(got.Apps, apps) {
-			t.Errorf("%s: delta-rs app ids %v, want %v", name, got.Apps, apps)
-		}
-	}
-	s := views[TableSamples]
-	if s.ValueSum != lake.valueSum {
-		t.Errorf("samples: delta-rs sums values to %v, want %v", s.ValueSum, lake.valueSum)
-	}
-	if s.RowsThen != lake.firstBatch {
-		t.Errorf("samples: delta-rs reads %d rows at version %d, want the first append's %d", s.RowsThen, lake.firstVersion, lake.firstBatch)
-	}
 	own := checkTable(t, filepath.Join(dir, TableSamples))
-	byDate := map[string]int{}
-	for _, f := range own.Files {
-		byDate[f.PartitionValues["date"]]++
-	}
-	if len(byDate) != 2 || fmt.Sprint(byDate) != fmt.Sprint(s.FilesByDate) {
-		t.Errorf("samples: delta-rs keeps files by date %v, want %v (two days)", s.FilesByDate, byDate)
-	}
 	if len(own.Checkpoints) == 0 {
-		t.Fatalf("samples: no checkpoint after %d commits", own.Version+1)
+		t.Fatal("samples has no checkpoint")
 	}
-
-	// The checkpoint read in place of the commits: a copy without the
-	// commits it covers must read the same.
 	cp := own.Checkpoints[len(own.Checkpoints)-1]
 	cdir := filepath.Join(t.TempDir(), "copy")
 	if err := os.CopyFS(filepath.Join(cdir, TableSamples), os.DirFS(filepath.Join(dir, TableSamples))); err != nil {
@@ -116,8 +105,6 @@ func TestDeltaRSReadsTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// sparkdx itself reopens and appends to a table whose early commits
-	// another engine's log cleanup removed.
 	reopened, err := OpenTables(ctx, DirLocator(cdir), Options{})
 	if err != nil {
 		t.Fatalf("sparkdx cannot reopen a table whose commits before its checkpoint are gone: %v", err)
@@ -169,12 +156,17 @@ type lake struct {
 	valueSum                 float64
 }
 
-func writeLake(t *testing.T) lake {
+// writeLake writes the lake through loc (nil: a fresh directory, l.dir).
+func writeLake(t *testing.T, loc Locator) lake {
 	t.Helper()
 	ctx := context.Background()
-	l := lake{dir: t.TempDir(), day: time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)}
+	l := lake{day: time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)}
+	if loc == nil {
+		l.dir = t.TempDir()
+		loc = DirLocator(l.dir)
+	}
 	red, _ := NewRedactor("")
-	ts, err := OpenTables(ctx, DirLocator(l.dir), Options{})
+	ts, err := OpenTables(ctx, loc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +192,51 @@ func writeLake(t *testing.T) lake {
 			t.Fatal(err)
 		}
 		if c == 0 {
-			l.firstBatch, l.firstVersion = int64(len(batch)), checkTable(t, filepath.Join(l.dir, TableSamples)).Version
+			l.firstBatch, l.firstVersion = int64(len(batch)), ts.Samples.Version()
 		}
 	}
 	return l
+}
+
+var lakeTables = []string{TableApps, TableJobs, TableStages, TableExecutors, TableFindings, TableSamples}
+
+// compareDeltaRS checks delta-rs's view of a lake against sparkdx's own
+// reading of the same files (lake.dir).
+func compareDeltaRS(t *testing.T, lake lake, views map[string]deltaRSView) {
+	t.Helper()
+	for _, name := range lakeTables {
+		own := checkTable(t, filepath.Join(lake.dir, name))
+		got := views[name]
+		if got.Version != own.Version || got.Rows != own.Rows || got.Files != len(own.Files) {
+			t.Errorf("%s: delta-rs sees version %d, %d rows in %d files; sparkdx wrote version %d, %d rows in %d files",
+				name, got.Version, got.Rows, got.Files, own.Version, own.Rows, len(own.Files))
+		}
+		if len(got.Protocol) != 2 || got.Protocol[0] != own.MinReader || got.Protocol[1] != own.MinWriter {
+			t.Errorf("%s: delta-rs protocol %v, sparkdx wrote %d/%d", name, got.Protocol, own.MinReader, own.MinWriter)
+		}
+		if !slices.Equal(got.PartitionColumns, own.PartitionColumns) && len(got.PartitionColumns)+len(own.PartitionColumns) > 0 {
+			t.Errorf("%s: delta-rs partition columns %v, sparkdx %v", name, got.PartitionColumns, own.PartitionColumns)
+		}
+		if name != TableSamples && name != TableFindings && !slices.Equal(got.Apps, lake.apps) {
+			t.Errorf("%s: delta-rs app ids %v, want %v", name, got.Apps, lake.apps)
+		}
+	}
+	s := views[TableSamples]
+	if s.ValueSum != lake.valueSum {
+		t.Errorf("samples: delta-rs sums values to %v, want %v", s.ValueSum, lake.valueSum)
+	}
+	if s.RowsThen != lake.firstBatch {
+		t.Errorf("samples: delta-rs reads %d rows at version %d, want the first append's %d", s.RowsThen, lake.firstVersion, lake.firstBatch)
+	}
+	own := checkTable(t, filepath.Join(lake.dir, TableSamples))
+	byDate := map[string]int{}
+	for _, f := range own.Files {
+		byDate[f.PartitionValues["date"]]++
+	}
+	if len(byDate) != 2 || fmt.Sprint(byDate) != fmt.Sprint(s.FilesByDate) {
+		t.Errorf("samples: delta-rs keeps files by date %v, want %v (two days)", s.FilesByDate, byDate)
+	}
+	if len(own.Checkpoints) == 0 {
+		t.Errorf("samples: no checkpoint after %d commits", own.Version+1)
+	}
 }

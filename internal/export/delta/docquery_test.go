@@ -107,7 +107,7 @@ func TestDocQueryMemoryByStage(t *testing.T) {
 // past their first checkpoint (a Parquet file in _delta_log/ that a glob
 // like samples/*/*.parquet also matched): the rows equal the table's.
 func TestDocOfflineQueries(t *testing.T) {
-	l := writeLake(t)
+	l := writeLake(t, nil)
 	db := openDuckDB(t)
 	local := func(q string) string { return strings.ReplaceAll(q, "/lake/sparkdx", l.dir) }
 

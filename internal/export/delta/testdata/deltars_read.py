@@ -4,7 +4,9 @@ columns, live files and rows, the app ids, and for samples the sum of the
 values, the files a date filter keeps, and the rows of version V (time
 travel).
 
-usage: deltars_read.py ROOT TABLE[,TABLE...] V"""
+usage: deltars_read.py ROOT TABLE[,TABLE...] V
+ROOT is a directory or an s3:// URL; DELTA_STORAGE_OPTIONS (JSON) holds
+the object store's options (endpoint, keys)."""
 import json
 import os
 import sys
@@ -12,9 +14,10 @@ import sys
 from deltalake import DeltaTable
 
 root, names, then = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3])
+opts = json.loads(os.environ.get("DELTA_STORAGE_OPTIONS") or "{}") or None
 out = {}
 for name in names:
-    dt = DeltaTable(f"{root}/{name}")
+    dt = DeltaTable(f"{root}/{name}", storage_options=opts)
     t = dt.to_pyarrow_table()
     proto = dt.protocol()
     info = {
@@ -31,7 +34,7 @@ for name in names:
         info["valueSum"] = sum(v for v in t.column("value").to_pylist() if v is not None)
         dates = sorted(set(t.column("date").to_pylist()))
         info["filesByDate"] = {d: len(dt.file_uris(file_pruning_predicate=[("date", "=", d)])) for d in dates}
-        info["rowsThen"] = DeltaTable(f"{root}/{name}", version=then).to_pyarrow_table().num_rows
+        info["rowsThen"] = DeltaTable(f"{root}/{name}", version=then, storage_options=opts).to_pyarrow_table().num_rows
     out[name] = info
 json.dump(out, sys.stdout)
 sys.stdout.flush()
