@@ -22,11 +22,12 @@ func (s *scanner) classDump() error {
 	c.dumped = true
 	s.prevValid = false
 	s.prevInst = nil
-	edges := s.g != nil && s.pass2
+	edges := s.g != nil && s.refs
 	if s.g != nil {
-		if !edges {
+		if s.nodes {
 			s.g.node(classID, graphClass{kind: kindMirror}, 0)
-		} else {
+		}
+		if edges {
 			if _, err := s.g.begin(); err != nil {
 				return err
 			}

@@ -86,9 +86,11 @@ func (s *scanner) javaFrameRoot(id uint64) error {
 	if err != nil {
 		return err
 	}
-	w := s.g.root(id, subRootJavaFrame)
-	if w != 0 {
-		s.g.rootFrame[w] = [2]uint32{binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])}
+	frame := [2]uint32{binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])}
+	if s.g.fused {
+		s.g.rawRoot(rawRoot{id: id, tag: subRootJavaFrame, frame: frame, hasFrame: true})
+	} else if w := s.g.root(id, subRootJavaFrame); w != 0 {
+		s.g.rootFrame[w] = frame
 	}
 	return nil
 }

@@ -46,6 +46,11 @@ type graph struct {
 	index addrIndex
 	meta  *scanner // pass 1's scanner: class names, field lists, strings
 
+	// fused: pass 1 reads the references too, as raw ids (see fused.go)
+	fused        bool
+	separatePass bool // the references were read in a pass of their own
+	fusedState
+
 	// pass 2 and 3 state
 	naming    bool   // pass 3: references are matched against want, not stored
 	next      uint32 // node the next object read is
@@ -63,9 +68,10 @@ type graph struct {
 	lengths map[uint32]int64
 }
 
-func newGraph(sizeHint int64) *graph {
+func newGraph(sizeHint int64, fused bool) *graph {
 	n := max(sizeHint/64, 1024) // dumps hold an object per 60-120 bytes
 	g := &graph{
+		fused:     fused,
 		addr:      make([]uint64, 1, n),
 		cls:       make([]uint32, 1, n),
 		size:      make([]uint32, 1, n),
@@ -76,6 +82,9 @@ func newGraph(sizeHint int64) *graph {
 		weak:      map[uint32]uint32{},
 	}
 	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
+	if fused {
+		g.startFused(n)
+	}
 	return g
 }
 
@@ -95,6 +104,9 @@ func (g *graph) node(addr uint64, c graphClass, length uint32) {
 	g.addr = append(g.addr, addr)
 	g.cls = append(g.cls, g.class(c))
 	g.size = append(g.size, length)
+	if g.fused {
+		g.first = append(g.first, uint32(len(g.raw)))
+	}
 }
 
 // nodes is the number of nodes, the super-root included.
@@ -273,6 +285,10 @@ func (g *graph) refShape(classID uint64) *refShape {
 	off := 0
 	for id, depth := classID, 0; id != 0 && depth < 256; depth++ {
 		c := s.classes[id]
+		if g.fused && (c == nil || !c.dumped) {
+			g.fusedFailed = true // an instance before its class: the references need a pass of their own
+			return rs
+		}
 		if c == nil {
 			break
 		}
@@ -323,6 +339,9 @@ func (g *graph) startPass3(want map[uint32][]uint32) {
 
 // begin opens the next node's reference list.
 func (g *graph) begin() (uint32, error) {
+	if g.fused {
+		return uint32(len(g.addr) - 1), nil // node() opened it
+	}
 	v := g.next
 	if int(v) >= len(g.addr) {
 		return 0, fmt.Errorf("object %d not seen by the first pass (the dump changed between passes?)", v)
@@ -344,6 +363,12 @@ func (g *graph) skipping() bool {
 // node it points at (0: none).
 func (g *graph) edge(id uint64) uint32 {
 	if id == 0 {
+		return 0
+	}
+	if g.fused {
+		if !g.fusedFailed {
+			g.raw = append(g.raw, id)
+		}
 		return 0
 	}
 	w := g.index.lookup(id)
@@ -412,13 +437,20 @@ func (g *graph) root(id uint64, tag byte) uint32 {
 // instanceEdges reads the references of one instance's field bytes.
 func (g *graph) instanceEdges(classID uint64, data []byte, idSize int) {
 	v := g.next - 1
+	if g.fused {
+		v = uint32(len(g.addr) - 1)
+	}
 	rs := g.refShape(classID)
 	if rs.size > len(data) {
 		return // the class's fields do not fit its own record: no references trusted
 	}
 	g.name(g.edge(classID), func() string { return "<class>" })
 	for i, off := range rs.offsets {
-		w := g.edge(getID(data[off:], idSize))
+		id := getID(data[off:], idSize)
+		w := g.edge(id)
+		if off == rs.weak && g.fused && id != 0 {
+			g.weakRaw[v] = id
+		}
 		if off == rs.weak && w != 0 && !g.naming {
 			g.weak[v] = w
 		}

@@ -256,7 +256,7 @@ func (s *scanner) result() *Histogram {
 	SortClasses(h.Classes)
 	SortClasses(h.Fillers)
 	h.Largest = s.largest(z, l, li)
-	if s.g != nil && !s.pass2 {
+	if s.g != nil && s.nodes {
 		s.g.setSizes(z, l, func(id uint64) int64 {
 			c := s.classes[id]
 			if c == nil || strings.HasPrefix(s.className(id), "[") {

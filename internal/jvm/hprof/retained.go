@@ -95,7 +95,8 @@ type RetainedOptions struct {
 	Options
 	Top int // dominators, classes and largest objects to report; 0: 20
 
-	keepEdges bool // tests: keep the references after the dominator tree is built
+	keepEdges    bool // tests: keep the references after the dominator tree is built
+	separateRefs bool // tests: read the references in a pass of their own, as when pass 1 cannot
 }
 
 // Opener opens the dump again for each pass; the analysis reads it three
@@ -132,7 +133,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if base.Top <= 0 {
 		base.Top = max(opts.Top, defaultTop)
 	}
-	a := &analysis{g: newGraph(base.SizeHint)}
+	a := &analysis{g: newGraph(base.SizeHint, !opts.separateRefs)}
 	g := a.g
 	h, s1, err := pass(ctx, open, base, g, false)
 	if err != nil {
@@ -143,11 +144,13 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	a.h = h
 	g.meta = s1
-	g.startPass2()
-	if _, _, err := pass(ctx, open, base, g, true); err != nil {
-		return nil, err
+	if !g.resolve() {
+		g.startPass2()
+		if _, _, err := pass(ctx, open, base, g, true); err != nil {
+			return nil, err
+		}
+		g.endPass2()
 	}
-	g.endPass2()
 	// The arrays hold no pointers, so a collection between phases is cheap;
 	// it lets each phase reuse what the last one dropped instead of growing
 	// the heap to twice what is live.
@@ -168,7 +171,8 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 }
 
 // pass reads the dump once with the graph attached: pass 1 (numbering the
-// objects beside the histogram) or, with refs, a pass over the references.
+// objects beside the histogram, and reading their references when the
+// graph is fused) or, with refs, a pass over the references alone.
 func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (*Histogram, *scanner, error) {
 	rc, err := open()
 	if err != nil {
@@ -180,12 +184,13 @@ func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (
 	}
 	s := newScanner(ctx, rc, opts)
 	s.g = g
-	if !refs {
-		s.frames = newFrames()
-	}
 	if refs {
-		s.pass2 = true
+		s.refs = true
 		s.top.max = 0
+	} else {
+		s.nodes, s.refs = true, g.fused
+		s.frames = newFrames()
+		g.meta = s // the references need the classes read so far
 	}
 	h, err := s.read()
 	return h, s, err

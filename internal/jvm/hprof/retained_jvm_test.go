@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,19 @@ func TestRetainedMatchesKnownGraph(t *testing.T) {
 				t.Fatal(err)
 			}
 			g, tree, h := a.g, a.t, a.h
+			if g.separatePass {
+				t.Errorf("a HotSpot dump's references were read in a pass of their own: pass 1 should have read them")
+			}
+			// The same graph and tree when the references get a pass of their own.
+			b, err := analyze(context.Background(), open, RetainedOptions{Top: 20, keepEdges: true, separateRefs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(b.g.first, g.first) || !slices.Equal(b.g.to, g.to) || !slices.Equal(b.t.ret, tree.ret) || b.g.missing != g.missing ||
+				!slices.Equal(b.g.roots, g.roots) || !maps.Equal(b.g.weak, g.weak) || !maps.Equal(b.g.rootFrame, g.rootFrame) {
+				t.Errorf("references read in pass 1 and in a pass of their own differ: %d/%d references, %d/%d missing",
+					len(g.to), len(b.g.to), g.missing, b.g.missing)
+			}
 			t.Logf("%d objects, %d references, %d roots, %d reachable, %d unreachable (%d bytes), %d missing references",
 				a.r.Objects, a.r.References, a.r.Roots, a.r.Reachable, a.r.Unreachable, a.r.UnreachableBytes, a.r.MissingRefs)
 			if a.r.Unreachable*20 > a.r.Objects {

@@ -26,7 +26,11 @@ const (
 //	sticky class Holder .static INSTANCE = w java.lang.ref.Reference
 //	w.referent = n4 (weak only), n4.data = b3 byte[8]
 //	g1: a Node nothing reaches
-func retentionDump(idSize int) []byte {
+func retentionDump(idSize int) []byte { return buildRetentionDump(idSize, false) }
+
+// buildRetentionDump writes the retention dump, its class dumps after the
+// objects with classesLast (HotSpot writes them first).
+func buildRetentionDump(idSize int, classesLast bool) []byte {
 	b := newDump("JAVA PROFILE 1.0.2", idSize)
 	names := map[uint64]string{0x8001: "java/lang/Object", 0x8002: "Node", 0x8003: "Holder", 0x8004: "java/lang/ref/Reference",
 		0x8005: "[Ljava/lang/Object;", 0x9001: "next", 0x9002: "data", 0x9003: "INSTANCE", 0x9004: "referent", 0x9005: "queue"}
@@ -53,11 +57,16 @@ func retentionDump(idSize int) []byte {
 	)
 	b.root(subRootJNIGlobal, arr, idSize)
 	b.root(subRootStickyClass, rdHolder, 0)
-	b.classDump(rdObject, 0, nil, nil)
-	b.classDump(rdNode, rdObject, nil, []fieldSpec{{0x9001, typeObject}, {0x9002, typeObject}})
-	b.classDumpValues(rdHolder, rdObject, []fieldSpec{{0x9003, typeObject}}, []uint64{w}, nil)
-	b.classDump(rdRef, rdObject, nil, []fieldSpec{{0x9004, typeObject}, {0x9005, typeObject}})
-	b.classDump(rdObjArr, rdObject, nil, nil)
+	classes := func() {
+		b.classDump(rdObject, 0, nil, nil)
+		b.classDump(rdNode, rdObject, nil, []fieldSpec{{0x9001, typeObject}, {0x9002, typeObject}})
+		b.classDumpValues(rdHolder, rdObject, []fieldSpec{{0x9003, typeObject}}, []uint64{w}, nil)
+		b.classDump(rdRef, rdObject, nil, []fieldSpec{{0x9004, typeObject}, {0x9005, typeObject}})
+		b.classDump(rdObjArr, rdObject, nil, nil)
+	}
+	if !classesLast {
+		classes()
+	}
 	refs := func(ids ...uint64) []byte {
 		out := make([]byte, 0, len(ids)*idSize)
 		for _, id := range ids {
@@ -79,6 +88,9 @@ func retentionDump(idSize int) []byte {
 	b.primArray(b1, typeByte, make([]byte, 100))
 	b.primArray(b2, typeByte, make([]byte, 1000))
 	b.primArray(b3, typeByte, make([]byte, 8))
+	if classesLast {
+		classes()
+	}
 	return b.bytes()
 }
 
@@ -86,17 +98,32 @@ func bytesOpener(data []byte) Opener {
 	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 }
 
+// TestRetainedSynthetic checks the retention dump in both identifier sizes,
+// its references read in pass 1 (fused), in a pass of their own, and in a
+// pass of their own because the classes come after the objects.
 func TestRetainedSynthetic(t *testing.T) {
 	for _, idSize := range []int{8, 4} {
-		t.Run(fmt.Sprintf("%d-byte ids", idSize), func(t *testing.T) { checkRetentionDump(t, idSize) })
+		for _, m := range []struct {
+			name                  string
+			separate, classesLast bool
+			wantSeparatePass      bool
+		}{{"fused", false, false, false}, {"separate", true, false, true}, {"classes-last", false, true, true}} {
+			t.Run(fmt.Sprintf("%d-byte ids/%s", idSize, m.name), func(t *testing.T) {
+				dump := buildRetentionDump(idSize, m.classesLast)
+				a, err := analyze(context.Background(), bytesOpener(dump), RetainedOptions{Top: 50, keepEdges: true, separateRefs: m.separate})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.g.separatePass != m.wantSeparatePass {
+					t.Errorf("references read in a pass of their own: %v, want %v", a.g.separatePass, m.wantSeparatePass)
+				}
+				checkRetentionDump(t, a, bytesOpener(dump))
+			})
+		}
 	}
 }
 
-func checkRetentionDump(t *testing.T, idSize int) {
-	a, err := analyze(context.Background(), bytesOpener(retentionDump(idSize)), RetainedOptions{Top: 50, keepEdges: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+func checkRetentionDump(t *testing.T, a *analysis, open Opener) {
 	g, r := a.g, a.r
 	byID := map[uint64]Retainer{}
 	for _, d := range r.Dominators {
@@ -144,7 +171,7 @@ func checkRetentionDump(t *testing.T, idSize int) {
 
 	// Paths: named fields and indexes, never through the weak referent.
 	pathOf := func(id uint64) string {
-		steps, root := namedPath(t, a, bytesOpener(retentionDump(idSize)), g.index.lookup(id))
+		steps, root := namedPath(t, a, open, g.index.lookup(id))
 		if steps == nil {
 			return "none"
 		}

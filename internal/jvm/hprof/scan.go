@@ -67,7 +67,8 @@ type scanner struct {
 	// g, when set, collects the object graph: nodes in pass 1, references
 	// and GC roots in pass 2 (see graph.go).
 	g      *graph
-	pass2  bool
+	nodes  bool    // number the objects into g (pass 1)
+	refs   bool    // read the references into g (pass 1 when fused, pass 2, pass 3)
 	frames *frames // stack traces, read with the graph
 }
 
@@ -243,7 +244,7 @@ func (s *scanner) sub(tag byte) error {
 
 // gcRoot reads a root record: the object id, then extra bytes.
 func (s *scanner) gcRoot(tag byte, extra int) error {
-	if s.g == nil || !s.pass2 {
+	if s.g == nil || !s.refs {
 		return s.d.skip(int64(s.d.idSize + extra))
 	}
 	id, err := s.d.id()
@@ -253,7 +254,11 @@ func (s *scanner) gcRoot(tag byte, extra int) error {
 	if tag == subRootJavaFrame {
 		return s.javaFrameRoot(id)
 	}
-	s.g.root(id, tag)
+	if s.g.fused {
+		s.g.rawRoot(rawRoot{id: id, tag: tag})
+	} else {
+		s.g.root(id, tag)
+	}
 	return s.d.skip(int64(extra))
 }
 
@@ -295,10 +300,12 @@ func (s *scanner) instance() error {
 	s.prevInst = c
 	s.top.offer(n, addr, classID, -1)
 	if s.g != nil {
-		if s.pass2 {
+		if s.nodes {
+			s.g.node(addr, graphClass{classID, kindInstance}, 0)
+		}
+		if s.refs {
 			return s.instanceEdges(classID, n)
 		}
-		s.g.node(addr, graphClass{classID, kindInstance}, 0)
 	}
 	if s.strings != nil && classID == s.strings.classID && s.strings.valueOff >= 0 && n <= int64(len(s.d.buf)) {
 		v, err := s.d.next(int(n))
@@ -334,10 +341,12 @@ func (s *scanner) objArray() error {
 	s.prevInst = nil
 	s.top.offer(int64(n)*8, addr, classID, int64(n))
 	if s.g != nil {
-		if s.pass2 {
+		if s.nodes {
+			s.g.node(addr, graphClass{classID, kindObjArray}, n)
+		}
+		if s.refs {
 			return s.arrayEdges(classID, n)
 		}
-		s.g.node(addr, graphClass{classID, kindObjArray}, n)
 	}
 	return s.d.skip(int64(n) * int64(idSize))
 }
@@ -366,13 +375,13 @@ func (s *scanner) primArray() error {
 	s.prevValid = true
 	s.prevInst = nil
 	if s.g != nil {
-		if s.pass2 {
+		if s.nodes {
+			s.g.node(addr, graphClass{uint64(t), kindPrimArray}, n)
+		} else if s.refs {
 			if _, err := s.g.begin(); err != nil {
 				return err
 			}
 			s.g.arrayLength(n)
-		} else {
-			s.g.node(addr, graphClass{uint64(t), kindPrimArray}, n)
 		}
 	}
 	data := int64(n) * int64(es)
