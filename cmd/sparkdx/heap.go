@@ -17,7 +17,7 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("heap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text, json or html (a self-contained page; implies --retained)")
-	retained := fs.Bool("retained", false, "also compute the dominator tree: retained sizes, who holds the memory, paths to GC roots (reads the dump three times)")
+	retained := fs.Bool("retained", false, "also compute the dominator tree: retained sizes, who holds the memory, paths to GC roots (reads the dump twice)")
 	top := fs.Int("top", 30, "classes in the text table, largest objects and duplicate strings to show (0: all classes)")
 	coops := fs.String("compressed-oops", "auto", "object layout: auto (infer from the dump), true or false")
 	ccp := fs.String("compressed-class-pointers", "auto", "object layout: auto (infer from the dump), true or false")

@@ -12,9 +12,11 @@ import (
 // arrays, in dump order) and node 0 is a super-root whose successors are the
 // GC roots. Per node that is 8 bytes of identifier, 4 of class, 4 of shallow
 // size and 4 of edge offset; per reference 4 bytes. The first pass over the
-// dump numbers the nodes (beside the histogram), the second reads the
-// references, which needs every class's field list and every node's number,
-// so that references to objects later in the dump resolve.
+// dump numbers the nodes (beside the histogram) and reads the references as
+// raw ids, resolved once every node is numbered (fused.go); when it cannot
+// (an instance before its class) a second pass reads them with every
+// class's field list and every node's number at hand. The last pass names
+// the references on the paths a report shows.
 
 // graphClass is one entry of the graph's class table: a class object id, or
 // a primitive array type, or the shared entry of all class objects.

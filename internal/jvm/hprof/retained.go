@@ -99,8 +99,8 @@ type RetainedOptions struct {
 	separateRefs bool // tests: read the references in a pass of their own, as when pass 1 cannot
 }
 
-// Opener opens the dump again for each pass; the analysis reads it three
-// times rather than keep it.
+// Opener opens the dump again for each pass; the analysis reads it twice
+// (three times when pass 1 cannot read the references) rather than keep it.
 type Opener func() (io.ReadCloser, error)
 
 // ReadRetained computes the histogram and the dominator tree of a dump.
@@ -116,7 +116,7 @@ func ReadRetained(ctx context.Context, open Opener, opts RetainedOptions) (*Hist
 	return a.h, a.r, nil
 }
 
-// analysis is everything the three passes build, kept for tests.
+// analysis is everything the passes build, kept for tests.
 type analysis struct {
 	h      *Histogram
 	g      *graph

@@ -65,7 +65,7 @@ type scanner struct {
 	records int64
 
 	// g, when set, collects the object graph: nodes in pass 1, references
-	// and GC roots in pass 2 (see graph.go).
+	// and GC roots in pass 1 too (fused.go) or in pass 2 (see graph.go).
 	g      *graph
 	nodes  bool    // number the objects into g (pass 1)
 	refs   bool    // read the references into g (pass 1 when fused, pass 2, pass 3)
