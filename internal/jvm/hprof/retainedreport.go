@@ -1,0 +1,190 @@
+package hprof
+
+import (
+	"cmp"
+	"slices"
+)
+
+// report picks what Retained shows and the path steps pass 3 must name.
+func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Retained, map[uint32][]uint32) {
+	r := &Retained{
+		Objects:    int64(g.nodes() - 1),
+		References: g.refs,
+		Roots:      len(g.roots),
+		Reachable:  int64(len(t.vert) - 2), // less the super-root
+	}
+	r.MissingRefs = g.missing
+	r.Unreachable = r.Objects - r.Reachable
+	for v := 1; v < g.nodes(); v++ {
+		if t.pre[v] == 0 {
+			r.UnreachableBytes += g.shallow(uint32(v))
+		}
+	}
+	r.ReachableBytes = t.ret[1]
+	want := map[uint32][]uint32{}
+	retainer := func(v uint32) Retainer {
+		x := g.describe(v)
+		x.Retained = t.ret[t.pre[v]]
+		x.Path, x.Root = g.path(parent, v, want)
+		return x
+	}
+
+	// Top-level dominators: the super-root's children.
+	var tops []uint32
+	byClass := map[uint32]*RetainedClass{}
+	for p := 2; p < len(t.vert); p++ {
+		if t.idom[p] != 1 {
+			continue
+		}
+		v := t.vert[p]
+		tops = append(tops, v)
+		rc := byClass[g.cls[v]]
+		if rc == nil {
+			rc = &RetainedClass{Class: g.className(v)}
+			if g.classes[g.cls[v]].kind == kindMirror {
+				rc.Class = "java.lang.Class" // class objects share one entry
+			}
+			byClass[g.cls[v]] = rc
+		}
+		rc.Objects++
+		rc.Shallow += g.shallow(v)
+		rc.Retained += t.ret[p]
+	}
+	slices.SortFunc(tops, func(a, b uint32) int {
+		if c := cmp.Compare(t.ret[t.pre[b]], t.ret[t.pre[a]]); c != 0 {
+			return c
+		}
+		return cmp.Compare(g.addr[a], g.addr[b])
+	})
+	first, kids := childIndex(t)
+	for _, v := range tops[:min(top, len(tops))] {
+		x := retainer(v)
+		x.Children = subtree(g, t, first, kids, t.pre[v], treeDepth)
+		r.Dominators = append(r.Dominators, x)
+	}
+	for _, rc := range byClass {
+		r.ByClass = append(r.ByClass, *rc)
+	}
+	slices.SortFunc(r.ByClass, func(a, b RetainedClass) int {
+		if c := cmp.Compare(b.Retained, a.Retained); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Class, b.Class)
+	})
+	r.Owners = owners(g, t)
+	r.Largest = largest(g, t, h, top, retainer)
+	return r, want
+}
+
+// describe is a node without retained size and path.
+func (g *graph) describe(v uint32) Retainer {
+	x := Retainer{ID: g.addr[v], Class: g.className(v), Length: -1, Shallow: g.shallow(v), node: v}
+	if c := g.classes[g.cls[v]]; c.kind == kindObjArray || c.kind == kindPrimArray {
+		g.lengths[v] = 0 // filled by pass 3
+	}
+	return x
+}
+
+// className names a node's class as the histogram does; class objects are
+// "class NAME".
+func (g *graph) className(v uint32) string {
+	c := g.classes[g.cls[v]]
+	switch c.kind {
+	case kindPrimArray:
+		return primArrayName(c.id)
+	case kindMirror:
+		return "class " + g.meta.className(g.addr[v])
+	}
+	return g.meta.className(c.id)
+}
+
+// largest folds the histogram's largest objects by class and top-level
+// dominator, and describes each holder.
+func largest(g *graph, t *domTree, h *Histogram, top int, retainer func(uint32) Retainer) []LargeObject {
+	type key struct {
+		class  string
+		holder uint32
+	}
+	var out []LargeObject
+	at := map[key]int{}
+	for _, o := range h.Largest {
+		v := g.index.lookup(o.ID)
+		if v == 0 || t.pre[v] == 0 {
+			continue // unreachable: nothing holds it
+		}
+		p := t.pre[v]
+		for t.idom[p] != 1 {
+			p = t.idom[p]
+		}
+		k := key{o.Class, t.vert[p]}
+		i, ok := at[k]
+		if !ok {
+			if len(out) == top {
+				continue
+			}
+			i = len(out)
+			at[k] = i
+			out = append(out, LargeObject{Class: o.Class, Holder: retainer(k.holder)})
+		}
+		lo := &out[i]
+		lo.Count++
+		lo.Bytes += o.Bytes
+		if len(lo.IDs) < 5 {
+			lo.IDs = append(lo.IDs, o.ID)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b LargeObject) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	return out
+}
+
+// The dominator tree shown under each top dominator: its largest children,
+// a few levels deep.
+const (
+	treeDepth    = 3
+	treeChildren = 5
+)
+
+// childIndex lists each preorder number's dominator-tree children as a
+// CSR over preorder numbers.
+func childIndex(t *domTree) (first, kids []uint32) {
+	count := len(t.vert) - 1
+	first = make([]uint32, count+2)
+	for p := 2; p <= count; p++ {
+		first[t.idom[p]+1]++
+	}
+	for i := 1; i < len(first); i++ {
+		first[i] += first[i-1]
+	}
+	kids = make([]uint32, count)
+	fill := make([]uint32, count+1)
+	copy(fill, first[:count+1])
+	for p := 2; p <= count; p++ {
+		d := t.idom[p]
+		kids[fill[d]] = uint32(p)
+		fill[d]++
+	}
+	return first, kids
+}
+
+// subtree describes the largest children of preorder number p, depth
+// levels down.
+func subtree(g *graph, t *domTree, first, kids []uint32, p uint32, depth int) []Retainer {
+	if depth == 0 {
+		return nil
+	}
+	ch := append([]uint32(nil), kids[first[p]:first[p+1]]...)
+	slices.SortFunc(ch, func(a, b uint32) int {
+		if c := cmp.Compare(t.ret[b], t.ret[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	var out []Retainer
+	for _, c := range ch[:min(treeChildren, len(ch))] {
+		x := g.describe(t.vert[c])
+		x.Retained = t.ret[c]
+		x.Children = subtree(g, t, first, kids, c, depth-1)
+		out = append(out, x)
+	}
+	return out
+}
