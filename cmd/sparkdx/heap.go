@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -55,6 +56,10 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		if *retained {
 			h, r, err := hprof.ReadFileRetained(ctx, path, hprof.RetainedOptions{Options: opts, Top: opts.Top})
+			if errors.Is(err, hprof.ErrIncomplete) && h != nil {
+				fmt.Fprintf(stderr, "sparkdx heap: warning: %v; showing the histogram of what was read\n", err)
+				return h, nil, nil
+			}
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}

@@ -114,6 +114,24 @@ func TestHeapRetained(t *testing.T) {
 			t.Errorf("HTML page is not self-contained: has %q", bad)
 		}
 	}
+
+	// A dump cut short: the histogram of what was read, and a warning
+	// saying why there is no dominator tree.
+	data, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.hprof")
+	if err := os.WriteFile(cut, data[:len(data)*3/5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "html"} {
+		code, out, errOut = runHeapCLI(t, "heap", "--retained", "--format", format, cut)
+		if code != 0 || !strings.Contains(errOut, "dump ends inside a record; the dominator tree needs every object") ||
+			!strings.Contains(out, "[B") {
+			t.Errorf("%s of a cut dump: exit %d, stderr %q; want exit 0, the histogram and a warning", format, code, errOut)
+		}
+	}
 }
 
 // TestHeapHTMLChromium opens the --format html page in headless Chromium:

@@ -19,19 +19,22 @@ func WriteHTML(w io.Writer, r Report, top int) error {
 	h, ret := r.Hist, r.Retained
 	inst, bytes := hprof.Totals(h.Classes)
 	data := map[string]any{
-		"Path":       r.Path,
-		"Version":    h.Version,
-		"Layout":     fmt.Sprintf("%v (%s)", h.Layout, h.LayoutEvidence),
-		"Read":       units.Bytes(h.BytesRead),
-		"Instances":  inst,
-		"Bytes":      units.Bytes(bytes),
-		"Ret":        ret,
-		"Dominators": ret.Dominators[:min(top, len(ret.Dominators))],
-		"ByClass":    ret.ByClass[:min(top, len(ret.ByClass))],
-		"Largest":    ret.Largest[:min(top, len(ret.Largest))],
-		"Classes":    h.Classes[:min(top, len(h.Classes))],
-		"Growth":     r.RetainedGrowth(),
-		"BasePath":   r.BasePath,
+		"Path":      r.Path,
+		"Version":   h.Version,
+		"Layout":    fmt.Sprintf("%v (%s)", h.Layout, h.LayoutEvidence),
+		"Read":      units.Bytes(h.BytesRead),
+		"Instances": inst,
+		"Bytes":     units.Bytes(bytes),
+		"Ret":       ret,
+		"Classes":   firstN(h.Classes, top),
+		"Growth":    r.RetainedGrowth(),
+		"BasePath":  r.BasePath,
+		"Truncated": h.TruncatedAt,
+	}
+	if ret != nil {
+		data["Dominators"] = firstN(ret.Dominators, top)
+		data["ByClass"] = firstN(ret.ByClass, top)
+		data["Largest"] = firstN(ret.Largest, top)
 	}
 	return heapPage.Execute(w, data)
 }
@@ -56,6 +59,7 @@ details{margin-left:1.2em}summary{cursor:pointer}.cls{font-family:ui-monospace,m
 </style></head><body>
 <h1>Heap dump {{.Path}}</h1>
 <p class="muted">{{.Version}}, {{.Read}} read; layout {{.Layout}}</p>
+{{if not .Ret}}<p>The dump ends inside a record at byte {{.Truncated}}: the dominator tree needs every object, so this page shows the histogram of what was read.</p>{{else}}
 <p><b>{{.Ret.Reachable}}</b> of {{.Ret.Objects}} objects are reachable from {{.Ret.Roots}} GC roots and retain <b>{{bytes .Ret.ReachableBytes}}</b>{{if .Ret.Unreachable}}; {{.Ret.Unreachable}} unreachable objects ({{bytes .Ret.UnreachableBytes}}) are garbage the dump kept{{end}}.
 {{if .Ret.MissingRefs}}<span class="muted">{{.Ret.MissingRefs}} references point at objects the dump does not hold and are left out.</span>{{end}}</p>
 {{if .Ret.Owners}}<h2>Retained by Spark owner</h2>
@@ -69,8 +73,6 @@ details{margin-left:1.2em}summary{cursor:pointer}.cls{font-family:ui-monospace,m
 {{if .Path}}<div class="path">path from a GC root [{{.Root}}]: {{range $i, $s := .Path}}{{if $i}} → {{end}}<span class="cls">{{$s.Class}}</span>{{if $s.Field}} .{{$s.Field}}{{end}}{{end}}</div>{{end}}
 {{template "kids" .Children}}</details>
 {{end}}
-{{define "kids"}}{{range .}}<details><summary><b>{{bytes .Retained}}</b> <span class="cls">{{.Class}}</span> {{hex .ID}}{{len .Length}} <span class="muted">(own {{bytes .Shallow}})</span></summary>{{template "kids" .Children}}</details>
-{{end}}{{end}}
 <h2>Retained by top-level dominator class</h2>
 <table><tr><th class="n">objects</th><th class="n">retained</th><th>class</th></tr>
 {{range .ByClass}}<tr><td class="n">{{.Objects}}</td><td class="n">{{bytes .Retained}}</td><td class="cls">{{.Class}}</td></tr>
@@ -83,10 +85,13 @@ details{margin-left:1.2em}summary{cursor:pointer}.cls{font-family:ui-monospace,m
 <table><tr><th class="n">Δ objects</th><th class="n">Δ bytes</th><th>top-level dominator class</th></tr>
 {{range .Growth}}<tr><td class="n">{{.InstancesDelta}}</td><td class="n">{{.BytesDelta}}</td><td class="cls">{{.Class}}</td></tr>
 {{end}}</table>{{end}}
+{{end}}
 <h2>Class histogram</h2>
 <p class="muted">{{.Instances}} objects, {{.Bytes}} (as jcmd GC.class_histogram counts them)</p>
 <table><tr><th class="n">instances</th><th class="n">bytes</th><th>class</th></tr>
 {{range .Classes}}<tr><td class="n">{{.Instances}}</td><td class="n">{{.Bytes}}</td><td class="cls">{{.Class}}</td></tr>
 {{end}}</table>
 </body></html>
+{{define "kids"}}{{range .}}<details><summary><b>{{bytes .Retained}}</b> <span class="cls">{{.Class}}</span> {{hex .ID}}{{len .Length}} <span class="muted">(own {{bytes .Shallow}})</span></summary>{{template "kids" .Children}}</details>
+{{end}}{{end}}
 `))

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,6 +98,9 @@ type RetainedOptions struct {
 	separateRefs bool // tests: read the references in a pass of their own, as when pass 1 cannot
 }
 
+// ErrIncomplete: the dump ends inside a record.
+var ErrIncomplete = errors.New("dump ends inside a record")
+
 // Opener opens the dump again for each pass; the analysis reads it twice
 // (three times when pass 1 cannot read the references) rather than keep it.
 type Opener func() (io.ReadCloser, error)
@@ -106,8 +110,14 @@ type Opener func() (io.ReadCloser, error)
 // about 56 bytes per object and 8 per reference at the peak (the
 // predecessor lists being built from the references); measured, about 80
 // bytes per object of peak RSS (BenchmarkHeapSideBySide).
+//
+// A dump cut short yields its histogram with an error wrapping
+// ErrIncomplete: the dominator tree needs every object.
 func ReadRetained(ctx context.Context, open Opener, opts RetainedOptions) (*Histogram, *Retained, error) {
 	a, err := analyze(ctx, open, opts)
+	if errors.Is(err, ErrIncomplete) {
+		return a.h, nil, err
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +148,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 		return nil, err
 	}
 	if h.Truncated {
-		return nil, fmt.Errorf("offset %d: dump ends inside a record; the dominator tree needs every object", h.TruncatedAt)
+		return &analysis{h: h}, fmt.Errorf("offset %d: %w; the dominator tree needs every object", h.TruncatedAt, ErrIncomplete)
 	}
 	a.h = h
 	g.meta = s1
@@ -223,7 +233,7 @@ func ReadFileRetained(ctx context.Context, path string, opts RetainedOptions) (*
 	}
 	h, r, err := ReadRetained(ctx, open, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hprof: %s %w", filepath.Base(path), err)
+		return h, nil, fmt.Errorf("hprof: %s %w", filepath.Base(path), err)
 	}
 	return h, r, nil
 }
