@@ -16,7 +16,12 @@ def work(rows):
     for k, v in rows:
         n += v
         if n % 500 == 0:
-            time.sleep(0.005)  # per-row work: ~1.8 s for the hot key, ~25 ms for the others
+            # per-row work: ~7 s for the hot key, ~100 ms for the others —
+            # longer than Spark's 3 s locality wait, so that the hot task
+            # sets the stage's end however late it starts (at 1.8 s a run
+            # whose other tasks waited out the locality wait ended after the
+            # hot task: the stage's time was the wait's, not the skew's)
+            time.sleep(0.02)
     yield n
 
 
