@@ -108,7 +108,7 @@ type Opener func() (io.ReadCloser, error)
 // ReadRetained computes the histogram and the dominator tree of a dump.
 // Memory grows with the object count, not the dump size: flat arrays of
 // about 56 bytes per object and 8 per reference at the peak (the
-// predecessor lists being built from the references); measured, about 80
+// predecessor lists being built from the references); measured, about 74
 // bytes per object of peak RSS (BenchmarkHeapSideBySide).
 //
 // A dump cut short yields its histogram with an error wrapping
