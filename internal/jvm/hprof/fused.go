@@ -37,15 +37,10 @@ func (g *graph) rawRoot(r rawRoot) { g.rootsRaw = append(g.rootsRaw, r) }
 // when pass 1 could not read the references (see fusedFailed): the caller
 // then runs the reference pass.
 func (g *graph) resolve() bool {
-	g.fused = false
-	g.refShapes = nil
-	if !g.separatePass && g.first == nil {
-		g.separatePass = true // not fused to begin with
-		return false
-	}
-	if g.fusedFailed {
-		g.fusedState = fusedState{}
-		g.first = nil
+	fused := g.fused && !g.fusedFailed
+	g.fused, g.refShapes = false, nil
+	if !fused {
+		g.fusedState, g.first = fusedState{}, nil
 		g.separatePass = true
 		return false
 	}

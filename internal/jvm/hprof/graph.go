@@ -37,6 +37,8 @@ type graph struct {
 
 	classes  []graphClass
 	classIdx map[graphClass]uint32
+	last     graphClass // the class node() met last, and its index: objects of a class come in runs
+	lastIdx  uint32
 
 	roots     []uint32             // nodes named by GC root records (duplicates kept out)
 	rootKind  map[uint32]byte      // node -> root sub-record tag of its first root record
@@ -91,12 +93,16 @@ func newGraph(sizeHint int64, fused bool) *graph {
 }
 
 func (g *graph) class(c graphClass) uint32 {
-	if i, ok := g.classIdx[c]; ok {
-		return i
+	if c == g.last {
+		return g.lastIdx
 	}
-	i := uint32(len(g.classes))
-	g.classes = append(g.classes, c)
-	g.classIdx[c] = i
+	i, ok := g.classIdx[c]
+	if !ok {
+		i = uint32(len(g.classes))
+		g.classes = append(g.classes, c)
+		g.classIdx[c] = i
+	}
+	g.last, g.lastIdx = c, i
 	return i
 }
 

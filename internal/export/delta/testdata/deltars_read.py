@@ -2,7 +2,7 @@
 prints what it sees as JSON: per table its version, protocol, partition
 columns, live files and rows, the app ids, and for samples the sum of the
 values, the files a date filter keeps, and the rows of version V (time
-travel).
+travel; none when V < 0).
 
 usage: deltars_read.py ROOT TABLE[,TABLE...] V
 ROOT is a directory or an s3:// URL; DELTA_STORAGE_OPTIONS (JSON) holds
@@ -34,7 +34,8 @@ for name in names:
         info["valueSum"] = sum(v for v in t.column("value").to_pylist() if v is not None)
         dates = sorted(set(t.column("date").to_pylist()))
         info["filesByDate"] = {d: len(dt.file_uris(file_pruning_predicate=[("date", "=", d)])) for d in dates}
-        info["rowsThen"] = DeltaTable(f"{root}/{name}", version=then, storage_options=opts).to_pyarrow_table().num_rows
+        if then >= 0:
+            info["rowsThen"] = DeltaTable(f"{root}/{name}", version=then, storage_options=opts).to_pyarrow_table().num_rows
     out[name] = info
 json.dump(out, sys.stdout)
 sys.stdout.flush()
