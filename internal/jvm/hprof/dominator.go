@@ -134,30 +134,24 @@ func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
 // numbers, as a CSR over the preorder numbers.
 func predecessors(g *graph, t *domTree) (first, preds []uint32) {
 	count := len(t.vert) - 1
-	return groupBy(count, func(emit func(key, value uint32)) {
-		for p := 1; p <= count; p++ {
-			for _, w := range g.succ(t.vert[p]) {
-				emit(t.pre[w], uint32(p))
-			}
+	first = make([]uint32, count+2)
+	for p := 1; p <= count; p++ {
+		for _, w := range g.succ(t.vert[p]) {
+			first[t.pre[w]+1]++
 		}
-	})
-}
-
-// groupBy lists the values each emits under their keys (0..n) as a CSR:
-// key k's values are list[first[k]:first[k+1]], in the order emitted. each
-// runs twice, to count and to fill.
-func groupBy(n int, each func(emit func(key, value uint32))) (first, list []uint32) {
-	first = make([]uint32, n+2)
-	each(func(k, _ uint32) { first[k+1]++ })
+	}
 	for i := 1; i < len(first); i++ {
 		first[i] += first[i-1]
 	}
-	list = make([]uint32, first[n+1])
-	fill := make([]uint32, n+1)
-	copy(fill, first[:n+1])
-	each(func(k, v uint32) {
-		list[fill[k]] = v
-		fill[k]++
-	})
-	return first, list
+	preds = make([]uint32, first[count+1])
+	fill := make([]uint32, count+1)
+	copy(fill, first[:count+1])
+	for p := 1; p <= count; p++ {
+		for _, w := range g.succ(t.vert[p]) {
+			q := t.pre[w]
+			preds[fill[q]] = uint32(p)
+			fill[q]++
+		}
+	}
+	return first, preds
 }

@@ -148,11 +148,22 @@ const (
 // CSR over preorder numbers.
 func childIndex(t *domTree) (first, kids []uint32) {
 	count := len(t.vert) - 1
-	return groupBy(count, func(emit func(key, value uint32)) {
-		for p := 2; p <= count; p++ {
-			emit(t.idom[p], uint32(p))
-		}
-	})
+	first = make([]uint32, count+2)
+	for p := 2; p <= count; p++ {
+		first[t.idom[p]+1]++
+	}
+	for i := 1; i < len(first); i++ {
+		first[i] += first[i-1]
+	}
+	kids = make([]uint32, count)
+	fill := make([]uint32, count+1)
+	copy(fill, first[:count+1])
+	for p := 2; p <= count; p++ {
+		d := t.idom[p]
+		kids[fill[d]] = uint32(p)
+		fill[d]++
+	}
+	return first, kids
 }
 
 // subtree describes the largest children of preorder number p, depth
