@@ -12,7 +12,7 @@ import (
 
 // FailureCause is one root cause of failed task attempts: the failed
 // attempts whose errors have the same end reason, exception class, message
-// shape (digits aside) and user frame.
+// shape (numbers and hex ids aside) and user frame.
 type FailureCause struct {
 	Error  TaskError `json:"error"`
 	Reason string    `json:"reason"` // Spark's end reason: ExceptionFailure, ExecutorLostFailure, FetchFailed, …
@@ -20,6 +20,9 @@ type FailureCause struct {
 	// output could not be fetched when that executor had been lost: the
 	// loss is the root cause, the fetch failures its consequence.
 	LostExecutor string `json:"lostExecutor,omitempty"`
+	// FetchFrom are, for FetchFailed attempts, the executors whose shuffle
+	// output could not be fetched.
+	FetchFrom []string `json:"fetchFrom,omitempty"`
 
 	Attempts    int      `json:"attempts"`    // failed task attempts
 	Tasks       int      `json:"tasks"`       // distinct tasks (stage, index) with such an attempt
@@ -70,7 +73,9 @@ type Failures struct {
 }
 
 var (
-	digits = regexp.MustCompile(`[0-9]+`)
+	// numbers: digits, and hex runs with a digit in them (UUIDs and hashed
+	// sub-directories in paths differ by executor: blockmgr-99ba4555-…/0f/).
+	numbers = regexp.MustCompile(`[0-9a-f]*[0-9][0-9a-f]*`)
 	// "Task 2 in stage 0.0 failed 4 times" in a job's or stage's abort message.
 	abortedTask = regexp.MustCompile(`Task (\d+) in stage (\d+)\.(\d+) failed`)
 	// "BlockManagerId(3, 10.0.0.1, 7337, None)" in a FetchFailed message.
@@ -109,12 +114,16 @@ func failures(a *model.Attempt) Failures {
 				e.Class = cmpOr(t.EndReason, "unknown")
 			}
 			c := FailureCause{Error: e, Reason: t.EndReason}
+			var from string
 			if t.EndReason == "FetchFailed" {
-				if m := fetchFrom.FindStringSubmatch(t.ErrorMessage); m != nil && lost[m[1]] {
-					c.LostExecutor = m[1]
+				if m := fetchFrom.FindStringSubmatch(t.ErrorMessage); m != nil {
+					from = m[1]
+					if lost[from] {
+						c.LostExecutor = from
+					}
 				}
 			}
-			key := t.EndReason + "\x00" + e.Class + "\x00" + digits.ReplaceAllString(e.Message, "N") + "\x00" +
+			key := t.EndReason + "\x00" + e.Class + "\x00" + numbers.ReplaceAllString(e.Message, "N") + "\x00" +
 				e.Frame.String() + "\x00" + c.LostExecutor
 			if t.EndReason == "ExecutorLostFailure" {
 				key = t.EndReason + "\x00" + t.ExecutorID // one cause per lost executor
@@ -134,6 +143,9 @@ func failures(a *model.Attempt) Failures {
 			c2.StageIDs = appendOnce(c2.StageIDs, s.StageID)
 			c2.ExecutorIDs = appendOnceStr(c2.ExecutorIDs, t.ExecutorID)
 			c2.Hosts = appendOnceStr(c2.Hosts, t.Host)
+			if from != "" {
+				c2.FetchFrom = appendOnceStr(c2.FetchFrom, from)
+			}
 			k := taskKey{s.StageID, -1, t.Index}
 			per[i].tasks[k]++
 			per[i].ms[k] += t.FinishTime - t.LaunchTime
@@ -154,6 +166,7 @@ func failures(a *model.Attempt) Failures {
 		slices.Sort(c.StageIDs)
 		slices.Sort(c.ExecutorIDs)
 		slices.Sort(c.Hosts)
+		slices.Sort(c.FetchFrom)
 	}
 	// A stage aborted by a task names that task in its message ("Task 3 in
 	// stage 0.0 failed 4 times"), before Spark 4; Spark 4 gives the task's

@@ -14,7 +14,7 @@ import (
 // Spark line (testdata/scenarios/NAME/spark-*/).
 func scenarioResults(t *testing.T, name string) map[string]*analyze.Result {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", name, "spark-*", "*"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", name, "spark-*", "app-*"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no recorded logs for scenario %s (%v)", name, err)
 	}

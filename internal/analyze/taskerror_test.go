@@ -51,6 +51,18 @@ func TestParseTaskError(t *testing.T) {
 				Frame: Frame{File: "Agg.scala", Line: 12, Function: "com.acme.Agg.merge"}}},
 		{"executor lost", "ExecutorLostFailure", "ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: Command exited with code 137",
 			TaskError{Class: "ExecutorLostFailure", Message: "ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: Command exited with code 137"}},
+		// Spark 4.3 (the shuffle-files-lost scenario): the deepest cause says
+		// why the fetch failed.
+		{"fetch failed, file gone", "FetchFailed", "FetchFailed(BlockManagerId(0, 127.0.0.3, 42389, None), shuffleId=0, mapIndex=1, mapId=1, reduceId=0, message=\n" +
+			"org.apache.spark.shuffle.FetchFailedException\n" +
+			"\tat org.apache.spark.errors.SparkCoreErrors$.fetchFailedError(SparkCoreErrors.scala:398)\n" +
+			"Caused by: java.nio.file.NoSuchFileException: /tmp/local/blockmgr-99ba4555/0f/shuffle_0_1_0.index\n" +
+			"\tat java.base/sun.nio.fs.UnixException.translateToIOException(UnixException.java:92)\n",
+			TaskError{Class: "java.nio.file.NoSuchFileException", Message: "/tmp/local/blockmgr-99ba4555/0f/shuffle_0_1_0.index",
+				Wrapper: "FetchFailed"}},
+		{"fetch failed, text only", "FetchFailed", "FetchFailed(BlockManagerId(2, host-2, 40000, None), shuffleId=0, mapIndex=5, mapId=5, reduceId=3, message=\n" +
+			"Failed to connect to host-2/10.0.0.2:7337",
+			TaskError{Class: "FetchFailed", Message: "Failed to connect to host-2/10.0.0.2:7337"}},
 		{"empty", "ExceptionFailure", "", TaskError{}},
 	}
 	for _, c := range cases {

@@ -7,6 +7,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -206,7 +207,6 @@ const (
 	gib    = int64(1) << 30
 )
 
-// fmtMs renders a duration for a finding's detail text.
 // fmtMs says a duration the way every report does: 46ms, 5.4s, 2m10s.
 func fmtMs(ms int64) string { return units.Millis(ms) }
 
@@ -216,4 +216,12 @@ func stageRef(s *analyze.Stage) string {
 		return fmt.Sprintf("stage %d", s.StageID)
 	}
 	return fmt.Sprintf("stage %d (attempt %d)", s.StageID, s.AttemptID)
+}
+
+// addOnce appends v to s unless s holds it.
+func addOnce[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }

@@ -47,8 +47,10 @@ var wants = map[string][]want{
 		{severity: diagnose.Critical, stageIDs: []int{0}, evidence: map[string]any{"scope": "stage", "gcRatio": 0.5}},
 		{severity: diagnose.Critical, executorIDs: []string{"1", "2"}, evidence: map[string]any{"scope": "app", "gcTimeMs": 300 * sec}}},
 	"shuffle-bottleneck": {
-		{severity: diagnose.Critical, stageIDs: []int{1}, evidence: map[string]any{"fetchFailures": 1, "reattempted": true}},
-		{severity: diagnose.Warning, stageIDs: []int{0}, evidence: map[string]any{"fetchWaitMs": 8 * 54 * sec, "fetchWaitRatio": 0.3}}},
+		{severity: diagnose.Warning, stageIDs: []int{0}, evidence: map[string]any{"fetchWaitMs": 8 * 54 * sec, "fetchWaitRatio": 0.3}},
+		// The re-attempt cost little of the application: a warning.
+		{severity: diagnose.Warning, stageIDs: []int{1}, executorIDs: []string{"2"}, evidence: map[string]any{"fetchFailures": 1,
+			"reattempted": true, "exception": "FetchFailed", "message": "Failed to connect to host-2/10.0.0.2:7337"}}},
 	"small-files": {{severity: diagnose.Warning, stageIDs: []int{0},
 		evidence: map[string]any{"files": 5000, "avgFileBytes": 500 * kb, "direction": "read"}}},
 	"tiny-tasks": {{severity: diagnose.Critical, stageIDs: []int{0},

@@ -18,7 +18,7 @@ var TaskFailures = &Rule{
 	Doc: "Task attempts fail: one finding per root cause (exception class, message, user frame), critical when it " +
 		"failed a job, a warning when the retried attempts cost a noticeable share of the application; jobs " +
 		"cancelled by a shutdown or by another failure are folded under the cause. Executor losses and the " +
-		"fetch failures they cause are executor-lost's.",
+		"fetch failures they cause are executor-lost's, other fetch failures shuffle-bottleneck's.",
 	Thresholds: []Threshold{{Metric: "failed attempts' task time and the longest delay of one task, ÷ the app's core and wall time",
 		Warning: minCostShare, Critical: 1,
 		Gate:   "critical when the cause failed a job; warning at ≥ 5 % of the app's wall or core time (and ≥ 1 s); else info",
@@ -33,8 +33,8 @@ func runTaskFailures(p *Pass) []Finding {
 	unrecovered := -1 // else the first cause some task never recovered from
 	for i := range f.Causes {
 		c := &f.Causes[i]
-		if c.Reason == "ExecutorLostFailure" || c.LostExecutor != "" {
-			continue // executor-lost explains these
+		if c.Reason == "ExecutorLostFailure" || c.Reason == "FetchFailed" {
+			continue // executor-lost and shuffle-bottleneck explain these
 		}
 		if c.Fatal() && fatal < 0 {
 			fatal = len(out)
