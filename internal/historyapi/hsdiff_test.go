@@ -44,7 +44,7 @@ func logSets(t *testing.T) []logSet {
 	for _, p := range glob("extra/spark-events-broken/*") {
 		sets = append(sets, logSet{"broken-" + filepath.Base(p), glob("extra/spark-events-broken/" + filepath.Base(p) + "/*")})
 	}
-	scen, _ := filepath.Glob("../../testdata/scenarios/*/spark-*/*")
+	scen, _ := filepath.Glob("../../testdata/scenarios/*/spark-*/app-*")
 	if len(scen) > 0 {
 		sets = append(sets, logSet{"scenarios", scen})
 	}

@@ -26,6 +26,7 @@ var stageMetrics = map[string]func(s *analyze.Stage) float64{
 	"diskSpilledBytes":   func(s *analyze.Stage) float64 { return float64(s.DiskSpilledBytes) },
 	"skewDuration":       func(s *analyze.Stage) float64 { return s.SkewDuration },
 	"failedTasks":        func(s *analyze.Stage) float64 { return float64(s.Failed) },
+	"fetchFailures":      func(s *analyze.Stage) float64 { return float64(s.FetchFailures) },
 	"speculativeTasks":   func(s *analyze.Stage) float64 { return float64(s.SpeculativeTasks) },
 	"numTasks":           func(s *analyze.Stage) float64 { return float64(s.NumTasks) },
 	"hosts":              func(s *analyze.Stage) float64 { return float64(len(s.Hosts)) },

@@ -161,7 +161,7 @@ func recordOf(ts *testServer, key string) store.LogRecord {
 // included — after the first ingest and after a restart on the same store.
 func TestAppListMatchesModel(t *testing.T) {
 	logs := t.TempDir()
-	scen, _ := filepath.Glob("../../testdata/scenarios/*/spark-4.3.0/*")
+	scen, _ := filepath.Glob("../../testdata/scenarios/*/spark-4.3.0/app-*")
 	if len(scen) == 0 {
 		t.Fatal("no scenario logs of Spark 4.3.0")
 	}
