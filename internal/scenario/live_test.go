@@ -80,5 +80,18 @@ func live(t *testing.T, line sparktest.SparkLine, c *sparktest.Cluster, s *Scena
 		if err := os.WriteFile(filepath.Join(dst, filepath.Base(path)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if s.Agent {
+			b, err := os.ReadFile(AgentFile(path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := AgentFile(filepath.Join(dst, filepath.Base(path)))
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(out, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

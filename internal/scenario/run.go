@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/agent"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -43,6 +45,12 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 		res sparktest.Submitted
 		err error
 	}
+	var stopAgent func() error
+	if s.Agent {
+		if stopAgent, err = sampleDriver(ctx, logDir); err != nil {
+			return "", fmt.Errorf("%s: %w", s.Name, err)
+		}
+	}
 	done := make(chan result, 1)
 	go func() {
 		res, err := c.Submit(ctx, sparktest.Submission{Program: s.Workload(), Args: args, Conf: conf})
@@ -66,6 +74,11 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 			}
 			if !killed {
 				return "", fmt.Errorf("%s: no executor was killed (fewer than %d task marks)", s.Name, s.KillExecutorAtMarks)
+			}
+			if stopAgent != nil {
+				if err := stopAgent(); err != nil {
+					return "", fmt.Errorf("%s: %w", s.Name, err)
+				}
 			}
 			return onlyLog(logDir)
 		case <-late:
@@ -104,4 +117,39 @@ func onlyLog(dir string) (string, error) {
 		return "", fmt.Errorf("%s holds %d event logs, want 1", dir, len(logs))
 	}
 	return logs[0], nil
+}
+
+// sampleDriver runs the sparkdx agent on this node every 500 ms until the
+// returned stop is called, which writes the driver JVM's samples to
+// AgentFile of a log in logDir.
+func sampleDriver(ctx context.Context, logDir string) (stop func() error, err error) {
+	a, err := agent.New(agent.Config{Interval: 500 * time.Millisecond, Host: "scenario"})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var snaps []*agent.Snapshot
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Run(ctx, func(s *agent.Snapshot) { snaps = append(snaps, s) })
+	}()
+	return func() error {
+		cancel()
+		if err := <-done; err != nil {
+			return err
+		}
+		data := agent.DriverData(snaps)
+		if data == nil {
+			return fmt.Errorf("the agent saw the driver JVM in fewer than 2 of %d samples", len(snaps))
+		}
+		b, err := json.MarshalIndent(data, "", " ")
+		if err != nil {
+			return err
+		}
+		path := AgentFile(filepath.Join(logDir, "log"))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(path, b, 0o644)
+	}, nil
 }

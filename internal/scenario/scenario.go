@@ -42,8 +42,12 @@ type Scenario struct {
 	KillExecutorAtMarks int `json:"killExecutorAtMarks"`
 	// DriverKilled says the workload kills its own driver JVM: spark-submit
 	// then exits with the signal's status, which is the scenario.
-	DriverKilled bool   `json:"driverKilled"`
-	Expect       Expect `json:"expect"`
+	DriverKilled bool `json:"driverKilled"`
+	// Agent samples the node with the sparkdx agent while the workload
+	// runs; the driver JVM's samples are kept beside the log
+	// (AgentFile) for the rules that read them.
+	Agent  bool   `json:"agent"`
+	Expect Expect `json:"expect"`
 }
 
 // Cluster is the standalone cluster a scenario runs on.
@@ -167,6 +171,13 @@ func (s *Scenario) Logs() map[string]string {
 	return out
 }
 
+// AgentFile is where the driver samples the agent took during a run are
+// kept, beside the event log at logPath: agent/driver.json, diagnose's
+// AgentData as JSON.
+func AgentFile(logPath string) string {
+	return filepath.Join(filepath.Dir(logPath), "agent", "driver.json")
+}
+
 // Diagnosis is what sparkdx reports about one log.
 type Diagnosis struct {
 	Attempt  *model.Attempt
@@ -175,8 +186,18 @@ type Diagnosis struct {
 }
 
 // Diagnose reads the log at path and runs every rule on it, as
-// `sparkdx analyze` does.
+// `sparkdx analyze` does, with the agent's driver samples when the run
+// kept them (AgentFile), as serve does.
 func Diagnose(ctx context.Context, path string) (*Diagnosis, error) {
+	var agent *diagnose.AgentData
+	if b, err := os.ReadFile(AgentFile(path)); err == nil {
+		agent = &diagnose.AgentData{}
+		if err := json.Unmarshal(b, agent); err != nil {
+			return nil, fmt.Errorf("scenario: %s: %w", AgentFile(path), err)
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
 	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
 	if err != nil {
 		return nil, err
@@ -190,7 +211,7 @@ func Diagnose(ctx context.Context, path string) (*Diagnosis, error) {
 		return nil, err
 	}
 	res := analyze.Analyze(a)
-	fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
+	fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Log: diagnose.LogInfo{
 		InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime}}, diagnose.All)
 	return &Diagnosis{Attempt: a, Result: res, Findings: fs}, nil
 }

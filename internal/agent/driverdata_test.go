@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+)
+
+func TestDriverData(t *testing.T) {
+	driver := func(pid int, young, full uint64, seconds float64, old uint64) Process {
+		return Process{PID: pid, Role: RoleDriver, JVM: &JVM{OldGenUsedBytes: old, OldGenMaxBytes: 1000,
+			GC: []GC{{Name: "G1 Young Generation", Kind: "young", Collections: young, Seconds: seconds / 2},
+				{Name: "G1 Old Generation", Kind: "full", Collections: full, Seconds: seconds / 2}}}}
+	}
+	executor := Process{PID: 7, Role: RoleExecutor, JVM: &JVM{OldGenUsedBytes: 999, OldGenMaxBytes: 1000}}
+	snaps := []*Snapshot{
+		{Time: 1000, Processes: []Process{executor, driver(10, 1, 1, 0.2, 100)}},
+		{Time: 2000, Processes: []Process{executor}},                                             // the driver's hsperfdata not read this cycle
+		{Time: 3000, Processes: []Process{driver(10, 5, 1, 0.5, 300)}},                           // young GCs only
+		{Time: 4000, Processes: []Process{driver(11, 9, 9, 9, 990), driver(10, 5, 2, 1.5, 850)}}, // a second driver is ignored
+	}
+	got := DriverData(snaps)
+	want := []diagnose.DriverSample{
+		{Time: time.UnixMilli(1000), GCTimeMs: 200, OldGenUsedBytes: 100, OldGenMaxBytes: 1000},
+		{Time: time.UnixMilli(3000), GCTimeMs: 500, OldGenUsedBytes: 300, OldGenMaxBytes: 1000},
+		{Time: time.UnixMilli(4000), GCTimeMs: 1500, FullGC: true, OldGenUsedBytes: 850, OldGenMaxBytes: 1000},
+	}
+	if got == nil || len(got.Driver) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if g := got.Driver[i]; !g.Time.Equal(want[i].Time) || g.GCTimeMs != want[i].GCTimeMs || g.FullGC != want[i].FullGC ||
+			g.OldGenUsedBytes != want[i].OldGenUsedBytes || g.OldGenMaxBytes != want[i].OldGenMaxBytes {
+			t.Errorf("sample %d: got %+v, want %+v", i, g, want[i])
+		}
+	}
+	if DriverData(snaps[:2]) != nil {
+		t.Error("one driver sample: want nil")
+	}
+}
