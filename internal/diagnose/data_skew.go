@@ -6,23 +6,25 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
+var skewDuration = Threshold{Metric: "task duration max ÷ median", Warning: 4, Critical: 10,
+	Gate: "the stage waited for the longest task: it ran ≥ 0.75 × the stage, or it finished last (within max(1 s, 5 % of " +
+		"the stage), as a hot task started late by locality wait does); severity by cost: the wall time the stage " +
+		"waited for it beyond the median task (max − median) ≥ 5 % of the app and ≥ 1 s, critical only ≥ 25 %; else info",
+	Source: "Dr. Elephant tuning_20190221 StagesAnalyzer (4 and 0.75; its absolute 150 s gate replaced by the cost share " +
+		"so that a skew costing most of a short app is reported); DataFlint PartitionSkewAlert (10)"}
+
+var skewBytes = Threshold{Metric: "task bytes (input + shuffle read) max ÷ median", Warning: 5, Critical: 10,
+	Gate:   "max ≥ 256 MiB (warning), ≥ 1 GiB (critical); the same cost gate",
+	Source: "Spark AQE skewedPartitionFactor 5 / skewedPartitionThresholdInBytes 256MB; critical ours"}
+
 // DataSkew reports stages whose longest tasks (or largest partitions) dwarf the median.
 var DataSkew = &Rule{
-	ID:     "data-skew",
-	Title:  "Data skew",
-	Recipe: "troubleshoot/data-skew-diagnosis.md",
-	Doc:    "A stage waits for a few tasks that run far longer, or read far more bytes, than its median task.",
-	Thresholds: []Threshold{
-		{Metric: "task duration max ÷ median", Warning: 4, Critical: 10,
-			Gate: "the stage waited for the longest task: it ran ≥ 0.75 × the stage, or it finished last (within max(1 s, 5 % of " +
-				"the stage), as a hot task started late by locality wait does); severity by cost: the wall time the stage " +
-				"waited for it beyond the median task (max − median) ≥ 5 % of the app and ≥ 1 s, critical only ≥ 25 %; else info",
-			Source: "Dr. Elephant tuning_20190221 StagesAnalyzer (4 and 0.75; its absolute 150 s gate replaced by the cost share " +
-				"so that a skew costing most of a short app is reported); DataFlint PartitionSkewAlert (10)"},
-		{Metric: "task bytes (input + shuffle read) max ÷ median", Warning: 5, Critical: 10,
-			Gate:   "max ≥ 256 MiB (warning), ≥ 1 GiB (critical); the same cost gate",
-			Source: "Spark AQE skewedPartitionFactor 5 / skewedPartitionThresholdInBytes 256MB; critical ours"}},
-	Run: runDataSkew,
+	ID:         "data-skew",
+	Title:      "Data skew",
+	Recipe:     "troubleshoot/data-skew-diagnosis.md",
+	Doc:        "A stage waits for a few tasks that run far longer, or read far more bytes, than its median task.",
+	Thresholds: []Threshold{skewDuration, skewBytes},
+	Run:        runDataSkew,
 }
 
 func runDataSkew(p *Pass) []Finding {
@@ -35,14 +37,14 @@ func runDataSkew(p *Pass) []Finding {
 		d := s.TaskDurationMs
 		durSev := None
 		if s.MaxTaskOverStage >= 0.75 || s.LongestTaskEndsStage {
-			durSev = level(s.SkewDuration, 4, 10)
+			durSev = skewDuration.Level(s.SkewDuration)
 		}
 		b := s.TaskBytes
 		bytesSev := None
-		switch {
-		case s.SkewBytes >= 10 && b.Max >= gib:
+		switch sev := skewBytes.Level(s.SkewBytes); {
+		case sev == Critical && b.Max >= gib:
 			bytesSev = Critical
-		case s.SkewBytes >= 5 && b.Max >= 256*mib:
+		case sev >= Warning && b.Max >= 256*mib:
 			bytesSev = Warning
 		}
 		sev := max(durSev, bytesSev)

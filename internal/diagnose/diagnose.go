@@ -63,13 +63,39 @@ func ParseSeverity(name string) (Severity, error) {
 	return None, fmt.Errorf("unknown severity %q (want info, warning or critical)", name)
 }
 
-// Threshold documents one number a rule compares against, and why.
+// Threshold is one number a rule compares against, and why. Each rule
+// declares its thresholds once, as package variables beside it: its Run
+// grades with them (Level), Rule.Thresholds lists them for `sparkdx
+// explain`, and the table in docs/recipes/rules.md is generated from them.
 type Threshold struct {
 	Metric   string  // what is measured
 	Warning  float64 // value at which the finding is a warning
 	Critical float64 // value at which it is critical
 	Gate     string  // below this the rule stays silent (or info)
 	Source   string  // where the numbers come from
+}
+
+// Level grades v against the threshold: at or above Warning (Critical) when
+// higher is worse; below Warning (Critical) when lower is worse, that is
+// when Warning is above Critical (tiny tasks, small files, PRatio). A zero
+// Warning or Critical is not a level of this threshold.
+func (t Threshold) Level(v float64) Severity {
+	if t.Warning > t.Critical && t.Critical != 0 {
+		switch {
+		case v < t.Critical:
+			return Critical
+		case v < t.Warning:
+			return Warning
+		}
+		return None
+	}
+	switch {
+	case t.Critical != 0 && v >= t.Critical:
+		return Critical
+	case t.Warning != 0 && v >= t.Warning:
+		return Warning
+	}
+	return None
 }
 
 // Rule is one diagnosis. Run reports findings; Run of diagnose.Run fills
@@ -179,17 +205,6 @@ func Worst(fs []Finding) Severity {
 		w = max(w, f.Severity)
 	}
 	return w
-}
-
-// level grades v against ascending warning and critical thresholds.
-func level(v, warning, critical float64) Severity {
-	switch {
-	case v >= critical:
-		return Critical
-	case v >= warning:
-		return Warning
-	}
-	return None
 }
 
 // round keeps ratios readable in evidence.

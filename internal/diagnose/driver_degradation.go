@@ -2,6 +2,12 @@ package diagnose
 
 import "fmt"
 
+var driverGCShare = Threshold{Metric: "driver GC time ÷ wall time over ≥ 5 min", Warning: 0.10, Critical: 0.15, Gate: "agent samples present",
+	Source: "Dr. Elephant tuning_20190221 DriverHeuristic (severe 0.10, critical 0.15)"}
+
+var driverOldGen = Threshold{Metric: "old generation used after full GC ÷ max", Warning: 0.80, Critical: 0.95,
+	Source: "DataFlint MAX_DRIVER_MEMORY_PERCENTAGE_TOO_HIGH_THRESHOLD (95 %); 80 % ours"}
+
 // DriverDegradation reports a long-running driver getting slower (needs sparkdx agent samples).
 var DriverDegradation = &Rule{
 	ID:     "driver-degradation",
@@ -9,12 +15,8 @@ var DriverDegradation = &Rule{
 	Recipe: "troubleshoot/long-running-driver.md",
 	Doc: "A long-running driver spends rising time in GC or keeps its old generation full after full GCs. " +
 		"Needs sparkdx agent samples of the driver JVM; silent without them.",
-	Thresholds: []Threshold{
-		{Metric: "driver GC time ÷ wall time over ≥ 5 min", Warning: 0.10, Critical: 0.15, Gate: "agent samples present",
-			Source: "Dr. Elephant tuning_20190221 DriverHeuristic (severe 0.10, critical 0.15)"},
-		{Metric: "old generation used after full GC ÷ max", Warning: 0.80, Critical: 0.95,
-			Source: "DataFlint MAX_DRIVER_MEMORY_PERCENTAGE_TOO_HIGH_THRESHOLD (95 %); 80 % ours"}},
-	Run: runDriverDegradation,
+	Thresholds: []Threshold{driverGCShare, driverOldGen},
+	Run:        runDriverDegradation,
 }
 
 func runDriverDegradation(p *Pass) []Finding {
@@ -40,7 +42,7 @@ func runDriverDegradation(p *Pass) []Finding {
 			oldRatio = max(oldRatio, float64(x.OldGenUsedBytes)/float64(x.OldGenMaxBytes))
 		}
 	}
-	sev := max(level(gcRatio, 0.10, 0.15), level(oldRatio, 0.80, 0.95))
+	sev := max(driverGCShare.Level(gcRatio), driverOldGen.Level(oldRatio))
 	if sev == None {
 		return nil
 	}

@@ -8,6 +8,12 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var executorsLost = Threshold{Metric: "executors lost to the application", Warning: 1, Critical: 3,
+	Gate: "critical also on any memory kill that failed tasks, or a task failing spark.task.maxFailures times; " +
+		"preemption/decommission only: info",
+	Source: "shape: Dr. Elephant tuning_20190221 StagesWithFailedTasksHeuristic; counts ours " +
+		"(spark.executor.maxNumFailures = max(3, 2 × executors))"}
+
 // ExecutorLost reports executors that died for reasons caused by the application.
 var ExecutorLost = &Rule{
 	ID:     "executor-lost",
@@ -15,12 +21,8 @@ var ExecutorLost = &Rule{
 	Recipe: "troubleshoot/oom-and-spill.md#exit-codes",
 	Doc: "Executors that exited because of the application (memory kills, OOM, crashes, heartbeat loss), " +
 		"apart from removals that are not its fault (idle release, preemption, decommission, shutdown).",
-	Thresholds: []Threshold{{Metric: "executors lost to the application", Warning: 1, Critical: 3,
-		Gate: "critical also on any memory kill that failed tasks, or a task failing spark.task.maxFailures times; " +
-			"preemption/decommission only: info",
-		Source: "shape: Dr. Elephant tuning_20190221 StagesWithFailedTasksHeuristic; counts ours " +
-			"(spark.executor.maxNumFailures = max(3, 2 × executors))"}},
-	Run: runExecutorLost,
+	Thresholds: []Threshold{executorsLost},
+	Run:        runExecutorLost,
 }
 
 func runExecutorLost(p *Pass) []Finding {
@@ -45,8 +47,8 @@ func runExecutorLost(p *Pass) []Finding {
 	maxedStages := tasksAtMaxFailures(p)
 	sev := Info
 	if len(lost) > 0 {
-		sev = Warning
-		if len(lost) >= 3 || memoryKillFailedTasks || len(maxedStages) > 0 {
+		sev = executorsLost.Level(float64(len(lost)))
+		if memoryKillFailedTasks || len(maxedStages) > 0 {
 			sev = Critical
 		}
 	}

@@ -6,18 +6,20 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var gcShare = Threshold{Metric: "JVM GC time ÷ executor run time, per task capped at its run time", Warning: 0.10, Critical: 0.20,
+	Gate: "cost: the GC time (core) and its share of the stages' wall time ≥ 5 % of the app and ≥ 1 s of wall " +
+		"(or ≥ 1 min of core) time, else info; ≥ 25 % for critical",
+	Source: "Dr. Elephant master ExecutorGcHeuristic (0.1, 0.2); Spark UI executorspage.js GCTimePercent 0.1; the cost " +
+		"gate ours (it replaces a floor of 5 min of task run time)"}
+
 // GCPressure reports stages, executors or the whole app spending too much task time in GC.
 var GCPressure = &Rule{
-	ID:     "gc-pressure",
-	Title:  "Garbage-collection pressure",
-	Recipe: "troubleshoot/gc-pressure.md",
-	Doc:    "JVM GC time is a large share of executor run time (per stage, and per application with the worst executors).",
-	Thresholds: []Threshold{{Metric: "JVM GC time ÷ executor run time, per task capped at its run time", Warning: 0.10, Critical: 0.20,
-		Gate: "cost: the GC time (core) and its share of the stages' wall time ≥ 5 % of the app and ≥ 1 s of wall " +
-			"(or ≥ 1 min of core) time, else info; ≥ 25 % for critical",
-		Source: "Dr. Elephant master ExecutorGcHeuristic (0.1, 0.2); Spark UI executorspage.js GCTimePercent 0.1; the cost " +
-			"gate ours (it replaces a floor of 5 min of task run time)"}},
-	Run: runGCPressure,
+	ID:         "gc-pressure",
+	Title:      "Garbage-collection pressure",
+	Recipe:     "troubleshoot/gc-pressure.md",
+	Doc:        "JVM GC time is a large share of executor run time (per stage, and per application with the worst executors).",
+	Thresholds: []Threshold{gcShare},
+	Run:        runGCPressure,
 }
 
 func runGCPressure(p *Pass) []Finding {
@@ -33,7 +35,7 @@ func runGCPressure(p *Pass) []Finding {
 		gc += s.GCShareMs
 		run += s.RunTimeTotalMs
 		wall += sw
-		sev := level(ratio, 0.10, 0.20)
+		sev := gcShare.Level(ratio)
 		if sev == None {
 			continue
 		}
@@ -48,7 +50,7 @@ func runGCPressure(p *Pass) []Finding {
 				"gcTimeMs": s.GCShareMs, "runTimeMs": s.RunTimeTotalMs, "gcRatio": round(ratio)}})
 	}
 	ratio := analyze.Ratio(gc, run)
-	sev := level(ratio, 0.10, 0.20)
+	sev := gcShare.Level(ratio)
 	if sev == None {
 		return out
 	}

@@ -5,6 +5,12 @@ import (
 	"sort"
 )
 
+var idleCores = Threshold{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80,
+	Gate: "cost: the idle core time (core time only: idle executors do not slow the app) ≥ 1 min and ≥ 5 % of the " +
+		"app's core time, else no finding; ≥ 25 % for critical",
+	Source: "DataFlint WastedCoresAlertsReducer (50 %); Sparklens OneCoreComputeHours wasted; 80 % ours; the cost gate " +
+		"replaces an app ≥ 10 min floor"}
+
 // IdleExecutors reports executor cores that were alive but ran no tasks.
 var IdleExecutors = &Rule{
 	ID:     "idle-executors",
@@ -12,12 +18,8 @@ var IdleExecutors = &Rule{
 	Recipe: "troubleshoot/slow-spark-jobs.md#idle-executors",
 	Doc: "Executor cores were alive (and paid for) but idle: 1 − task time ÷ (lifetime × cores), less the idle " +
 		"cores low-parallelism already counts beside its stages.",
-	Thresholds: []Threshold{{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80,
-		Gate: "cost: the idle core time (core time only: idle executors do not slow the app) ≥ 1 min and ≥ 5 % of the " +
-			"app's core time, else no finding; ≥ 25 % for critical",
-		Source: "DataFlint WastedCoresAlertsReducer (50 %); Sparklens OneCoreComputeHours wasted; 80 % ours; the cost gate " +
-			"replaces an app ≥ 10 min floor"}},
-	Run: runIdleExecutors,
+	Thresholds: []Threshold{idleCores},
+	Run:        runIdleExecutors,
 }
 
 func runIdleExecutors(p *Pass) []Finding {
@@ -61,7 +63,7 @@ func runIdleExecutors(p *Pass) []Finding {
 	}
 	idleMs := max(capMs-busy-lowPar, 0)
 	ratio := min(float64(idleMs)/float64(capMs), 1)
-	sev := level(ratio, 0.50, 0.80)
+	sev := idleCores.Level(ratio)
 	cost := p.cost(0, idleMs, "core: executor cores alive and running no task, less low-parallelism's")
 	if sev == None || !cost.Matters() { // idle cores cost only in aggregate
 		return nil

@@ -6,6 +6,10 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
+var incompleteIdle = Threshold{Metric: "log idle time without an end event (min)", Warning: 10,
+	Gate:   ".inprogress and modified < 10 min ago: info; critical when stages or jobs were still open",
+	Source: "ours: far above the event-log flush and spark.history.fs.update.interval (10 s)"}
+
 // IncompleteApp reports logs without SparkListenerApplicationEnd.
 var IncompleteApp = &Rule{
 	ID:     "incomplete-app",
@@ -13,10 +17,8 @@ var IncompleteApp = &Rule{
 	Recipe: "troubleshoot/slow-spark-jobs.md#incomplete-app",
 	Doc: "The log has no SparkListenerApplicationEnd: the app is still running, or its driver died " +
 		"(OOM-killed, node lost, kill -9) before it could write its last events.",
-	Thresholds: []Threshold{{Metric: "log idle time without an end event (min)", Warning: 10,
-		Gate:   ".inprogress and modified < 10 min ago: info; critical when stages or jobs were still open",
-		Source: "ours: far above the event-log flush and spark.history.fs.update.interval (10 s)"}},
-	Run: runIncompleteApp,
+	Thresholds: []Threshold{incompleteIdle},
+	Run:        runIncompleteApp,
 }
 
 func runIncompleteApp(p *Pass) []Finding {
@@ -42,7 +44,7 @@ func runIncompleteApp(p *Pass) []Finding {
 	}
 	sev := Warning
 	switch {
-	case p.Log.InProgress && idle >= 0 && idle < 10*minute:
+	case p.Log.InProgress && idle >= 0 && float64(idle) < incompleteIdle.Warning*float64(minute):
 		sev = Info
 	case len(openStages) > 0 || openJobs > 0:
 		sev = Critical

@@ -7,20 +7,22 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var joinRatio = Threshold{Metric: "join output rows ÷ largest input rows", Warning: 10, Critical: 100,
+	Gate: "output ≥ 10^6 rows; cost: the query's stages (wall: their durations, core: their task time, an upper " +
+		"bound) ≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
+	Source: "ours (Sparklens OIRatio is the same idea, no threshold); the cost gate replaces a 10^8-row floor"}
+
+var crossJoinRows = Threshold{Metric: "cartesian / nested-loop join output rows", Critical: 1e10,
+	Source: "DataFlint LargeCrossJoinScanAlert (10^10)"}
+
 // JoinExplosion reports joins whose output has far more rows than their inputs.
 var JoinExplosion = &Rule{
-	ID:     "join-explosion",
-	Title:  "Exploding join",
-	Recipe: "troubleshoot/join-explosion.md",
-	Doc:    "A join produced far more rows than its largest input: duplicate keys, a missing condition, a cartesian product.",
-	Thresholds: []Threshold{
-		{Metric: "join output rows ÷ largest input rows", Warning: 10, Critical: 100,
-			Gate: "output ≥ 10^6 rows; cost: the query's stages (wall: their durations, core: their task time, an upper " +
-				"bound) ≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
-			Source: "ours (Sparklens OIRatio is the same idea, no threshold); the cost gate replaces a 10^8-row floor"},
-		{Metric: "cartesian / nested-loop join output rows", Critical: 1e10,
-			Source: "DataFlint LargeCrossJoinScanAlert (10^10)"}},
-	Run: runJoinExplosion,
+	ID:         "join-explosion",
+	Title:      "Exploding join",
+	Recipe:     "troubleshoot/join-explosion.md",
+	Doc:        "A join produced far more rows than its largest input: duplicate keys, a missing condition, a cartesian product.",
+	Thresholds: []Threshold{joinRatio, crossJoinRows},
+	Run:        runJoinExplosion,
 }
 
 func runJoinExplosion(p *Pass) []Finding {
@@ -47,11 +49,11 @@ func runJoinExplosion(p *Pass) []Finding {
 			}
 			sev := None
 			if n.Rows >= 1e6 {
-				sev = level(ratio, 10, 100)
+				sev = joinRatio.Level(ratio)
 			}
 			cost := sqlCost(p, x.ID)
 			sev = gate(sev, cost)
-			if cross && n.Rows >= 1e10 {
+			if cross && crossJoinRows.Level(float64(n.Rows)) == Critical {
 				sev = Critical
 			}
 			if sev == None {

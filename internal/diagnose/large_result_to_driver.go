@@ -7,18 +7,20 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
+var resultShare = Threshold{Metric: "Σ task Result Size per job ÷ spark.driver.maxResultSize", Warning: 0.50, Critical: 0.80,
+	Gate: "the abort message is critical", Source: "ours (Spark aborts the job at 100 %)"}
+
+var broadcastBytes = Threshold{Metric: "broadcast exchange data size (bytes)", Warning: float64(gib), Critical: float64(8 * gib),
+	Source: "DataFlint BroadcastTooLargeAlert (1 GiB); Spark MAX_BROADCAST_TABLE_BYTES (8 GiB)"}
+
 // LargeResultToDriver reports actions and broadcasts that pull large data into the driver.
 var LargeResultToDriver = &Rule{
-	ID:     "large-result-to-driver",
-	Title:  "Large result or broadcast through the driver",
-	Recipe: "troubleshoot/long-running-driver.md#large-result-to-driver",
-	Doc:    "collect/toPandas/take results near spark.driver.maxResultSize, or large broadcast tables built on the driver.",
-	Thresholds: []Threshold{
-		{Metric: "Σ task Result Size per job ÷ spark.driver.maxResultSize", Warning: 0.50, Critical: 0.80,
-			Gate: "the abort message is critical", Source: "ours (Spark aborts the job at 100 %)"},
-		{Metric: "broadcast exchange data size (bytes)", Warning: float64(gib), Critical: float64(8 * gib),
-			Source: "DataFlint BroadcastTooLargeAlert (1 GiB); Spark MAX_BROADCAST_TABLE_BYTES (8 GiB)"}},
-	Run: runLargeResultToDriver,
+	ID:         "large-result-to-driver",
+	Title:      "Large result or broadcast through the driver",
+	Recipe:     "troubleshoot/long-running-driver.md#large-result-to-driver",
+	Doc:        "collect/toPandas/take results near spark.driver.maxResultSize, or large broadcast tables built on the driver.",
+	Thresholds: []Threshold{resultShare, broadcastBytes},
+	Run:        runLargeResultToDriver,
 }
 
 func runLargeResultToDriver(p *Pass) []Finding {
@@ -36,7 +38,7 @@ func runLargeResultToDriver(p *Pass) []Finding {
 		if limit > 0 {
 			ratio = float64(j.ResultBytes) / float64(limit)
 		}
-		sev := level(ratio, 0.50, 0.80)
+		sev := resultShare.Level(ratio)
 		if len(aborted) > 0 {
 			sev = Critical
 		}
@@ -55,7 +57,7 @@ func runLargeResultToDriver(p *Pass) []Finding {
 				continue
 			}
 			size := n.Metrics["data size"]
-			sev := level(float64(size), float64(gib), float64(8*gib))
+			sev := broadcastBytes.Level(float64(size))
 			if sev == None {
 				continue
 			}

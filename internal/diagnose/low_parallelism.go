@@ -6,19 +6,21 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var pRatio = Threshold{Metric: "PRatio = tasks ÷ cores (lower is worse)", Warning: 1, Critical: 0.25,
+	Gate:   "stage ≥ 30 s; not while other stages kept ≥ 50 % of the cores busy; cost: idle core time (ours)",
+	Source: "Sparklens PRatio; Spark tuning guide 2–3 tasks per core; 0.25 ours"}
+
+var longTasks = Threshold{Metric: "median task run time (ms)", Warning: float64(5 * minute), Critical: float64(15 * minute),
+	Gate: "stage ≥ 30 s; cost: idle core time", Source: "Dr. Elephant tuning_20190221 DEFAULT_TASK_DURATION_THRESHOLDS (5, 15 min)"}
+
 // LowParallelism reports stages with fewer tasks than cores, or very long tasks.
 var LowParallelism = &Rule{
-	ID:     "low-parallelism",
-	Title:  "Low parallelism",
-	Recipe: "troubleshoot/slow-spark-jobs.md#low-parallelism",
-	Doc:    "A long stage has fewer tasks than the cores available (cores idle) or few very long tasks.",
-	Thresholds: []Threshold{
-		{Metric: "PRatio = tasks ÷ cores (lower is worse)", Warning: 1, Critical: 0.25,
-			Gate:   "stage ≥ 30 s; not while other stages kept ≥ 50 % of the cores busy; cost: idle core time (ours)",
-			Source: "Sparklens PRatio; Spark tuning guide 2–3 tasks per core; 0.25 ours"},
-		{Metric: "median task run time (ms)", Warning: float64(5 * minute), Critical: float64(15 * minute),
-			Gate: "stage ≥ 30 s; cost: idle core time", Source: "Dr. Elephant tuning_20190221 DEFAULT_TASK_DURATION_THRESHOLDS (5, 15 min)"}},
-	Run: runLowParallelism,
+	ID:         "low-parallelism",
+	Title:      "Low parallelism",
+	Recipe:     "troubleshoot/slow-spark-jobs.md#low-parallelism",
+	Doc:        "A long stage has fewer tasks than the cores available (cores idle) or few very long tasks.",
+	Thresholds: []Threshold{pRatio, longTasks},
+	Run:        runLowParallelism,
 }
 
 // minLowParallelismStageMs is the shortest stage judged: a final
@@ -58,14 +60,9 @@ func lowParallelism(s *analyze.Stage) (sev Severity, idleMs, wallMs int64) {
 	// Few tasks do not idle the cluster when other stages kept it busy
 	// meanwhile (concurrent jobs, parallel branches).
 	if s.CoresAvailable > 0 && s.ClusterBusy < 0.5 {
-		switch {
-		case s.PRatio < 0.25:
-			sev = Critical
-		case s.PRatio < 1:
-			sev = Warning
-		}
+		sev = pRatio.Level(s.PRatio)
 	}
-	sev = max(sev, level(float64(s.RunTimeMs.P50), float64(5*minute), float64(15*minute)))
+	sev = max(sev, longTasks.Level(float64(s.RunTimeMs.P50)))
 	if sev == None {
 		return None, 0, 0
 	}

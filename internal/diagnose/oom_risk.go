@@ -8,6 +8,12 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
+var heapPeak = Threshold{Metric: "peak JVMHeapMemory ÷ heap size", Warning: 0.90, Critical: 0.95,
+	Source: "DataFlint MemoryAlertsReducer (95 %); 90 % ours"}
+
+var containerPeak = Threshold{Metric: "peak process-tree RSS (JVM + Python + other) ÷ container", Warning: 0.90, Critical: 0.95,
+	Source: "ours"}
+
 // OOMRisk reports executors (and the driver) whose peak memory came close to their limit.
 var OOMRisk = &Rule{
 	ID:     "oom-risk",
@@ -15,12 +21,8 @@ var OOMRisk = &Rule{
 	Recipe: "troubleshoot/oom-and-spill.md",
 	Doc: "Peak JVM heap near spark.executor.memory (or spark.driver.memory), or process-tree RSS near the " +
 		"container size. Heap samples include uncollected garbage, so the heap arm is critical only with major GCs.",
-	Thresholds: []Threshold{
-		{Metric: "peak JVMHeapMemory ÷ heap size", Warning: 0.90, Critical: 0.95,
-			Source: "DataFlint MemoryAlertsReducer (95 %); 90 % ours"},
-		{Metric: "peak process-tree RSS (JVM + Python + other) ÷ container", Warning: 0.90, Critical: 0.95,
-			Source: "ours"}},
-	Run: runOOMRisk,
+	Thresholds: []Threshold{heapPeak, containerPeak},
+	Run:        runOOMRisk,
 }
 
 // runOOMRisk reports the executors close to their memory limit, one
@@ -43,7 +45,7 @@ func runOOMRisk(p *Pass) []Finding {
 			heapLimit, container, name = c.DriverMemoryBytes, 0, "The driver"
 		}
 		heapRatio := analyze.Ratio(e.PeakJVMHeapBytes, heapLimit)
-		heapSev := level(heapRatio, 0.90, 0.95)
+		heapSev := heapPeak.Level(heapRatio)
 		// Used heap includes garbage: critical only with major GCs or with
 		// the executor's GC time at the gc-pressure warning level.
 		gcBound := e.RunTimeMs >= 5*minute && analyze.Ratio(e.GCTimeMs, e.RunTimeMs) >= 0.10
@@ -54,7 +56,7 @@ func runOOMRisk(p *Pass) []Finding {
 		rssRatio := analyze.Ratio(rss, container)
 		rssSev := None
 		if e.PeakJVMRSSBytes > 0 {
-			rssSev = level(rssRatio, 0.90, 0.95)
+			rssSev = containerPeak.Level(rssRatio)
 		}
 		sev := max(heapSev, rssSev)
 		if sev == None {

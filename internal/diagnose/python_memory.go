@@ -8,6 +8,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
+var pythonBudget = Threshold{Metric: "peak Python RSS ÷ Python budget", Warning: 0.80, Critical: 1.00, Gate: "process-tree metrics present",
+	Source: "ours: crossing the budget is the 137/OOMKilled case"}
+
+var pythonContainer = Threshold{Metric: "JVM + Python + other RSS ÷ container", Critical: 0.95, Source: "ours"}
+
 // PythonMemory reports PySpark workers using more memory than the container leaves them.
 var PythonMemory = &Rule{
 	ID:     "python-memory",
@@ -15,11 +20,8 @@ var PythonMemory = &Rule{
 	Recipe: "troubleshoot/python-worker-memory.md",
 	Doc: "Peak ProcessTreePythonRSSMemory against the Python budget: spark.executor.pyspark.memory when set, " +
 		"else the memory overhead that all non-JVM memory is charged to.",
-	Thresholds: []Threshold{
-		{Metric: "peak Python RSS ÷ Python budget", Warning: 0.80, Critical: 1.00, Gate: "process-tree metrics present",
-			Source: "ours: crossing the budget is the 137/OOMKilled case"},
-		{Metric: "JVM + Python + other RSS ÷ container", Critical: 0.95, Source: "ours"}},
-	Run: runPythonMemory,
+	Thresholds: []Threshold{pythonBudget, pythonContainer},
+	Run:        runPythonMemory,
 }
 
 func runPythonMemory(p *Pass) []Finding {
@@ -35,10 +37,10 @@ func runPythonMemory(p *Pass) []Finding {
 			continue
 		}
 		ratio := analyze.Ratio(e.PeakPythonRSSBytes, budget)
-		sev := level(ratio, 0.80, 1.00)
+		sev := pythonBudget.Level(ratio)
 		total := e.PeakJVMRSSBytes + e.PeakPythonRSSBytes + e.PeakOtherRSSBytes
 		totalRatio := analyze.Ratio(total, c.ContainerBytes())
-		if totalRatio >= 0.95 {
+		if pythonContainer.Level(totalRatio) == Critical {
 			sev = Critical
 		}
 		if sev == None {

@@ -2,6 +2,11 @@ package diagnose
 
 import "fmt"
 
+var resourceWaitShare = Threshold{Metric: "phases.resourceWaitMs ÷ app duration", Warning: 0.10, Critical: 0.25,
+	Gate: "cost: the wait beyond 20 s of executor start-up ≥ 5 % of the app and ≥ 1 s (else info), ≥ 25 % for critical",
+	Source: "ours: 20 s is what an executor takes to start when nothing is wrong — 10–21 s measured on the real-Spark " +
+		"baseline scenarios (standalone, PySpark, Spark 3.5 and 4.3); a wait within it is the price of starting, not a fault"}
+
 // ResourceWait reports wall time spent waiting for executors.
 var ResourceWait = &Rule{
 	ID:     "resource-wait",
@@ -9,11 +14,8 @@ var ResourceWait = &Rule{
 	Recipe: "troubleshoot/resource-wait-long.md",
 	Doc: "Wall time during which the application had no executor to run on: before the first executor " +
 		"registered, and while stages had pending tasks but every executor was gone.",
-	Thresholds: []Threshold{{Metric: "phases.resourceWaitMs ÷ app duration", Warning: 0.10, Critical: 0.25,
-		Gate: "cost: the wait beyond 20 s of executor start-up ≥ 5 % of the app and ≥ 1 s (else info), ≥ 25 % for critical",
-		Source: "ours: 20 s is what an executor takes to start when nothing is wrong — 10–21 s measured on the real-Spark " +
-			"baseline scenarios (standalone, PySpark, Spark 3.5 and 4.3); a wait within it is the price of starting, not a fault"}},
-	Run: runResourceWait,
+	Thresholds: []Threshold{resourceWaitShare},
+	Run:        runResourceWait,
 }
 
 // executorStartMs is the executor start-up an application pays when nothing
@@ -27,7 +29,7 @@ func runResourceWait(p *Pass) []Finding {
 		return nil
 	}
 	ratio := float64(wait) / float64(r.DurationMs)
-	sev := level(ratio, 0.10, 0.25)
+	sev := resourceWaitShare.Level(ratio)
 	if sev == None || wait <= executorStartMs { // starting executors, nothing else
 		return nil
 	}

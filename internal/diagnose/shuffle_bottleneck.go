@@ -8,6 +8,15 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var shuffleTimeShare = Threshold{Metric: "Fetch Wait Time ÷ run time; Shuffle Write Time ÷ run time", Warning: 0.20, Critical: 0.40,
+	Gate: "cost: the wait or write time (core) and its share of the stage's wall time ≥ 5 % of the app and " +
+		"≥ 1 s of wall (or ≥ 1 min of core) time, else no finding; ≥ 25 % for critical",
+	Source: "ours (Sparklens defines ReadFetch% and ShuffleWrite% without thresholds); the cost gate replaces a 2-min stage floor"}
+
+var liveFetchFailures = Threshold{Metric: "FetchFailed task attempts, not after an executor loss", Warning: 1, Critical: 1,
+	Gate:   "warning for any; critical when it failed a job, or the re-runs it caused cost ≥ 25 % of the app",
+	Source: "ours: a fetch failure from a live executor is a fault (lost shuffle files, a failing disk or shuffle service)"}
+
 // ShuffleBottleneck reports stages waiting on shuffle fetches or writes, and shuffle fetch failures.
 var ShuffleBottleneck = &Rule{
 	ID:     "shuffle-bottleneck",
@@ -15,15 +24,8 @@ var ShuffleBottleneck = &Rule{
 	Recipe: "troubleshoot/shuffle-bottleneck.md",
 	Doc: "Tasks wait on shuffle fetches or spend their time writing shuffle files, or shuffle fetches fail on " +
 		"executors that were not lost (fetch failures after an executor loss are executor-lost's).",
-	Thresholds: []Threshold{
-		{Metric: "Fetch Wait Time ÷ run time; Shuffle Write Time ÷ run time", Warning: 0.20, Critical: 0.40,
-			Gate: "cost: the wait or write time (core) and its share of the stage's wall time ≥ 5 % of the app and " +
-				"≥ 1 s of wall (or ≥ 1 min of core) time, else no finding; ≥ 25 % for critical",
-			Source: "ours (Sparklens defines ReadFetch% and ShuffleWrite% without thresholds); the cost gate replaces a 2-min stage floor"},
-		{Metric: "FetchFailed task attempts, not after an executor loss", Warning: 1, Critical: 1,
-			Gate:   "warning for any; critical when it failed a job, or the re-runs it caused cost ≥ 25 % of the app",
-			Source: "ours: a fetch failure from a live executor is a fault (lost shuffle files, a failing disk or shuffle service)"}},
-	Run: runShuffleBottleneck,
+	Thresholds: []Threshold{shuffleTimeShare, liveFetchFailures},
+	Run:        runShuffleBottleneck,
 }
 
 func runShuffleBottleneck(p *Pass) []Finding {
@@ -34,7 +36,7 @@ func runShuffleBottleneck(p *Pass) []Finding {
 		fetch := analyze.Ratio(s.FetchWaitMs, s.RunTimeTotalMs)
 		write := analyze.Ratio(s.ShuffleWriteTimeNs/1e6, s.RunTimeTotalMs)
 		ratio := max(fetch, write)
-		sev := level(ratio, 0.20, 0.40)
+		sev := shuffleTimeShare.Level(ratio)
 		if sev == None {
 			continue
 		}

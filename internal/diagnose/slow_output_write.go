@@ -10,6 +10,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
+var outputWriteShare = Threshold{Metric: "phases.outputWriteMs ÷ app duration", Warning: 0.20, Critical: 0.40, Gate: "write ≥ 30 s; cost: the write's wall time",
+	Source: "ours: commit is pure overhead; no public tool publishes a number"}
+
+var commitTime = Threshold{Metric: "SQL metric job commit time (ms)", Critical: float64(10 * minute), Source: "ours"}
+
 // SlowOutputWrite reports time spent writing and committing output.
 var SlowOutputWrite = &Rule{
 	ID:     "slow-output-write",
@@ -17,11 +22,8 @@ var SlowOutputWrite = &Rule{
 	Recipe: "troubleshoot/s3-write-slow.md",
 	Doc: "Wall time in write stages and in the driver-side job commit after the last write task " +
 		"(rename-based commits on object stores are O(bytes)).",
-	Thresholds: []Threshold{
-		{Metric: "phases.outputWriteMs ÷ app duration", Warning: 0.20, Critical: 0.40, Gate: "write ≥ 30 s; cost: the write's wall time",
-			Source: "ours: commit is pure overhead; no public tool publishes a number"},
-		{Metric: "SQL metric job commit time (ms)", Critical: float64(10 * minute), Source: "ours"}},
-	Run: runSlowOutputWrite,
+	Thresholds: []Threshold{outputWriteShare, commitTime},
+	Run:        runSlowOutputWrite,
 }
 
 // minOutputWriteMs is the least write time judged: below it a share of
@@ -49,9 +51,9 @@ func runSlowOutputWrite(p *Pass) []Finding {
 	ratio := float64(write) / float64(r.DurationMs)
 	sev := None
 	if write >= minOutputWriteMs {
-		sev = level(ratio, 0.20, 0.40)
+		sev = outputWriteShare.Level(ratio)
 	}
-	if jobCommit >= 10*minute {
+	if commitTime.Level(float64(jobCommit)) == Critical {
 		sev = Critical
 	}
 	if sev == None {
@@ -75,7 +77,7 @@ func runSlowOutputWrite(p *Pass) []Finding {
 		detail += fmt.Sprintf(" The output goes to %s, not an object store.", strings.Join(dests, ", "))
 	}
 	cost := p.cost(write, 0, "wall: write stages and the job commit after the last write task")
-	if jobCommit < 10*minute {
+	if commitTime.Level(float64(jobCommit)) < Critical {
 		sev = gate(sev, cost)
 	}
 	return []Finding{{Severity: sev, StageIDs: stages, Recipe: recipe, Detail: detail, Cost: cost,

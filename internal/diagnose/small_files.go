@@ -8,16 +8,18 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
+var smallFileSize = Threshold{Metric: "average file size (bytes ÷ files) with file count", Warning: 3 * float64(mib),
+	Critical: float64(mib), Gate: "> 100 files (warning), > 10 000 files (critical); lower is worse",
+	Source: "DataFlint MemorySQLInputOutputAlerts (3 MiB, 100 files); critical ours (openCostInBytes × 10 000)"}
+
 // SmallFiles reports scans that open, and writes that produce, many small files.
 var SmallFiles = &Rule{
-	ID:     "small-files",
-	Title:  "Many small files",
-	Recipe: "troubleshoot/slow-spark-jobs.md#small-files",
-	Doc:    "A scan reads, or a write produces, many files far below the 128 MiB a task should handle.",
-	Thresholds: []Threshold{{Metric: "average file size (bytes ÷ files) with file count", Warning: 3 * float64(mib),
-		Critical: float64(mib), Gate: "> 100 files (warning), > 10 000 files (critical); lower is worse",
-		Source: "DataFlint MemorySQLInputOutputAlerts (3 MiB, 100 files); critical ours (openCostInBytes × 10 000)"}},
-	Run: runSmallFiles,
+	ID:         "small-files",
+	Title:      "Many small files",
+	Recipe:     "troubleshoot/slow-spark-jobs.md#small-files",
+	Doc:        "A scan reads, or a write produces, many files far below the 128 MiB a task should handle.",
+	Thresholds: []Threshold{smallFileSize},
+	Run:        runSmallFiles,
 }
 
 func runSmallFiles(p *Pass) []Finding {
@@ -37,10 +39,10 @@ func runSmallFiles(p *Pass) []Finding {
 			}
 			avg := bytes / files
 			sev := None
-			switch {
-			case files > 10000 && avg < mib:
+			switch size := smallFileSize.Level(float64(avg)); {
+			case files > 10000 && size == Critical:
 				sev = Critical
-			case files > 100 && avg < 3*mib:
+			case files > 100 && size >= Warning:
 				sev = Warning
 			}
 			if sev == None {

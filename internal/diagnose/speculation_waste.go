@@ -2,17 +2,19 @@ package diagnose
 
 import "fmt"
 
+var speculationShare = Threshold{Metric: "run time of attempts that lost ÷ stage task time", Warning: 0.10, Critical: 0.25,
+	Gate: "cost: the losing attempts' run time (core time; speculation costs no wall time) ≥ 5 % of the app's core " +
+		"time and ≥ 1 min, else info; ≥ 25 % for critical",
+	Source: "ours; Spark 4.0 made speculation less aggressive (multiplier 1.5 → 3, quantile 0.75 → 0.9)"}
+
 // SpeculationWaste reports task copies that lost a speculation race.
 var SpeculationWaste = &Rule{
-	ID:     "speculation-waste",
-	Title:  "Wasted speculative tasks",
-	Recipe: "troubleshoot/slow-spark-jobs.md#speculation-waste",
-	Doc:    "Attempts killed because another copy of the same task succeeded burned executor time without benefit.",
-	Thresholds: []Threshold{{Metric: "run time of attempts that lost ÷ stage task time", Warning: 0.10, Critical: 0.25,
-		Gate: "cost: the losing attempts' run time (core time; speculation costs no wall time) ≥ 5 % of the app's core " +
-			"time and ≥ 1 min, else info; ≥ 25 % for critical",
-		Source: "ours; Spark 4.0 made speculation less aggressive (multiplier 1.5 → 3, quantile 0.75 → 0.9)"}},
-	Run: runSpeculationWaste,
+	ID:         "speculation-waste",
+	Title:      "Wasted speculative tasks",
+	Recipe:     "troubleshoot/slow-spark-jobs.md#speculation-waste",
+	Doc:        "Attempts killed because another copy of the same task succeeded burned executor time without benefit.",
+	Thresholds: []Threshold{speculationShare},
+	Run:        runSpeculationWaste,
 }
 
 func runSpeculationWaste(p *Pass) []Finding {
@@ -23,7 +25,7 @@ func runSpeculationWaste(p *Pass) []Finding {
 			continue
 		}
 		ratio := float64(s.SpeculationWasteMs) / float64(s.TaskTimeMs)
-		sev := level(ratio, 0.10, 0.25)
+		sev := speculationShare.Level(ratio)
 		if sev == None {
 			continue
 		}

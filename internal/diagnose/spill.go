@@ -6,18 +6,20 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
+var spillRatio = Threshold{Metric: "memorySpilledBytes ÷ max(input, shuffle read, shuffle write, output)",
+	Warning: 0.10, Critical: 0.50,
+	Gate: "cost: the spilling stage's duration ≥ 5 % of the app and ≥ 1 s (else info), ≥ 25 % for critical; info above 3 TB processed",
+	Source: "Dr. Elephant tuning_20190221 DEFAULT_EXECUTION_MEMORY_SPILL_THRESHOLDS (0.1, 0.5), 3TB; the cost gate ours " +
+		"(it replaces a 1 GiB disk-spill floor that hid every spill of a small application)"}
+
 // Spill reports stages that spilled execution memory to disk in proportion to their data.
 var Spill = &Rule{
-	ID:     "spill",
-	Title:  "Memory spill to disk",
-	Recipe: "troubleshoot/oom-and-spill.md#spill",
-	Doc:    "Sorts, aggregations and joins ran out of execution memory and spilled to disk.",
-	Thresholds: []Threshold{{Metric: "memorySpilledBytes ÷ max(input, shuffle read, shuffle write, output)",
-		Warning: 0.10, Critical: 0.50,
-		Gate: "cost: the spilling stage's duration ≥ 5 % of the app and ≥ 1 s (else info), ≥ 25 % for critical; info above 3 TB processed",
-		Source: "Dr. Elephant tuning_20190221 DEFAULT_EXECUTION_MEMORY_SPILL_THRESHOLDS (0.1, 0.5), 3TB; the cost gate ours " +
-			"(it replaces a 1 GiB disk-spill floor that hid every spill of a small application)"}},
-	Run: runSpill,
+	ID:         "spill",
+	Title:      "Memory spill to disk",
+	Recipe:     "troubleshoot/oom-and-spill.md#spill",
+	Doc:        "Sorts, aggregations and joins ran out of execution memory and spilled to disk.",
+	Thresholds: []Threshold{spillRatio},
+	Run:        runSpill,
 }
 
 func runSpill(p *Pass) []Finding {
@@ -32,7 +34,7 @@ func runSpill(p *Pass) []Finding {
 		if data > 0 {
 			ratio = float64(s.MemorySpilledBytes) / float64(data)
 		}
-		sev := level(ratio, 0.10, 0.50)
+		sev := spillRatio.Level(ratio)
 		if sev == None {
 			continue
 		}

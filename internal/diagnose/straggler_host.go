@@ -7,6 +7,14 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var hostSlowdown = Threshold{Metric: "host median task time ÷ median of per-host medians", Warning: 3.16, Critical: 10,
+	Gate: "≥ 3 hosts, ≥ 3 tasks on the host; suppressed when the bytes ratio is within 1.5× of the time ratio; cost: the host's task time beyond " +
+		"the other hosts' median per task (core time; wall: one task's excess or the core time ÷ the stage's cores, whichever is " +
+		"more, at most the stage) ≥ 5 % of the app and ≥ 1 s, " +
+		"else info; ≥ 25 % for critical",
+	Source: "Dr. Elephant master ExecutorsHeuristic (severe 10^0.5, critical 10); 1.5× ours; the cost gate replaces its " +
+		"5 min of host task time, which no short application reaches"}
+
 // StragglerHost reports a host whose tasks run slower than the same stage's tasks elsewhere.
 var StragglerHost = &Rule{
 	ID:     "straggler-host",
@@ -14,14 +22,8 @@ var StragglerHost = &Rule{
 	Recipe: "troubleshoot/data-skew-diagnosis.md#straggler-host",
 	Doc: "One host runs a stage's tasks much slower than the other hosts although its tasks do not read " +
 		"proportionally more bytes: a bad disk, a noisy neighbour, a throttled node.",
-	Thresholds: []Threshold{{Metric: "host median task time ÷ median of per-host medians", Warning: 3.16, Critical: 10,
-		Gate: "≥ 3 hosts, ≥ 3 tasks on the host; suppressed when the bytes ratio is within 1.5× of the time ratio; cost: the host's task time beyond " +
-			"the other hosts' median per task (core time; wall: one task's excess or the core time ÷ the stage's cores, whichever is " +
-			"more, at most the stage) ≥ 5 % of the app and ≥ 1 s, " +
-			"else info; ≥ 25 % for critical",
-		Source: "Dr. Elephant master ExecutorsHeuristic (severe 10^0.5, critical 10); 1.5× ours; the cost gate replaces its " +
-			"5 min of host task time, which no short application reaches"}},
-	Run: runStragglerHost,
+	Thresholds: []Threshold{hostSlowdown},
+	Run:        runStragglerHost,
 }
 
 func runStragglerHost(p *Pass) []Finding {
@@ -45,7 +47,7 @@ func runStragglerHost(p *Pass) []Finding {
 				continue // one or two slow tasks are the data's (data-skew), not the host's
 			}
 			ratio := analyze.Ratio(h.MedianTaskMs, med)
-			sev := level(ratio, 3.16, 10)
+			sev := hostSlowdown.Level(ratio)
 			if sev == None {
 				continue
 			}

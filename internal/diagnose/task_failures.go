@@ -8,6 +8,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
+var failureCost = Threshold{Metric: "failed attempts' task time and the longest delay of one task, ÷ the app's core and wall time",
+	Warning: minCostShare, Critical: 1,
+	Gate:   "critical when the cause failed a job; warning at ≥ 5 % of the app's wall or core time (and ≥ 1 s); else info",
+	Source: "ours: cost share as for every rule (diagnose.Cost); a failed job is always critical"}
+
 // TaskFailures reports each root cause of failed task attempts — the
 // exception, its message and the user's line — with what it cost and what
 // it failed, and the failed jobs no task failure explains.
@@ -19,11 +24,8 @@ var TaskFailures = &Rule{
 		"failed a job, a warning when the retried attempts cost a noticeable share of the application; jobs " +
 		"cancelled by a shutdown or by another failure are folded under the cause. Executor losses and the " +
 		"fetch failures they cause are executor-lost's, other fetch failures shuffle-bottleneck's.",
-	Thresholds: []Threshold{{Metric: "failed attempts' task time and the longest delay of one task, ÷ the app's core and wall time",
-		Warning: minCostShare, Critical: 1,
-		Gate:   "critical when the cause failed a job; warning at ≥ 5 % of the app's wall or core time (and ≥ 1 s); else info",
-		Source: "ours: cost share as for every rule (diagnose.Cost); a failed job is always critical"}},
-	Run: runTaskFailures,
+	Thresholds: []Threshold{failureCost},
+	Run:        runTaskFailures,
 }
 
 func runTaskFailures(p *Pass) []Finding {

@@ -209,3 +209,25 @@ func TestTaskFailuresShutdownFold(t *testing.T) {
 		t.Errorf("got %s, want the recovered failure and the shutdown apart", dump(fs))
 	}
 }
+
+// TestThresholdLevel: higher is worse from Warning up; lower is worse when
+// Warning is above Critical (strictly below each level); a zero level is
+// not one.
+func TestThresholdLevel(t *testing.T) {
+	up := diagnose.Threshold{Warning: 0.1, Critical: 0.2}
+	down := diagnose.Threshold{Warning: 500, Critical: 200}
+	criticalOnly := diagnose.Threshold{Critical: 0.95}
+	for _, c := range []struct {
+		th   diagnose.Threshold
+		v    float64
+		want diagnose.Severity
+	}{
+		{up, 0.0999, diagnose.None}, {up, 0.1, diagnose.Warning}, {up, 0.1999, diagnose.Warning}, {up, 0.2, diagnose.Critical},
+		{down, 500, diagnose.None}, {down, 499, diagnose.Warning}, {down, 200, diagnose.Warning}, {down, 199, diagnose.Critical},
+		{criticalOnly, 0, diagnose.None}, {criticalOnly, 0.9, diagnose.None}, {criticalOnly, 0.95, diagnose.Critical},
+	} {
+		if got := c.th.Level(c.v); got != c.want {
+			t.Errorf("%+v.Level(%v) = %v, want %v", c.th, c.v, got, c.want)
+		}
+	}
+}

@@ -2,18 +2,20 @@ package diagnose
 
 import "fmt"
 
+var tinyTaskMedian = Threshold{Metric: "median task duration (ms)", Warning: 500, Critical: 200,
+	Gate: "≥ 100 tasks; cost: the tasks' scheduler delay + deserialization (core time; wall = ÷ cores) ≥ 5 % of the " +
+		"app and ≥ 1 s (else info), ≥ 25 % for critical; lower is worse",
+	Source: "DataFlint SmallTasksAlert (500 ms); Spark tuning guide (200 ms); the cost gate ours (it replaces DataFlint's " +
+		"5 000-task floor, which hid 400 tasks of 83–192 ms paying 16–32 % of their time in overhead)"}
+
 // TinyTasks reports stages with so many short tasks that scheduling dominates.
 var TinyTasks = &Rule{
-	ID:     "tiny-tasks",
-	Title:  "Too many tiny tasks",
-	Recipe: "troubleshoot/slow-spark-jobs.md#tiny-tasks",
-	Doc:    "A stage has thousands of tasks whose median duration is so short that scheduling and start-up dominate.",
-	Thresholds: []Threshold{{Metric: "median task duration (ms)", Warning: 500, Critical: 200,
-		Gate: "≥ 100 tasks; cost: the tasks' scheduler delay + deserialization (core time; wall = ÷ cores) ≥ 5 % of the " +
-			"app and ≥ 1 s (else info), ≥ 25 % for critical; lower is worse",
-		Source: "DataFlint SmallTasksAlert (500 ms); Spark tuning guide (200 ms); the cost gate ours (it replaces DataFlint's " +
-			"5 000-task floor, which hid 400 tasks of 83–192 ms paying 16–32 % of their time in overhead)"}},
-	Run: runTinyTasks,
+	ID:         "tiny-tasks",
+	Title:      "Too many tiny tasks",
+	Recipe:     "troubleshoot/slow-spark-jobs.md#tiny-tasks",
+	Doc:        "A stage has thousands of tasks whose median duration is so short that scheduling and start-up dominate.",
+	Thresholds: []Threshold{tinyTaskMedian},
+	Run:        runTinyTasks,
 }
 
 func runTinyTasks(p *Pass) []Finding {
@@ -24,13 +26,7 @@ func runTinyTasks(p *Pass) []Finding {
 			continue
 		}
 		med := s.TaskDurationMs.P50
-		sev := None
-		switch {
-		case med < 200:
-			sev = Critical
-		case med < 500:
-			sev = Warning
-		}
+		sev := tinyTaskMedian.Level(float64(med))
 		if sev == None {
 			continue
 		}
