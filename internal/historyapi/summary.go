@@ -219,7 +219,13 @@ func executorDistributions(s *model.StageAttempt, quantiles []float64) *Obj {
 		}
 		sort.Float64s(vals)
 		if len(vals) == 0 {
-			peaks.Set(name, []any{})
+			// No executor reported a peak (every task of the attempt was lost
+			// or failed to fetch): the History Server answers zeros.
+			zeros := make([]any, len(quantiles))
+			for i := range zeros {
+				zeros[i] = 0.0
+			}
+			peaks.Set(name, zeros)
 			continue
 		}
 		peaks.Set(name, quantileValues(vals, quantiles))
