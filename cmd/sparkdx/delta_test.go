@@ -11,6 +11,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -28,6 +29,7 @@ func TestAnalyzeDelta(t *testing.T) {
 		}
 	}
 	checkApps(t, dir, 2)
+	readByOthers(t, dir, deltaread.DeltaRS(t, nil))
 }
 
 func checkApps(t *testing.T, dir string, apps int) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -209,6 +211,38 @@ func TestServeDelta(t *testing.T) {
 			t.Errorf("samples: got %d rows, want %d", n, pushed)
 		}
 	})
+	t.Run("read by delta-rs and Spark", func(t *testing.T) {
+		readByOthers(t, lake, deltaread.DeltaRS(t, nil), deltaread.Spark(t))
+	})
+}
+
+// readByOthers has other engines read every table under lake: each sees
+// the version, rows, files and app ids sparkdx reads.
+func readByOthers(t *testing.T, lake string, readers ...deltaread.Reader) {
+	t.Helper()
+	names := []string{delta.TableApps, delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings}
+	if _, err := os.Stat(filepath.Join(lake, delta.TableSamples)); err == nil {
+		names = append(names, delta.TableSamples)
+	}
+	for _, read := range readers {
+		views := read.Read(lake, names, -1)
+		for _, name := range names {
+			own, v := checkTable(t, lake, name), views[name]
+			if v.Version != own.Version || v.Rows != own.Rows || v.Files != len(own.Files) {
+				t.Errorf("%s: %s reads version %d, %d rows in %d files; sparkdx reads version %d, %d rows in %d files",
+					name, read.Name, v.Version, v.Rows, v.Files, own.Version, own.Rows, len(own.Files))
+			}
+		}
+		apps := readRows[delta.AppRow](t, lake, delta.TableApps)
+		var ids []string
+		for _, a := range apps {
+			ids = append(ids, a.AppID)
+		}
+		slices.Sort(ids)
+		if got := views[delta.TableApps].Apps; !slices.Equal(got, ids) {
+			t.Errorf("apps: %s reads app ids %v, sparkdx %v", read.Name, got, ids)
+		}
+	}
 }
 
 // Applications analysed before --delta was given are written when it is:

@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -162,4 +164,13 @@ service:
 	tb, rows := readSamples(t, samples) // after the collector's final flush
 	t.Logf("%d rows in %d files, version %d; %d jvm.memory.used and %d process.memory.usage rows of the test JVM",
 		len(rows), len(tb.Files), tb.Version, jvmRows, rssRows)
+
+	// Other engines read the collector's table as sparkdx does.
+	for _, read := range []deltaread.Reader{deltaread.DeltaRS(t, nil), deltaread.Spark(t)} {
+		v := read.Read(lake, []string{delta.TableSamples}, -1)[delta.TableSamples]
+		if v.Version != tb.Version || v.Rows != int64(len(rows)) || v.Files != len(tb.Files) || !slices.Contains(v.Apps, appID) {
+			t.Errorf("%s reads samples at version %d, %d rows in %d files, apps %v; sparkdx reads version %d, %d rows in %d files with %s",
+				read.Name, v.Version, v.Rows, v.Files, v.Apps, tb.Version, len(rows), len(tb.Files), appID)
+		}
+	}
 }

@@ -95,3 +95,47 @@ func PythonEnv(t testing.TB, name string) string {
 	}
 	return py
 }
+
+// Jars returns the Spark line and the jars .ci/jars/<name>.txt pins (its
+// "spark VERSION" line and group:artifact:version lines), which .ci/install
+// fetches from Maven Central into the cache; the test fails in CI and skips
+// elsewhere when one is missing.
+func Jars(t testing.TB, name string) (SparkLine, []string) {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		Missing(t, "module root: "+err.Error())
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".ci", "jars", name+".txt"))
+	if os.IsNotExist(err) {
+		// exporter/deltaexporter is a module of its own inside the repository.
+		b, err = os.ReadFile(filepath.Join(root, "..", "..", ".ci", "jars", name+".txt"))
+	}
+	if err != nil {
+		Missing(t, "the jar pins .ci/jars/"+name+".txt: "+err.Error())
+	}
+	var version string
+	var jars []string
+	for _, ln := range strings.Split(string(b), "\n") {
+		f := strings.Fields(ln)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+		case f[0] == "spark" && len(f) == 2:
+			version = f[1]
+		default:
+			c := strings.Split(f[0], ":")
+			if len(c) != 3 {
+				t.Fatalf(".ci/jars/%s.txt: %q is not group:artifact:version", name, ln)
+			}
+			jar := filepath.Join(Cache(), "jars", c[1]+"-"+c[2]+".jar")
+			if _, err := os.Stat(jar); err != nil {
+				Missing(t, "jar "+f[0]+" ("+jar+"; run .ci/install)")
+			}
+			jars = append(jars, jar)
+		}
+	}
+	if version == "" {
+		t.Fatalf(".ci/jars/%s.txt names no Spark line (spark VERSION)", name)
+	}
+	return sparkLine(t, version), jars
+}
