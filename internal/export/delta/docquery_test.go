@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
 )
 
 // docQuery returns the SQL block that follows <!-- query: name --> in
@@ -99,7 +101,33 @@ func TestDocQueryMemoryByStage(t *testing.T) {
 	}
 	want := []string{fmt.Sprintf("%d 1 8 %d %s", from+1, stageID, name)}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("DuckDB: got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The Spark SQL version of the question, in Spark with Delta Lake on the
+	// same tables (their LOCATION in the directory, the sample's date).
+	if testing.Short() {
+		return
+	}
+	spark := docQuery(t, "spark-memory-by-stage")
+	spark = strings.ReplaceAll(spark, "s3a://lake/sparkdx", dir)
+	spark = strings.ReplaceAll(spark, "2026-11-21", SampleDate(at))
+	spark = strings.ReplaceAll(spark, "app-20261121101500-0042", appID)
+	var statements []string
+	for _, st := range strings.Split(spark, ";\n") { // statements end their line; '; ' is a string
+		if st = strings.TrimSpace(st); st != "" {
+			statements = append(statements, st)
+		}
+	}
+	got = nil
+	for _, r := range deltaread.SparkSQL(t, statements...) {
+		if len(r) != 4 {
+			t.Fatalf("Spark: row %v, want time, executor, MiB, stages", r)
+		}
+		got = append(got, fmt.Sprintf("%.0f %v %.0f %v", r[0], r[1], r[2], r[3]))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Spark: got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

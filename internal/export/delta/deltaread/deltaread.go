@@ -22,6 +22,8 @@ var (
 	deltaRSScript []byte
 	//go:embed spark_delta_read.py
 	sparkScript []byte
+	//go:embed spark_sql.py
+	sparkSQLScript []byte
 )
 
 // View is what a reader sees of one table.
@@ -99,4 +101,36 @@ func newReader(t testing.TB, name, file string, script []byte, python string, en
 		}
 		return out, nil
 	}}
+}
+
+// SparkSQL runs statements in Apache Spark with Delta Lake (as Spark) and
+// returns the rows of the last one, timestamps as epoch milliseconds (UTC).
+// A failed statement fails the test.
+func SparkSQL(t testing.TB, statements ...string) [][]any {
+	t.Helper()
+	line, jars := sparktest.Jars(t, "delta-spark")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "spark_sql.py")
+	if err := os.WriteFile(script, sparkSQLScript, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := json.Marshal(statements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(line.Python, script)
+	cmd.Dir = dir // spark-warehouse and the metastore stay here
+	cmd.Env = append(sparktest.SparkEnv(line, dir), "SPARKDX_DELTA_JARS="+strings.Join(jars, ","), "TZ=UTC")
+	cmd.Stdin = strings.NewReader(string(in))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Spark %s refused the statements: %v\n%s\n%s", line.Version, err, strings.Join(statements, ";\n"), stderr.String())
+	}
+	var rows [][]any
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("Spark output: %v\n%s", err, out)
+	}
+	return rows
 }
