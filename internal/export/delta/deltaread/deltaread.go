@@ -86,12 +86,14 @@ func Spark(t testing.TB) Reader {
 }
 
 func newReader(t testing.TB, name, file string, script []byte, python string, env []string) Reader {
-	path := filepath.Join(t.TempDir(), file)
+	dir := t.TempDir()
+	path := filepath.Join(dir, file)
 	if err := os.WriteFile(path, script, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return Reader{Name: name, t: t, file: path, run: func(script string, args ...string) ([]byte, error) {
 		cmd := exec.Command(python, append([]string{script}, args...)...)
+		cmd.Dir = dir // Spark's spark-warehouse stays here
 		cmd.Env = env
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
