@@ -85,3 +85,47 @@ func TestAnalyzeDeltaBadDest(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaMaintenance: tables written by analyze --delta one log at a time
+// are compacted by sparkdx delta optimize, vacuumed and their log cleaned;
+// delta-rs reads every table afterwards as sparkdx does.
+func TestDeltaMaintenance(t *testing.T) {
+	dir := t.TempDir()
+	logs := []string{sparktest.Path(t, "spark-events", "local-1430917381534"), sparktest.Path(t, "spark-events", "app-20161116163331-0000"),
+		sparktest.Path(t, "spark-events", "app-20180109111548-0000")}
+	for _, l := range logs {
+		if code, _, errs := runCLI("analyze", "--format", "json", "--delta", dir, l); code != 0 {
+			t.Fatalf("analyze --delta %s: %s", l, errs)
+		}
+	}
+	before := checkTable(t, dir, delta.TableApps)
+	code, out, errs := runCLI("delta", "optimize", dir)
+	if code != 0 {
+		t.Fatalf("delta optimize: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "apps       3 files → 1 (3 rows rewritten in 1 partitions)") {
+		t.Errorf("delta optimize printed:\n%s", out)
+	}
+	after := checkTable(t, dir, delta.TableApps)
+	if len(after.Files) != 1 || after.Rows != before.Rows || after.Version != before.Version+1 {
+		t.Errorf("apps after optimize: %d files, %d rows, version %d; want 1 file, %d rows, version %d",
+			len(after.Files), after.Rows, after.Version, before.Rows, before.Version+1)
+	}
+	if code, out, errs = runCLI("delta", "vacuum", "--dry-run", "--retention", "1ns", dir); code != 0 ||
+		!strings.Contains(out, "apps       would delete 3 files") {
+		t.Errorf("delta vacuum --dry-run: exit %d: %s\n%s", code, errs, out)
+	}
+	if code, out, errs = runCLI("delta", "vacuum", "--retention", "1ns", dir); code != 0 || !strings.Contains(out, "apps       deleted 3 files") {
+		t.Errorf("delta vacuum: exit %d: %s\n%s", code, errs, out)
+	}
+	if code, out, errs = runCLI("delta", "clean-log", dir); code != 0 || !strings.Contains(out, "no checkpoint past the retention") {
+		t.Errorf("delta clean-log: exit %d: %s\n%s", code, errs, out)
+	}
+	readByOthers(t, dir, deltaread.DeltaRS(t, nil))
+
+	for _, c := range [][]string{{"delta"}, {"delta", "compact", dir}, {"delta", "vacuum"}, {"delta", "vacuum", t.TempDir()}} {
+		if code, _, _ := runCLI(c...); code != 2 {
+			t.Errorf("sparkdx %s: exit %d, want 2", strings.Join(c, " "), code)
+		}
+	}
+}

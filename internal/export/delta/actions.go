@@ -52,7 +52,8 @@ type Add struct {
 	Tags             map[string]string `json:"tags,omitempty"`
 }
 
-// Remove is the remove action (read only: sparkdx tables are append-only).
+// Remove is the remove action: sparkdx writes it only when Optimize
+// rewrites files (dataChange false); other engines' deletes are read.
 type Remove struct {
 	Path              string `json:"path"`
 	DeletionTimestamp int64  `json:"deletionTimestamp,omitempty"`

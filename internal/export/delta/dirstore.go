@@ -104,3 +104,47 @@ func (d *DirStore) List(ctx context.Context, dir string) ([]string, error) {
 	sort.Strings(names)
 	return names, nil
 }
+
+// Walk implements Sweeper.
+func (d *DirStore) Walk(ctx context.Context) ([]Object, error) {
+	var out []Object
+	err := filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil // removed meanwhile
+		}
+		rel, err := filepath.Rel(d.Root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, Object{Key: filepath.ToSlash(rel), Size: info.Size(), ModTime: info.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delta: walk %s: %w", d.Root, err)
+	}
+	return out, nil
+}
+
+// Delete implements Sweeper.
+func (d *DirStore) Delete(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.Remove(d.path(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delta: %w", err)
+	}
+	return nil
+}

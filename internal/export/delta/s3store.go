@@ -122,3 +122,33 @@ func (s *S3Store) List(ctx context.Context, dir string) ([]string, error) {
 	sort.Strings(names)
 	return names, nil
 }
+
+// Walk implements Sweeper.
+func (s *S3Store) Walk(ctx context.Context) ([]Object, error) {
+	root := s.key("")
+	if root != "" && !strings.HasSuffix(root, "/") {
+		root += "/"
+	}
+	var out []Object
+	for obj := range s.Client.ListObjects(ctx, s.Bucket, minio.ListObjectsOptions{Prefix: root, Recursive: true}) {
+		if obj.Err != nil {
+			return nil, fmt.Errorf("delta: list s3://%s/%s: %w", s.Bucket, root, obj.Err)
+		}
+		if strings.HasSuffix(obj.Key, "/") {
+			continue
+		}
+		out = append(out, Object{Key: strings.TrimPrefix(obj.Key, root), Size: obj.Size, ModTime: obj.LastModified})
+	}
+	return out, nil
+}
+
+// Delete implements Sweeper.
+func (s *S3Store) Delete(ctx context.Context, key string) error {
+	if err := s.Client.RemoveObject(ctx, s.Bucket, s.key(key), minio.RemoveObjectOptions{}); err != nil {
+		if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound {
+			return nil
+		}
+		return fmt.Errorf("delta: delete %s: %w", s.url(key), err)
+	}
+	return nil
+}

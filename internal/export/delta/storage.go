@@ -3,6 +3,7 @@ package delta
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Storage holds the files of one table. Keys are slash-separated paths
@@ -25,3 +26,21 @@ var (
 	// ErrNotExist reports a missing key.
 	ErrNotExist = errors.New("does not exist")
 )
+
+// Object is one stored file, as maintenance sees it.
+type Object struct {
+	Key     string // relative to the table root, slash-separated
+	Size    int64
+	ModTime time.Time
+}
+
+// Sweeper is a Storage that maintenance (Vacuum, CleanLog) can walk and
+// delete from. DirStore and S3Store are.
+type Sweeper interface {
+	Storage
+	// Walk returns every object under the table root, the temporary files
+	// of writers (in flight or crashed) included.
+	Walk(ctx context.Context) ([]Object, error)
+	// Delete removes key; a key already gone is not an error.
+	Delete(ctx context.Context, key string) error
+}

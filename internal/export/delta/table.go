@@ -112,7 +112,7 @@ func Open[T any](ctx context.Context, st Storage, opts Options) (*Table[T], erro
 		return nil, err
 	}
 	if t.snap.version < 0 {
-		if _, err := t.commit(ctx, nil, AppendOptions{}); err != nil {
+		if _, err := t.commit(ctx, change{}); err != nil {
 			return nil, err
 		}
 	}
@@ -169,7 +169,7 @@ func (t *Table[T]) Append(ctx context.Context, rows []T, opts AppendOptions) (Re
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := t.commit(ctx, adds, opts)
+	res, err := t.commit(ctx, change{adds: adds, txn: opts})
 	res.Rows = len(rows)
 	if res.Skipped {
 		res.Files = 0
@@ -190,9 +190,26 @@ func (t *Table[T]) committed(opts AppendOptions) bool {
 	return ok && txn.Version >= opts.TxnVersion
 }
 
-// commit writes the next log version with adds (and protocol and metaData
-// when the table is new), retrying on versions lost to other writers.
-func (t *Table[T]) commit(ctx context.Context, adds []*Add, opts AppendOptions) (Result, error) {
+// change is what one commit does: a blind append (adds, with an optional
+// transaction identifier), or a rewrite (Optimize: removes and adds that
+// change no data).
+type change struct {
+	adds    []*Add
+	removes []*Remove
+	txn     AppendOptions
+	// op and params name the operation in commitInfo ("" is an append).
+	op     string
+	params map[string]string
+	// check runs on the latest snapshot before each attempt: an error is a
+	// conflict no retry resolves (a file to remove is already gone).
+	check func(*snapshot) error
+}
+
+// commit writes the next log version with the change (and protocol and
+// metaData when the table is new), retrying on versions lost to other
+// writers.
+func (t *Table[T]) commit(ctx context.Context, c change) (Result, error) {
+	opts := c.txn
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
@@ -205,15 +222,20 @@ func (t *Table[T]) commit(ctx context.Context, adds []*Add, opts AppendOptions) 
 			if err := t.checkTable(); err != nil {
 				return Result{}, err
 			}
-			if adds == nil && opts.TxnAppID == "" {
+			if c.adds == nil && c.removes == nil && opts.TxnAppID == "" {
 				return Result{Version: t.snap.version, Attempts: attempt}, nil // Open lost the creation race
+			}
+		}
+		if c.check != nil {
+			if err := c.check(t.snap); err != nil {
+				return Result{}, err
 			}
 		}
 		if opts.TxnAppID != "" && t.committed(opts) {
 			return Result{Version: t.snap.version, Skipped: true, Attempts: attempt}, nil
 		}
 		v := t.snap.version + 1
-		actions := t.actions(now, v, create, adds, opts)
+		actions := t.actions(now, v, create, c)
 		data, err := encodeCommit(actions)
 		if err != nil {
 			return Result{}, fmt.Errorf("delta: encode version %d: %w", v, err)
@@ -232,7 +254,7 @@ func (t *Table[T]) commit(ctx context.Context, adds []*Add, opts AppendOptions) 
 				t.opts.Logger.Warn("delta checkpoint failed; the commit stands", "version", v, "err", err)
 			}
 		}
-		return Result{Version: v, Files: len(adds), Attempts: attempt}, nil
+		return Result{Version: v, Files: len(c.adds), Attempts: attempt}, nil
 	}
 	return Result{}, fmt.Errorf("delta: commit: lost %d attempts to concurrent writers", t.opts.MaxAttempts)
 }
@@ -248,15 +270,19 @@ func (t *Table[T]) landed(v int64, data []byte) bool {
 	return err == nil && bytes.Equal(got, data)
 }
 
-func (t *Table[T]) actions(now time.Time, v int64, create bool, adds []*Add, opts AppendOptions) []Action {
-	op, params := "WRITE", map[string]string{"mode": "Append"}
-	if create {
+func (t *Table[T]) actions(now time.Time, v int64, create bool, c change) []Action {
+	op, params, blind := "WRITE", map[string]string{"mode": "Append"}, true
+	switch {
+	case create:
 		op = "CREATE TABLE"
 		params = map[string]string{}
+	case c.op != "":
+		op, params, blind = c.op, c.params, false
 	}
+	opts := c.txn
 	actions := []Action{{CommitInfo: map[string]any{
 		"timestamp": now.UnixMilli(), "operation": op, "operationParameters": params,
-		"readVersion": v - 1, "isBlindAppend": true, "engineInfo": t.opts.EngineInfo,
+		"readVersion": v - 1, "isBlindAppend": blind, "engineInfo": t.opts.EngineInfo,
 		"txnId": uuid.NewString(),
 	}}}
 	if create {
@@ -267,7 +293,10 @@ func (t *Table[T]) actions(now time.Time, v int64, create bool, adds []*Add, opt
 				Format: Format{Provider: "parquet", Options: map[string]string{}}, SchemaString: t.schemaString,
 				PartitionColumns: parts, CreatedTime: now.UnixMilli(), Configuration: map[string]string{}}})
 	}
-	for _, a := range adds {
+	for _, r := range c.removes {
+		actions = append(actions, Action{Remove: r})
+	}
+	for _, a := range c.adds {
 		actions = append(actions, Action{Add: a})
 	}
 	if opts.TxnAppID != "" {

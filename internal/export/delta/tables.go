@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 )
@@ -109,4 +110,23 @@ func (ts *Tables) WriteApp(ctx context.Context, rows AppRows) (bool, error) {
 		return false, fmt.Errorf("table %s: %w", TableApps, err)
 	}
 	return !res.Skipped, nil
+}
+
+// Maintained is what maintenance does on one table, whatever its rows.
+type Maintained interface {
+	Optimize(ctx context.Context, o OptimizeOptions) (OptimizeResult, error)
+	Vacuum(ctx context.Context, o VacuumOptions) (VacuumResult, error)
+	CleanLog(ctx context.Context, retention time.Duration, now time.Time) (CleanLogResult, error)
+}
+
+// NamedTable is one of the six tables, for maintenance.
+type NamedTable struct {
+	Name  string
+	Table Maintained
+}
+
+// Each returns every table, in the order of the table names.
+func (ts *Tables) Each() []NamedTable {
+	return []NamedTable{{TableApps, ts.Apps}, {TableJobs, ts.Jobs}, {TableStages, ts.Stages},
+		{TableExecutors, ts.Executors}, {TableFindings, ts.Findings}, {TableSamples, ts.Samples}}
 }

@@ -94,15 +94,44 @@ func Check(fsys fs.FS) (*Table, error) {
 		return nil, errors.New("deltacheck: _delta_log has no commit files")
 	}
 	for i, v := range commits {
-		if v != int64(i) {
-			return nil, fmt.Errorf("deltacheck: version %d missing: the log jumps to %d", i, v)
+		if v != commits[0]+int64(i) {
+			return nil, fmt.Errorf("deltacheck: version %d missing: the log jumps to %d", commits[0]+int64(i), v)
 		}
 	}
 	t := &Table{Checkpoints: cps, LastCheckpoint: -1, Commits: len(commits)}
 	// Replay every commit from 0; at each checkpoint version, compare the
-	// checkpoint's state with the replayed one.
+	// checkpoint's state with the replayed one. A log whose early commits
+	// were cleaned up starts from the checkpoint at its first commit (or
+	// just before it).
 	st := newState()
 	next := 0
+	if first := commits[0]; first > 0 {
+		base := int64(-1)
+		for _, c := range cps {
+			if c == first || c == first-1 {
+				base = c
+			}
+		}
+		if base < 0 {
+			return nil, fmt.Errorf("deltacheck: version 0 missing: the log starts at %d with no checkpoint to read from", first)
+		}
+		if st, err = readCheckpoint(fsys, base); err != nil {
+			return nil, err
+		}
+		for next < len(cps) && cps[next] <= base {
+			next++
+		}
+		if commits[0] == base {
+			commits = commits[1:]
+		}
+		if len(commits) == 0 {
+			t.Version = base
+			if err := checkLastCheckpoint(fsys, t, cps); err != nil {
+				return nil, err
+			}
+			return t, fillTable(fsys, t, st)
+		}
+	}
 	for _, v := range commits {
 		if err := replayCommit(fsys, st, v); err != nil {
 			return nil, err
@@ -332,11 +361,24 @@ func fillTable(fsys fs.FS, t *Table, st *state) error {
 	for _, f := range schema.Fields {
 		columns[f.Name] = true
 	}
-	for _, p := range st.meta["partitionColumns"].([]any) {
-		if !columns[p.(string)] {
+	var parts []string
+	switch ps := st.meta["partitionColumns"].(type) {
+	case []string: // from a checkpoint
+		parts = ps
+	case []any: // from a JSON commit
+		for _, p := range ps {
+			s, ok := p.(string)
+			if !ok {
+				return fmt.Errorf("deltacheck: partition column %v is not a string", p)
+			}
+			parts = append(parts, s)
+		}
+	}
+	for _, p := range parts {
+		if !columns[p] {
 			return fmt.Errorf("deltacheck: partition column %v not in schema", p)
 		}
-		t.PartitionColumns = append(t.PartitionColumns, p.(string))
+		t.PartitionColumns = append(t.PartitionColumns, p)
 	}
 	t.Txns = st.txns
 	for p, a := range st.adds {
