@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // TestMaintenance compacts, vacuums and cleans the log of a lake written
@@ -144,5 +145,46 @@ func TestMaintenance(t *testing.T) {
 		if s := views[TableSamples]; s.ValueSum != lake.valueSum {
 			t.Errorf("samples after maintenance: %s sums values to %v, want %v", r.Name, s.ValueSum, lake.valueSum)
 		}
+	}
+}
+
+// TestMaintenanceS3 runs the maintenance on MinIO: optimize, vacuum of the
+// replaced files, log cleanup, and delta-rs reads s3:// as sparkdx reads
+// the objects.
+func TestMaintenanceS3(t *testing.T) {
+	ctx := context.Background()
+	m := sparktest.StartMinIO(t)
+	client := m.Bucket(t, "lake")
+	loc := S3Locator(client, "lake", "sparkdx")
+	lake := writeLake(t, loc)
+	ts, err := OpenTables(ctx, loc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ts.Samples.Optimize(ctx, OptimizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(8 * 24 * time.Hour)
+	vr, err := ts.Samples.Vacuum(ctx, VacuumOptions{Now: later})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := ts.Samples.CleanLog(ctx, 0, time.Now().Add(31*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FilesBefore != 12 || res.FilesAfter != 2 || len(vr.Deleted) != 12 || cl.Checkpoint != 10 || len(cl.Deleted) != 10 {
+		t.Errorf("on S3: optimize %+v, vacuum deleted %d, clean-log %+v; want 12 → 2 files, the 12 replaced deleted, "+
+			"commits 0–9 before checkpoint 10 deleted", res, len(vr.Deleted), cl)
+	}
+	lake.dir = download(t, client, "lake", "sparkdx")
+	own := checkTable(t, filepath.Join(lake.dir, TableSamples))
+	rs := deltaread.DeltaRS(t, map[string]string{"AWS_ENDPOINT_URL": "http://" + m.Addr, "AWS_ACCESS_KEY_ID": m.AccessKey,
+		"AWS_SECRET_ACCESS_KEY": m.SecretKey, "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"})
+	v := rs.Read("s3://lake/sparkdx", []string{TableSamples}, -1)[TableSamples]
+	if v.Version != own.Version || v.Rows != own.Rows || v.Files != 2 || v.ValueSum != lake.valueSum {
+		t.Errorf("samples on S3 after maintenance: delta-rs reads version %d, %d rows in %d files, Σ %v; sparkdx version %d, %d rows, Σ %v",
+			v.Version, v.Rows, v.Files, v.ValueSum, own.Version, own.Rows, lake.valueSum)
 	}
 }
