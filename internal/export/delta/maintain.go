@@ -209,8 +209,9 @@ type VacuumResult struct {
 // not reference and that are older than the retention: data files a
 // rewrite removed (after their deletion time) and files no commit ever
 // named — the data files and temporary files of writers that crashed
-// before their commit. The log (_delta_log/) is never touched, nor any
-// file a version within the retention may still read. The store must be
+// before their commit. The log (_delta_log/) is never touched (but for the
+// temporary file of a commit a crash cut short), nor any file a version
+// within the retention may still read. The store must be
 // a Sweeper.
 func (t *Table[T]) Vacuum(ctx context.Context, o VacuumOptions) (VacuumResult, error) {
 	if o.Retention <= 0 {
@@ -244,8 +245,8 @@ func (t *Table[T]) Vacuum(ctx context.Context, o VacuumOptions) (VacuumResult, e
 	cutoff := o.Now.Add(-o.Retention)
 	var res VacuumResult
 	for _, obj := range objs {
-		if strings.HasPrefix(obj.Key, logDir) || live[obj.Key] || !dataOrTemp(obj.Key) {
-			continue
+		if strings.HasPrefix(obj.Key, logDir) && !isTemp(obj.Key) || live[obj.Key] || !dataOrTemp(obj.Key) {
+			continue // the log itself (a crashed commit's temporary file aside), live files, others' files
 		}
 		at := obj.ModTime
 		if ms, ok := removedAt[obj.Key]; ok && ms > 0 && time.UnixMilli(ms).After(at) {
@@ -275,8 +276,14 @@ func (t *Table[T]) Vacuum(ctx context.Context, o VacuumOptions) (VacuumResult, e
 // DirStore's writes (.NAME.tmp-*).
 func dataOrTemp(key string) bool {
 	base := path.Base(key)
-	return strings.HasSuffix(base, ".parquet") && !strings.HasPrefix(base, ".") && !strings.HasPrefix(base, "_") ||
-		strings.HasPrefix(base, ".") && strings.Contains(base, ".tmp-")
+	return strings.HasSuffix(base, ".parquet") && !strings.HasPrefix(base, ".") && !strings.HasPrefix(base, "_") || isTemp(key)
+}
+
+// isTemp tells DirStore's temporary files (.NAME.tmp-RANDOM), which only a
+// write in flight or a crashed one leaves.
+func isTemp(key string) bool {
+	base := path.Base(key)
+	return strings.HasPrefix(base, ".") && strings.Contains(base, ".tmp-")
 }
 
 // CleanLogResult says what CleanLog deleted.

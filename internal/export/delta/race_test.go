@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 
@@ -86,11 +88,17 @@ const (
 // appendBatches is one racing writer: raceBatches appends, each carrying
 // its own transaction identifier. It returns the commit attempts lost.
 func appendBatches(ctx context.Context, st Storage, writer string) (lost int, err error) {
+	return appendN(ctx, st, writer, raceBatches)
+}
+
+// appendN appends n batches of raceRows rows, each with its own
+// transaction identifier (writer-i).
+func appendN(ctx context.Context, st Storage, writer string, n int) (lost int, err error) {
 	tbl, err := Open[testRow](ctx, st, Options{Name: "race", PartitionBy: []string{"date"}, CheckpointInterval: 5})
 	if err != nil {
 		return 0, err
 	}
-	for i := 0; i < raceBatches; i++ {
+	for i := 0; i < n; i++ {
 		res, err := tbl.Append(ctx, testRows(raceRows, i*raceRows), AppendOptions{TxnAppID: writer + "-" + strconv.Itoa(i), TxnVersion: 1})
 		if err != nil {
 			return lost, err
@@ -185,9 +193,91 @@ func TestRaceChild(t *testing.T) {
 		f := strings.Split(os.Getenv("DELTA_RACE_S3"), ",")
 		st = NewS3Store(sparktest.MinIO{Addr: f[0], AccessKey: f[1], SecretKey: f[2]}.Client(t), f[3], f[4])
 	}
-	lost, err := appendBatches(context.Background(), st, writer)
+	n := raceBatches
+	if v := os.Getenv("DELTA_RACE_BATCHES"); v != "" {
+		n, _ = strconv.Atoi(v)
+	}
+	lost, err := appendN(context.Background(), st, writer, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("writer %s lost %d attempts", writer, lost)
+}
+
+// TestKilledWriter: two writer processes append to one table while a third,
+// killed with SIGKILL in the middle of its appends, leaves whatever it was
+// writing: every commit is whole (the killed writer's rows are exactly its
+// committed batches', nothing duplicated), the other writers lose nothing,
+// and vacuum removes what the killed writer left uncommitted.
+func TestKilledWriter(t *testing.T) {
+	for _, mk := range []func(*testing.T) backend{dirBackend, s3Backend} {
+		b := mk(t)
+		t.Run(b.name, func(t *testing.T) {
+			start := func(writer string, batches int) (*exec.Cmd, *strings.Builder) {
+				cmd := exec.Command(os.Args[0], "-test.run", "^TestRaceChild$", "-test.v")
+				cmd.Env = append(os.Environ(), append(b.env, "DELTA_RACE_WRITER="+writer, fmt.Sprintf("DELTA_RACE_BATCHES=%d", batches))...)
+				out := &strings.Builder{}
+				cmd.Stdout, cmd.Stderr = out, out
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				return cmd, out
+			}
+			victim, _ := start("killed", 100000)
+			st := b.store(t)
+			// Kill it once it has committed a few versions of its own.
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				names, _ := st.List(context.Background(), logDir)
+				if len(parseListing(names).commits) >= 6 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the writer to kill committed nothing in 60 s")
+				}
+			}
+			var cmds []*exec.Cmd
+			var outs []*strings.Builder
+			for w := range 2 {
+				cmd, out := start(fmt.Sprintf("p%d", w), raceBatches)
+				cmds, outs = append(cmds, cmd), append(outs, out)
+			}
+			time.Sleep(150 * time.Millisecond) // in the middle of the others' appends
+			if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			victim.Wait()
+			for w, cmd := range cmds {
+				if err := cmd.Wait(); err != nil {
+					t.Errorf("writer process %d: %v\n%s", w, err, outs[w])
+				}
+			}
+			dir := b.local(t)
+			tb := checkTable(t, dir)
+			killed := 0
+			for id := range tb.Txns {
+				if strings.HasPrefix(id, "killed-") {
+					killed++
+				}
+			}
+			batches := 2*raceBatches + killed
+			if len(tb.Txns) != batches || tb.Rows != int64(batches*raceRows) || tb.Version != int64(batches) {
+				t.Errorf("got %d transactions, %d rows, version %d; want %d (the killed writer's %d and 2 × %d), %d rows, version %d",
+					len(tb.Txns), tb.Rows, tb.Version, batches, killed, raceBatches, batches*raceRows, batches)
+			}
+			// What the killed writer left uncommitted goes with vacuum.
+			tbl, err := Open[testRow](context.Background(), b.store(t), Options{Name: "race", PartitionBy: []string{"date"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			vr, err := tbl.Vacuum(context.Background(), VacuumOptions{Now: time.Now().Add(8 * 24 * time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := checkTable(t, b.local(t))
+			t.Logf("killed writer committed %d batches; vacuum deleted %d uncommitted files: %v", killed, len(vr.Deleted), vr.Deleted)
+			if after.Rows != tb.Rows || len(after.Files) != len(tb.Files) {
+				t.Errorf("after vacuum: %d rows in %d files, want %d in %d", after.Rows, len(after.Files), tb.Rows, len(tb.Files))
+			}
+		})
+	}
 }
