@@ -114,3 +114,46 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOptimize compacts a day's worth of small files: 144 appends of
+// 1,000 samples (a collector flushing every 10 minutes) into one file per
+// date. Bytes are the data files read and rewritten.
+func BenchmarkOptimize(b *testing.B) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	var rewritten, before, after int64
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		tbl, err := Open[SampleRow](ctx, NewDirStore(b.TempDir()), Options{PartitionBy: []string{"date"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for f := range 144 {
+			rows := make([]SampleRow, 1000)
+			for i := range rows {
+				at := t0.Add(time.Duration(f)*10*time.Minute + time.Duration(i)*600*time.Millisecond)
+				rows[i] = SampleRow{Date: SampleDate(at), Time: at, Metric: "jvm.memory.used", Value: float64(i * 4096), Unit: "By",
+					Host: "node-1", AppID: "app-20261121000000-0001", ExecutorID: fmt.Sprint(i % 16), Role: "executor",
+					Service: "sparkdx-agent", Attributes: map[string]string{"jvm.memory.pool.name": "G1 Old Gen", "jvm.memory.type": "heap"}}
+			}
+			if _, err := tbl.Append(ctx, rows, AppendOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var size int64
+		for _, a := range tbl.snap.files {
+			size += a.Size
+		}
+		b.SetBytes(size)
+		b.StartTimer()
+		res, err := tbl.Optimize(ctx, OptimizeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rewritten, before, after = res.Rows, int64(res.FilesBefore), int64(res.FilesAfter)
+	}
+	b.ReportMetric(float64(rewritten)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(before), "files-before")
+	b.ReportMetric(float64(after), "files-after")
+}
