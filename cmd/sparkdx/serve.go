@@ -63,6 +63,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dflags := &deltaFlags{}
 	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
 	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
+	deltaMaintain := fs.Duration("delta-maintain-every", 24*time.Hour,
+		"how often the Delta tables are compacted, vacuumed (files unreferenced for 7 days) and their log cleaned (entries older than 30 days before a checkpoint); 0: never")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -113,6 +115,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	exp.maintainEvery = *deltaMaintain
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
 		Open:     eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},

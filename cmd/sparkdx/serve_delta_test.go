@@ -176,8 +176,19 @@ func TestServeDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	args[3] = t.TempDir() // --data
-	s = runServeInProcess(t, args...)
+	// This time with maintenance every 200 ms: the apps table's one file per
+	// application is compacted while serve runs.
+	s = runServeInProcess(t, append(args, "--delta-maintain-every", "200ms")...)
 	s.waitIdle(t)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		tb := checkTable(t, lake, delta.TableApps)
+		if len(tb.Files) == 1 && tb.Rows == int64(len(finished)+1) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("apps table not compacted by serve in 20 s: %d rows in %d files:\n%s", tb.Rows, len(tb.Files), s.logs)
+		}
+	}
 	var rep struct {
 		Findings []json.RawMessage `json:"findings"`
 	}

@@ -36,9 +36,10 @@ type serveExports struct {
 	// samples batches agent samples into few large files.
 	samples *delta.Batcher[delta.SampleRow]
 
-	otlpPause  time.Duration // default 30s
-	retryEvery time.Duration // default 1m
-	otlpDown   atomic.Int64  // unix ns until which OTLP exports are skipped
+	otlpPause     time.Duration // default 30s
+	retryEvery    time.Duration // default 1m
+	maintainEvery time.Duration // Delta maintenance (optimize, vacuum, log cleanup); 0: never
+	otlpDown      atomic.Int64  // unix ns until which OTLP exports are skipped
 
 	// Failures are counted and logged once per kind, not per app.
 	otlpErrors, otlpSkipped, deltaErrors atomic.Int64
@@ -232,6 +233,9 @@ func (x *serveExports) run(ctx context.Context, in *ingest.Ingester, interval ti
 			}
 		})
 	}
+	if x.tables != nil && x.maintainEvery > 0 {
+		wg.Go(func() { every(ctx, x.maintainEvery, func() { x.maintain(ctx) }) })
+	}
 	if x.otlp != nil || x.tables != nil {
 		wg.Go(func() {
 			x.retry(ctx, in, true)
@@ -265,6 +269,22 @@ func every(ctx context.Context, d time.Duration, f func()) {
 			return
 		case <-t.C:
 			f()
+		}
+	}
+}
+
+// maintain runs one round of Delta maintenance and logs what it did.
+func (x *serveExports) maintain(ctx context.Context) {
+	for _, r := range delta.Maintain(ctx, x.tables.Each()) {
+		if r.Err != nil {
+			if ctx.Err() == nil {
+				x.logger.Warn("delta maintenance failed; the next round retries", "table", r.Name, "err", r.Err)
+			}
+			continue
+		}
+		if r.Optimize.FilesRemoved+len(r.Vacuum.Deleted)+len(r.CleanLog.Deleted) > 0 {
+			x.logger.Info("delta maintenance", "table", r.Name, "filesBefore", r.Optimize.FilesBefore,
+				"filesAfter", r.Optimize.FilesAfter, "vacuumed", len(r.Vacuum.Deleted), "logEntriesDeleted", len(r.CleanLog.Deleted))
 		}
 	}
 }

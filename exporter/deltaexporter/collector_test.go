@@ -96,6 +96,7 @@ exporters:
   delta:
     path: %s
     flush_interval: 500ms
+    maintain_interval: 1s
 service:
   telemetry:
     metrics:
@@ -150,6 +151,22 @@ service:
 			if r.Metric == "process.memory.usage" && r.Value > 0 {
 				rssRows++
 			}
+		}
+	}
+	// The exporter compacts its small files while it runs (maintain_interval).
+	optimized := func() bool {
+		logs, _ := filepath.Glob(filepath.Join(samples, "_delta_log", "*.json"))
+		for _, l := range logs {
+			if b, err := os.ReadFile(l); err == nil && strings.Contains(string(b), `"operation":"OPTIMIZE"`) {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(20 * time.Second); !optimized(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("no OPTIMIZE commit in samples within 20 s (maintain_interval 1s)")
+			break
 		}
 	}
 	agent.Process.Signal(syscall.SIGTERM)

@@ -19,6 +19,7 @@ import (
 //	      region: us-east-1
 //	    flush_interval: 1m
 //	    max_rows: 100000
+//	    maintain_interval: 24h      # compaction, vacuum, log cleanup; 0: never
 //
 // S3 credentials come from the AWS environment (AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), ~/.aws/credentials or the
@@ -34,6 +35,10 @@ type Config struct {
 	MaxRows       int           `mapstructure:"max_rows"`
 	// CheckpointInterval is the number of commits between checkpoints.
 	CheckpointInterval int64 `mapstructure:"checkpoint_interval"`
+	// MaintainInterval is how often the samples table is compacted,
+	// vacuumed (files unreferenced for 7 days) and its log cleaned (entries
+	// older than 30 days before a checkpoint); 0 never.
+	MaintainInterval time.Duration `mapstructure:"maintain_interval"`
 
 	BackOff configretry.BackOffConfig `mapstructure:"retry_on_failure"`
 }
@@ -65,6 +70,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxRows <= 0 {
 		errs = append(errs, fmt.Errorf("max_rows %d: must be positive", c.MaxRows))
+	}
+	if c.MaintainInterval < 0 {
+		errs = append(errs, fmt.Errorf("maintain_interval %v: must not be negative", c.MaintainInterval))
 	}
 	if c.CheckpointInterval <= 0 {
 		errs = append(errs, fmt.Errorf("checkpoint_interval %d: must be positive", c.CheckpointInterval))

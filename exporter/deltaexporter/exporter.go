@@ -82,6 +82,9 @@ func (e *deltaExporter) start(ctx context.Context, _ component.Host) error {
 	e.batcher = delta.NewBatcher(tbl, e.cfg.MaxRows, e.cfg.FlushInterval)
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
+	if e.cfg.MaintainInterval > 0 {
+		e.done.Go(func() { e.maintain(runCtx, tbl) })
+	}
 	e.done.Add(1)
 	go func() {
 		defer e.done.Done()
@@ -97,6 +100,31 @@ func (e *deltaExporter) start(ctx context.Context, _ component.Host) error {
 		}
 	}()
 	return nil
+}
+
+// maintain compacts, vacuums and cleans the log of the samples table every
+// maintain_interval until ctx ends; several collectors may do so on one
+// table (a rewrite that conflicts with another is dropped and retried).
+func (e *deltaExporter) maintain(ctx context.Context, tbl *delta.Table[delta.SampleRow]) {
+	tick := time.NewTicker(e.cfg.MaintainInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for _, r := range delta.Maintain(ctx, []delta.NamedTable{{Name: delta.TableSamples, Table: tbl}}) {
+			if r.Err != nil {
+				if ctx.Err() == nil {
+					e.logger.Warn("delta maintenance failed; the next round retries", zap.Error(r.Err))
+				}
+				continue
+			}
+			e.logger.Info("delta maintenance", zap.Int("filesBefore", r.Optimize.FilesBefore), zap.Int("filesAfter", r.Optimize.FilesAfter),
+				zap.Int("vacuumed", len(r.Vacuum.Deleted)), zap.Int("logEntriesDeleted", len(r.CleanLog.Deleted)))
+		}
+	}
 }
 
 func (e *deltaExporter) flush(ctx context.Context) {

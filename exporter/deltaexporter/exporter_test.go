@@ -101,6 +101,7 @@ func TestConfigValidate(t *testing.T) {
 		{"other scheme", func(c *Config) { c.Path = "gs://b/x" }, "want a directory"},
 		{"bad endpoint", func(c *Config) { c.S3.Endpoint = "minio:9000" }, "s3.endpoint"},
 		{"zero interval", func(c *Config) { c.FlushInterval = 0 }, "flush_interval"},
+		{"negative maintenance interval", func(c *Config) { c.MaintainInterval = -time.Second }, "maintain_interval"},
 		{"zero rows", func(c *Config) { c.MaxRows = 0 }, "max_rows"},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,7 @@ func createDefaultConfig() component.Config {
 		FlushInterval:      time.Minute,
 		MaxRows:            100000,
 		CheckpointInterval: 10,
+		MaintainInterval:   24 * time.Hour,
 		BackOff:            configretry.NewDefaultBackOffConfig(),
 	}
 }

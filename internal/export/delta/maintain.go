@@ -382,3 +382,31 @@ func numRecords(stats string) (int64, bool) {
 	}
 	return *s.NumRecords, true
 }
+
+// MaintainResult is one table's round of maintenance.
+type MaintainResult struct {
+	Name     string
+	Optimize OptimizeResult
+	Vacuum   VacuumResult
+	CleanLog CleanLogResult
+	Err      error // the step that failed; later steps were not run
+}
+
+// Maintain runs one round of maintenance on each table: Optimize, then
+// Vacuum and CleanLog with Delta's default retentions. A table's failure
+// does not stop the others; the next round retries it.
+func Maintain(ctx context.Context, tables []NamedTable) []MaintainResult {
+	out := make([]MaintainResult, 0, len(tables))
+	for _, nt := range tables {
+		r := MaintainResult{Name: nt.Name}
+		r.Optimize, r.Err = nt.Table.Optimize(ctx, OptimizeOptions{})
+		if r.Err == nil {
+			r.Vacuum, r.Err = nt.Table.Vacuum(ctx, VacuumOptions{})
+		}
+		if r.Err == nil {
+			r.CleanLog, r.Err = nt.Table.CleanLog(ctx, 0, time.Time{})
+		}
+		out = append(out, r)
+	}
+	return out
+}
