@@ -3,6 +3,7 @@ package delta
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -153,4 +154,49 @@ func primitiveOf(n parquet.Node) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("parquet type %v has no Delta equivalent here", n.Type())
+}
+
+// addedColumns compares a table's schemaString with the row type's: nil
+// when they have the same columns; the row type's new columns when it only
+// adds nullable ones (schema evolution: old files read them as null);
+// an error for any other difference.
+func addedColumns(table, row string) ([]string, error) {
+	type schema struct {
+		Fields []map[string]any `json:"fields"`
+	}
+	var have, want schema
+	if err := json.Unmarshal([]byte(table), &have); err != nil {
+		return nil, fmt.Errorf("table schemaString: %w", err)
+	}
+	if err := json.Unmarshal([]byte(row), &want); err != nil {
+		return nil, fmt.Errorf("row schemaString: %w", err)
+	}
+	byName := map[string]map[string]any{}
+	for _, f := range want.Fields {
+		byName[fmt.Sprint(f["name"])] = f
+	}
+	seen := map[string]bool{}
+	for _, f := range have.Fields {
+		name := fmt.Sprint(f["name"])
+		w, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("the table has column %s, which the row type lacks (written by a newer sparkdx?)", name)
+		}
+		if !reflect.DeepEqual(f, w) {
+			return nil, fmt.Errorf("column %s differs: table %v, row type %v", name, f, w)
+		}
+		seen[name] = true
+	}
+	var added []string
+	for _, f := range want.Fields {
+		name := fmt.Sprint(f["name"])
+		if seen[name] {
+			continue
+		}
+		if f["nullable"] != true {
+			return nil, fmt.Errorf("new column %s is not nullable: the table's files cannot have it", name)
+		}
+		added = append(added, name)
+	}
+	return added, nil
 }

@@ -117,9 +117,57 @@ func Open[T any](ctx context.Context, st Storage, opts Options) (*Table[T], erro
 		}
 	}
 	if err := t.checkTable(); err != nil {
-		return nil, err
+		var behind *schemaBehindError
+		if !errors.As(err, &behind) {
+			return nil, err
+		}
+		if err := t.addColumns(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
+}
+
+// errEvolved stops an ADD COLUMNS commit another writer made first.
+var errEvolved = errors.New("delta: the table has the row type's columns already")
+
+// schemaBehindError says the table lacks nullable columns the row type has.
+type schemaBehindError struct{ added []string }
+
+func (e *schemaBehindError) Error() string {
+	return fmt.Sprintf("delta: the table lacks columns %v of the row type", e.added)
+}
+
+// addColumns evolves the table's schema to the row type's by a metaData
+// commit that adds its new nullable columns (Delta's ADD COLUMNS): old
+// files read them as null, the protocol does not change.
+func (t *Table[T]) addColumns(ctx context.Context) error {
+	var added []string
+	evolve := func(s *snapshot) error {
+		added = nil
+		if s.meta.SchemaString == t.schemaString {
+			return errEvolved // another writer evolved it meanwhile
+		}
+		a, err := addedColumns(s.meta.SchemaString, t.schemaString)
+		if err != nil {
+			return fmt.Errorf("delta: table schema differs from row type %v: %w", reflect.TypeFor[T](), err)
+		}
+		added = a
+		return nil
+	}
+	t.mu.Lock()
+	meta := *t.snap.meta
+	t.mu.Unlock()
+	meta.SchemaString = t.schemaString
+	_, err := t.commit(ctx, change{meta: &meta, op: "ADD COLUMNS", check: evolve,
+		params: map[string]string{"columns": t.schemaString}})
+	if err != nil && !errors.Is(err, errEvolved) {
+		return err
+	}
+	t.opts.Logger.Info("delta: columns added to the table", "columns", added)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.checkTable()
 }
 
 // Version returns the latest table version this Table has seen.
@@ -140,8 +188,13 @@ func (t *Table[T]) checkTable() error {
 			s.protocol.MinReaderVersion, s.protocol.MinWriterVersion, readerVersion, writerVersion)
 	}
 	if s.meta.SchemaString != t.schemaString {
-		return fmt.Errorf("delta: table schema differs from row type %v: have %s, want %s",
-			reflect.TypeFor[T](), s.meta.SchemaString, t.schemaString)
+		added, err := addedColumns(s.meta.SchemaString, t.schemaString)
+		if err != nil {
+			return fmt.Errorf("delta: table schema differs from row type %v: %w", reflect.TypeFor[T](), err)
+		}
+		if len(added) > 0 {
+			return &schemaBehindError{added: added}
+		}
 	}
 	if fmt.Sprint(s.meta.PartitionColumns) != fmt.Sprint(t.opts.PartitionBy) && len(s.meta.PartitionColumns)+len(t.opts.PartitionBy) > 0 {
 		return fmt.Errorf("delta: table partitioned by %v, want %v", s.meta.PartitionColumns, t.opts.PartitionBy)
@@ -203,6 +256,8 @@ type change struct {
 	// check runs on the latest snapshot before each attempt: an error is a
 	// conflict no retry resolves (a file to remove is already gone).
 	check func(*snapshot) error
+	// meta, when set, is a new metaData action (schema evolution).
+	meta *MetaData
 }
 
 // commit writes the next log version with the change (and protocol and
@@ -218,11 +273,11 @@ func (t *Table[T]) commit(ctx context.Context, c change) (Result, error) {
 			return Result{}, err
 		}
 		create := t.snap.version < 0
-		if !create {
+		if !create && c.meta == nil {
 			if err := t.checkTable(); err != nil {
 				return Result{}, err
 			}
-			if c.adds == nil && c.removes == nil && opts.TxnAppID == "" {
+			if c.adds == nil && c.removes == nil && c.meta == nil && opts.TxnAppID == "" {
 				return Result{Version: t.snap.version, Attempts: attempt}, nil // Open lost the creation race
 			}
 		}
@@ -292,6 +347,9 @@ func (t *Table[T]) actions(now time.Time, v int64, create bool, c change) []Acti
 			Action{MetaData: &MetaData{ID: uuid.NewString(), Name: t.opts.Name, Description: t.opts.Description,
 				Format: Format{Provider: "parquet", Options: map[string]string{}}, SchemaString: t.schemaString,
 				PartitionColumns: parts, CreatedTime: now.UnixMilli(), Configuration: map[string]string{}}})
+	}
+	if c.meta != nil {
+		actions = append(actions, Action{MetaData: c.meta})
 	}
 	for _, r := range c.removes {
 		actions = append(actions, Action{Remove: r})
