@@ -223,7 +223,7 @@ func TestServeDelta(t *testing.T) {
 		}
 	})
 	t.Run("read by delta-rs and Spark", func(t *testing.T) {
-		readByOthers(t, lake, deltaread.DeltaRS(t, nil), deltaread.Spark(t))
+		readByOthers(t, lake, deltaread.DeltaRS(t, nil), deltaread.Spark(t, nil))
 	})
 }
 

@@ -183,7 +183,7 @@ service:
 		len(rows), len(tb.Files), tb.Version, jvmRows, rssRows)
 
 	// Other engines read the collector's table as sparkdx does.
-	for _, read := range []deltaread.Reader{deltaread.DeltaRS(t, nil), deltaread.Spark(t)} {
+	for _, read := range []deltaread.Reader{deltaread.DeltaRS(t, nil), deltaread.Spark(t, nil)} {
 		v := read.Read(lake, []string{delta.TableSamples}, -1)[delta.TableSamples]
 		if v.Version != tb.Version || v.Rows != int64(len(rows)) || v.Files != len(tb.Files) || !slices.Contains(v.Apps, appID) {
 			t.Errorf("%s reads samples at version %d, %d rows in %d files, apps %v; sparkdx reads version %d, %d rows in %d files with %s",

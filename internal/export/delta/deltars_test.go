@@ -29,8 +29,7 @@ func TestDeltaRSReadsTables(t *testing.T) {
 		client := m.Bucket(t, "lake")
 		lake := writeLake(t, S3Locator(client, "lake", "sparkdx"))
 		lake.dir = download(t, client, "lake", "sparkdx")
-		read := deltaread.DeltaRS(t, map[string]string{"AWS_ENDPOINT_URL": "http://" + m.Addr, "AWS_ACCESS_KEY_ID": m.AccessKey,
-			"AWS_SECRET_ACCESS_KEY": m.SecretKey, "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"})
+		read := deltaread.DeltaRS(t, minioOptions(m))
 		compareReader(t, read, lake, read.Read("s3://lake/sparkdx", lakeTables, lake.firstVersion))
 	})
 

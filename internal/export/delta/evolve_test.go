@@ -105,7 +105,7 @@ func TestSchemaEvolution(t *testing.T) {
 	}
 	// Other engines read every row, the new column null where it was not written.
 	parent, name := filepath.Split(dir)
-	for _, r := range []deltaread.Reader{deltaread.DeltaRS(t, nil), deltaread.Spark(t)} {
+	for _, r := range []deltaread.Reader{deltaread.DeltaRS(t, nil), deltaread.Spark(t, nil)} {
 		v := r.Read(strings.TrimSuffix(parent, "/"), []string{name}, -1)[name]
 		if v.Rows != 3 || v.Version != after.Version || !strings.Contains(strings.Join(v.Columns, ","), "host") {
 			t.Errorf("%s reads version %d, %d rows, columns %v; want version %d, 3 rows with host", r.Name, v.Version, v.Rows, v.Columns, after.Version)

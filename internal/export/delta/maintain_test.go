@@ -133,7 +133,7 @@ func TestMaintenance(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	for _, r := range []deltaread.Reader{rs, deltaread.Spark(t)} {
+	for _, r := range []deltaread.Reader{rs, deltaread.Spark(t, nil)} {
 		views := r.Read(lake.dir, lakeTables, -1)
 		for _, name := range lakeTables {
 			own, v := checkTable(t, filepath.Join(lake.dir, name)), views[name]
@@ -180,8 +180,7 @@ func TestMaintenanceS3(t *testing.T) {
 	}
 	lake.dir = download(t, client, "lake", "sparkdx")
 	own := checkTable(t, filepath.Join(lake.dir, TableSamples))
-	rs := deltaread.DeltaRS(t, map[string]string{"AWS_ENDPOINT_URL": "http://" + m.Addr, "AWS_ACCESS_KEY_ID": m.AccessKey,
-		"AWS_SECRET_ACCESS_KEY": m.SecretKey, "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"})
+	rs := deltaread.DeltaRS(t, minioOptions(m))
 	v := rs.Read("s3://lake/sparkdx", []string{TableSamples}, -1)[TableSamples]
 	if v.Version != own.Version || v.Rows != own.Rows || v.Files != 2 || v.ValueSum != lake.valueSum {
 		t.Errorf("samples on S3 after maintenance: delta-rs reads version %d, %d rows in %d files, Σ %v; sparkdx version %d, %d rows, Σ %v",

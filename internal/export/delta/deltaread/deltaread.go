@@ -78,10 +78,16 @@ func DeltaRS(t testing.TB, storage map[string]string) Reader {
 
 // Spark reads with Apache Spark and Delta Lake (the jars
 // .ci/jars/delta-spark.txt pins) in a local Spark of the line they are
-// built for.
-func Spark(t testing.TB) Reader {
+// built for; storage holds the object store's options as for DeltaRS (nil
+// for a directory).
+func Spark(t testing.TB, storage map[string]string) Reader {
 	line, jars := sparktest.Jars(t, "delta-spark")
-	env := append(sparktest.SparkEnv(line, t.TempDir()), "SPARKDX_DELTA_JARS="+strings.Join(jars, ","))
+	opts, err := json.Marshal(storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(sparktest.SparkEnv(line, t.TempDir()), "SPARKDX_DELTA_JARS="+strings.Join(jars, ","),
+		"DELTA_STORAGE_OPTIONS="+string(opts))
 	return newReader(t, "Spark "+line.Version+" with Delta Lake", "spark_delta_read.py", sparkScript, line.Python, env)
 }
 

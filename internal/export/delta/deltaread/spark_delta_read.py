@@ -6,7 +6,9 @@ files a date filter keeps, and the rows of version V (time travel; none
 when V < 0).
 
 usage: spark_delta_read.py ROOT TABLE[,TABLE...] V
-The Delta jars come in SPARKDX_DELTA_JARS (comma-separated paths)."""
+ROOT is a directory or an s3:// URL (read as s3a://); DELTA_STORAGE_OPTIONS
+(JSON: AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) reaches
+the object store. The jars come in SPARKDX_DELTA_JARS (comma-separated)."""
 import json
 import os
 import sys
@@ -15,8 +17,22 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 root, names, then = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3])
+opts = json.loads(os.environ.get("DELTA_STORAGE_OPTIONS") or "{}") or {}
+builder = SparkSession.builder
+if root.startswith("s3://"):
+    root = "s3a://" + root[len("s3://"):]
+    endpoint = opts.get("AWS_ENDPOINT_URL", "")
+    for k, v in {
+        "fs.s3a.endpoint": endpoint,
+        "fs.s3a.path.style.access": "true",
+        "fs.s3a.connection.ssl.enabled": str(endpoint.startswith("https://")).lower(),
+        "fs.s3a.access.key": opts.get("AWS_ACCESS_KEY_ID", ""),
+        "fs.s3a.secret.key": opts.get("AWS_SECRET_ACCESS_KEY", ""),
+        "fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider",
+    }.items():
+        builder = builder.config("spark.hadoop." + k, v)
 spark = (
-    SparkSession.builder.master("local[2]")
+    builder.master("local[2]")
     .appName("sparkdx-delta-read")
     .config("spark.jars", os.environ["SPARKDX_DELTA_JARS"])
     .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
