@@ -1,14 +1,20 @@
 package delta
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
 )
@@ -173,4 +179,92 @@ func TestDocOfflineQueries(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("offline-samples: got rows by date %v, want %v", got, want)
 	}
+}
+
+// TestDocQuerySlowestApps runs the documented "slowest applications with
+// their worst finding" query on tables from three real logs (its window
+// ending an hour after the latest start instead of now): the apps of that
+// week, slowest first, each with the rule of one of its most severe
+// findings.
+func TestDocQuerySlowestApps(t *testing.T) {
+	l := writeLake(t, nil)
+	q := docQuery(t, "slowest-apps")
+	for _, name := range []string{TableApps, TableFindings} {
+		root := filepath.Join(l.dir, name)
+		st := &sqlTable{root: root, tb: checkTable(t, root)}
+		q = strings.ReplaceAll(q, fmt.Sprintf("delta_scan('/lake/sparkdx/%s')", name), st.from())
+	}
+	apps := readTable[AppRow](t, filepath.Join(l.dir, TableApps))
+	var latest time.Time
+	for _, a := range apps {
+		if a.StartTime != nil && a.StartTime.After(latest) {
+			latest = *a.StartTime
+		}
+	}
+	ref := latest.Add(time.Hour)
+	q = strings.ReplaceAll(q, "now()", fmt.Sprintf("TIMESTAMPTZ '%s'", ref.UTC().Format("2006-01-02 15:04:05+00")))
+	var want []string // the apps of the week before ref
+	for _, a := range apps {
+		if a.StartTime != nil && a.StartTime.After(ref.Add(-7*24*time.Hour)) {
+			want = append(want, a.AppID)
+		}
+	}
+	worst := map[string]map[string]bool{} // app → rules of its most severe findings
+	rank := map[string]int{"critical": 3, "warning": 2}
+	best := map[string]int{}
+	for _, f := range readTable[FindingRow](t, filepath.Join(l.dir, TableFindings)) {
+		r := max(rank[f.Severity], 1)
+		if r > best[f.AppID] {
+			best[f.AppID], worst[f.AppID] = r, map[string]bool{}
+		}
+		if r == best[f.AppID] {
+			worst[f.AppID][f.Rule] = true
+		}
+	}
+	rows, err := openDuckDB(t).Query(q)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, q)
+	}
+	defer rows.Close()
+	var got []string
+	prev := math.Inf(1)
+	for rows.Next() {
+		var app, name string
+		var minutes float64
+		var rule sql.NullString
+		if err := rows.Scan(&app, &name, &minutes, &rule); err != nil {
+			t.Fatal(err)
+		}
+		if minutes > prev {
+			t.Errorf("%s (%.2f min) after a shorter app: not slowest first", app, minutes)
+		}
+		prev = minutes
+		if rule.Valid != (len(worst[app]) > 0) || rule.Valid && !worst[app][rule.String] {
+			t.Errorf("%s: worst_rule %v, want one of %v", app, rule, worst[app])
+		}
+		got = append(got, app)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("got apps %v, want the week's %v", got, want)
+	}
+}
+
+// readTable reads every row of the table at root from its live files.
+func readTable[T any](t *testing.T, root string) []T {
+	t.Helper()
+	var out []T
+	for _, f := range checkTable(t, root).Files {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := parquet.Read[T](bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		out = append(out, rows...)
+	}
+	return out
 }
