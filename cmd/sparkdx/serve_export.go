@@ -208,7 +208,7 @@ func (x *serveExports) AddMetrics(ctx context.Context, req *metricpb.MetricsData
 	if x.samples == nil {
 		return nil
 	}
-	return x.samples.Add(ctx, server.SampleRows(req, time.Now())...)
+	return x.samples.Add(ctx, delta.OTLPSampleRows(req, time.Now())...)
 }
 
 // fail logs the first failure of a kind and every hundredth after it.

@@ -12,6 +12,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/metric"
@@ -138,7 +139,10 @@ func (e *deltaExporter) flush(ctx context.Context) {
 // interval or when max_rows rows wait. A failed commit keeps the rows, so
 // consume never asks the pipeline to resend what is already buffered.
 func (e *deltaExporter) consume(ctx context.Context, md pmetric.Metrics) error {
-	rows := Rows(md, time.Now())
+	rows, err := Rows(md, time.Now())
+	if err != nil {
+		return consumererror.NewPermanent(err) // the data cannot be written, however often it is sent
+	}
 	if len(rows) == 0 {
 		return nil
 	}

@@ -63,7 +63,10 @@ func metrics(app, executor string, at time.Time, heap int64) pmetric.Metrics {
 }
 
 func TestRows(t *testing.T) {
-	rows := Rows(metrics("app-1", "3", t0, 1<<20), time.Now())
+	rows, err := Rows(metrics("app-1", "3", t0, 1<<20), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got []string
 	for _, r := range rows {
 		got = append(got, strings.Join([]string{r.Date, r.Metric, r.Unit, r.Host, r.Service, r.AppID, r.ExecutorID, r.Role,

@@ -1,4 +1,4 @@
-package server
+package delta
 
 import (
 	"strconv"
@@ -6,13 +6,11 @@ import (
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
-
-	"github.com/sparkdx/sparkdx/internal/export/delta"
 )
 
 // sampleColumn is the samples column of an attribute that has one (the sparkdx
 // agent sets them), else nil.
-func sampleColumn(r *delta.SampleRow, key string) *string {
+func sampleColumn(r *SampleRow, key string) *string {
 	switch key {
 	case "host.name":
 		return &r.Host
@@ -28,13 +26,13 @@ func sampleColumn(r *delta.SampleRow, key string) *string {
 	return nil
 }
 
-// SampleRows turns an OTLP metrics request agents push into rows of the
-// Delta samples table, as the collector's deltaexporter
-// does: one row per gauge or sum point; histograms and summaries give a
+// OTLPSampleRows turns an OTLP metrics request (agents push it to serve;
+// the collector's exporter hands over the same data) into rows of the
+// samples table: one row per gauge or sum point; histograms and summaries give a
 // "<name>.count" and a "<name>.sum" row. Points without a timestamp are
 // stamped now.
-func SampleRows(md *metricpb.MetricsData, now time.Time) []delta.SampleRow {
-	var rows []delta.SampleRow
+func OTLPSampleRows(md *metricpb.MetricsData, now time.Time) []SampleRow {
+	var rows []SampleRow
 	for _, rm := range md.GetResourceMetrics() {
 		res := rm.GetResource().GetAttributes()
 		for _, sm := range rm.GetScopeMetrics() {
@@ -46,7 +44,7 @@ func SampleRows(md *metricpb.MetricsData, now time.Time) []delta.SampleRow {
 	return rows
 }
 
-func appendSampleRows(rows []delta.SampleRow, res []*commonpb.KeyValue, m *metricpb.Metric, now time.Time) []delta.SampleRow {
+func appendSampleRows(rows []SampleRow, res []*commonpb.KeyValue, m *metricpb.Metric, now time.Time) []SampleRow {
 	name, unit := m.GetName(), m.GetUnit()
 	add := func(attrs []*commonpb.KeyValue, ts uint64, name, unit string, v float64) {
 		rows = append(rows, sampleRow(res, attrs, ts, now, name, unit, v))
@@ -87,13 +85,13 @@ func appendSampleRows(rows []delta.SampleRow, res []*commonpb.KeyValue, m *metri
 	return rows
 }
 
-func sampleRow(res, attrs []*commonpb.KeyValue, ts uint64, now time.Time, name, unit string, v float64) delta.SampleRow {
+func sampleRow(res, attrs []*commonpb.KeyValue, ts uint64, now time.Time, name, unit string, v float64) SampleRow {
 	t := now
 	if ts != 0 {
 		t = time.Unix(0, int64(ts))
 	}
 	t = t.UTC().Truncate(time.Microsecond)
-	r := delta.SampleRow{Date: delta.SampleDate(t), Time: t, Metric: name, Value: v, Unit: unit, Attributes: map[string]string{}}
+	r := SampleRow{Date: SampleDate(t), Time: t, Metric: name, Value: v, Unit: unit, Attributes: map[string]string{}}
 	for _, kvs := range [][]*commonpb.KeyValue{res, attrs} { // point attributes win
 		for _, kv := range kvs {
 			s := anyString(kv.GetValue())

@@ -1,4 +1,4 @@
-package server
+package delta
 
 import (
 	"testing"
@@ -9,10 +9,9 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta"
 )
 
-func TestSampleRows(t *testing.T) {
+func TestOTLPSampleRows(t *testing.T) {
 	str := func(k, v string) *commonpb.KeyValue {
 		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 	}
@@ -34,7 +33,7 @@ func TestSampleRows(t *testing.T) {
 				DataPoints: []*metricpb.HistogramDataPoint{{TimeUnixNano: uint64(t0.UnixNano()), Count: 7, Sum: &sum}}}}},
 		}}},
 	}}}
-	rows := SampleRows(md, now)
+	rows := OTLPSampleRows(md, now)
 	type want struct {
 		metric, unit, date, app, exec, role string
 		value                               float64
@@ -74,9 +73,9 @@ func TestSampleRows(t *testing.T) {
 	}
 }
 
-// FuzzSampleRows: any body that decodes gives rows whose partition is
+// FuzzOTLPSampleRows: any body that decodes gives rows whose partition is
 // their own day and whose attributes map is never nil (a required column).
-func FuzzSampleRows(f *testing.F) {
+func FuzzOTLPSampleRows(f *testing.F) {
 	str := func(k, v string) *commonpb.KeyValue {
 		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 	}
@@ -101,9 +100,9 @@ func FuzzSampleRows(f *testing.F) {
 		if proto.Unmarshal(body, &md) != nil {
 			return
 		}
-		for _, r := range SampleRows(&md, now) {
-			if r.Date != delta.SampleDate(r.Time) || r.Attributes == nil || r.Time.Location() != time.UTC {
-				t.Fatalf("row %+v: date %q, want %q and attributes", r, r.Date, delta.SampleDate(r.Time))
+		for _, r := range OTLPSampleRows(&md, now) {
+			if r.Date != SampleDate(r.Time) || r.Attributes == nil || r.Time.Location() != time.UTC {
+				t.Fatalf("row %+v: date %q, want %q and attributes", r, r.Date, SampleDate(r.Time))
 			}
 		}
 	})
