@@ -8,7 +8,6 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/protobuf/proto"
-
 )
 
 func TestOTLPSampleRows(t *testing.T) {
