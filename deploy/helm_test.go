@@ -127,6 +127,16 @@ func TestHelmTemplate(t *testing.T) {
 		{"full", append([]string{"-f", filepath.Join(chart, "ci", "full-values.yaml")}, operatorAPIs...),
 			append(slices.Clone(base), "ConfigMap/rel-sparkdx-rules", "PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx",
 				"ServiceMonitor/rel-sparkdx-server"), true, checkFull},
+		// The chart's default protocol is grpc: agents push over it too.
+		{"otlp over grpc", []string{"--set", "monitoring.openTelemetry.enabled=true",
+			"--set", "monitoring.openTelemetry.endpoint=http://collector:4317"}, base, true, func(t *testing.T, objs map[string]object) {
+			args := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any)
+			for _, want := range []string{"--otlp-endpoint=http://collector:4317", "--otlp-protocol=grpc"} {
+				if !slices.Contains(args, any(want)) {
+					t.Errorf("agent args %v lack %s", args, want)
+				}
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, tc.args...)
@@ -343,7 +353,8 @@ func checkFull(t *testing.T, objs map[string]object) {
 		t.Errorf("pvc storage class: got %q, want fast", got)
 	}
 	agentArgs := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any)
-	for _, want := range []string{"--heap-dump-at=0.95", "--otlp-endpoint=http://otel-collector.observability:4318", "--interval=5s"} {
+	for _, want := range []string{"--heap-dump-at=0.95", "--otlp-endpoint=http://otel-collector.observability:4318",
+		"--otlp-protocol=http/protobuf", "--interval=5s"} {
 		if !slices.Contains(agentArgs, any(want)) {
 			t.Errorf("agent args %v lack %s", agentArgs, want)
 		}

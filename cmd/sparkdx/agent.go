@@ -16,7 +16,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/agent"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR] [--otlp-endpoint URL] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -27,7 +27,8 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	format := fs.String("format", "json", "output format of --once: json")
 	heapAt := fs.Float64("heap-dump-at", 0, "dump a JVM's heap when old-gen/heap used ÷ max stays above this fraction (0: never)")
 	heapDir := fs.String("heap-dump-dir", "", "absolute directory for heap dumps")
-	otlp := fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to push metrics to (e.g. http://127.0.0.1:4318)")
+	otlp := fs.String("otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
+	otlpProtocol := fs.String("otlp-protocol", agent.ProtocolHTTP, "OTLP protocol: http/protobuf or grpc")
 	procRoot := fs.String("proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
 	cgroupRoot := fs.String("cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
 	host := fs.String("host", os.Getenv("NODE_NAME"), "host label (default: $NODE_NAME, as a DaemonSet sets it from spec.nodeName, else the hostname)")
@@ -87,7 +88,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var push *agent.OTLP
 	if *otlp != "" {
-		push, err = agent.NewOTLP(ctx, a, *otlp, *interval)
+		push, err = agent.NewOTLP(ctx, a, *otlp, *otlpProtocol, *interval)
 		if err != nil {
 			return usageErr("--otlp-endpoint %s: %v", *otlp, err)
 		}

@@ -7,22 +7,31 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 )
 
-// OTLP pushes the agent's latest snapshot as OTLP/HTTP metrics named after
-// the OpenTelemetry JVM and process semantic conventions (jvm.memory.used,
+// OTLP pushes the agent's latest snapshot as OTLP metrics named after the
+// OpenTelemetry JVM and process semantic conventions (jvm.memory.used,
 // jvm.class.loaded, process.cpu.time, ...).
 type OTLP struct {
 	provider *sdkmetric.MeterProvider
 }
 
-// NewOTLP starts pushing to endpoint (http://host:4318, or a full URL with
-// its path) every interval.
-func NewOTLP(ctx context.Context, a *Agent, endpoint string, interval time.Duration) (*OTLP, error) {
+// OTLP protocols, as OTEL_EXPORTER_OTLP_PROTOCOL names them.
+const (
+	ProtocolHTTP = "http/protobuf"
+	ProtocolGRPC = "grpc"
+)
+
+// NewOTLP starts pushing to endpoint every interval, over protocol:
+// http/protobuf ("" too) to http://host:4318 or a full URL with its path
+// (serve's /v1/metrics, a collector), grpc to http://host:4317 (plain
+// text) or https://host:4317.
+func NewOTLP(ctx context.Context, a *Agent, endpoint, protocol string, interval time.Duration) (*OTLP, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, err
@@ -30,10 +39,18 @@ func NewOTLP(ctx context.Context, a *Agent, endpoint string, interval time.Durat
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("want an http:// or https:// URL")
 	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/v1/metrics"
+	var exp sdkmetric.Exporter
+	switch protocol {
+	case "", ProtocolHTTP:
+		if u.Path == "" || u.Path == "/" {
+			u.Path = "/v1/metrics"
+		}
+		exp, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(u.String()))
+	case ProtocolGRPC:
+		exp, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(u.String()))
+	default:
+		return nil, fmt.Errorf("protocol %q: want %s or %s", protocol, ProtocolGRPC, ProtocolHTTP)
 	}
-	exp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(u.String()))
 	if err != nil {
 		return nil, err
 	}

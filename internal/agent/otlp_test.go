@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -13,7 +15,10 @@ import (
 
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // otlpPeer is an OTLP/HTTP metrics receiver that keeps what it is sent.
@@ -50,7 +55,7 @@ func TestOTLPPush(t *testing.T) {
 	a := fixtureAgent(t, filepath.Join("testdata", "node1"), Config{})
 	sample(t, a)
 	ctx := context.Background()
-	o, err := NewOTLP(ctx, a, srv.URL, time.Hour)
+	o, err := NewOTLP(ctx, a, srv.URL, ProtocolHTTP, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +136,63 @@ func TestOTLPPush(t *testing.T) {
 func TestOTLPRejectsBadEndpoint(t *testing.T) {
 	a := fixtureAgent(t, filepath.Join("testdata", "node1"), Config{})
 	for _, ep := range []string{"127.0.0.1:4318", "ftp://x", "http://"} {
-		if _, err := NewOTLP(context.Background(), a, ep, time.Second); err == nil {
+		if _, err := NewOTLP(context.Background(), a, ep, ProtocolHTTP, time.Second); err == nil {
 			t.Errorf("NewOTLP(%q): got no error, want one", ep)
 		}
+	}
+}
+
+// TestOTLPPushToCollector pushes a snapshot to a real OpenTelemetry
+// Collector over each protocol (the Helm chart's default is grpc): the
+// collector receives the executor's heap pools with the node's host.name.
+func TestOTLPPushToCollector(t *testing.T) {
+	for _, protocol := range []string{ProtocolGRPC, ProtocolHTTP} {
+		t.Run(protocol, func(t *testing.T) {
+			c := sparktest.StartCollector(t, sparktest.CollectorOptions{})
+			addr := c.HTTP
+			if protocol == ProtocolGRPC {
+				addr = c.GRPC
+			}
+			a := fixtureAgent(t, filepath.Join("testdata", "node1"), Config{})
+			sample(t, a)
+			ctx := context.Background()
+			o, err := NewOTLP(ctx, a, "http://"+addr, protocol, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Shutdown(ctx); err != nil { // pushes what is pending
+				t.Fatal(err)
+			}
+			c.Stop(t)
+			b, err := os.ReadFile(c.MetricsPath())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, c.Log())
+			}
+			found := false
+			for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+				var md metricspb.MetricsData
+				if err := protojson.Unmarshal(line, &md); err != nil {
+					t.Fatalf("collector output: %v", err)
+				}
+				for _, rm := range md.ResourceMetrics {
+					host := ""
+					for _, kv := range rm.GetResource().GetAttributes() {
+						if kv.Key == "host.name" {
+							host = kv.Value.GetStringValue()
+						}
+					}
+					for _, sm := range rm.ScopeMetrics {
+						for _, m := range sm.Metrics {
+							if m.Name == "jvm.memory.used" && host == "node1" && len(m.GetSum().GetDataPoints()) > 0 {
+								found = true
+							}
+						}
+					}
+				}
+			}
+			if !found {
+				t.Errorf("the collector received no jvm.memory.used from node1 over %s:\n%s", protocol, c.Log())
+			}
+		})
 	}
 }
