@@ -29,7 +29,7 @@ type Config struct {
 	// for two consecutive samples.
 	HeapDumpAt    float64
 	HeapDumpDir   string
-	HeapDumpEvery time.Duration // at most one dump per this period; default 10m
+	HeapDumpEvery time.Duration // at most one dump per this period per role (driver, executor, ...); default 10m
 	Jcmd          string        // jcmd program; default "jcmd" on PATH
 
 	Logger *slog.Logger

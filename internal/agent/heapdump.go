@@ -12,8 +12,10 @@ import (
 )
 
 // heapDumper takes one heap dump per JVM whose heap stays above a threshold
-// for two consecutive samples, at most one dump per period node-wide, and
-// only when the target directory has room for it.
+// for two consecutive samples, at most one dump per period node-wide for
+// each role (a driver's dump is never held back by an executor's: the
+// driver is the one JVM whose loss ends the application), and only when the
+// target directory has room for it.
 type heapDumper struct {
 	at      float64
 	dir     string
@@ -23,8 +25,8 @@ type heapDumper struct {
 
 	above   map[procKey]int
 	done    map[procKey]bool
-	last    time.Time
-	results chan dumpResult // dumps that finished, in the background
+	last    map[Role]time.Time // the last dump of each role
+	results chan dumpResult    // dumps that finished, in the background
 }
 
 // dumpResult is the outcome of one background dump.
@@ -35,7 +37,7 @@ type dumpResult struct {
 
 func newHeapDumper(cfg Config) *heapDumper {
 	return &heapDumper{at: cfg.HeapDumpAt, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery, jcmd: cfg.Jcmd,
-		timeout: 10 * time.Minute, above: map[procKey]int{}, done: map[procKey]bool{}, results: make(chan dumpResult, 64)}
+		timeout: 10 * time.Minute, above: map[procKey]int{}, done: map[procKey]bool{}, last: map[Role]time.Time{}, results: make(chan dumpResult, 64)}
 }
 
 // heapFill is the fill of the old generation when the JVM reports its
@@ -65,11 +67,11 @@ func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now tim
 	if h.above[key] < 2 {
 		return Event{}, false
 	}
-	if !h.last.IsZero() && now.Sub(h.last) < h.every {
+	if last, ok := h.last[p.Role]; ok && now.Sub(last) < h.every {
 		return Event{}, false // rate limit: try again next cycle
 	}
 	h.done[key] = true
-	h.last = now
+	h.last[p.Role] = now
 	ev := Event{Type: EventHeapDump, Time: now.UnixMilli(), PID: p.PID, Role: p.Role, AppID: p.AppID,
 		ExecutorID: p.ExecutorID, Detail: fmt.Sprintf("heap %d of %d bytes (%.0f%%)", used, max, 100*float64(used)/float64(max))}
 	if free, err := freeBytes(h.dir); err != nil {

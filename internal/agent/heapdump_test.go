@@ -28,8 +28,12 @@ func TestHeapDumpRules(t *testing.T) {
 	dir := t.TempDir()
 	h := newHeapDumper(Config{HeapDumpAt: 0.9, HeapDumpDir: dir, HeapDumpEvery: time.Hour, Jcmd: jcmd}.withDefaults())
 	proc := func(pid int, fill float64) *Process {
-		return &Process{PID: pid, AppID: "app-1", ExecutorID: "2", JVM: &JVM{HeapUsedBytes: 1 << 20, HeapMaxBytes: 2 << 20,
+		p := &Process{PID: pid, Role: RoleExecutor, AppID: "app-1", ExecutorID: "2", JVM: &JVM{HeapUsedBytes: 1 << 20, HeapMaxBytes: 2 << 20,
 			OldGenUsedBytes: uint64(fill * 1000), OldGenMaxBytes: 1000}}
+		if pid == 9 {
+			p.Role, p.ExecutorID = RoleDriver, "driver"
+		}
+		return p
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	steps := []struct {
@@ -43,8 +47,10 @@ func TestHeapDumpRules(t *testing.T) {
 		{1, 0.95, true},  // second consecutive sample above: dump
 		{1, 0.99, false}, // once per process
 		{2, 0.95, false},
-		{2, 0.95, false}, // would dump, but one dump per hour node-wide
+		{2, 0.95, false}, // would dump, but one executor dump per hour node-wide
 		{3, 0.95, false},
+		{9, 0.98, false}, // the driver: first sample above
+		{9, 0.98, true},  // its dump is not held back by the executor's
 	}
 	for i, s := range steps {
 		p := proc(s.pid, s.fill)
@@ -65,13 +71,14 @@ func TestHeapDumpRules(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	if extra := h.finished(); len(extra) != 0 {
-		t.Errorf("got further dumps %+v, want only one", extra)
+		t.Errorf("got further dumps %+v, want only the executor's and the driver's", extra)
 	}
 	calls, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "1 GC.heap_dump " + filepath.Join(dir, "app-1-2-pid1-20260102T030408Z.hprof") + "\n"
+	want := "1 GC.heap_dump " + filepath.Join(dir, "app-1-2-pid1-20260102T030408Z.hprof") + "\n" +
+		"9 GC.heap_dump " + filepath.Join(dir, "app-1-driver-pid9-20260102T030414Z.hprof") + "\n"
 	if string(calls) != want {
 		t.Errorf("got jcmd calls %q, want %q", calls, want)
 	}
