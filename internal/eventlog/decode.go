@@ -390,6 +390,22 @@ func jobProps(v *fastjson.Value) JobProps {
 		}
 		slices.Sort(p.JobTags)
 	}
+	// The caller's W3C trace context: "traceparent" set as a local property
+	// (an Airflow or Connect server integration); else the session's
+	// spark.otel.traceparent, which spark.conf.set copies into the properties
+	// of the jobs it runs (a Spark Connect client, a notebook); else a job
+	// tag "traceparent=…" (Spark Connect's addTag; a tag cannot carry a
+	// tracestate, whose commas separate tags).
 	p.TraceParent, p.TraceState = str(v, "traceparent"), str(v, "tracestate")
+	if p.TraceParent == "" {
+		p.TraceParent, p.TraceState = str(v, "spark.otel.traceparent"), str(v, "spark.otel.tracestate")
+	}
+	if p.TraceParent == "" {
+		for _, tag := range p.JobTags {
+			if tp, ok := strings.CutPrefix(tag, "traceparent="); ok {
+				p.TraceParent, p.TraceState = tp, ""
+			}
+		}
+	}
 	return p
 }
