@@ -199,7 +199,7 @@ func stageCompareChart(d *Diff) svgChart {
 			name, av = s.After.Name, s.After.DurationMs
 		}
 		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + groupH/2 + 2, Anchor: "end", Class: "label",
-			Text: truncateMiddle(name, 24)})
+			Text: ShortName(name, 24)})
 		c.Rects = append(c.Rects,
 			svgRect{X: labelW, Y: y + 3, W: max(w*float64(bv)/float64(longest), 0.5), H: barH, Class: "cmp-before",
 				Tip: fmt.Sprintf("before: %s %s", name, fmtDuration(bv))},

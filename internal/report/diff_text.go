@@ -161,7 +161,7 @@ func writeStageChanges(w io.Writer, d *Diff, st style) {
 		if s.DeltaMs != 0 {
 			ch = signedDuration(s.DeltaMs)
 		}
-		t.add(paintDelta(st, s.DeltaMs), bID, aID, truncateMiddle(name, 34), bDur, "→ "+aDur, ch,
+		t.add(paintDelta(st, s.DeltaMs), bID, aID, ShortName(name, 34), bDur, "→ "+aDur, ch,
 			bTasks+" → "+aTasks, bShuf, "→ "+aShuf, how)
 	}
 	t.write(w, st, "  ")

@@ -428,10 +428,10 @@ func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
 		var paint func(string) string
 		name := oneLine(s.Name)
 		if s.Status != "COMPLETE" {
-			name = truncateMiddle(name, 34-width(s.Status)-3) + " (" + strings.ToLower(oneLine(s.Status)) + ")"
+			name = ShortName(name, 34-width(s.Status)-3) + " (" + strings.ToLower(oneLine(s.Status)) + ")"
 			paint = func(l string) string { return st.wrap(sgrRed, l) }
 		}
-		t.add(paint, id, truncateMiddle(name, 34),
+		t.add(paint, id, ShortName(name, 34),
 			fmt.Sprintf("%d", s.NumTasks), fmtDuration(s.DurationMs), fmtDurationOrDash(s.QueuedMs),
 			fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.P95), fmtDuration(s.TaskDurationMs.Max),
 			fmtRatio(s.SkewDuration), fmtBytesOrDash(s.InputBytes), fmtBytesOrDash(s.ShuffleReadBytes),
