@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/server"
+	"github.com/sparkdx/sparkdx/internal/server/exports"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -111,11 +111,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return inputErr(err)
 	}
 	defer st.Close()
-	exp, err := openServeExports(ctx, st, logger, otlpCfg, envErr, dflags, *deltaFlush)
+	exp, err := openServeExports(ctx, st, logger, otlpCfg, envErr, dflags, *deltaFlush, *deltaMaintain)
 	if err != nil {
 		return err
 	}
-	exp.maintainEvery = *deltaMaintain
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
 		Open:     eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
@@ -142,7 +141,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Exports outlive ingest: its last Finished calls still reach them.
 	expCtx, expCancel := context.WithCancel(context.WithoutCancel(ctx))
 	expDone := make(chan struct{})
-	go func() { exp.run(expCtx, in, *healthEvery); close(expDone) }()
+	go func() { exp.Run(expCtx, in, *healthEvery); close(expDone) }()
 	go func() {
 		<-ctx.Done()
 		shut, c := context.WithTimeout(context.Background(), 5*time.Second)
@@ -174,8 +173,8 @@ func defaultDataDir() (string, error) {
 // openServeExports connects the OTLP exporter and opens the Delta tables
 // serve was asked for; with neither, the exports do nothing.
 func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger, cfg otlp.Config, envErr error,
-	dflags *deltaFlags, flush time.Duration) (*serveExports, error) {
-	x := newServeExports(st, logger)
+	dflags *deltaFlags, flush, maintain time.Duration) (*exports.Exports, error) {
+	var xc exports.Config
 	if cfg.Endpoint != "" {
 		if envErr != nil {
 			return nil, usageErr("%v", envErr)
@@ -184,20 +183,17 @@ func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger,
 			cfg.ServiceName = "sparkdx-serve"
 		}
 		var err error
-		if x.otlp, err = otlp.New(ctx, cfg); err != nil {
+		if xc.OTLP, err = otlp.New(ctx, cfg); err != nil {
 			return nil, usageErr("--otlp-endpoint: %v", err)
 		}
 	}
 	tables, red, err := dflags.open(ctx)
 	if err != nil {
-		if x.otlp != nil {
-			_ = x.otlp.Shutdown(ctx)
+		if xc.OTLP != nil {
+			_ = xc.OTLP.Shutdown(ctx)
 		}
 		return nil, err
 	}
-	if tables != nil {
-		x.tables, x.red = tables, red
-		x.samples = delta.NewBatcher(tables.Samples, 0, flush)
-	}
-	return x, nil
+	xc.Tables, xc.Redactor, xc.SamplesFlush, xc.MaintainEvery = tables, red, flush, maintain
+	return exports.New(st, logger, xc), nil
 }

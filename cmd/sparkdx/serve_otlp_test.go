@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,59 +16,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
-
-// span is the part of an OTLP JSON span the test reads.
-type span struct {
-	TraceID, SpanID, ParentSpanID, Name string
-	Attributes                          []struct {
-		Key   string
-		Value struct {
-			StringValue string
-			IntValue    string
-		}
-	}
-}
-
-func (s span) attr(k string) string {
-	for _, a := range s.Attributes {
-		if a.Key == k {
-			return a.Value.StringValue + a.Value.IntValue
-		}
-	}
-	return ""
-}
-
-// collectedSpans reads the spans the collector has written.
-func collectedSpans(t *testing.T, c *sparktest.Collector) []span {
-	t.Helper()
-	f, err := os.Open(c.TracesPath())
-	if err != nil {
-		t.Fatalf("collector wrote no traces: %v\n%s", err, c.Log())
-	}
-	defer f.Close()
-	var out []span
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var req struct {
-			ResourceSpans []struct {
-				ScopeSpans []struct{ Spans []span }
-			}
-		}
-		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
-			t.Fatal(err)
-		}
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				out = append(out, ss.Spans...)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // inServe runs `sparkdx serve` in this process until stop is called.
 type inServe struct {
@@ -163,14 +108,14 @@ func TestServeOTLPToCollector(t *testing.T) {
 	}
 	col.Stop(t)
 
-	spans := collectedSpans(t, col)
-	byApp := map[string][]span{}
+	spans := col.Spans(t)
+	byApp := map[string][]sparktest.Span{}
 	traceApp := map[string]string{}
 	seen := map[string]int{}
 	for _, sp := range spans {
 		seen[sp.TraceID+"/"+sp.SpanID]++
 		if sp.Name == "spark.application" {
-			traceApp[sp.TraceID] = sp.attr("spark.app.id")
+			traceApp[sp.TraceID] = sp.Attr("spark.app.id")
 		}
 	}
 	for _, sp := range spans {
@@ -247,8 +192,8 @@ func waitJobSpans(t *testing.T, col *sparktest.Collector, app string) {
 			continue
 		}
 		jobs, apps := 0, 0
-		for _, sp := range collectedSpans(t, col) {
-			if sp.attr("spark.app.id") == app {
+		for _, sp := range col.Spans(t) {
+			if sp.Attr("spark.app.id") == app {
 				switch sp.Name {
 				case "spark.job":
 					jobs++

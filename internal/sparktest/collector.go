@@ -1,6 +1,8 @@
 package sparktest
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -143,4 +145,60 @@ func (c *Collector) Stop(t testing.TB) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("collector did not stop in 30s")
 	}
+}
+
+// Span is the part of an OTLP JSON span tests read.
+type Span struct {
+	TraceID, SpanID, ParentSpanID, Name string
+	Attributes                          []struct {
+		Key   string
+		Value struct {
+			StringValue string
+			IntValue    string
+		}
+	}
+}
+
+// Attr is the value of attribute k ("" when absent), strings and integers
+// alike.
+func (s Span) Attr(k string) string {
+	for _, a := range s.Attributes {
+		if a.Key == k {
+			return a.Value.StringValue + a.Value.IntValue
+		}
+	}
+	return ""
+}
+
+// Spans reads the spans the collector has written (stop it first so that
+// its file exporter has flushed).
+func (c *Collector) Spans(t testing.TB) []Span {
+	t.Helper()
+	f, err := os.Open(c.TracesPath())
+	if err != nil {
+		t.Fatalf("collector wrote no traces: %v\n%s", err, c.Log())
+	}
+	defer f.Close()
+	var out []Span
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct{ Spans []Span }
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				out = append(out, ss.Spans...)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package main
+package exports
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
@@ -33,7 +34,7 @@ func (f flakyStore) Put(ctx context.Context, key string, data []byte, exclusive 
 
 // A finished application whose Delta write failed is written by the next
 // retry, once the store answers again.
-func TestServeExportsRetryFailedWrite(t *testing.T) {
+func TestRetryFailedWrite(t *testing.T) {
 	ctx := context.Background()
 	logs, lake := t.TempDir(), t.TempDir()
 	const app = "local-1422981759269"
@@ -61,7 +62,7 @@ func TestServeExportsRetryFailedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	x := newServeExports(st, slog.New(slog.DiscardHandler))
+	x := New(st, slog.New(slog.DiscardHandler), Config{})
 	x.tables, x.red = tables, red
 	broken.Store(true)
 	in, err := ingest.New(ingest.Config{Roots: []string{logs}, Store: st, Poll: 20 * time.Millisecond,
@@ -87,7 +88,11 @@ func TestServeExportsRetryFailedWrite(t *testing.T) {
 		t.Fatalf("after retry: app not written (%d failures)", x.deltaErrors.Load())
 	}
 	for _, name := range []string{delta.TableApps, delta.TableJobs, delta.TableStages} {
-		if got := len(checkTable(t, lake, name).Txns); got != 1 {
+		tb, err := deltacheck.Check(os.DirFS(filepath.Join(lake, name)))
+		if err != nil {
+			t.Fatalf("table %s: %v", name, err)
+		}
+		if got := len(tb.Txns); got != 1 {
 			t.Errorf("table %s: got %d app transactions, want 1", name, got)
 		}
 	}
@@ -96,7 +101,7 @@ func TestServeExportsRetryFailedWrite(t *testing.T) {
 // With the collector down, one failed export pauses the others (ingest is
 // not held for a timeout per log); once it is up, retry sends each
 // finished application's trace, once.
-func TestServeExportsCollectorDown(t *testing.T) {
+func TestCollectorDown(t *testing.T) {
 	ctx := context.Background()
 	logs := t.TempDir()
 	apps := []string{"local-1422981759269", "local-1430917381534", "local-1425081759269", "app-20161116163331-0000",
@@ -120,7 +125,7 @@ func TestServeExportsCollectorDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	x := newServeExports(st, slog.New(slog.DiscardHandler))
+	x := New(st, slog.New(slog.DiscardHandler), Config{})
 	x.otlp, x.otlpPause = exp, time.Hour
 	const workers = 2
 	in, err := ingest.New(ingest.Config{Roots: []string{logs}, Store: st, Poll: 20 * time.Millisecond, Workers: workers,
@@ -156,9 +161,9 @@ func TestServeExportsCollectorDown(t *testing.T) {
 		t.Errorf("after retry: %d logs still to export", len(x.unexported))
 	}
 	got := map[string]int{}
-	for _, sp := range collectedSpans(t, col) {
+	for _, sp := range col.Spans(t) {
 		if sp.Name == "spark.application" {
-			got[sp.attr("spark.app.id")]++
+			got[sp.Attr("spark.app.id")]++
 		}
 	}
 	for _, app := range apps {

@@ -1,4 +1,8 @@
-package main
+// Package exports sends what serve reads to OpenTelemetry and Delta Lake:
+// the traces of running and finished applications, their Delta rows, agent
+// samples, with pauses while a collector is down and retries of what
+// failed, and Delta maintenance on a schedule.
+package exports
 
 import (
 	"context"
@@ -19,7 +23,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
-// serveExports sends what serve reads to OTLP and Delta Lake. It is
+// Exports sends what serve reads to OTLP and Delta Lake. It is
 // ingest's Listener (running apps' ended spans after each tail step,
 // finished apps once: their last spans and their Delta rows) and the
 // server's MetricsSink (agent samples to the samples table).
@@ -27,7 +31,7 @@ import (
 // Exports run on ingest's workers; a collector or store that fails must
 // not hold them for a timeout per log, so after an OTLP failure exports
 // pause for otlpPause, and what was missed is sent again by retry.
-type serveExports struct {
+type Exports struct {
 	st     *store.Store
 	logger *slog.Logger
 	otlp   *otlp.Exporter // nil without an OTLP endpoint
@@ -49,15 +53,33 @@ type serveExports struct {
 	unexported map[string]bool // finished logs whose trace did not go out, by key
 }
 
-func newServeExports(st *store.Store, logger *slog.Logger) *serveExports {
-	return &serveExports{st: st, logger: logger, otlpPause: 30 * time.Second, retryEvery: time.Minute,
+// Config says where exports go; a zero field turns that export off.
+type Config struct {
+	OTLP     *otlp.Exporter // traces and serve's health
+	Tables   *delta.Tables  // finished applications and agent samples
+	Redactor *delta.Redactor
+	// SamplesFlush is how often buffered agent samples are committed.
+	SamplesFlush time.Duration
+	// MaintainEvery is how often the tables are compacted, vacuumed and
+	// their log cleaned; 0 never.
+	MaintainEvery time.Duration
+}
+
+// New returns the exports of cfg for serve's store; Run drives them.
+func New(st *store.Store, logger *slog.Logger, cfg Config) *Exports {
+	x := &Exports{st: st, logger: logger, otlp: cfg.OTLP, tables: cfg.Tables, red: cfg.Redactor,
+		maintainEvery: cfg.MaintainEvery, otlpPause: 30 * time.Second, retryEvery: time.Minute,
 		unsaved: map[string]bool{}, unexported: map[string]bool{}}
+	if cfg.Tables != nil {
+		x.samples = delta.NewBatcher(cfg.Tables.Samples, 0, cfg.SamplesFlush)
+	}
+	return x
 }
 
 // Progress implements ingest.Listener: the spans of jobs and stages that
 // ended since the last step go out (the exporter remembers what it sent;
 // what a pause skips goes out at a later step).
-func (x *serveExports) Progress(ctx context.Context, in ingest.Input) {
+func (x *Exports) Progress(ctx context.Context, in ingest.Input) {
 	// An application that ended while its log is still .inprogress waits
 	// for Finished: the exporter forgets what it sent once the application
 	// span is out, so exporting it here too would send every span twice.
@@ -69,7 +91,7 @@ func (x *serveExports) Progress(ctx context.Context, in ingest.Input) {
 
 // SaveState implements ingest.ResumableListener: the spans of a running
 // application already sent, so that a restart does not send them again.
-func (x *serveExports) SaveState(in ingest.Input) []byte {
+func (x *Exports) SaveState(in ingest.Input) []byte {
 	if x.otlp == nil {
 		return nil
 	}
@@ -81,7 +103,7 @@ func (x *serveExports) SaveState(in ingest.Input) []byte {
 }
 
 // RestoreState implements ingest.ResumableListener.
-func (x *serveExports) RestoreState(in ingest.Input, state []byte) {
+func (x *Exports) RestoreState(in ingest.Input, state []byte) {
 	var sent []string
 	if x.otlp == nil || json.Unmarshal(state, &sent) != nil {
 		return
@@ -89,8 +111,9 @@ func (x *serveExports) RestoreState(in ingest.Input, state []byte) {
 	x.otlp.Resume(in.Attempt.AppID, in.Attempt.AttemptID, sent)
 }
 
-// Finished implements ingest.Listener.
-func (x *serveExports) Finished(ctx context.Context, in ingest.Input) {
+// Finished implements ingest.Listener: a finished application's trace and
+// its Delta rows, once.
+func (x *Exports) Finished(ctx context.Context, in ingest.Input) {
 	if x.otlp == nil && x.tables == nil {
 		return
 	}
@@ -111,7 +134,7 @@ func (x *serveExports) Finished(ctx context.Context, in ingest.Input) {
 
 // exportTrace sends an attempt's trace and says whether it went out; a
 // failure pauses OTLP exports.
-func (x *serveExports) exportTrace(ctx context.Context, in ingest.Input, r *analyze.Result) bool {
+func (x *Exports) exportTrace(ctx context.Context, in ingest.Input, r *analyze.Result) bool {
 	a := in.Attempt
 	err := x.otlp.ExportApp(ctx, a, r)
 	if !r.Completed && !in.InProgress {
@@ -128,7 +151,7 @@ func (x *serveExports) exportTrace(ctx context.Context, in ingest.Input, r *anal
 }
 
 // paused says whether OTLP exports wait after a failure, counting a skip.
-func (x *serveExports) paused() bool {
+func (x *Exports) paused() bool {
 	if time.Now().UnixNano() < x.otlpDown.Load() {
 		x.otlpSkipped.Add(1)
 		return true
@@ -136,14 +159,14 @@ func (x *serveExports) paused() bool {
 	return false
 }
 
-func (x *serveExports) mark(set map[string]bool, key string) {
+func (x *Exports) mark(set map[string]bool, key string) {
 	x.mu.Lock()
 	set[key] = true
 	x.mu.Unlock()
 }
 
 // take empties a set and returns what it held.
-func (x *serveExports) take(set *map[string]bool) map[string]bool {
+func (x *Exports) take(set *map[string]bool) map[string]bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	out := *set
@@ -155,7 +178,7 @@ func (x *serveExports) take(set *map[string]bool) map[string]bool {
 // and, for Delta, whose write failed, plus at startup the finished logs the
 // tables lack (analysed before --delta was given). Models are replayed on
 // demand, one log at a time.
-func (x *serveExports) retry(ctx context.Context, in *ingest.Ingester, startup bool) {
+func (x *Exports) retry(ctx context.Context, in *ingest.Ingester, startup bool) {
 	var traces, rows map[string]bool
 	if x.otlp != nil && !x.paused() {
 		traces = x.take(&x.unexported)
@@ -197,14 +220,14 @@ func (x *serveExports) retry(ctx context.Context, in *ingest.Ingester, startup b
 }
 
 // Forgotten implements ingest.Listener.
-func (x *serveExports) Forgotten(rec store.LogRecord) {
+func (x *Exports) Forgotten(rec store.LogRecord) {
 	if x.otlp != nil {
 		x.otlp.Forget(rec.AppID, rec.AttemptID)
 	}
 }
 
 // AddMetrics implements server.MetricsSink.
-func (x *serveExports) AddMetrics(ctx context.Context, req *metricpb.MetricsData) error {
+func (x *Exports) AddMetrics(ctx context.Context, req *metricpb.MetricsData) error {
 	if x.samples == nil {
 		return nil
 	}
@@ -212,17 +235,17 @@ func (x *serveExports) AddMetrics(ctx context.Context, req *metricpb.MetricsData
 }
 
 // fail logs the first failure of a kind and every hundredth after it.
-func (x *serveExports) fail(n *atomic.Int64, what string, in ingest.Input, err error) {
+func (x *Exports) fail(n *atomic.Int64, what string, in ingest.Input, err error) {
 	if c := n.Add(1); c == 1 || c%100 == 0 {
 		x.logger.Warn(what, "log", in.Log.Path, "app", in.Attempt.AppID, "failures", c,
 			"skippedWhilePaused", x.otlpSkipped.Load(), "err", err)
 	}
 }
 
-// run exports serve's health every interval, flushes the samples batcher
+// Run exports serve's health every interval, flushes the samples batcher
 // and retries failed exports until ctx ends, then flushes and shuts the
 // exporter down.
-func (x *serveExports) run(ctx context.Context, in *ingest.Ingester, interval time.Duration) {
+func (x *Exports) Run(ctx context.Context, in *ingest.Ingester, interval time.Duration) {
 	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -274,7 +297,7 @@ func every(ctx context.Context, d time.Duration, f func()) {
 }
 
 // maintain runs one round of Delta maintenance and logs what it did.
-func (x *serveExports) maintain(ctx context.Context) {
+func (x *Exports) maintain(ctx context.Context) {
 	for _, r := range delta.Maintain(ctx, x.tables.Each()) {
 		if r.Err != nil {
 			if ctx.Err() == nil {
