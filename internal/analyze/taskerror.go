@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -175,6 +176,10 @@ func pythonLibrary(file string) bool {
 	return false
 }
 
+// nestedException is a message that starts with a Java exception class:
+// "java.io.IOException: Connection reset by peer".
+var nestedException = regexp.MustCompile(`^((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exception|Error))(?::\s*(.*))?$`)
+
 // parseJVM reads a Java stack trace: "Class: message", "\tat" frames and
 // "Caused by:" sections. The deepest cause names the error; the user frame
 // is searched from the deepest section outwards.
@@ -202,6 +207,19 @@ func parseJVM(msg string) TaskError {
 	e := TaskError{Class: root.class, Message: root.message}
 	if len(secs) > 1 {
 		e.Wrapper = secs[0].class
+	}
+	// An exception that carries another one as text, as a remote error is
+	// shipped ("java.lang.RuntimeException: java.nio.file.NoSuchFileException:
+	// /…/shuffle_0_1_0.index" from a shuffle server): the inner one is the cause.
+	for {
+		m := nestedException.FindStringSubmatch(e.Message)
+		if m == nil {
+			break
+		}
+		if e.Wrapper == "" {
+			e.Wrapper = e.Class
+		}
+		e.Class, e.Message = m[1], strings.TrimSpace(m[2])
 	}
 	for i := len(secs) - 1; i >= 0 && e.Frame == (Frame{}); i-- {
 		for _, f := range secs[i].frames {

@@ -60,6 +60,15 @@ func TestParseTaskError(t *testing.T) {
 			"\tat java.base/sun.nio.fs.UnixException.translateToIOException(UnixException.java:92)\n",
 			TaskError{Class: "java.nio.file.NoSuchFileException", Message: "/tmp/local/blockmgr-99ba4555/0f/shuffle_0_1_0.index",
 				Wrapper: "FetchFailed"}},
+		// A remote fetch: the shuffle server's error comes as text inside a
+		// RuntimeException.
+		{"fetch failed, remote", "FetchFailed", "FetchFailed(BlockManagerId(1, 127.0.0.2, 40123, None), shuffleId=0, mapIndex=0, mapId=0, reduceId=1, message=\n" +
+			"org.apache.spark.shuffle.FetchFailedException\n" +
+			"\tat org.apache.spark.errors.SparkCoreErrors$.fetchFailedError(SparkCoreErrors.scala:398)\n" +
+			"Caused by: java.lang.RuntimeException: java.nio.file.NoSuchFileException: /tmp/local/blockmgr-44217add/30/shuffle_0_0_0.index\n" +
+			"\tat org.apache.spark.network.client.TransportResponseHandler.handle(TransportResponseHandler.java:156)\n",
+			TaskError{Class: "java.nio.file.NoSuchFileException", Message: "/tmp/local/blockmgr-44217add/30/shuffle_0_0_0.index",
+				Wrapper: "FetchFailed"}},
 		{"fetch failed, text only", "FetchFailed", "FetchFailed(BlockManagerId(2, host-2, 40000, None), shuffleId=0, mapIndex=5, mapId=5, reduceId=3, message=\n" +
 			"Failed to connect to host-2/10.0.0.2:7337",
 			TaskError{Class: "FetchFailed", Message: "Failed to connect to host-2/10.0.0.2:7337"}},
