@@ -44,8 +44,8 @@ func TestServesShareDelta(t *testing.T) {
 	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
 	pushed := pushSamples(t, b.url, "app-20261125000000-0001", []string{"1", "2"}, t0, 20)
 	a = startServe(t, bin, logs, dataA, extra...) // restarted on its store
-	pushed += pushSamples(t, a.url, "app-20261125000000-0002", []string{"1", "2"}, t0, 20)
 	a.waitIdle(t)
+	pushed += pushSamples(t, a.url, "app-20261125000000-0002", []string{"1", "2"}, t0, 20)
 	b.waitIdle(t)
 	// The finished attempts, as serve lists them.
 	var list []struct {
