@@ -2,12 +2,12 @@ package diagnose_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 const (
@@ -41,25 +41,6 @@ func rulesTable() string {
 // TestRulesTable checks that the summary table in docs/recipes/rules.md is
 // the one the rules give (-update rewrites it).
 func TestRulesTable(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "recipes", "rules.md")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	i, j := strings.Index(doc, tableBegin), strings.Index(doc, tableEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s: no generated rules table (between %q and %q)", path, strings.TrimSpace(tableBegin), strings.TrimSpace(tableEnd))
-	}
-	got, want := doc[i:j+len(tableEnd)], rulesTable()
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j+len(tableEnd):]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the rules table differs from the rules' thresholds; rerun with -update\ngot:\n%s\nwant:\n%s", path, got, want)
+	sparktest.GeneratedSection(t, filepath.Join("..", "..", "docs", "recipes", "rules.md"), tableBegin, tableEnd, rulesTable(),
+		"rules table", *update)
 }

@@ -3,13 +3,13 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 const (
@@ -117,25 +117,6 @@ func shortStage(name string) string {
 // docs/recipes/rules.md is what the committed scenario logs give
 // (-update rewrites it).
 func TestRulesEvidence(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "recipes", "rules.md")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	i, j := strings.Index(doc, evidenceBegin), strings.Index(doc, evidenceEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s: no generated evidence table (between %q and %q)", path, strings.TrimSpace(evidenceBegin), strings.TrimSpace(evidenceEnd))
-	}
-	got, want := doc[i:j+len(evidenceEnd)], evidenceTable(t)
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j+len(evidenceEnd):]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the evidence table differs from the scenario logs; rerun with -update\ngot:\n%s\nwant:\n%s", path, got, want)
+	sparktest.GeneratedSection(t, filepath.Join("..", "..", "docs", "recipes", "rules.md"), evidenceBegin, evidenceEnd,
+		evidenceTable(t), "real-Spark evidence table", *update)
 }
