@@ -51,8 +51,7 @@ func runDelta(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		return usageErr("%s: %v", root, err)
 	}
 	// Maintenance never creates a table: each must have a log already.
-	for _, name := range []string{delta.TableApps, delta.TableJobs, delta.TableStages, delta.TableExecutors,
-		delta.TableFindings, delta.TableSamples} {
+	for _, name := range delta.TableNames() {
 		if names, err := loc(name).List(ctx, "_delta_log/"); err != nil || len(names) == 0 {
 			return &exitError{code: 2, err: fmt.Errorf("%s: no Delta table %s (sparkdx delta maintains the tables analyze and serve --delta write): %v",
 				root, name, err)}

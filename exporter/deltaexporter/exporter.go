@@ -84,47 +84,39 @@ func (e *deltaExporter) start(ctx context.Context, _ component.Host) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	if e.cfg.MaintainInterval > 0 {
-		e.done.Go(func() { e.maintain(runCtx, tbl) })
+		e.done.Go(func() { every(runCtx, e.cfg.MaintainInterval, func() { e.maintain(runCtx, tbl) }) })
 	}
-	e.done.Add(1)
-	go func() {
-		defer e.done.Done()
-		tick := time.NewTicker(e.cfg.FlushInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-runCtx.Done():
-				return
-			case <-tick.C:
-				e.flush(runCtx)
-			}
-		}
-	}()
+	e.done.Go(func() { every(runCtx, e.cfg.FlushInterval, func() { e.flush(runCtx) }) })
 	return nil
 }
 
-// maintain compacts, vacuums and cleans the log of the samples table every
-// maintain_interval until ctx ends; several collectors may do so on one
-// table (a rewrite that conflicts with another is dropped and retried).
-func (e *deltaExporter) maintain(ctx context.Context, tbl *delta.Table[delta.SampleRow]) {
-	tick := time.NewTicker(e.cfg.MaintainInterval)
+// every calls f every d until ctx ends.
+func every(ctx context.Context, d time.Duration, f func()) {
+	tick := time.NewTicker(d)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			f()
 		}
-		for _, r := range delta.Maintain(ctx, []delta.NamedTable{{Name: delta.TableSamples, Table: tbl}}) {
-			if r.Err != nil {
-				if ctx.Err() == nil {
-					e.logger.Warn("delta maintenance failed; the next round retries", zap.Error(r.Err))
-				}
-				continue
+	}
+}
+
+// maintain compacts, vacuums and cleans the log of the samples table once;
+// several collectors may do so on one table (a rewrite that conflicts with
+// another is dropped and retried next round).
+func (e *deltaExporter) maintain(ctx context.Context, tbl *delta.Table[delta.SampleRow]) {
+	for _, r := range delta.Maintain(ctx, []delta.NamedTable{{Name: delta.TableSamples, Table: tbl}}) {
+		if r.Err != nil {
+			if ctx.Err() == nil {
+				e.logger.Warn("delta maintenance failed; the next round retries", zap.Error(r.Err))
 			}
-			e.logger.Info("delta maintenance", zap.Int("filesBefore", r.Optimize.FilesBefore), zap.Int("filesAfter", r.Optimize.FilesAfter),
-				zap.Int("vacuumed", len(r.Vacuum.Deleted)), zap.Int("logEntriesDeleted", len(r.CleanLog.Deleted)))
+			continue
 		}
+		e.logger.Info("delta maintenance", zap.Int("filesBefore", r.Optimize.FilesBefore), zap.Int("filesAfter", r.Optimize.FilesAfter),
+			zap.Int("vacuumed", len(r.Vacuum.Deleted)), zap.Int("logEntriesDeleted", len(r.CleanLog.Deleted)))
 	}
 }
 

@@ -133,7 +133,7 @@ func writeLake(t *testing.T, loc Locator) lake {
 	return l
 }
 
-var lakeTables = []string{TableApps, TableJobs, TableStages, TableExecutors, TableFindings, TableSamples}
+var lakeTables = TableNames()
 
 // compareReader checks another engine's view of a lake against sparkdx's
 // own reading of the same files (lake.dir).

@@ -2,6 +2,7 @@ package delta
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -103,7 +104,7 @@ func (t *Table[T]) Optimize(ctx context.Context, o OptimizeOptions) (OptimizeRes
 			continue
 		}
 		slices.SortFunc(small, func(a, b *Add) int {
-			return cmpInt64(a.ModificationTime, b.ModificationTime, a.Path, b.Path)
+			return cmp.Or(cmp.Compare(a.ModificationTime, b.ModificationTime), strings.Compare(a.Path, b.Path))
 		})
 		res.Partitions++
 		for len(small) > 0 {
@@ -357,16 +358,6 @@ func unescape(p string) string {
 		return u
 	}
 	return p
-}
-
-func cmpInt64(a, b int64, ta, tb string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return strings.Compare(ta, tb)
 }
 
 // numRecords reads numRecords from an add action's statistics.

@@ -119,6 +119,11 @@ type Maintained interface {
 	CleanLog(ctx context.Context, retention time.Duration, now time.Time) (CleanLogResult, error)
 }
 
+// TableNames are the six tables under a root, in the order of Each.
+func TableNames() []string {
+	return []string{TableApps, TableJobs, TableStages, TableExecutors, TableFindings, TableSamples}
+}
+
 // NamedTable is one of the six tables, for maintenance.
 type NamedTable struct {
 	Name  string

@@ -102,7 +102,7 @@ func TestTablesFromRealLogs(t *testing.T) {
 
 	db := openDuckDB(t)
 	tables := map[string]*sqlTable{}
-	for _, name := range []string{TableApps, TableJobs, TableStages, TableExecutors, TableFindings, TableSamples} {
+	for _, name := range TableNames() {
 		root := filepath.Join(dir, name)
 		tb := checkTable(t, root)
 		duckStats(t, db, root, tb)
