@@ -34,7 +34,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
 	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
 	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
-	dflags := addDeltaFlags(fs)
+	s3f := addS3Flags(fs)
+	dflags := addDeltaFlags(fs, s3f)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	worst := diagnose.None
 	var attempts []*model.Attempt
 	for _, path := range fs.Args() {
-		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{S3: s3f.config()})
 		if err != nil {
 			return inputErr(fmt.Errorf("%s: %w", path, err))
 		}

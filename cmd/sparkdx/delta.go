@@ -4,11 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/redact"
@@ -19,10 +16,11 @@ import (
 type deltaFlags struct {
 	dest      string
 	redaction string
+	s3        *s3Flags // how to reach an s3:// destination
 }
 
-func addDeltaFlags(fs *flag.FlagSet) *deltaFlags {
-	d := &deltaFlags{}
+func addDeltaFlags(fs *flag.FlagSet, s3f *s3Flags) *deltaFlags {
+	d := &deltaFlags{s3: s3f}
 	fs.StringVar(&d.dest, "delta", "", "append apps, jobs, stages, executors, findings to Delta tables under `DIR|s3://BUCKET/PREFIX`")
 	fs.StringVar(&d.redaction, "redaction-regex", redact.SparkDefault,
 		"Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
@@ -38,7 +36,7 @@ func (d *deltaFlags) open(ctx context.Context) (*delta.Tables, *delta.Redactor, 
 	if err != nil {
 		return nil, nil, usageErr("--redaction-regex: %v", err)
 	}
-	loc, err := deltaLocator(d.dest)
+	loc, err := delta.Locate(d.dest, d.s3.config())
 	if err != nil {
 		return nil, nil, usageErr("--delta %s: %v", d.dest, err)
 	}
@@ -62,31 +60,4 @@ func (d *deltaFlags) writeApps(ctx context.Context, attempts []*model.Attempt, r
 		}
 	}
 	return nil
-}
-
-// deltaLocator maps DIR or s3://bucket/prefix to table storage. S3 is
-// reached through the AWS environment: AWS_ENDPOINT_URL (path-style, for
-// MinIO and other on-premise stores), AWS_REGION, AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, else ~/.aws/credentials or the
-// instance role.
-func deltaLocator(dest string) (delta.Locator, error) {
-	rest, ok := strings.CutPrefix(dest, "s3://")
-	if !ok {
-		if strings.Contains(dest, "://") {
-			return nil, fmt.Errorf("want a directory or s3://bucket/prefix")
-		}
-		return delta.DirLocator(dest), nil
-	}
-	bucket, prefix, _ := strings.Cut(rest, "/")
-	if bucket == "" {
-		return nil, fmt.Errorf("no bucket")
-	}
-	cfg := eventlog.S3Config{}.WithEnv(os.Getenv)
-	// A set endpoint is MinIO or an on-premise store: buckets in the path.
-	cfg.PathStyle = cfg.Endpoint != ""
-	client, err := eventlog.NewS3Client(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return delta.S3Locator(client, bucket, prefix), nil
 }

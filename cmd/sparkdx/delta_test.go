@@ -57,10 +57,19 @@ func TestAnalyzeDeltaS3(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", m.SecretKey)
 	t.Setenv("AWS_REGION", "us-east-1")
 	log := sparktest.Path(t, "spark-events", "local-1430917381534")
-	for round := range 2 {
-		if code, _, errs := runCLI("analyze", "--delta", "s3://lake/spark/history", log); code != 0 {
-			t.Fatalf("round %d: exit %d: %s", round, code, errs)
-		}
+	if code, _, errs := runCLI("analyze", "--delta", "s3://lake/spark/history", log); code != 0 {
+		t.Fatalf("endpoint from the environment: exit %d: %s", code, errs)
+	}
+	// The same table again, named as Spark names buckets (s3a://), the
+	// endpoint given by flag for the log read from the bucket and for the
+	// tables alike: the attempt is not written twice.
+	if _, err := client.FPutObject(ctx, "lake", "logs/local-1430917381534", log, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	if code, _, errs := runCLI("analyze", "--s3-endpoint", "http://"+m.Addr, "--delta", "s3a://lake/spark/history",
+		"s3a://lake/logs/local-1430917381534"); code != 0 {
+		t.Fatalf("endpoint by flag: exit %d: %s", code, errs)
 	}
 	dir := t.TempDir()
 	for obj := range client.ListObjects(ctx, "lake", minio.ListObjectsOptions{Prefix: "spark/history/", Recursive: true}) {

@@ -21,6 +21,7 @@ func runDelta(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "vacuum: list what would be deleted, delete nothing")
 	retention := fs.Duration("retention", 0, "vacuum: keep unreferenced files younger than this (default 168h); "+
 		"clean-log: keep log entries younger than this (default 720h)")
+	s3f := addS3Flags(fs)
 	target := fs.Int64("target-file-bytes", delta.DefaultTargetFileBytes, "optimize: pack small files into files of up to this size")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: sparkdx %s\n\n"+
@@ -46,7 +47,7 @@ func runDelta(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		return usageErr("unknown delta operation %q (usage: sparkdx %s)", op, deltaUsage)
 	}
 	root := fs.Arg(0)
-	loc, err := deltaLocator(root)
+	loc, err := delta.Locate(root, s3f.config())
 	if err != nil {
 		return usageErr("%s: %v", root, err)
 	}

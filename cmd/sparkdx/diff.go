@@ -22,6 +22,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	format := fs.String("format", "text", "output format: text (for people), json (sparkdx.diff/v1, for programs) or html")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
+	s3f := addS3Flags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	now := time.Now()
 	var runs [2]*report.Input
 	for i, path := range fs.Args() {
-		in, err := loadOne(ctx, path, *strict, now, stderr)
+		in, err := loadOne(ctx, path, eventlog.OpenOptions{S3: s3f.config()}, *strict, now, stderr)
 		if err != nil {
 			return err
 		}
@@ -61,8 +62,8 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // loadOne replays, analyzes and diagnoses the one application attempt at
 // path.
-func loadOne(ctx context.Context, path string, strict bool, now time.Time, stderr io.Writer) (*report.Input, error) {
-	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+func loadOne(ctx context.Context, path string, opts eventlog.OpenOptions, strict bool, now time.Time, stderr io.Writer) (*report.Input, error) {
+	logs, err := eventlog.Open(ctx, path, opts)
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
 	}

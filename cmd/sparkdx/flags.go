@@ -5,6 +5,8 @@ import (
 	"flag"
 	"io"
 	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/s3"
 )
 
 // parseFlags parses args with fs the way people type commands: flags may
@@ -63,4 +65,24 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 		}
 	}
 	return append(append(flags, "--"), operands...)
+}
+
+// s3Flags are the S3 settings of every command that reads or writes
+// s3://, s3a:// or s3n:// paths: event logs and Delta tables alike.
+type s3Flags struct {
+	endpoint, region string
+	pathStyle        bool
+}
+
+func addS3Flags(fs *flag.FlagSet) *s3Flags {
+	f := &s3Flags{}
+	fs.StringVar(&f.endpoint, "s3-endpoint", "", "S3 endpoint URL for s3:// paths (default $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
+	fs.StringVar(&f.region, "s3-region", "", "S3 region (default $AWS_REGION)")
+	fs.BoolVar(&f.pathStyle, "s3-path-style", false, "address buckets in the path (the default for endpoints other than AWS)")
+	return f
+}
+
+// config is the flags' settings, the AWS environment filling the rest.
+func (f *s3Flags) config() s3.Config {
+	return s3.Config{Endpoint: f.endpoint, Region: f.region, PathStyle: f.pathStyle}.WithEnv(nil)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/s3"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/exports"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
@@ -46,9 +47,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
 	resumeEvery := fs.Duration("resume-every", 30*time.Second, "how often a running log's replay state is stored, so a restart continues it instead of reading it again (a kill -9 re-reads at most this much)")
-	s3Endpoint := fs.String("s3-endpoint", "", "S3 endpoint URL for s3:// logs (default $AWS_ENDPOINT_URL or AWS); credentials from the AWS environment")
-	s3Region := fs.String("s3-region", "", "S3 region (default $AWS_REGION)")
-	s3PathStyle := fs.Bool("s3-path-style", false, "address buckets in the path (MinIO and most on-premise stores)")
+	s3f := addS3Flags(fs)
 	redaction := fs.String("redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	// OTLP settings default to the OpenTelemetry variables the Helm chart sets.
 	otlpCfg, _, envErr := otlp.FromEnv(os.Getenv)
@@ -60,7 +59,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", otlpCfg.TaskSamplingRatio, "share of task attempts sent as spans, failed ones always (default $SPARKDX_OTLP_TASK_SAMPLING_RATIO or 0)")
 	fs.DurationVar(&otlpCfg.Timeout, "otlp-timeout", 10*time.Second, "bound on one OTLP export, retries included; after a failure exports pause for 30s")
 	healthEvery := fs.Duration("otlp-health-interval", 30*time.Second, "how often serve's own ingest health goes to the OTLP collector")
-	dflags := &deltaFlags{}
+	dflags := &deltaFlags{s3: s3f}
 	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
 	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
 	deltaMaintain := fs.Duration("delta-maintain-every", 24*time.Hour,
@@ -74,7 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for _, root := range roots {
 		// A mistyped local directory is an error now, not a warning forever.
-		if eventlog.IsS3(root) {
+		if s3.IsURL(root) {
 			continue
 		}
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
@@ -117,7 +116,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
-		Open:     eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: *s3Endpoint, Region: *s3Region, PathStyle: *s3PathStyle}.WithEnv(nil)},
+		Open:     eventlog.OpenOptions{S3: s3f.config()},
 		Views:    server.Views,
 		Analyze:  server.AnalyzeFunc(st),
 		Listener: exp})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/export/delta"
+	"github.com/sparkdx/sparkdx/internal/s3"
 	"go.opentelemetry.io/collector/config/configretry"
 )
 
@@ -15,13 +17,15 @@ import (
 //	  delta:
 //	    path: s3://lake/sparkdx      # or a local directory
 //	    s3:
-//	      endpoint: http://minio:9000 # path-style; empty: AWS S3
-//	      region: us-east-1
+//	      endpoint: http://minio:9000 # empty: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS S3
+//	      region: us-east-1          # empty: $AWS_REGION
+//	      path_style: false          # buckets in the path (the default for endpoints other than AWS)
 //	    flush_interval: 1m
 //	    max_rows: 100000
 //	    maintain_interval: 24h      # compaction, vacuum, log cleanup; 0: never
 //
-// S3 credentials come from the AWS environment (AWS_ACCESS_KEY_ID,
+// The path may also be written s3a://, as Spark configurations name
+// buckets. S3 credentials come from the AWS environment (AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), ~/.aws/credentials or the
 // instance role, never from the configuration file.
 type Config struct {
@@ -45,8 +49,14 @@ type Config struct {
 
 // S3 says how to reach an S3-compatible store.
 type S3 struct {
-	Endpoint string `mapstructure:"endpoint"` // http(s)://host[:port]; empty: AWS S3
-	Region   string `mapstructure:"region"`
+	Endpoint  string `mapstructure:"endpoint"` // http(s)://host[:port]; empty: AWS S3
+	Region    string `mapstructure:"region"`
+	PathStyle bool   `mapstructure:"path_style"`
+}
+
+// config is the S3 settings, the AWS environment filling the rest.
+func (c S3) config() s3.Config {
+	return s3.Config{Endpoint: c.Endpoint, Region: c.Region, PathStyle: c.PathStyle}.WithEnv(nil)
 }
 
 // Validate fails fast on a configuration the exporter cannot run with.
@@ -55,12 +65,10 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Path == "":
 		errs = append(errs, errors.New("path: required (a directory or s3://bucket/prefix)"))
-	case strings.HasPrefix(c.Path, "s3://"):
-		if b, _, _ := strings.Cut(strings.TrimPrefix(c.Path, "s3://"), "/"); b == "" {
-			errs = append(errs, fmt.Errorf("path %q: no bucket", c.Path))
+	default:
+		if _, err := delta.Locate(c.Path, c.S3.config()); err != nil {
+			errs = append(errs, fmt.Errorf("path %q: %v", c.Path, err))
 		}
-	case strings.Contains(c.Path, "://"):
-		errs = append(errs, fmt.Errorf("path %q: want a directory or s3://bucket/prefix", c.Path))
 	}
 	if c.S3.Endpoint != "" && !strings.HasPrefix(c.S3.Endpoint, "http://") && !strings.HasPrefix(c.S3.Endpoint, "https://") {
 		errs = append(errs, fmt.Errorf("s3.endpoint %q: want http(s)://host[:port]", c.S3.Endpoint))

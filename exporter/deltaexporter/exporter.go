@@ -3,14 +3,9 @@ package deltaexporter
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
@@ -35,7 +30,7 @@ type deltaExporter struct {
 }
 
 func newExporter(cfg *Config, set exporter.Settings) (*deltaExporter, error) {
-	loc, err := locator(cfg)
+	loc, err := delta.Locate(cfg.Path, cfg.S3.config())
 	if err != nil {
 		return nil, err
 	}
@@ -45,31 +40,6 @@ func newExporter(cfg *Config, set exporter.Settings) (*deltaExporter, error) {
 		return nil, err
 	}
 	return &deltaExporter{cfg: cfg, logger: set.Logger, loc: loc, failures: failures}, nil
-}
-
-func locator(cfg *Config) (delta.Locator, error) {
-	rest, ok := strings.CutPrefix(cfg.Path, "s3://")
-	if !ok {
-		return delta.DirLocator(cfg.Path), nil
-	}
-	bucket, prefix, _ := strings.Cut(rest, "/")
-	host, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
-	if cfg.S3.Endpoint != "" {
-		u, err := url.Parse(cfg.S3.Endpoint)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("s3.endpoint %q: want http(s)://host[:port]", cfg.S3.Endpoint)
-		}
-		host, secure, lookup = u.Host, u.Scheme == "https", minio.BucketLookupPath
-	}
-	creds := credentials.NewChainCredentials([]credentials.Provider{
-		&credentials.EnvAWS{}, &credentials.FileAWSCredentials{},
-		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
-	})
-	client, err := minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: cfg.S3.Region, BucketLookup: lookup})
-	if err != nil {
-		return nil, fmt.Errorf("s3 %s: %w", host, err)
-	}
-	return delta.S3Locator(client, bucket, prefix), nil
 }
 
 func (e *deltaExporter) start(ctx context.Context, _ component.Host) error {

@@ -99,6 +99,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"dir", func(c *Config) {}, ""},
 		{"s3", func(c *Config) { c.Path = "s3://lake/sparkdx"; c.S3.Endpoint = "http://127.0.0.1:9000" }, ""},
+		{"s3a", func(c *Config) { c.Path = "s3a://lake/sparkdx"; c.S3.PathStyle = true }, ""},
 		{"no path", func(c *Config) { c.Path = "" }, "path: required"},
 		{"no bucket", func(c *Config) { c.Path = "s3:///x" }, "no bucket"},
 		{"other scheme", func(c *Config) { c.Path = "gs://b/x" }, "want a directory"},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/s3"
+
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
 )
 
@@ -39,7 +41,7 @@ type Part struct {
 // OpenOptions configures Open.
 type OpenOptions struct {
 	// S3 reaches s3:// paths; empty fields default from the environment.
-	S3 S3Config
+	S3 s3.Config
 	// Store, when set, serves every path (tests, other backends).
 	Store Store
 	// Skipped, when set, is told about each directory entry Open passes
@@ -90,12 +92,12 @@ func storeFor(path string, opts OpenOptions) (Store, error) {
 	switch {
 	case opts.Store != nil:
 		return opts.Store, nil
-	case IsS3(path):
-		s3, err := NewS3Store(opts.S3.WithEnv(nil))
+	case s3.IsURL(path):
+		s3store, err := NewS3Store(opts.S3.WithEnv(nil))
 		if err != nil {
 			return nil, fmt.Errorf("eventlog: %w", err)
 		}
-		return s3, nil
+		return s3store, nil
 	}
 	return FileStore{}, nil
 }

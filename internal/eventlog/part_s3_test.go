@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/s3"
+
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -23,7 +25,7 @@ func TestReadPartS3(t *testing.T) {
 	dir := sparktest.Path(t, "compressed")
 	m.Upload(t, "logs", "compressed", dir)
 	m.Upload(t, "logs", "plain", sparktest.Path(t, "spark-events"))
-	s3, err := NewS3Store(S3Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true})
+	s3, err := NewS3Store(s3.Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,92 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/s3"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
-
-func TestS3ConfigWithEnv(t *testing.T) {
-	env := map[string]string{
-		"AWS_ENDPOINT_URL": "http://127.0.0.1:9000", "AWS_REGION": "eu-west-1",
-		"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "secret",
-	}
-	got := S3Config{Region: "us-east-1"}.WithEnv(func(k string) string { return env[k] })
-	want := S3Config{Endpoint: "http://127.0.0.1:9000", Region: "us-east-1", AccessKey: "id", SecretKey: "secret"}
-	if got != want {
-		t.Errorf("got %+v, want %+v", got, want)
-	}
-	// An explicit access key is not mixed with the environment's secret.
-	got = S3Config{AccessKey: "mine"}.WithEnv(func(k string) string { return env[k] })
-	if got.SecretKey != "" {
-		t.Errorf("got secret %q with an explicit access key, want none", got.SecretKey)
-	}
-}
-
-func TestS3ConfigEndpoint(t *testing.T) {
-	tests := []struct {
-		cfg     S3Config
-		host    string
-		secure  bool
-		wantErr bool
-	}{
-		{S3Config{}, "s3.amazonaws.com", true, false},
-		{S3Config{Endpoint: "http://127.0.0.1:9000"}, "127.0.0.1:9000", false, false},
-		{S3Config{Endpoint: "https://s3.example.com/"}, "s3.example.com", true, false},
-		{S3Config{Endpoint: "minio:9000", Insecure: true}, "minio:9000", false, false},
-		{S3Config{Endpoint: "ftp://x"}, "", false, true},
-		{S3Config{Endpoint: "http://x/bucket"}, "", false, true},
-	}
-	for _, tt := range tests {
-		host, secure, err := tt.cfg.endpoint()
-		if host != tt.host || secure != tt.secure || (err != nil) != tt.wantErr {
-			t.Errorf("%+v: got %q, %v, %v; want %q, %v, error %v", tt.cfg, host, secure, err, tt.host, tt.secure, tt.wantErr)
-		}
-	}
-}
-
-func TestNewS3Client(t *testing.T) {
-	tests := []struct {
-		cfg     S3Config
-		url     string
-		wantErr bool
-	}{
-		{S3Config{}, "https://s3.amazonaws.com", false},
-		{S3Config{Endpoint: "http://127.0.0.1:9000", PathStyle: true}, "http://127.0.0.1:9000", false},
-		{S3Config{Endpoint: "minio:9000", Insecure: true}, "http://minio:9000", false},
-		{S3Config{Endpoint: "ftp://x"}, "", true},
-	}
-	for _, tt := range tests {
-		c, err := NewS3Client(tt.cfg)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("%+v: got error %v, want error %v", tt.cfg, err, tt.wantErr)
-			continue
-		}
-		if err == nil && c.EndpointURL().String() != tt.url {
-			t.Errorf("%+v: got endpoint %s, want %s", tt.cfg, c.EndpointURL(), tt.url)
-		}
-	}
-}
-
-func TestSplitS3(t *testing.T) {
-	tests := []struct{ in, bucket, key string }{
-		{"s3://b", "b", ""},
-		{"s3://b/", "b", ""},
-		{"s3://b/dir/", "b", "dir"},
-		{"s3://b/dir/app-1.lz4", "b", "dir/app-1.lz4"},
-		{"s3a://b/spark-logs", "b", "spark-logs"},
-		{"s3n://b/", "b", ""},
-	}
-	for _, tt := range tests {
-		b, k, err := splitS3(tt.in)
-		if b != tt.bucket || k != tt.key || err != nil {
-			t.Errorf("splitS3(%q) = %q, %q, %v; want %q, %q", tt.in, b, k, err, tt.bucket, tt.key)
-		}
-	}
-	for _, bad := range []string{"s3://", "s3:///key", "/local", "gs://b/k"} {
-		if _, _, err := splitS3(bad); err == nil {
-			t.Errorf("splitS3(%q): got no error", bad)
-		}
-	}
-}
 
 // logSummary is what must agree between a local log and its S3 copy.
 func logSummary(t *testing.T, l *Log) string {
@@ -123,7 +40,7 @@ func fnvSum(b []byte) uint64 {
 func TestS3MinIO(t *testing.T) {
 	m := sparktest.StartMinIO(t)
 	m.Bucket(t, "logs")
-	cfg := S3Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}
+	cfg := s3.Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}
 	ctx := context.Background()
 	trees := map[string]string{
 		"spark-events": sparktest.Path(t, "spark-events"),
@@ -153,7 +70,7 @@ func TestS3MinIO(t *testing.T) {
 			s3Opts := opts
 			s3Opts.Skipped = func(p string, _ error) { skipS3 = append(skipS3, filepath.Base(p)) }
 			url := tt.s3
-			if !IsS3(url) {
+			if !s3.IsURL(url) {
 				url = "s3://logs/" + url
 			}
 			remote, err := Open(ctx, url, s3Opts)
@@ -197,7 +114,7 @@ func TestS3MinIO(t *testing.T) {
 		t.Setenv("AWS_ACCESS_KEY_ID", cfg.AccessKey)
 		t.Setenv("AWS_SECRET_ACCESS_KEY", cfg.SecretKey)
 		t.Setenv("AWS_REGION", cfg.Region)
-		logs, err := Open(ctx, "s3://logs/spark-events/local-1430917381534", OpenOptions{S3: S3Config{PathStyle: true}})
+		logs, err := Open(ctx, "s3://logs/spark-events/local-1430917381534", OpenOptions{S3: s3.Config{PathStyle: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/s3"
+
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
@@ -53,7 +55,7 @@ func TestServeS3(t *testing.T) {
 	}
 	defer st.Close()
 	in, err := ingest.New(ingest.Config{Roots: []string{"s3://logs/spark"}, Store: st, Poll: 100 * time.Millisecond,
-		Views: Views, Open: eventlog.OpenOptions{S3: eventlog.S3Config{Endpoint: "http://" + addr, Region: "us-east-1",
+		Views: Views, Open: eventlog.OpenOptions{S3: s3.Config{Endpoint: "http://" + addr, Region: "us-east-1",
 			AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}}})
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,15 @@ package delta
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/sparkdx/sparkdx/internal/s3"
 )
 
 // Table names under the sparkdx Delta root.
@@ -33,6 +36,27 @@ func S3Locator(client *minio.Client, bucket, prefix string) Locator {
 	return func(table string) Storage {
 		return NewS3Store(client, bucket, strings.Trim(strings.Trim(prefix, "/")+"/"+table, "/"))
 	}
+}
+
+// Locate maps a Delta root to table storage: a local directory, or an
+// s3://, s3a:// or s3n:// bucket and prefix reached through cfg (the same
+// URLs and settings event logs take).
+func Locate(root string, cfg s3.Config) (Locator, error) {
+	if !s3.IsURL(root) {
+		if root == "" || strings.Contains(root, "://") {
+			return nil, errors.New("want a directory or s3://bucket/prefix")
+		}
+		return DirLocator(root), nil
+	}
+	bucket, prefix, err := s3.Split(root)
+	if err != nil {
+		return nil, errors.New("no bucket")
+	}
+	client, err := s3.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return S3Locator(client, bucket, prefix), nil
 }
 
 // Tables are the six sparkdx tables under one root.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/s3"
+
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
@@ -22,7 +24,7 @@ func TestResumeS3(t *testing.T) {
 	m := sparktest.StartMinIO(t)
 	client := m.Bucket(t, "logs")
 	ctx := context.Background()
-	s3 := eventlog.S3Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey,
+	s3 := s3.Config{Endpoint: "http://" + m.Addr, Region: "us-east-1", AccessKey: m.AccessKey,
 		SecretKey: m.SecretKey, PathStyle: true}
 	put := func(key string, data []byte) {
 		t.Helper()

@@ -4,8 +4,9 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/sparkdx/sparkdx/internal/s3"
+
 	"github.com/fsnotify/fsnotify"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 )
 
 // watcher turns inotify events on local log directories into scans; the
@@ -46,7 +47,7 @@ func newWatcher(logger *slog.Logger, wake func()) *watcher {
 
 // add watches a local directory once.
 func (w *watcher) add(dir string) {
-	if w == nil || eventlog.IsS3(dir) {
+	if w == nil || s3.IsURL(dir) {
 		return
 	}
 	w.mu.Lock()
