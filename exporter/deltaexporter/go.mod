@@ -3,7 +3,6 @@ module github.com/sparkdx/sparkdx/exporter/deltaexporter
 go 1.26.0
 
 require (
-	github.com/minio/minio-go/v7 v7.4.1
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sparkdx/sparkdx v0.0.0
 	go.opentelemetry.io/collector/component v1.66.0
@@ -43,6 +42,7 @@ require (
 	github.com/knadh/koanf/v2 v2.3.6 // indirect
 	github.com/minio/crc64nvme v1.1.1 // indirect
 	github.com/minio/md5-simd v1.1.2 // indirect
+	github.com/minio/minio-go/v7 v7.4.1 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect

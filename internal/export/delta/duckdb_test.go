@@ -9,23 +9,14 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
 )
 
 // openDuckDB returns an in-memory DuckDB: the independent reader of what
 // the writer produced. delta_scan needs an extension download, so the
 // tests read the Parquet files the log's live add actions name.
-func openDuckDB(t *testing.T) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+func openDuckDB(t *testing.T) *sql.DB { return deltaread.DuckDB(t) }
 
 func quoteList(root string, files []deltacheck.File) string {
 	var q []string
