@@ -274,33 +274,6 @@ func TestReplayBadLines(t *testing.T) {
 	})
 }
 
-// TestReplayMatchesAcrossChunking replays a real log with tiny and default
-// chunks and several workers: the results must agree.
-func TestReplayMatchesAcrossChunking(t *testing.T) {
-	data, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1430917381534"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want *model.Attempt
-	for _, o := range []ReplayOptions{{Workers: 1}, {Workers: 3, ChunkSize: 100}, {Workers: 2, ChunkSize: 4096}} {
-		a, st, err := Replay(context.Background(), bytes.NewReader(data), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Events != 231 || st.Bytes != int64(len(data)) {
-			t.Errorf("got %d events %d bytes, want 231 and %d", st.Events, st.Bytes, len(data))
-		}
-		if want == nil {
-			want = a
-			continue
-		}
-		if len(a.Stages) != len(want.Stages) || a.Stage(0, 0).Metrics != want.Stage(0, 0).Metrics ||
-			len(a.Stage(1, 0).Tasks) != len(want.Stage(1, 0).Tasks) {
-			t.Errorf("workers %d chunk %d: replay differs", o.Workers, o.ChunkSize)
-		}
-	}
-}
-
 // TestBrokenAttempts: SPARK-39620 logs, one attempt lacking ApplicationEnd.
 func TestBrokenAttempts(t *testing.T) {
 	cases := []struct {
