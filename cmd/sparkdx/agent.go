@@ -18,7 +18,7 @@ import (
 
 const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
 
-func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	interval := fs.Duration("interval", 10*time.Second, "sampling interval")

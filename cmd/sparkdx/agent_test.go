@@ -18,7 +18,7 @@ func TestAgentOnceJSON(t *testing.T) {
 	node := filepath.Join("..", "..", "internal", "agent", "testdata", "node1")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"agent", "--once", "--format", "json", "--host", "node1",
-		"--proc", filepath.Join(node, "proc"), "--cgroup", filepath.Join(node, "sys", "fs", "cgroup")}, &stdout, &stderr)
+		"--proc", filepath.Join(node, "proc"), "--cgroup", filepath.Join(node, "sys", "fs", "cgroup")}, nil, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("got exit %d, want 0; stderr: %s", code, stderr.String())
 	}
@@ -70,7 +70,7 @@ func TestAgentUsageErrors(t *testing.T) {
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
+			if code := run(context.Background(), args, nil, &stdout, &stderr); code != 2 {
 				t.Errorf("got exit %d, want 2; stderr: %s", code, stderr.String())
 			}
 			if stderr.Len() == 0 {
@@ -88,7 +88,7 @@ func TestAgentServesMetrics(t *testing.T) {
 	var stderr bytes.Buffer
 	go func() {
 		done <- run(ctx, []string{"agent", "--interval", "100ms", "--listen", addr, "--host", "node1",
-			"--proc", filepath.Join(node, "proc"), "--cgroup", filepath.Join(node, "sys", "fs", "cgroup")}, io.Discard, &stderr)
+			"--proc", filepath.Join(node, "proc"), "--cgroup", filepath.Join(node, "sys", "fs", "cgroup")}, nil, io.Discard, &stderr)
 	}()
 	var body string
 	for i := 0; i < 50 && !strings.Contains(body, "sparkdx_process_resident_memory_bytes"); i++ {

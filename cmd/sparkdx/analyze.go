@@ -23,7 +23,7 @@ import (
 // report: text for people, sparkdx.report/v1 JSON for programs, or one
 // self-contained HTML page. With --fail-on it exits 1 when a finding
 // reaches that severity.
-func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text (for people), json (sparkdx.report/v1, for programs) or html")

@@ -23,7 +23,7 @@ func TestAnalyzeOTLPUsageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), append([]string{"analyze"}, tc.args...), &stdout, &stderr); code != 2 {
+			if code := run(context.Background(), append([]string{"analyze"}, tc.args...), nil, &stdout, &stderr); code != 2 {
 				t.Errorf("got exit %d, want 2 (stderr %q)", code, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
@@ -41,7 +41,7 @@ func TestAnalyzeOTLPToCollector(t *testing.T) {
 	addr := col.GRPC
 	var stdout, stderr bytes.Buffer
 	// The collector has no metrics pipeline: that refusal is a warning.
-	if code := run(context.Background(), []string{"analyze", "--format", "json", "--otlp-endpoint", "http://" + addr, log}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"analyze", "--format", "json", "--otlp-endpoint", "http://" + addr, log}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("got exit %d, want 0; stderr:\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "otlp export") {

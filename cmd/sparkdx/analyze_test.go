@@ -48,7 +48,7 @@ func TestAnalyzeExitCodes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(context.Background(), append([]string{"analyze", "--format", "json"}, c.args...), &out, &errb)
+			code := run(context.Background(), append([]string{"analyze", "--format", "json"}, c.args...), nil, &out, &errb)
 			if code != c.code {
 				t.Fatalf("got exit %d, want %d (stderr %q)", code, c.code, errb.String())
 			}
@@ -76,7 +76,7 @@ func TestAnalyzeDirSkipsOtherFiles(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"analyze", "--format", "json", dir}, &out, &errb); code != 0 {
+	if code := run(context.Background(), []string{"analyze", "--format", "json", dir}, nil, &out, &errb); code != 0 {
 		t.Fatalf("got exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(errb.String(), "SHA256SUMS: skipped") || strings.Contains(errb.String(), "malformed") {
@@ -97,7 +97,7 @@ func TestAnalyzeEveryLog(t *testing.T) {
 		"extra/spark-events-broken/previous-attempt-incomplete"} {
 		t.Run(dir, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := run(context.Background(), []string{"analyze", "--format", "json", filepath.Join(root, dir)}, &out, &errb); code != 0 {
+			if code := run(context.Background(), []string{"analyze", "--format", "json", filepath.Join(root, dir)}, nil, &out, &errb); code != 0 {
 				t.Fatalf("got exit %d: %s", code, errb.String())
 			}
 			type doc struct {

@@ -12,7 +12,7 @@ import (
 
 // runAPI prints the History Server JSON for one /api/v1/... path over the
 // logs in --log-dir.
-func runAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runAPI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logDir := fs.String("log-dir", "", "event-log directory (as spark.history.fs.logDirectory)")

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = run(context.Background(), args, nil, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -16,7 +16,7 @@ const deltaUsage = "delta optimize|vacuum|clean-log [--dry-run] [--retention 168
 // each partition's small files, vacuum deletes files no recent version
 // needs (replaced ones, and the orphans of crashed writers), clean-log
 // deletes log entries a checkpoint has made redundant.
-func runDelta(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func runDelta(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("delta", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "vacuum: list what would be deleted, delete nothing")
 	retention := fs.Duration("retention", 0, "vacuum: keep unreferenced files younger than this (default 168h); "+

@@ -16,7 +16,7 @@ import (
 
 // runDiff compares two runs of an application: per-phase and per-stage
 // changes and the findings fixed or new.
-func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDiff(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text (for people), json (sparkdx.diff/v1, for programs) or html")

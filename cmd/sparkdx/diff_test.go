@@ -35,7 +35,7 @@ func TestDiffCommand(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(context.Background(), append([]string{"diff"}, c.args...), &out, &errb)
+			code := run(context.Background(), append([]string{"diff"}, c.args...), nil, &out, &errb)
 			if code != c.code {
 				t.Fatalf("got exit %d, want %d (stderr %q)", code, c.code, errb.String())
 			}
@@ -55,7 +55,7 @@ func TestDiffCodecsAgree(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"diff", "--format", "json",
 		sparktest.Path(t, "spark-events", "app-20200706201101-0003"),
-		sparktest.Path(t, "compressed", "app-20200706201101-0003.zstd")}, &out, &errb)
+		sparktest.Path(t, "compressed", "app-20200706201101-0003.zstd")}, nil, &out, &errb)
 	if code != 0 {
 		t.Fatalf("got exit %d: %s", code, errb.String())
 	}

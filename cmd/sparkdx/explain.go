@@ -16,7 +16,7 @@ const explainUsage = "explain [RULE]"
 // runExplain prints what a rule detects, its thresholds and their sources,
 // and its recipe — all from the binary: the recipes are embedded. Without
 // a rule it lists the rules.
-func runExplain(_ context.Context, args []string, stdout, _ io.Writer) error {
+func runExplain(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: sparkdx %s\n\nWith RULE, what it detects, its thresholds and its recipe; without, the rules.\n", explainUsage)

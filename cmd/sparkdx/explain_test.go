@@ -14,7 +14,7 @@ import (
 // unknown rule is a usage error naming the known ones.
 func TestExplain(t *testing.T) {
 	var list bytes.Buffer
-	if code := run(context.Background(), []string{"explain"}, &list, &bytes.Buffer{}); code != 0 {
+	if code := run(context.Background(), []string{"explain"}, nil, &list, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("explain: exit %d", code)
 	}
 	for _, r := range diagnose.All {
@@ -22,7 +22,7 @@ func TestExplain(t *testing.T) {
 			t.Errorf("explain lists no %s", r.ID)
 		}
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), []string{"explain", r.ID}, &out, &errb); code != 0 {
+		if code := run(context.Background(), []string{"explain", r.ID}, nil, &out, &errb); code != 0 {
 			t.Errorf("explain %s: exit %d: %s", r.ID, code, errb.String())
 			continue
 		}
@@ -37,7 +37,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	var errb bytes.Buffer
-	if code := run(context.Background(), []string{"explain", "skew"}, &bytes.Buffer{}, &errb); code != 2 ||
+	if code := run(context.Background(), []string{"explain", "skew"}, nil, &bytes.Buffer{}, &errb); code != 2 ||
 		!strings.Contains(errb.String(), `unknown rule "skew"`) || !strings.Contains(errb.String(), "data-skew") {
 		t.Errorf("explain skew: exit %d, stderr %q; want 2 naming the rules", code, errb.String())
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/jvm/hprof"
 )
 
-const heapUsage = "heap    [--format text|json|html] [--retained] [--top N] [--compressed-oops auto|true|false] [--compressed-class-pointers auto|true|false] DUMP.hprof [BASELINE.hprof]"
+const heapUsage = "heap    [--format text|json|html] [--retained] [--top N] [--compressed-oops auto|true|false] [--compressed-class-pointers auto|true|false] [BEFORE.hprof] DUMP.hprof"
 
-func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runHeap(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("heap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text, json or html (a self-contained page; implies --retained)")
@@ -74,15 +74,25 @@ func runHeap(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return h, nil, nil
 	}
-	rep := heapreport.Report{Path: fs.Arg(0)}
-	if rep.Hist, rep.Retained, err = read(rep.Path); err != nil {
-		return err
-	}
+	// Two dumps come in the order sparkdx diff takes its logs: before, after.
+	rep := heapreport.Report{Path: fs.Arg(fs.NArg() - 1)}
 	if fs.NArg() == 2 {
-		rep.BasePath = fs.Arg(1)
+		rep.BasePath = fs.Arg(0)
 		if rep.Base, rep.BaseRetained, err = read(rep.BasePath); err != nil {
 			return err
 		}
+	}
+	if rep.Hist, rep.Retained, err = read(rep.Path); err != nil {
+		return err
+	}
+	// Before the order matched diff's, the baseline came second: dumps
+	// whose headers say the first is the newer are taken the other way.
+	if rep.Base != nil && !rep.Base.DumpTime.IsZero() && rep.Base.DumpTime.After(rep.Hist.DumpTime) && !rep.Hist.DumpTime.IsZero() {
+		fmt.Fprintf(stderr, "sparkdx heap: note: %s was written after %s (their headers say); comparing it against the older one\n",
+			rep.BasePath, rep.Path)
+		rep.Path, rep.BasePath = rep.BasePath, rep.Path
+		rep.Hist, rep.Base = rep.Base, rep.Hist
+		rep.Retained, rep.BaseRetained = rep.BaseRetained, rep.Retained
 	}
 	switch *format {
 	case "json":

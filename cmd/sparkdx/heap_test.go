@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ const syntheticDump = "../../internal/jvm/hprof/testdata/synthetic.hprof"
 func runHeapCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = run(context.Background(), args, nil, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -47,9 +48,13 @@ func TestHeapText(t *testing.T) {
 type heapOut struct {
 	Schema string `json:"schema"`
 	Dump   struct {
-		Truncated   bool  `json:"truncated"`
-		TruncatedAt int64 `json:"truncatedAt"`
+		Path        string `json:"path"`
+		Truncated   bool   `json:"truncated"`
+		TruncatedAt int64  `json:"truncatedAt"`
 	} `json:"dump"`
+	Baseline *struct {
+		Path string `json:"path"`
+	} `json:"baseline"`
 	Classes []struct {
 		Class     string `json:"class"`
 		Instances int64  `json:"instances"`
@@ -128,13 +133,30 @@ func TestHeapTruncatedAndBaseline(t *testing.T) {
 	if !h.Dump.Truncated || h.Dump.TruncatedAt != int64(n) {
 		t.Errorf("got truncated=%v at %d, want true at %d", h.Dump.Truncated, h.Dump.TruncatedAt, n)
 	}
-	code, out, errOut = runHeapCLI(t, "heap", "--format", "json", syntheticDump, cut)
+	// Before, after: the order sparkdx diff takes.
+	code, out, errOut = runHeapCLI(t, "heap", "--format", "json", cut, syntheticDump)
 	if code != 0 {
 		t.Fatalf("baseline: exit %d: %s", code, errOut)
 	}
 	h = decodeHeap(t, out)
+	if h.Dump.Path != syntheticDump || h.Baseline == nil || h.Baseline.Path != cut {
+		t.Errorf("dump %q, baseline %+v; want the second argument the dump, the first its baseline", h.Dump.Path, h.Baseline)
+	}
 	if len(h.Growth) == 0 || h.Growth[0].BytesDelta <= 0 {
 		t.Errorf("growth against the cut baseline: got %+v, want positive growth first", h.Growth)
+	}
+	// Dumps whose headers say the first argument is the newer are taken
+	// newest first (the order before heap matched diff's), with a note.
+	older, newer := filepath.Join(t.TempDir(), "older.hprof"), filepath.Join(t.TempDir(), "newer.hprof")
+	writeDumpAt(t, older, full, 1_700_000_000_000)
+	writeDumpAt(t, newer, full[:n], 1_700_000_600_000)
+	code, out, errOut = runHeapCLI(t, "heap", "--format", "json", newer, older)
+	if code != 0 {
+		t.Fatalf("newest first: exit %d: %s", code, errOut)
+	}
+	h = decodeHeap(t, out)
+	if h.Dump.Path != newer || h.Baseline == nil || h.Baseline.Path != older || !strings.Contains(errOut, "written after") {
+		t.Errorf("newest first: dump %q, baseline %+v, stderr %q; want the newer dump compared against the older, with a note", h.Dump.Path, h.Baseline, errOut)
 	}
 }
 
@@ -190,5 +212,16 @@ func TestHeapTopZeroShowsAll(t *testing.T) {
 	}
 	if got := count(all); got < 2 {
 		t.Errorf("--top 0: %d largest objects, want all of them (more than one)", got)
+	}
+}
+
+// writeDumpAt writes dump with its header's time (the u8 after the
+// version and identifier size) set to ms.
+func writeDumpAt(t *testing.T, path string, dump []byte, ms uint64) {
+	t.Helper()
+	b := append([]byte(nil), dump...)
+	binary.BigEndian.PutUint64(b[23:31], ms)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 type command struct {
 	name  string
 	usage string
-	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run   func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // exitError carries an exit code chosen by a subcommand (1: a finding at or
@@ -59,12 +59,12 @@ func commands() []command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmds := commands()
 	switch {
 	case len(args) == 0:
@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, args[1:], stdout, stderr)
+		err := c.run(ctx, args[1:], stdin, stdout, stderr)
 		if err == nil {
 			return 0
 		}

@@ -21,7 +21,7 @@ var everyLogDir = []string{"spark-events", "compressed", "big", "extra/historica
 func appIDs(t *testing.T, dir string) []string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"analyze", "--format", "json", dir}, &out, &errb); code != 0 {
+	if code := run(context.Background(), []string{"analyze", "--format", "json", dir}, nil, &out, &errb); code != 0 {
 		t.Fatalf("json: got exit %d: %s", code, errb.String())
 	}
 	raw := bytes.TrimSpace(out.Bytes())
@@ -49,7 +49,7 @@ func TestAnalyzeTextAndHTMLEveryLog(t *testing.T) {
 			ids := appIDs(t, path)
 			for _, format := range []string{"text", "html"} {
 				var out, errb bytes.Buffer
-				if code := run(context.Background(), []string{"analyze", "--format", format, path}, &out, &errb); code != 0 {
+				if code := run(context.Background(), []string{"analyze", "--format", format, path}, nil, &out, &errb); code != 0 {
 					t.Fatalf("%s: got exit %d: %s", format, code, errb.String())
 				}
 				page := out.String()
@@ -86,7 +86,7 @@ func TestAnalyzeOutputFile(t *testing.T) {
 	} {
 		t.Run(filepath.Base(c.args[len(c.args)-1]), func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := run(context.Background(), append(append([]string{"analyze"}, c.args...), log), &out, &errb); code != 0 {
+			if code := run(context.Background(), append(append([]string{"analyze"}, c.args...), log), nil, &out, &errb); code != 0 {
 				t.Fatalf("got exit %d: %s", code, errb.String())
 			}
 			if out.Len() != 0 {
@@ -102,10 +102,10 @@ func TestAnalyzeOutputFile(t *testing.T) {
 		})
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"analyze", "-o", filepath.Join(dir, "no", "such", "dir"), log}, &out, &errb); code != 2 {
+	if code := run(context.Background(), []string{"analyze", "-o", filepath.Join(dir, "no", "such", "dir"), log}, nil, &out, &errb); code != 2 {
 		t.Errorf("unwritable -o: got exit %d, want 2", code)
 	}
-	if code := run(context.Background(), []string{"analyze", "--format", "xml", log}, &out, &errb); code != 2 {
+	if code := run(context.Background(), []string{"analyze", "--format", "xml", log}, nil, &out, &errb); code != 2 {
 		t.Errorf("--format xml: got exit %d, want 2", code)
 	}
 }

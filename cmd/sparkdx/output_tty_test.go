@@ -65,7 +65,7 @@ func TestTextOnATerminal(t *testing.T) {
 				got <- b.String()
 			}()
 			var errb bytes.Buffer
-			code := run(context.Background(), []string{"analyze", log}, tty, &errb)
+			code := run(context.Background(), []string{"analyze", log}, nil, tty, &errb)
 			tty.Close()
 			out := <-got
 			if code != 0 {

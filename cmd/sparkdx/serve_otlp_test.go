@@ -30,7 +30,7 @@ func runServeInProcess(t *testing.T, args ...string) *inServe {
 	var out syncBuffer
 	codes := make(chan int, 1)
 	go func() {
-		codes <- run(ctx, append([]string{"serve", "--listen", addr, "--poll", "100ms"}, args...), &out, &out)
+		codes <- run(ctx, append([]string{"serve", "--listen", addr, "--poll", "100ms"}, args...), nil, &out, &out)
 	}()
 	s := &inServe{serveProc: &serveProc{url: "http://" + addr, logs: &out.buf}}
 	stopped := false

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 )
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
 	v := "devel"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ClassStat is one line of the class histogram.
@@ -17,6 +18,7 @@ type ClassStat struct {
 // Histogram is what one pass over a dump yields.
 type Histogram struct {
 	Version        string        // "JAVA PROFILE 1.0.2"
+	DumpTime       time.Time     // when the dump was written (its header); zero when the header says 0
 	IDSize         int           // identifier size in bytes
 	Layout         Layout        // object layout used for sizes
 	LayoutEvidence string        // how the layout was chosen
@@ -181,7 +183,7 @@ func (z *sizer) declares(c *classInfo, field string) bool {
 func (s *scanner) result() *Histogram {
 	li, ev := s.chooseLayout()
 	l := s.cands[li]
-	h := &Histogram{Version: s.version, IDSize: s.d.idSize, Layout: l, LayoutEvidence: ev, Records: s.records}
+	h := &Histogram{Version: s.version, DumpTime: dumpTime(s.dumpTime), IDSize: s.d.idSize, Layout: l, LayoutEvidence: ev, Records: s.records}
 	z := &sizer{s: s, l: l, shapes: map[uint64]*shape{}, trustGaps: s.arrayObs > 0 && s.score[li]*2 > s.arrayObs}
 	byName := map[string]*ClassStat{}
 	stat := func(name string) *ClassStat {
@@ -322,4 +324,11 @@ func Totals(cs []ClassStat) (instances, bytes int64) {
 		bytes += c.Bytes
 	}
 	return instances, bytes
+}
+
+func dumpTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }

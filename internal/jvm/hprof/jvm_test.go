@@ -142,7 +142,9 @@ func TestHistogramMatchesJVM(t *testing.T) {
 		for _, c := range configs {
 			t.Run(j.name+"/"+c.name, func(t *testing.T) {
 				p := startPopulation(t, j, n, c.flags...)
+				before := time.Now().Truncate(time.Millisecond)
 				hist, dumps := p.snapshot(t, t.TempDir())
+				after := time.Now()
 				want, err := parseClassHistogram(strings.NewReader(hist))
 				if err != nil {
 					t.Fatal(err)
@@ -158,6 +160,9 @@ func TestHistogramMatchesJVM(t *testing.T) {
 						}
 						if h.Truncated {
 							t.Fatalf("got truncated at %d, want a complete dump", h.TruncatedAt)
+						}
+						if h.DumpTime.Before(before) || h.DumpTime.After(after) {
+							t.Errorf("dump time %v, want between %v and %v (the jcmd calls)", h.DumpTime, before, after)
 						}
 						if h.Layout.CompressedOops != c.want.CompressedOops || h.Layout.CompressedClassPointers != c.want.CompressedClassPointers {
 							t.Errorf("got layout %v, want %v (%s)", h.Layout, c.want, h.LayoutEvidence)

@@ -61,8 +61,9 @@ type scanner struct {
 	top     topObjects
 	strings *stringTracker
 
-	version string
-	records int64
+	version  string
+	dumpTime int64 // header: when the dump was written, epoch ms
+	records  int64
 
 	// g, when set, collects the object graph: nodes in pass 1, references
 	// and GC roots in pass 1 too (fused.go) or in pass 2 (see graph.go).
@@ -91,9 +92,11 @@ func (s *scanner) header() error {
 	s.d.idSize = int(idSize)
 	s.cands = candidateLayouts(int(idSize))
 	s.initGeometry()
-	if _, err := s.d.next(8); err != nil {
+	ts, err := s.d.next(8)
+	if err != nil {
 		return fmt.Errorf("offset 23: header cut short: %v", err)
 	}
+	s.dumpTime = int64(binary.BigEndian.Uint64(ts))
 	return nil
 }
 
