@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,8 +73,19 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var inputs []*report.Input
 	worst := diagnose.None
 	var attempts []*model.Attempt
+	if i := slices.Index(fs.Args(), "-"); i >= 0 && slices.Contains(fs.Args()[i+1:], "-") {
+		return usageErr("- (standard input) given twice")
+	}
 	for _, path := range fs.Args() {
-		logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{S3: s3f.config()})
+		var logs []*eventlog.Log
+		var err error
+		if path == "-" {
+			var l *eventlog.Log
+			l, err = eventlog.OpenStream("stdin", stdin)
+			logs = []*eventlog.Log{l}
+		} else {
+			logs, err = eventlog.Open(ctx, path, eventlog.OpenOptions{S3: s3f.config()})
+		}
 		if err != nil {
 			return inputErr(fmt.Errorf("%s: %w", path, err))
 		}

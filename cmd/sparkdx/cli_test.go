@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,15 @@ func TestAnalyzeJSONGolden(t *testing.T) {
 	}
 	// The path is machine-specific; the golden holds the log's base name.
 	out = strings.ReplaceAll(out, log, "local-1430917381534")
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("got %d lines, want one document on one line", strings.Count(out, "\n"))
+	}
+	// The golden is indented, for a reviewable diff.
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, []byte(out), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out = pretty.String()
 	golden := filepath.Join("testdata", "analyze_local-1430917381534.json")
 	if *update {
 		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
@@ -124,7 +134,7 @@ func TestAnalyzeInputErrors(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("got exit %d, want 0: %s", code, errs)
 		}
-		if !strings.Contains(out, `"badLines": 1`) || !strings.Contains(out, `"completed": true`) {
+		if !strings.Contains(out, `"badLines":1`) || !strings.Contains(out, `"completed":true`) {
 			t.Errorf("got %s, want badLines 1 and a completed app", out)
 		}
 		if !strings.Contains(errs, "skipped 1 malformed lines") || !strings.Contains(errs, "bad-line.log line 2") {
@@ -207,4 +217,53 @@ func TestHelpAndVersion(t *testing.T) {
 	if code, out, _ := runCLI("--version"); code != 0 || !strings.HasPrefix(out, "sparkdx ") {
 		t.Errorf("--version: exit %d, stdout %q", code, out)
 	}
+}
+
+// TestAnalyzeStdin: `-` reads a log from standard input, plain or in any
+// Spark codec (recognised from its bytes), with the same report as the
+// file; `-` twice is a usage error.
+func TestAnalyzeStdin(t *testing.T) {
+	for _, path := range []string{sparktest.Path(t, "spark-events", "local-1430917381534"),
+		sparktest.Path(t, "compressed", "application_1553914137147_0018.zstd")} {
+		_, want, _ := runCLI("analyze", "--format", "json", path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"analyze", "--format", "json", "-"}, bytes.NewReader(data), &out, &errb); code != 0 {
+			t.Fatalf("%s on stdin: exit %d: %s", filepath.Base(path), code, errb.String())
+		}
+		// The log section names where the bytes came from; the rest is the same.
+		norm := func(s string) string {
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(s), &doc); err != nil {
+				t.Fatalf("%v\n%.200s", err, s)
+			}
+			delete(doc, "log")
+			b, _ := json.Marshal(doc)
+			return string(b)
+		}
+		if norm(out.String()) != norm(want) {
+			t.Errorf("%s on stdin: the report differs from the file's", filepath.Base(path))
+		}
+	}
+	code := run(context.Background(), []string{"analyze", "-", "-"}, strings.NewReader(""), io.Discard, io.Discard)
+	if code != 2 {
+		t.Errorf("- twice: exit %d, want 2", code)
+	}
+}
+
+// jsonLines decodes analyze --format json output: one document per line.
+func jsonLines[T any](t *testing.T, out []byte) []T {
+	t.Helper()
+	var docs []T
+	for i, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+		var d T
+		if err := json.Unmarshal(line, &d); err != nil {
+			t.Fatalf("line %d: %v\n%.200s", i+1, err, line)
+		}
+		docs = append(docs, d)
+	}
+	return docs
 }

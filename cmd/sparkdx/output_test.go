@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,14 +23,7 @@ func appIDs(t *testing.T, dir string) []string {
 	if code := run(context.Background(), []string{"analyze", "--format", "json", dir}, nil, &out, &errb); code != 0 {
 		t.Fatalf("json: got exit %d: %s", code, errb.String())
 	}
-	raw := bytes.TrimSpace(out.Bytes())
-	if len(raw) > 0 && raw[0] != '[' {
-		raw = append(append([]byte{'['}, raw...), ']')
-	}
-	var docs []struct{ App struct{ ID string } }
-	if err := json.Unmarshal(raw, &docs); err != nil {
-		t.Fatal(err)
-	}
+	docs := jsonLines[struct{ App struct{ ID string } }](t, out.Bytes())
 	var ids []string
 	for _, d := range docs {
 		ids = append(ids, d.App.ID)
@@ -81,7 +73,7 @@ func TestAnalyzeOutputFile(t *testing.T) {
 	}{
 		{[]string{"--format", "html", "-o", filepath.Join(dir, "r.html")}, "<!DOCTYPE html>"},
 		{[]string{"--format", "text", "-o", filepath.Join(dir, "r.txt")}, "local-1430917381534"},
-		{[]string{"--format", "json", "-o", filepath.Join(dir, "r.json")}, `"schema": "sparkdx.report/v1"`},
+		{[]string{"--format", "json", "-o", filepath.Join(dir, "r.json")}, `{"schema":"sparkdx.report/v1"`},
 		{[]string{"-o", filepath.Join(dir, "default.txt")}, "local-1430917381534 · "},
 	} {
 		t.Run(filepath.Base(c.args[len(c.args)-1]), func(t *testing.T) {

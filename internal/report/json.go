@@ -209,13 +209,17 @@ func optTime(t int64) *int64 {
 	return &t
 }
 
-// WriteJSON writes reports: one object for one log, an array for several.
+// WriteJSON writes one sparkdx.report/v1 document per attempt, each on a
+// line of its own (JSON Lines): one log gives one JSON object, several
+// give the same objects one per line, so a program reads every case the
+// same way (line by line, or `jq` as is).
 func WriteJSON(w io.Writer, reports []*Report) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if len(reports) == 1 {
-		return enc.Encode(reports[0])
+	for _, r := range reports {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
 	}
-	return enc.Encode(reports)
+	return nil
 }
