@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
@@ -95,20 +95,13 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		// A listed directory may hold other files (checksums, notes).
 		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
-			a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict, Redaction: rules}, stderr)
-			if err != nil {
-				var le *eventlog.LineError
-				if errors.As(err, &le) {
-					le.Name = l.Path
-				}
-				return inputErr(err)
+			a, src, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict, Redaction: rules}, stderr)
+			if errors.Is(err, pipeline.ErrNotSpark) && listing {
+				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
+				continue
 			}
-			if a.AppID == "" {
-				if listing {
-					fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
-					continue
-				}
-				return inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
+			if err != nil {
+				return inputErr(err)
 			}
 			if stats.BadLines > 0 {
 				first := stats.FirstBad[0]
@@ -116,20 +109,17 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
 					l.Path, stats.BadLines, first)
 			}
-			res := analyze.Analyze(a)
-			findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
-				InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
-			worst = max(worst, diagnose.Worst(findings))
+			src.Now = now
+			d := pipeline.Diagnose(a, nil, src, nil)
+			worst = max(worst, diagnose.Worst(d.Findings))
 			if exp != nil {
 				// The report is the product; a collector that is down
 				// or refuses a signal is worth a warning, not a failure.
-				if err := exp.ExportApp(ctx, a, res); err != nil {
+				if err := exp.ExportApp(ctx, a, d.Result); err != nil {
 					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 				}
 			}
-			inputs = append(inputs, report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
-				Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
-				UnknownEvents: stats.Unknown, Truncated: stats.Truncated}))
+			inputs = append(inputs, d.Input())
 			attempts = append(attempts, a)
 		}
 	}

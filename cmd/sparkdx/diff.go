@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -71,21 +69,10 @@ func loadOne(ctx context.Context, path string, opts eventlog.OpenOptions, strict
 		return nil, usageErr("%s: holds %d event logs, want exactly one to compare", path, len(logs))
 	}
 	l := logs[0]
-	a, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: strict}, stderr)
+	a, src, _, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: strict}, stderr)
 	if err != nil {
-		var le *eventlog.LineError
-		if errors.As(err, &le) {
-			le.Name = l.Path
-		}
 		return nil, inputErr(err)
 	}
-	if a.AppID == "" {
-		return nil, inputErr(fmt.Errorf("%s: no SparkListenerApplicationStart: not a Spark event log", l.Path))
-	}
-	res := analyze.Analyze(a)
-	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Log: diagnose.LogInfo{
-		InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime, Now: now}}, diagnose.All)
-	return report.NewInput(a, res, findings, report.Log{Path: l.Path, Codec: string(l.Codec),
-		Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
-		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}), nil
+	src.Now = now
+	return pipeline.Diagnose(a, nil, src, nil).Input(), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -47,20 +48,20 @@ func outputFile(path string, stdout io.Writer) (io.Writer, func() error, error) 
 	return f, f.Close, nil
 }
 
-// replayLog replays one log like eventlog.ReplayLog, drawing a progress
-// bar on stderr while it reads when stderr is a terminal.
-func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions, stderr io.Writer) (*model.Attempt, *eventlog.ReplayStats, error) {
+// replayLog replays one log like pipeline.Replay, drawing a progress bar
+// on stderr while it reads when stderr is a terminal.
+func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions, stderr io.Writer) (*model.Attempt, pipeline.Source, *eventlog.ReplayStats, error) {
 	if !isTerminal(stderr) {
-		return eventlog.ReplayLog(ctx, l, opts)
+		return pipeline.Replay(ctx, l, opts)
 	}
 	p := report.NewProgress(stderr, l.Name, l.Size)
 	opts.Wrap = func(r *eventlog.Reader) io.Reader {
 		p.Stored = r.StoredBytes
 		return p.Reader(r)
 	}
-	a, stats, err := eventlog.ReplayLog(ctx, l, opts)
+	a, src, stats, err := pipeline.Replay(ctx, l, opts)
 	p.Finish()
-	return a, stats, err
+	return a, src, stats, err
 }
 
 // writeReport renders inputs in format to -o FILE, or to stdout.

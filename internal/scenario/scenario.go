@@ -19,6 +19,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 )
 
 // Scenario is one directory of the library: workload.py, scenario.json and
@@ -206,14 +207,12 @@ func Diagnose(ctx context.Context, path string) (*Diagnosis, error) {
 		return nil, fmt.Errorf("scenario: %s holds %d logs, want 1", path, len(logs))
 	}
 	l := logs[0]
-	a, stats, err := eventlog.ReplayLog(ctx, l, eventlog.ReplayOptions{Strict: true})
+	a, src, _, err := pipeline.Replay(ctx, l, eventlog.ReplayOptions{Strict: true})
 	if err != nil {
 		return nil, err
 	}
-	res := analyze.Analyze(a)
-	fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Log: diagnose.LogInfo{
-		InProgress: l.InProgress, Truncated: stats.Truncated, ModTime: l.ModTime}}, diagnose.All)
-	return &Diagnosis{Attempt: a, Result: res, Findings: fs}, nil
+	d := pipeline.Diagnose(a, nil, src, agent)
+	return &Diagnosis{Attempt: a, Result: d.Result, Findings: d.Findings}, nil
 }
 
 // Outcome is the check of one expectation.

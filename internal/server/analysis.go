@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -22,7 +23,6 @@ type Analysis struct {
 // Analyze analyses an ingest input with the agent samples st holds for
 // the application's driver.
 func Analyze(st *store.Store, in ingest.Input) Analysis {
-	res := in.Analysis()
 	var agent *diagnose.AgentData
 	if st != nil {
 		// A store error only costs the agent-aware rules their data.
@@ -30,9 +30,8 @@ func Analyze(st *store.Store, in ingest.Input) Analysis {
 			agent = AgentData(xs)
 		}
 	}
-	findings := diagnose.Run(&diagnose.Pass{Attempt: in.Attempt, Result: res, Agent: agent, Log: diagnose.LogInfo{
-		InProgress: in.InProgress, Truncated: in.Log.Truncated, ModTime: in.ModTime, Now: in.Now}}, diagnose.All)
-	return Analysis{Result: res, Report: report.Build(in.Attempt, res, findings, in.Log)}
+	d := pipeline.Diagnose(in.Attempt, in.Result, in.Source(), agent)
+	return Analysis{Result: d.Result, Report: d.Report}
 }
 
 // AnalyzeFunc is serve's ingest.AnalyzeFunc: ingest.ReportJSON's document,

@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -159,10 +159,12 @@ func (c *Config) Validate() error {
 // ReportJSON is the default AnalyzeFunc: the sparkdx.report/v1 document
 // with every diagnose rule, as `sparkdx analyze --format json` writes it.
 func ReportJSON(in Input) ([]byte, error) {
-	res := in.Analysis()
-	findings := diagnose.Run(&diagnose.Pass{Attempt: in.Attempt, Result: res, Log: diagnose.LogInfo{
-		InProgress: in.InProgress, Truncated: in.Log.Truncated, ModTime: in.ModTime, Now: in.Now}}, diagnose.All)
-	return json.Marshal(report.Build(in.Attempt, res, findings, in.Log))
+	return json.Marshal(pipeline.Diagnose(in.Attempt, in.Result, in.Source(), nil).Report)
+}
+
+// Source is where the input was read from, for the pipeline.
+func (in Input) Source() pipeline.Source {
+	return pipeline.Source{Log: in.Log, InProgress: in.InProgress, ModTime: in.ModTime, Now: in.Now}
 }
 
 // Ingester owns the set of known logs.

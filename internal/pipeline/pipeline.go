@@ -1,0 +1,77 @@
+// Package pipeline is the one path from an event log to a diagnosis:
+// replay → analyze → diagnose → report. `sparkdx analyze`, `sparkdx diff`,
+// serve's ingest and pages, and the scenario checks all go through it, so
+// one log gives the same findings and the same report everywhere.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+)
+
+// Source is where an attempt was read from: the report's log section, and
+// what the log-aware rules (incomplete-app) read.
+type Source struct {
+	Log        report.Log
+	InProgress bool      // the log is still being written
+	ModTime    time.Time // of the log's newest part
+	Now        time.Time // the time the diagnosis is made at; zero: the log's own end
+}
+
+// Diagnosis is one attempt analysed, diagnosed and reported.
+type Diagnosis struct {
+	Attempt  *model.Attempt
+	Result   *analyze.Result
+	Findings []diagnose.Finding
+	Report   *report.Report // the sparkdx.report/v1 document
+}
+
+// Input is what the text and HTML renderers and diff read.
+func (d *Diagnosis) Input() *report.Input {
+	return &report.Input{Report: d.Report, Result: d.Result, Attempt: d.Attempt}
+}
+
+// Diagnose analyses a (unless res, its analysis, is given already), runs
+// every rule — the agent-aware ones with agent's driver samples when not
+// nil — and builds the report.
+func Diagnose(a *model.Attempt, res *analyze.Result, src Source, agent *diagnose.AgentData) *Diagnosis {
+	if res == nil {
+		res = analyze.Analyze(a)
+	}
+	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Log: diagnose.LogInfo{
+		InProgress: src.InProgress, Truncated: src.Log.Truncated, ModTime: src.ModTime, Now: src.Now}}, diagnose.All)
+	return &Diagnosis{Attempt: a, Result: res, Findings: findings, Report: report.Build(a, res, findings, src.Log)}
+}
+
+// ErrNotSpark is the error for a log without SparkListenerApplicationStart.
+var ErrNotSpark = errors.New("no SparkListenerApplicationStart: not a Spark event log")
+
+// Replay replays one log eventlog.Open found and says what was read. A
+// malformed line's error (with opts.Strict) names the log; a log with no
+// application start is ErrNotSpark, wrapped with its path.
+func Replay(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions) (*model.Attempt, Source, *eventlog.ReplayStats, error) {
+	a, stats, err := eventlog.ReplayLog(ctx, l, opts)
+	if err != nil {
+		if le, ok := errors.AsType[*eventlog.LineError](err); ok {
+			le.Name = l.Path
+		}
+		return nil, Source{}, stats, err
+	}
+	if a.AppID == "" {
+		return nil, Source{}, stats, fmt.Errorf("%s: %w", l.Path, ErrNotSpark)
+	}
+	src := Source{
+		Log: report.Log{Path: l.Path, Codec: string(l.Codec), Bytes: stats.Bytes, Events: stats.Events,
+			BadLines: stats.BadLines, UnknownEvents: stats.Unknown, Truncated: stats.Truncated},
+		InProgress: l.InProgress, ModTime: l.ModTime,
+	}
+	return a, src, stats, nil
+}

@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+func TestReplayAndDiagnose(t *testing.T) {
+	ctx := context.Background()
+	path := sparktest.Path(t, "spark-events", "application_1553914137147_0018")
+	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, src, stats, err := Replay(ctx, logs[0], eventlog.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Log.Path != path || src.Log.Events != stats.Events || src.Log.Bytes != logs[0].Size || src.ModTime != logs[0].ModTime {
+		t.Errorf("source %+v does not describe %s (%d events, %d bytes)", src, path, stats.Events, logs[0].Size)
+	}
+	d := Diagnose(a, nil, src, nil)
+	if d.Report.App.ID != "application_1553914137147_0018" || d.Report.Log.Path != path || len(d.Findings) != len(d.Report.Findings) {
+		t.Errorf("report of %s: app %q, log %q, %d findings for %d rule results", path, d.Report.App.ID, d.Report.Log.Path,
+			len(d.Report.Findings), len(d.Findings))
+	}
+	// An analysis given in advance (serve keeps one per finished log) gives
+	// the same diagnosis.
+	again := Diagnose(a, analyze.Analyze(a), src, nil)
+	if !reflect.DeepEqual(again.Report, d.Report) {
+		t.Error("a diagnosis from a given analysis differs from one that analyses")
+	}
+	in := d.Input()
+	if in.Report != d.Report || in.Result != d.Result || in.Attempt != a {
+		t.Error("Input does not carry the diagnosis")
+	}
+}
+
+func TestReplayErrors(t *testing.T) {
+	ctx := context.Background()
+	open := func(body string) *eventlog.Log {
+		l, err := eventlog.OpenStream("piped.log", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	_, _, _, err := Replay(ctx, open(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"), eventlog.ReplayOptions{})
+	if !errors.Is(err, ErrNotSpark) || !strings.Contains(err.Error(), "piped.log") {
+		t.Errorf("no application start: got %v, want ErrNotSpark naming the log", err)
+	}
+	start := `{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000,"User":"u"}` + "\n"
+	_, _, _, err = Replay(ctx, open(start+"{not json\n"), eventlog.ReplayOptions{Strict: true})
+	if le, ok := errors.AsType[*eventlog.LineError](err); !ok || le.Name != "piped.log" || le.Line != 2 {
+		t.Errorf("strict bad line: got %v, want a LineError naming piped.log line 2", err)
+	}
+	a, src, _, err := Replay(ctx, open(start+"{not json\n"), eventlog.ReplayOptions{})
+	if err != nil || a.AppID != "app-1" || src.Log.BadLines != 1 {
+		t.Errorf("lenient bad line: got %v, app %v, %d bad lines; want app-1 with one bad line counted", err, a, src.Log.BadLines)
+	}
+	// The log-aware rule sees the source: a log written a second ago is
+	// an app still running (info), a finished file without an end a warning.
+	severity := func(src Source) diagnose.Severity {
+		for _, f := range Diagnose(a, nil, src, nil).Findings {
+			if f.Rule == "incomplete-app" {
+				return f.Severity
+			}
+		}
+		return diagnose.None
+	}
+	src.Now, src.ModTime = time.UnixMilli(1_000_000), time.UnixMilli(999_000)
+	if got := severity(src); got != diagnose.Warning {
+		t.Errorf("finished log without an end: incomplete-app %v, want warning", got)
+	}
+	src.InProgress = true
+	if got := severity(src); got != diagnose.Info {
+		t.Errorf("log written a second ago: incomplete-app %v, want info", got)
+	}
+}
