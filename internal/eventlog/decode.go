@@ -30,10 +30,14 @@ type Decoder struct {
 	// sqlScratch collects a task's SQL metric updates, copied out once at
 	// their exact size (one allocation per task instead of one per growth).
 	sqlScratch []AccumUpdate
+	// metrics is the table of Spark's task metrics the decoders read by.
+	metrics *model.MetricGroup
 }
 
 // NewDecoder returns a Decoder.
-func NewDecoder() *Decoder { return &Decoder{strs: make(map[string]string, 64)} }
+func NewDecoder() *Decoder {
+	return &Decoder{strs: make(map[string]string, 64), metrics: model.TaskMetricFields()}
+}
 
 // Lines that are JSON but not events.
 var (

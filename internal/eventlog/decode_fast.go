@@ -140,7 +140,7 @@ func (d *Decoder) taskEndField(s *scanner, k []byte, e *EventTaskEnd) {
 		if s.null() {
 			return
 		}
-		fastTaskMetrics(s, &e.Metrics)
+		fastTaskMetrics(d.metrics, s, &e.Metrics)
 	default:
 		s.skip()
 	}
@@ -244,83 +244,19 @@ func (d *Decoder) fastAccumulables(s *scanner, sqlUpdates *[]AccumUpdate) []mode
 	return out
 }
 
-func fastTaskMetrics(s *scanner, m *model.TaskMetrics) {
+// fastTaskMetrics is taskMetrics on the scanner.
+func fastTaskMetrics(g *model.MetricGroup, s *scanner, m *model.TaskMetrics) {
+	hint := 0
 	s.object(func(k []byte) {
-		switch string(k) {
-		case "Executor Deserialize Time":
-			m.ExecutorDeserializeTime = s.int()
-		case "Executor Deserialize CPU Time":
-			m.ExecutorDeserializeCpuTime = s.int()
-		case "Executor Run Time":
-			m.ExecutorRunTime = s.int()
-		case "Executor CPU Time":
-			m.ExecutorCpuTime = s.int()
-		case "Peak Execution Memory":
-			m.PeakExecutionMemory = s.int()
-		case "Peak On Heap Execution Memory":
-			m.PeakOnHeapExecutionMemory = s.int()
-		case "Peak Off Heap Execution Memory":
-			m.PeakOffHeapExecutionMemory = s.int()
-		case "Result Size":
-			m.ResultSize = s.int()
-		case "JVM GC Time":
-			m.JvmGcTime = s.int()
-		case "Result Serialization Time":
-			m.ResultSerializationTime = s.int()
-		case "Memory Bytes Spilled":
-			m.MemoryBytesSpilled = s.int()
-		case "Disk Bytes Spilled":
-			m.DiskBytesSpilled = s.int()
-		case "Shuffle Read Metrics":
-			r := &m.ShuffleRead
-			s.object(func(k []byte) {
-				if k := string(k); k == "Push Based Shuffle" {
-					s.object(func(k []byte) {
-						if p := pushField(&r.Push, string(k)); p != nil {
-							*p = s.int()
-						} else {
-							s.skip()
-						}
-					})
-				} else if p := shuffleReadField(r, k); p != nil {
-					*p = s.int()
-				} else {
-					s.skip()
-				}
-			})
-		case "Shuffle Write Metrics":
-			w := &m.ShuffleWrite
-			s.object(func(k []byte) {
-				if p := shuffleWriteField(w, string(k)); p != nil {
-					*p = s.int()
-				} else {
-					s.skip()
-				}
-			})
-		case "Input Metrics":
-			s.object(func(k []byte) {
-				switch string(k) {
-				case "Bytes Read":
-					m.InputBytesRead = s.int()
-				case "Records Read":
-					m.InputRecordsRead = s.int()
-				default:
-					s.skip()
-				}
-			})
-		case "Output Metrics":
-			s.object(func(k []byte) {
-				switch string(k) {
-				case "Bytes Written":
-					m.OutputBytesWritten = s.int()
-				case "Records Written":
-					m.OutputRecordsWritten = s.int()
-				default:
-					s.skip()
-				}
-			})
-		default:
-			s.skip()
+		if s.peek() == '{' {
+			if sub := g.Group(k); sub != nil {
+				fastTaskMetrics(sub, s, m)
+				return
+			}
+		} else if f := g.Field(k, &hint); f != nil {
+			*f.Of(m) = s.int()
+			return
 		}
+		s.skip()
 	})
 }

@@ -80,7 +80,7 @@ func (d *Decoder) taskEnd(v *fastjson.Value) Event {
 			e.ExecMetrics = executorMetrics(x)
 		case "Task Metrics":
 			if x.Type() == fastjson.TypeObject {
-				taskMetrics(x, &e.Metrics)
+				taskMetrics(d.metrics, x, &e.Metrics)
 			}
 		}
 	})
@@ -90,143 +90,20 @@ func (d *Decoder) taskEnd(v *fastjson.Value) Event {
 	return &e
 }
 
-func taskMetrics(v *fastjson.Value, m *model.TaskMetrics) {
+// taskMetrics reads a "Task Metrics" object (or one of its groups, g)
+// through the one table of Spark's task metrics.
+func taskMetrics(g *model.MetricGroup, v *fastjson.Value, m *model.TaskMetrics) {
+	hint := 0
 	o, _ := v.Object()
 	o.Visit(func(k []byte, x *fastjson.Value) {
-		switch string(k) {
-		case "Executor Deserialize Time":
-			m.ExecutorDeserializeTime = x.GetInt64()
-		case "Executor Deserialize CPU Time":
-			m.ExecutorDeserializeCpuTime = x.GetInt64()
-		case "Executor Run Time":
-			m.ExecutorRunTime = x.GetInt64()
-		case "Executor CPU Time":
-			m.ExecutorCpuTime = x.GetInt64()
-		case "Peak Execution Memory":
-			m.PeakExecutionMemory = x.GetInt64()
-		case "Peak On Heap Execution Memory":
-			m.PeakOnHeapExecutionMemory = x.GetInt64()
-		case "Peak Off Heap Execution Memory":
-			m.PeakOffHeapExecutionMemory = x.GetInt64()
-		case "Result Size":
-			m.ResultSize = x.GetInt64()
-		case "JVM GC Time":
-			m.JvmGcTime = x.GetInt64()
-		case "Result Serialization Time":
-			m.ResultSerializationTime = x.GetInt64()
-		case "Memory Bytes Spilled":
-			m.MemoryBytesSpilled = x.GetInt64()
-		case "Disk Bytes Spilled":
-			m.DiskBytesSpilled = x.GetInt64()
-		case "Shuffle Read Metrics":
-			r := &m.ShuffleRead
-			visitFields(x, func(k string, y *fastjson.Value) {
-				if k == "Push Based Shuffle" {
-					visitFields(y, func(k string, z *fastjson.Value) {
-						if p := pushField(&r.Push, k); p != nil {
-							*p = z.GetInt64()
-						}
-					})
-				} else if p := shuffleReadField(r, k); p != nil {
-					*p = y.GetInt64()
-				}
-			})
-		case "Shuffle Write Metrics":
-			visitFields(x, func(k string, y *fastjson.Value) {
-				if p := shuffleWriteField(&m.ShuffleWrite, k); p != nil {
-					*p = y.GetInt64()
-				}
-			})
-		case "Input Metrics":
-			visitFields(x, func(k string, y *fastjson.Value) {
-				switch k {
-				case "Bytes Read":
-					m.InputBytesRead = y.GetInt64()
-				case "Records Read":
-					m.InputRecordsRead = y.GetInt64()
-				}
-			})
-		case "Output Metrics":
-			visitFields(x, func(k string, y *fastjson.Value) {
-				switch k {
-				case "Bytes Written":
-					m.OutputBytesWritten = y.GetInt64()
-				case "Records Written":
-					m.OutputRecordsWritten = y.GetInt64()
-				}
-			})
+		if x.Type() == fastjson.TypeObject {
+			if sub := g.Group(k); sub != nil {
+				taskMetrics(sub, x, m)
+			}
+		} else if f := g.Field(k, &hint); f != nil {
+			*f.Of(m) = x.GetInt64()
 		}
 	})
-}
-
-// visitFields visits the fields of an object value (nothing for other types).
-func visitFields(v *fastjson.Value, fn func(k string, x *fastjson.Value)) {
-	if v == nil {
-		return
-	}
-	o, err := v.Object()
-	if err != nil {
-		return
-	}
-	o.Visit(func(k []byte, x *fastjson.Value) { fn(string(k), x) })
-}
-
-func shuffleReadField(r *model.ShuffleReadMetrics, k string) *int64 {
-	switch k {
-	case "Remote Blocks Fetched":
-		return &r.RemoteBlocksFetched
-	case "Local Blocks Fetched":
-		return &r.LocalBlocksFetched
-	case "Fetch Wait Time":
-		return &r.FetchWaitTime
-	case "Remote Bytes Read":
-		return &r.RemoteBytesRead
-	case "Remote Bytes Read To Disk":
-		return &r.RemoteBytesReadToDisk
-	case "Local Bytes Read":
-		return &r.LocalBytesRead
-	case "Total Records Read":
-		return &r.RecordsRead
-	case "Remote Requests Duration":
-		return &r.RemoteReqsDuration
-	}
-	return nil
-}
-
-func pushField(q *model.ShufflePushReadMetrics, k string) *int64 {
-	switch k {
-	case "Corrupt Merged Block Chunks":
-		return &q.CorruptMergedBlockChunks
-	case "Merged Fetch Fallback Count":
-		return &q.MergedFetchFallbackCount
-	case "Merged Remote Blocks Fetched":
-		return &q.RemoteMergedBlocksFetched
-	case "Merged Local Blocks Fetched":
-		return &q.LocalMergedBlocksFetched
-	case "Merged Remote Chunks Fetched":
-		return &q.RemoteMergedChunksFetched
-	case "Merged Local Chunks Fetched":
-		return &q.LocalMergedChunksFetched
-	case "Merged Remote Bytes Read":
-		return &q.RemoteMergedBytesRead
-	case "Merged Local Bytes Read":
-		return &q.LocalMergedBytesRead
-	case "Merged Remote Requests Duration":
-		return &q.RemoteMergedReqsDuration
-	}
-	return nil
-}
-
-func shuffleWriteField(w *model.ShuffleWriteMetrics, k string) *int64 {
-	switch k {
-	case "Shuffle Bytes Written":
-		return &w.BytesWritten
-	case "Shuffle Write Time":
-		return &w.WriteTime
-	case "Shuffle Records Written":
-		return &w.RecordsWritten
-	}
-	return nil
 }
 
 // executorMetrics reads an executor-metrics object; absent metrics are 0.

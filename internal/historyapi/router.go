@@ -31,6 +31,9 @@ type API struct {
 	// value it matches, as the History Server's spark.redaction.regex
 	// does; New sets Spark 4's default (DefaultRedaction).
 	Redaction *regexp.Regexp
+	// metrics is the table of Spark's task metrics the task and stage
+	// documents are written from.
+	metrics *model.MetricGroup
 }
 
 // DefaultRedaction is Spark 4's default spark.redaction.regex (Spark 3.5's
@@ -39,7 +42,7 @@ const DefaultRedaction = redact.SparkDefault
 
 // New returns an API over apps (as eventlog.GroupApps orders them).
 func New(apps []*model.App) *API {
-	return &API{apps: apps, Redaction: regexp.MustCompile(DefaultRedaction)}
+	return &API{apps: apps, Redaction: regexp.MustCompile(DefaultRedaction), metrics: model.TaskMetricFields()}
 }
 
 // SetApps replaces the applications served.

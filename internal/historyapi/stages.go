@@ -167,8 +167,6 @@ func shown(s *model.StageAttempt) *model.StageAttempt {
 func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpts) *Obj {
 	s = shown(s)
 	m := &s.Metrics
-	r := &m.ShuffleRead
-	p := &r.Push
 	o := obj().Set("status", s.Status).Set("stageId", s.StageID).Set("attemptId", s.AttemptID).
 		Set("numTasks", s.NumTasks).Set("numActiveTasks", s.ActiveTasks).Set("numCompleteTasks", s.CompletedTasks).
 		Set("numFailedTasks", s.FailedTasks).Set("numKilledTasks", s.KilledTasks).
@@ -185,32 +183,17 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 	if s.HasFailureReason {
 		o.Set("failureReason", s.FailureReason)
 	}
-	o.Set("executorDeserializeTime", m.ExecutorDeserializeTime).
-		Set("executorDeserializeCpuTime", m.ExecutorDeserializeCpuTime).
-		Set("executorRunTime", m.ExecutorRunTime).Set("executorCpuTime", m.ExecutorCpuTime).
-		Set("resultSize", m.ResultSize).Set("jvmGcTime", m.JvmGcTime).
-		Set("resultSerializationTime", m.ResultSerializationTime).
-		Set("memoryBytesSpilled", m.MemoryBytesSpilled).Set("diskBytesSpilled", m.DiskBytesSpilled).
-		Set("peakExecutionMemory", m.PeakExecutionMemory).
-		Set("inputBytes", m.InputBytesRead).Set("inputRecords", m.InputRecordsRead).
-		Set("outputBytes", m.OutputBytesWritten).Set("outputRecords", m.OutputRecordsWritten).
-		Set("shuffleRemoteBlocksFetched", r.RemoteBlocksFetched).Set("shuffleLocalBlocksFetched", r.LocalBlocksFetched).
-		Set("shuffleFetchWaitTime", r.FetchWaitTime).Set("shuffleRemoteBytesRead", r.RemoteBytesRead).
-		Set("shuffleRemoteBytesReadToDisk", r.RemoteBytesReadToDisk).Set("shuffleLocalBytesRead", r.LocalBytesRead).
-		Set("shuffleReadBytes", m.ShuffleReadBytes()).Set("shuffleReadRecords", r.RecordsRead).
-		Set("shuffleCorruptMergedBlockChunks", p.CorruptMergedBlockChunks).
-		Set("shuffleMergedFetchFallbackCount", p.MergedFetchFallbackCount).
-		Set("shuffleMergedRemoteBlocksFetched", p.RemoteMergedBlocksFetched).
-		Set("shuffleMergedLocalBlocksFetched", p.LocalMergedBlocksFetched).
-		Set("shuffleMergedRemoteChunksFetched", p.RemoteMergedChunksFetched).
-		Set("shuffleMergedLocalChunksFetched", p.LocalMergedChunksFetched).
-		Set("shuffleMergedRemoteBytesRead", p.RemoteMergedBytesRead).
-		Set("shuffleMergedLocalBytesRead", p.LocalMergedBytesRead).
-		Set("shuffleRemoteReqsDuration", r.RemoteReqsDuration).
-		Set("shuffleMergedRemoteReqsDuration", p.RemoteMergedReqsDuration).
-		Set("shuffleWriteBytes", m.ShuffleWrite.BytesWritten).Set("shuffleWriteTime", m.ShuffleWrite.WriteTime).
-		Set("shuffleWriteRecords", m.ShuffleWrite.RecordsWritten).
-		Set("name", s.Name)
+	// The stage's totals, flat, from the table of task metrics; the read
+	// bytes follow the local ones, as StageData has them.
+	api.metrics.Each(func(f *model.MetricField) {
+		if f.Stage != "" {
+			o.Set(f.Stage, *f.Of(m))
+		}
+		if f.Stage == "shuffleLocalBytesRead" {
+			o.Set("shuffleReadBytes", m.ShuffleReadBytes())
+		}
+	})
+	o.Set("name", s.Name)
 	if s.HasDescription {
 		o.Set("description", s.Description)
 	}

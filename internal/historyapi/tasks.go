@@ -68,7 +68,7 @@ func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
 		o.Set("errorMessage", t.ErrorMessage)
 	}
 	if t.HasMetrics {
-		o.Set("taskMetrics", taskMetrics(&t.Metrics))
+		o.Set("taskMetrics", taskMetrics(api.metrics, &t.Metrics))
 	}
 	var logs [][2]string
 	if e := a.Executor(t.ExecutorID); e != nil {
@@ -79,33 +79,19 @@ func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
 	return o
 }
 
-func taskMetrics(m *model.TaskMetrics) *Obj {
-	r, p := &m.ShuffleRead, &m.ShuffleRead.Push
-	return obj().Set("executorDeserializeTime", m.ExecutorDeserializeTime).
-		Set("executorDeserializeCpuTime", m.ExecutorDeserializeCpuTime).
-		Set("executorRunTime", m.ExecutorRunTime).Set("executorCpuTime", m.ExecutorCpuTime).
-		Set("resultSize", m.ResultSize).Set("jvmGcTime", m.JvmGcTime).
-		Set("resultSerializationTime", m.ResultSerializationTime).
-		Set("memoryBytesSpilled", m.MemoryBytesSpilled).Set("diskBytesSpilled", m.DiskBytesSpilled).
-		Set("peakExecutionMemory", m.PeakExecutionMemory).
-		Set("inputMetrics", obj().Set("bytesRead", m.InputBytesRead).Set("recordsRead", m.InputRecordsRead)).
-		Set("outputMetrics", obj().Set("bytesWritten", m.OutputBytesWritten).Set("recordsWritten", m.OutputRecordsWritten)).
-		Set("shuffleReadMetrics", obj().Set("remoteBlocksFetched", r.RemoteBlocksFetched).
-			Set("localBlocksFetched", r.LocalBlocksFetched).Set("fetchWaitTime", r.FetchWaitTime).
-			Set("remoteBytesRead", r.RemoteBytesRead).Set("remoteBytesReadToDisk", r.RemoteBytesReadToDisk).
-			Set("localBytesRead", r.LocalBytesRead).Set("recordsRead", r.RecordsRead).
-			Set("remoteReqsDuration", r.RemoteReqsDuration).
-			Set("shufflePushReadMetrics", obj().Set("corruptMergedBlockChunks", p.CorruptMergedBlockChunks).
-				Set("mergedFetchFallbackCount", p.MergedFetchFallbackCount).
-				Set("remoteMergedBlocksFetched", p.RemoteMergedBlocksFetched).
-				Set("localMergedBlocksFetched", p.LocalMergedBlocksFetched).
-				Set("remoteMergedChunksFetched", p.RemoteMergedChunksFetched).
-				Set("localMergedChunksFetched", p.LocalMergedChunksFetched).
-				Set("remoteMergedBytesRead", p.RemoteMergedBytesRead).
-				Set("localMergedBytesRead", p.LocalMergedBytesRead).
-				Set("remoteMergedReqsDuration", p.RemoteMergedReqsDuration))).
-		Set("shuffleWriteMetrics", obj().Set("bytesWritten", m.ShuffleWrite.BytesWritten).
-			Set("writeTime", m.ShuffleWrite.WriteTime).Set("recordsWritten", m.ShuffleWrite.RecordsWritten))
+// taskMetrics is the REST API's TaskMetrics of m: group g's fields, then
+// its nested groups as objects.
+func taskMetrics(g *model.MetricGroup, m *model.TaskMetrics) *Obj {
+	o := obj()
+	for _, f := range g.Fields {
+		if f.API != "" {
+			o.Set(f.API, *f.Of(m))
+		}
+	}
+	for _, sub := range g.Groups {
+		o.Set(sub.API, taskMetrics(sub, m))
+	}
+	return o
 }
 
 // runTimeKey is the value Spark indexes tasks by for runtime sorting: the
