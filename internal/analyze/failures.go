@@ -78,8 +78,6 @@ var (
 	numbers = regexp.MustCompile(`[0-9a-f]*[0-9][0-9a-f]*`)
 	// "Task 2 in stage 0.0 failed 4 times" in a job's or stage's abort message.
 	abortedTask = regexp.MustCompile(`Task (\d+) in stage (\d+)\.(\d+) failed`)
-	// "BlockManagerId(3, 10.0.0.1, 7337, None)" in a FetchFailed message.
-	fetchFrom = regexp.MustCompile(`^FetchFailed\(BlockManagerId\(([^,]+),`)
 )
 
 // failures groups the attempt's failed task attempts by cause and explains
@@ -109,18 +107,23 @@ func failures(a *model.Attempt) Failures {
 			if !t.Failed || t.FinishTime == 0 {
 				continue
 			}
-			e := ParseTaskError(t.EndReason, t.ErrorMessage)
+			msg := t.ErrorMessage
+			switch {
+			case t.Fetch != nil:
+				msg = t.Fetch.Message
+			case t.Loss != nil:
+				msg = lossMessage(t.Loss)
+			}
+			e := ParseTaskError(t.EndReason, msg)
 			if e.Class == "" {
 				e.Class = cmpOr(t.EndReason, "unknown")
 			}
 			c := FailureCause{Error: e, Reason: t.EndReason}
 			var from string
-			if t.EndReason == "FetchFailed" {
-				if m := fetchFrom.FindStringSubmatch(t.ErrorMessage); m != nil {
-					from = m[1]
-					if lost[from] {
-						c.LostExecutor = from
-					}
+			if t.Fetch != nil && t.Fetch.HasAddress {
+				from = t.Fetch.ExecutorID
+				if lost[from] {
+					c.LostExecutor = from
 				}
 			}
 			key := t.EndReason + "\x00" + e.Class + "\x00" + numbers.ReplaceAllString(e.Message, "N") + "\x00" +
@@ -298,4 +301,17 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// lossMessage says what an ExecutorLostFailure's fields say, in one line.
+func lossMessage(l *model.ExecutorLoss) string {
+	who := "unrelated to the running tasks"
+	if l.CausedByApp {
+		who = "caused by one of the running tasks"
+	}
+	msg := "executor " + cmpOr(l.ExecutorID, "(unknown)") + " lost, " + who
+	if l.HasReason {
+		msg += ": " + l.Reason
+	}
+	return msg
 }

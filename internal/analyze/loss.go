@@ -64,24 +64,3 @@ func (c Cause) AppFault() bool {
 	}
 	return true
 }
-
-// lostFailure parses Spark's ExecutorLostFailure error string:
-// "ExecutorLostFailure (executor 7 exited caused by one of the running
-// tasks) Reason: ...". ok is false for other messages.
-func lostFailure(msg string) (exec string, causedByApp bool, reason string, ok bool) {
-	const prefix = "ExecutorLostFailure (executor "
-	if !strings.HasPrefix(msg, prefix) {
-		return "", false, "", false
-	}
-	rest := msg[len(prefix):]
-	i := strings.IndexByte(rest, ' ')
-	if i <= 0 {
-		return "", false, "", false
-	}
-	exec, rest = rest[:i], rest[i+1:]
-	causedByApp = strings.HasPrefix(rest, "exited caused by one of the running tasks")
-	if j := strings.Index(rest, ") Reason: "); j >= 0 {
-		reason = rest[j+len(") Reason: "):]
-	}
-	return exec, causedByApp, reason, true
-}

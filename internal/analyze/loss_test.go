@@ -41,24 +41,6 @@ func TestClassifyLoss(t *testing.T) {
 	}
 }
 
-func TestLostFailure(t *testing.T) {
-	for _, c := range []struct {
-		msg, exec, reason string
-		byApp, ok         bool
-	}{
-		{"ExecutorLostFailure (executor 7 exited caused by one of the running tasks) Reason: Container killed", "7", "Container killed", true, true},
-		{"ExecutorLostFailure (executor 12 exited unrelated to the running tasks) Reason: decommission", "12", "decommission", false, true},
-		{"ExecutorLostFailure (executor 1 exited caused by one of the running tasks)", "1", "", true, true},
-		{"java.lang.RuntimeException: boom", "", "", false, false},
-	} {
-		exec, byApp, reason, ok := lostFailure(c.msg)
-		if exec != c.exec || byApp != c.byApp || reason != c.reason || ok != c.ok {
-			t.Errorf("lostFailure(%q) = %q %v %q %v; want %q %v %q %v", c.msg, exec, byApp, reason, ok,
-				c.exec, c.byApp, c.reason, c.ok)
-		}
-	}
-}
-
 func TestParseSize(t *testing.T) {
 	for _, c := range []struct {
 		in        string

@@ -112,13 +112,13 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			if t.EndReason == "FetchFailed" {
 				out.FetchFailures++
 			}
-			if id, byApp, reason, ok := lostFailure(t.ErrorMessage); ok {
-				if a := acc[id]; a != nil {
+			if l := t.Loss; l != nil {
+				if a := acc[l.ExecutorID]; a != nil {
 					a.lostFailed++
-					a.causedByApp = a.causedByApp || byApp
-					a.unrelated = a.unrelated || !byApp
+					a.causedByApp = a.causedByApp || l.CausedByApp
+					a.unrelated = a.unrelated || !l.CausedByApp
 					if a.lossReason == "" {
-						a.lossReason = reason
+						a.lossReason = l.Reason
 					}
 				}
 			}

@@ -66,22 +66,21 @@ func (e TaskError) String() string {
 
 // ParseTaskError reads a failed attempt's end reason and error message
 // (Spark's TaskEndReason.toErrorString: for an ExceptionFailure the full
-// stack trace, with a Python traceback inside for PySpark errors).
+// stack trace, with a Python traceback inside for PySpark errors; for a
+// FetchFailed the fetch's own message, model.FetchFailure.Message).
 func ParseTaskError(endReason, msg string) TaskError {
 	if endReason == "FetchFailed" {
-		// "FetchFailed(BlockManagerId(…), shuffleId=0, …, message=" then the
-		// fetch's own stack trace: its deepest cause says why the fetch failed
-		// (a missing file, a refused connection).
-		if _, trace, ok := strings.Cut(msg, "\n"); ok {
-			trace = strings.TrimSpace(trace)
-			if e := parseJVM(trace); e.Class != "" && !strings.ContainsAny(e.Class, " /") && (e.Wrapper != "" || e.Message != "") {
-				e.Wrapper = endReason
-				return e
-			}
-			if first, _, _ := strings.Cut(trace, "\n"); first != "" {
-				return TaskError{Class: endReason, Message: strings.TrimSpace(first)}
-			}
+		// The fetch's own stack trace: its deepest cause says why the fetch
+		// failed (a missing file, a refused connection).
+		trace := strings.TrimSpace(msg)
+		if e := parseJVM(trace); e.Class != "" && !strings.ContainsAny(e.Class, " /") && (e.Wrapper != "" || e.Message != "") {
+			e.Wrapper = endReason
+			return e
 		}
+		if first, _, _ := strings.Cut(trace, "\n"); first != "" {
+			return TaskError{Class: endReason, Message: strings.TrimSpace(first)}
+		}
+		return TaskError{Class: endReason}
 	}
 	if endReason != "ExceptionFailure" && endReason != "" {
 		first, _, _ := strings.Cut(msg, "\n")

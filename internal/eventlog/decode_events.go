@@ -173,9 +173,11 @@ type EventTaskGettingResult struct{ Info TaskInfo }
 
 // TaskEndReason says how a task ended.
 type TaskEndReason struct {
-	Reason       string // "Success", "ExceptionFailure", "TaskKilled", ...
-	ErrorMessage string // what Spark's UI shows as errorMessage
-	KillReason   string // TaskKilled reason, or the TaskCommitDenied text
+	Reason       string              // "Success", "ExceptionFailure", "TaskKilled", ...
+	ErrorMessage string              // what Spark's UI shows as errorMessage
+	KillReason   string              // TaskKilled reason, or the TaskCommitDenied text
+	Loss         *model.ExecutorLoss // ExecutorLostFailure
+	Fetch        *model.FetchFailure // FetchFailed
 }
 
 // EventTaskEnd is SparkListenerTaskEnd.

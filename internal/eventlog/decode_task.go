@@ -134,8 +134,9 @@ func (d *Decoder) metricsUpdate(v *fastjson.Value) Event {
 	return &e
 }
 
-// endReason reads "Task End Reason" and renders the error text the way
-// Spark's TaskEndReason.toErrorString does.
+// endReason reads "Task End Reason": an ExecutorLostFailure's and a
+// FetchFailed's fields as they are (the History Server API renders their
+// text), the others' error text the way Spark's toErrorString does.
 func endReason(v *fastjson.Value) TaskEndReason {
 	if v == nil {
 		return TaskEndReason{Reason: "Success"}
@@ -169,17 +170,15 @@ func endReason(v *fastjson.Value) TaskEndReason {
 			r.ErrorMessage = b.String()
 		}
 	case "FetchFailed":
-		bm := v.Get("Block Manager Address")
-		addr := "null"
-		if bm != nil && bm.Type() == fastjson.TypeObject {
-			addr = "BlockManagerId(" + str(bm, "Executor ID") + ", " + str(bm, "Host") + ", " + num(bm, "Port") + ", None)"
+		f := &model.FetchFailure{ShuffleID: v.GetInt64("Shuffle ID"), MapID: v.GetInt64("Map ID"),
+			ReduceID: v.GetInt64("Reduce ID"), Message: str(v, "Message")}
+		if bm := v.Get("Block Manager Address"); bm != nil && bm.Type() == fastjson.TypeObject {
+			f.HasAddress, f.ExecutorID, f.Host, f.Port = true, str(bm, "Executor ID"), str(bm, "Host"), bm.GetInt64("Port")
 		}
-		mapIndex := "Unknown" // logs before Spark 3.0 have no map index
-		if v.Get("Map Index") != nil {
-			mapIndex = num(v, "Map Index")
+		if v.Get("Map Index") != nil { // logs before Spark 3.0 have none
+			f.MapIndex, f.HasMapIndex = v.GetInt64("Map Index"), true
 		}
-		r.ErrorMessage = "FetchFailed(" + addr + ", shuffleId=" + num(v, "Shuffle ID") + ", mapIndex=" + mapIndex +
-			", mapId=" + num(v, "Map ID") + ", reduceId=" + num(v, "Reduce ID") + ", message=\n" + str(v, "Message") + "\n)"
+		r.Fetch = f
 	case "TaskCommitDenied":
 		r.ErrorMessage = "TaskCommitDenied (Driver denied task commit) for job: " + num(v, "Job ID") +
 			", partition: " + num(v, "Partition ID") + ", attemptNumber: " + num(v, "Attempt Number")
@@ -191,18 +190,14 @@ func endReason(v *fastjson.Value) TaskEndReason {
 		}
 		r.ErrorMessage = r.KillReason
 	case "ExecutorLostFailure":
-		behavior := "unrelated to the running tasks"
-		if x := v.Get("Exit Caused By App"); x == nil || x.GetBool() {
-			behavior = "caused by one of the running tasks"
+		l := &model.ExecutorLoss{ExecutorID: str(v, "Executor ID"), CausedByApp: true}
+		if x := v.Get("Exit Caused By App"); x != nil {
+			l.CausedByApp = x.GetBool()
 		}
-		exec := "Unknown"
-		if v.Get("Executor ID") != nil {
-			exec = str(v, "Executor ID")
-		}
-		r.ErrorMessage = "ExecutorLostFailure (executor " + exec + " exited " + behavior + ")"
 		if x := v.Get("Loss Reason"); x != nil && x.Type() == fastjson.TypeString {
-			r.ErrorMessage += " Reason: " + str(v, "Loss Reason")
+			l.Reason, l.HasReason = str(v, "Loss Reason"), true
 		}
+		r.Loss = l
 	case "TaskResultLost":
 		r.ErrorMessage = "TaskResultLost (result lost from block manager)"
 	case "Resubmitted":

@@ -45,6 +45,12 @@ func redactEvent(r *redact.Rules, ev Event) Event {
 		if e.Reason.ErrorMessage != "" {
 			e.Reason.ErrorMessage = r.Text(e.Reason.ErrorMessage)
 		}
+		if l := e.Reason.Loss; l != nil && l.Reason != "" {
+			l.Reason = r.Text(l.Reason)
+		}
+		if f := e.Reason.Fetch; f != nil && f.Message != "" {
+			f.Message = r.Text(f.Message)
+		}
 	case EventSQLStart:
 		redactPlan(r, e.Plan)           // in place: the plan is the event's
 		r.Properties(e.ModifiedConfigs) // in place

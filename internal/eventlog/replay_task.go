@@ -56,7 +56,7 @@ func (st *state) taskEnd(e *EventTaskEnd) {
 		if e.Reason.Reason != "Success" {
 			t.ErrorMessage, t.HasErrorMessage = e.Reason.ErrorMessage, true
 		}
-		t.EndReason = e.Reason.Reason
+		t.EndReason, t.Loss, t.Fetch = e.Reason.Reason, e.Reason.Loss, e.Reason.Fetch
 		t.HasMetrics, t.Metrics = true, e.Metrics
 		delta = &e.Metrics
 		if !e.ExecMetrics.IsZero() {

@@ -1,8 +1,11 @@
 package historyapi
 
 import (
+	"cmp"
+	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,7 +68,7 @@ func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
 		Set("taskLocality", t.Locality).Set("speculative", t.Speculative).
 		Set("accumulatorUpdates", accumulables(t.Accumulables, true))
 	if t.HasErrorMessage {
-		o.Set("errorMessage", t.ErrorMessage)
+		o.Set("errorMessage", errorMessage(t))
 	}
 	if t.HasMetrics {
 		o.Set("taskMetrics", taskMetrics(api.metrics, &t.Metrics))
@@ -151,4 +154,36 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 		out = append(out, api.taskData(a, t))
 	}
 	return out, nil
+}
+
+// errorMessage is a failed task's errorMessage as Spark's
+// TaskEndReason.toErrorString writes it: the executor-loss and fetch
+// failure texts are rendered from their fields here, and only here.
+func errorMessage(t *model.Task) string {
+	switch {
+	case t.Loss != nil:
+		l := t.Loss
+		exec, behavior := cmp.Or(l.ExecutorID, "Unknown"), "unrelated to the running tasks"
+		if l.CausedByApp {
+			behavior = "caused by one of the running tasks"
+		}
+		msg := "ExecutorLostFailure (executor " + exec + " exited " + behavior + ")"
+		if l.HasReason {
+			msg += " Reason: " + l.Reason
+		}
+		return msg
+	case t.Fetch != nil:
+		f := t.Fetch
+		addr := "null"
+		if f.HasAddress {
+			addr = fmt.Sprintf("BlockManagerId(%s, %s, %d, None)", f.ExecutorID, f.Host, f.Port)
+		}
+		mapIndex := "Unknown" // logs before Spark 3.0 have no map index
+		if f.HasMapIndex {
+			mapIndex = strconv.FormatInt(f.MapIndex, 10)
+		}
+		return fmt.Sprintf("FetchFailed(%s, shuffleId=%d, mapIndex=%s, mapId=%d, reduceId=%d, message=\n%s\n)",
+			addr, f.ShuffleID, mapIndex, f.MapID, f.ReduceID, f.Message)
+	}
+	return t.ErrorMessage
 }

@@ -25,9 +25,15 @@ type Task struct {
 	Failed            bool
 	Killed            bool
 	Accumulables      []Accumulable
-	ErrorMessage      string
-	HasErrorMessage   bool
-	EndReason         string // "Success", "ExceptionFailure", "ExecutorLostFailure", ...
+	// ErrorMessage is the error text a failed or killed attempt's end
+	// event carries (an exception's stack trace, a kill reason); for an
+	// ExecutorLostFailure or a FetchFailed it is empty and the event's
+	// fields are kept in Loss or Fetch instead.
+	ErrorMessage    string
+	HasErrorMessage bool
+	EndReason       string        // "Success", "ExceptionFailure", "ExecutorLostFailure", ...
+	Loss            *ExecutorLoss // EndReason "ExecutorLostFailure"
+	Fetch           *FetchFailure // EndReason "FetchFailed"
 
 	HasMetrics bool
 	Metrics    TaskMetrics
@@ -66,4 +72,26 @@ func (t *Task) Duration(now int64) int64 {
 		return 0
 	}
 	return now - t.LaunchTime
+}
+
+// ExecutorLoss is an ExecutorLostFailure end reason: the task's executor
+// was lost while it ran.
+type ExecutorLoss struct {
+	ExecutorID  string // "" when the event names none (logs before Spark 2.0)
+	CausedByApp bool   // "Exit Caused By App": true unless the event says otherwise
+	Reason      string // "Loss Reason", when HasReason
+	HasReason   bool
+}
+
+// FetchFailure is a FetchFailed end reason: the task could not fetch a map
+// output from the block manager named.
+type FetchFailure struct {
+	HasAddress       bool // a block manager is named (Spark writes null for a missing map output)
+	ExecutorID, Host string
+	Port             int64
+	ShuffleID        int64
+	MapIndex         int64 // when HasMapIndex (Spark 3.0+)
+	HasMapIndex      bool
+	MapID, ReduceID  int64
+	Message          string // the fetch's own error, often a stack trace
 }

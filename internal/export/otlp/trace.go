@@ -349,8 +349,20 @@ func (t *appTrace) task(parent trace.SpanContext, s *model.StageAttempt, k *mode
 	}
 	sp := t.start(parent, self, spanTask, k.LaunchTime, trace.WithAttributes(attrs...))
 	if k.Failed {
-		sp.AddEvent("task failed", trace.WithTimestamp(at(k.FinishTime)), trace.WithAttributes(
-			attribute.String("spark.task.end_reason", k.EndReason), attribute.String("exception.message", firstLine(k.ErrorMessage))))
+		ev := []attribute.KeyValue{attribute.String("spark.task.end_reason", k.EndReason)}
+		switch {
+		case k.Loss != nil:
+			ev = append(ev, attribute.String("spark.executor.id", k.Loss.ExecutorID),
+				attribute.Bool("spark.executor.loss_caused_by_app", k.Loss.CausedByApp),
+				attribute.String("exception.message", firstLine(k.Loss.Reason)))
+		case k.Fetch != nil:
+			ev = append(ev, attribute.String("spark.shuffle.fetch.executor_id", k.Fetch.ExecutorID),
+				attribute.Int64("spark.shuffle.id", k.Fetch.ShuffleID),
+				attribute.String("exception.message", firstLine(k.Fetch.Message)))
+		default:
+			ev = append(ev, attribute.String("exception.message", firstLine(k.ErrorMessage)))
+		}
+		sp.AddEvent("task failed", trace.WithTimestamp(at(k.FinishTime)), trace.WithAttributes(ev...))
 		sp.SetStatus(codes.Error, k.EndReason)
 	}
 	sp.End(trace.WithTimestamp(at(k.FinishTime)))
