@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/diff"
 )
 
 // DiffSchema is the diff JSON document's schema id.
@@ -128,7 +129,7 @@ type FindingChange struct {
 
 // Compare computes the difference between two analyzed runs.
 func Compare(before, after *Input) *Diff {
-	d := &Diff{Schema: DiffSchema, Before: runOf(before), After: runOf(after), Matching: MatchDescription,
+	d := &Diff{Schema: DiffSchema, Before: runOf(before), After: runOf(after), Matching: diff.MatchDescription,
 		Stages: []StageChange{}}
 	rb, ra := before.Result, after.Result
 	d.Phases = []Change{
@@ -142,18 +143,18 @@ func Compare(before, after *Input) *Diff {
 	sb, sa := stagesOf(rb), stagesOf(ra)
 	stageIndex := map[int]int{} // before stage id → after stage id
 	for _, p := range matchStages(sb, sa) {
-		c := StageChange{Match: p.how}
+		c := StageChange{Match: p.How}
 		switch {
-		case p.before >= 0 && p.after >= 0:
+		case p.Before >= 0 && p.After >= 0:
 			c.Status = StageMatched
-			c.Before, c.After = side(sb[p.before]), side(sa[p.after])
+			c.Before, c.After = side(sb[p.Before]), side(sa[p.After])
 			c.DeltaMs = c.After.DurationMs - c.Before.DurationMs
-			stageIndex[sb[p.before].StageIDs[0]] = sa[p.after].StageIDs[0]
-		case p.before >= 0:
-			c.Status, c.Before = StageRemoved, side(sb[p.before])
+			stageIndex[sb[p.Before].StageIDs[0]] = sa[p.After].StageIDs[0]
+		case p.Before >= 0:
+			c.Status, c.Before = StageRemoved, side(sb[p.Before])
 			c.DeltaMs = -c.Before.DurationMs
 		default:
-			c.Status, c.After = StageAdded, side(sa[p.after])
+			c.Status, c.After = StageAdded, side(sa[p.After])
 			c.DeltaMs = c.After.DurationMs
 		}
 		d.Stages = append(d.Stages, c)

@@ -10,82 +10,10 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
-
-func stagesNamed(names ...string) []diffStage {
-	out := make([]diffStage, len(names))
-	for i, n := range names {
-		out[i] = diffStage{StageIDs: []int{i}, Name: n}
-	}
-	return out
-}
-
-// pairsString renders an alignment as "b>a:how" items, "-" for absent.
-func pairsString(ps []stagePair) string {
-	var parts []string
-	for _, p := range ps {
-		b, a := "-", "-"
-		if p.before >= 0 {
-			b = string(rune('0' + p.before))
-		}
-		if p.after >= 0 {
-			a = string(rune('0' + p.after))
-		}
-		s := b + ">" + a
-		if p.how != "" {
-			s += ":" + p.how
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, " ")
-}
-
-func TestMatchStages(t *testing.T) {
-	tests := []struct {
-		name          string
-		before, after []string
-		want          string
-	}{
-		{"same", []string{"map at A.scala:1", "count at A.scala:2"}, []string{"map at A.scala:1", "count at A.scala:2"},
-			"0>0:name 1>1:name"},
-		{"repeated names pair in order", []string{"q at A:1", "q at A:1", "q at A:1"}, []string{"q at A:1", "q at A:1"},
-			"0>0:name 1>1:name 2>-"},
-		{"a stage added in the middle", []string{"a at A:1", "c at A:3"}, []string{"a at A:1", "b at A:2", "c at A:3"},
-			"0>0:name ->1 1>2:name"},
-		{"a stage removed (the semi join needs no shuffle)", []string{"scan at Q:1", "exchange at Q:2", "join at Q:3"},
-			[]string{"scan at Q:1", "join at Q:3"}, "0>0:name 1>- 2>1:name"},
-		{"code moved down a few lines", []string{"scan at Q:1", "count at Q.scala:40", "save at Q:9"},
-			[]string{"scan at Q:1", "count at Q.scala:44", "save at Q:9"}, "0>0:name 1>1:name-without-line-numbers 2>2:name"},
-		{"code moved to another file", []string{"scan at Q:1", "count at Q.scala:40", "save at Q:9"},
-			[]string{"scan at Q:1", "count at R.scala:7", "save at Q:9"}, "0>0:name 1>1:operation-in-order 2>2:name"},
-		{"different operation is not matched", []string{"scan at Q:1", "count at Q:40"},
-			[]string{"scan at Q:1", "collect at Q:40"}, "0>0:name 1>- ->1"},
-		{"order is kept", []string{"a at X:1", "b at X:2"}, []string{"b at X:2", "a at X:1"}, "0>- 1>0:name ->1"},
-		{"nothing in common", []string{"a at X:1"}, []string{"b at Y:1"}, "0>- ->0"},
-		{"empty before", nil, []string{"a at X:1"}, "->0"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := pairsString(matchStages(stagesNamed(tt.before...), stagesNamed(tt.after...)))
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-// TestAlignByOccurrenceKeepsKeyOrder checks the fallback for huge apps.
-func TestAlignByOccurrenceKeepsKeyOrder(t *testing.T) {
-	b := stagesNamed("q", "r", "q")
-	a := stagesNamed("q", "q", "s")
-	key := func(s []diffStage) func(int) string { return func(i int) string { return s[i].Name } }
-	got := pairsString(alignByOccurrence([]int{0, 1, 2}, []int{0, 1, 2}, key(b), key(a), MatchName))
-	if want := "0>0:name 2>1:name ->2 1>-"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
 
 // TestCompareShiftedCopy diffs a log with its copy shifted in time
 // (local-1425081759269 is local-1422981759269 with every timestamp
@@ -101,7 +29,7 @@ func TestCompareShiftedCopy(t *testing.T) {
 		t.Fatal("got no stages")
 	}
 	for _, s := range d.Stages {
-		if s.Status != StageMatched || s.Match != MatchName || s.DeltaMs != 0 {
+		if s.Status != StageMatched || s.Match != diff.MatchName || s.DeltaMs != 0 {
 			t.Errorf("stage %+v: got status %s match %q delta %d, want matched by name, no change", s.Before, s.Status, s.Match, s.DeltaMs)
 		}
 		if s.Before != nil && s.After != nil && s.Before.StageIDs[0] != s.After.StageIDs[0] {
@@ -155,10 +83,10 @@ func TestCompareEditedRuns(t *testing.T) {
 		{"code moved", func(l string) (string, bool) {
 			l = strings.ReplaceAll(l, "map at <console>:26", "map at <console>:31")
 			return strings.ReplaceAll(l, "collect at <console>:26", "collect at Job.scala:12"), true
-		}, []string{"matched/" + MatchNameNoLines, "matched/" + MatchOperation}},
+		}, []string{"matched/" + diff.MatchNameNoLines, "matched/" + diff.MatchOperation}},
 		{"stage 1 gone", func(l string) (string, bool) {
 			return l, !strings.Contains(l, `"Stage ID":1,`)
-		}, []string{"matched/" + MatchName, "removed/"}},
+		}, []string{"matched/" + diff.MatchName, "removed/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/diff"
 )
 
 // diffStageRows is how many stage rows the text diff shows: the largest
@@ -132,7 +134,7 @@ func writeStageChanges(w io.Writer, d *Diff, st style) {
 	}
 	fmt.Fprintf(w, "%s  %s\n", st.bold("Stages"), st.dim(fmt.Sprintf(
 		"%d matched by name, %d by name without line numbers, %d by operation in order; %d added, %d removed",
-		counts[MatchName], counts[MatchNameNoLines], counts[MatchOperation], counts[StageAdded], counts[StageRemoved])))
+		counts[diff.MatchName], counts[diff.MatchNameNoLines], counts[diff.MatchOperation], counts[StageAdded], counts[StageRemoved])))
 	if len(d.Stages) == 0 {
 		fmt.Fprintln(w, "  none: neither run ran a stage")
 		return

@@ -1,13 +1,14 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -178,141 +179,23 @@ func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// reportDoc is the part of sparkdx.report/v1 a diff compares.
-type reportDoc struct {
-	App struct {
-		ID         string `json:"id"`
-		Name       string `json:"name"`
-		DurationMs int64  `json:"durationMs"`
-	} `json:"app"`
-	Phases map[string]int64 `json:"phases"`
-	Stages []struct {
-		StageID           int    `json:"stageId"`
-		Name              string `json:"name"`
-		DurationMs        int64  `json:"durationMs"`
-		NumTasks          int    `json:"numTasks"`
-		ShuffleReadBytes  int64  `json:"shuffleReadBytes"`
-		ShuffleWriteBytes int64  `json:"shuffleWriteBytes"`
-		InputBytes        int64  `json:"inputBytes"`
-		GCTimeMs          int64  `json:"gcTimeMs"`
-	} `json:"stages"`
-	Executors []json.RawMessage `json:"executors"`
-	Findings  []Finding         `json:"findings"`
-}
-
-// Diff compares two applications' reports.
-type Diff struct {
-	A        DiffSide         `json:"a"`
-	B        DiffSide         `json:"b"`
-	Delta    map[string]int64 `json:"delta"` // B minus A
-	Added    []Finding        `json:"findingsAdded"`
-	Resolved []Finding        `json:"findingsResolved"`
-	Stages   []StageDiff      `json:"stages"`
-}
-
-// PhaseRow compares one phase.
-type PhaseRow struct {
-	Label string
-	A, B  int64
-	Delta int64
-}
-
-// PhaseRows compares the phases of both sides, in display order.
-func (d *Diff) PhaseRows() []PhaseRow {
-	var out []PhaseRow
-	for _, p := range phaseOrder {
-		a, b := d.A.Phases[p.Name], d.B.Phases[p.Name]
-		if a != 0 || b != 0 {
-			out = append(out, PhaseRow{Label: p.Label, A: a, B: b, Delta: b - a})
-		}
-	}
-	return out
-}
-
-// DiffSide is one side of a Diff.
-type DiffSide struct {
-	ID          string           `json:"id"`
-	Name        string           `json:"name"`
-	DurationMs  int64            `json:"durationMs"`
-	Stages      int              `json:"stages"`
-	Tasks       int              `json:"tasks"`
-	Executors   int              `json:"executors"`
-	ShuffleRead int64            `json:"shuffleReadBytes"`
-	InputBytes  int64            `json:"inputBytes"`
-	GCTimeMs    int64            `json:"gcTimeMs"`
-	Phases      map[string]int64 `json:"phases,omitempty"`
-}
-
-// StageDiff pairs stages by id; -1 marks a stage one side did not run.
-type StageDiff struct {
-	StageID     int    `json:"stageId"`
-	Name        string `json:"name"`
-	ADurationMs int64  `json:"aDurationMs"`
-	BDurationMs int64  `json:"bDurationMs"`
-}
-
-func (s *Server) diff(r *http.Request, a, b string) (*Diff, int, error) {
-	var docs [2]reportDoc
+// diff compares the newest attempts of two applications exactly as
+// `sparkdx diff` does (report.Compare: stages matched by Spark's call site
+// in submission order, each pair saying how it was matched).
+func (s *Server) diff(r *http.Request, a, b string) (*report.Diff, int, error) {
+	var in [2]*report.Input
 	for i, id := range []string{a, b} {
-		raw, status, err := s.report(r, id, "")
-		if err != nil {
-			return nil, status, err
+		sum, ok := pick(s.attemptsOf(id), "")
+		if !ok {
+			return nil, http.StatusNotFound, errors.New("unknown app: " + id)
 		}
-		if err := json.Unmarshal(raw, &docs[i]); err != nil {
+		att, release, err := s.cfg.Ingest.Attempt(r.Context(), sum.key)
+		if err != nil {
 			return nil, http.StatusInternalServerError, err
 		}
+		an := Analyze(s.cfg.Store, ingest.Input{Attempt: att, InProgress: sum.Status == "running", Now: s.cfg.Now()})
+		release()
+		in[i] = &report.Input{Report: an.Report, Result: an.Result}
 	}
-	side := func(d *reportDoc) DiffSide {
-		x := DiffSide{ID: d.App.ID, Name: d.App.Name, DurationMs: d.App.DurationMs, Stages: len(d.Stages),
-			Executors: len(d.Executors), Phases: d.Phases}
-		for _, st := range d.Stages {
-			x.Tasks += st.NumTasks
-			x.ShuffleRead += st.ShuffleReadBytes
-			x.InputBytes += st.InputBytes
-			x.GCTimeMs += st.GCTimeMs
-		}
-		return x
-	}
-	d := &Diff{A: side(&docs[0]), B: side(&docs[1]), Added: []Finding{}, Resolved: []Finding{}, Stages: []StageDiff{}}
-	d.Delta = map[string]int64{"durationMs": d.B.DurationMs - d.A.DurationMs, "stages": int64(d.B.Stages - d.A.Stages),
-		"tasks": int64(d.B.Tasks - d.A.Tasks), "shuffleReadBytes": d.B.ShuffleRead - d.A.ShuffleRead,
-		"inputBytes": d.B.InputBytes - d.A.InputBytes, "gcTimeMs": d.B.GCTimeMs - d.A.GCTimeMs}
-	d.Added = findingsMinus(docs[1].Findings, docs[0].Findings)
-	d.Resolved = findingsMinus(docs[0].Findings, docs[1].Findings)
-	// Stages pair by id; a stage only one side ran shows -1 on the other.
-	aStages, bStages := map[int]int64{}, map[int]int64{}
-	for _, st := range docs[0].Stages {
-		aStages[st.StageID] += st.DurationMs
-	}
-	for _, st := range docs[1].Stages {
-		bStages[st.StageID] += st.DurationMs
-	}
-	seen := map[int]bool{}
-	for _, doc := range docs {
-		for _, st := range doc.Stages {
-			if seen[st.StageID] {
-				continue
-			}
-			seen[st.StageID] = true
-			sd := StageDiff{StageID: st.StageID, Name: st.Name, ADurationMs: -1, BDurationMs: -1}
-			if v, ok := aStages[st.StageID]; ok {
-				sd.ADurationMs = v
-			}
-			if v, ok := bStages[st.StageID]; ok {
-				sd.BDurationMs = v
-			}
-			d.Stages = append(d.Stages, sd)
-		}
-	}
-	return d, http.StatusOK, nil
-}
-
-func findingsMinus(a, b []Finding) []Finding {
-	out := []Finding{}
-	for _, f := range a {
-		if !hasRule(b, f.Rule) {
-			out = append(out, f)
-		}
-	}
-	return out
+	return report.Compare(in[0], in[1]), http.StatusOK, nil
 }

@@ -94,6 +94,15 @@ func TestUIChromium(t *testing.T) {
 	}
 	c.Screenshot("compare")
 	c.CheckClean("compare")
+	// A log and its copy shifted in time: every stage pairs with its twin by
+	// name, as sparkdx diff pairs them.
+	c.Navigate(ts.url + "/compare?a=local-1422981759269&b=local-1425081759269")
+	rows := c.EvalInt(`document.querySelectorAll("#stage-pairs tbody tr").length`)
+	byName := c.EvalInt(`[...document.querySelectorAll("#stage-pairs tbody tr td:nth-child(3)")].filter(td => td.textContent == "name").length`)
+	if rows == 0 || byName != rows {
+		t.Errorf("compare of shifted copies: %d of %d stage rows matched by name, want all", byName, rows)
+	}
+	c.CheckClean("compare shifted copies")
 
 	// The running app's page refreshes itself as the log grows.
 	c.Navigate(ts.url + "/apps/" + runID)

@@ -55,7 +55,20 @@ func Funcs() template.FuncMap {
 		"sdur":   func(ms int64) string { return signed(ms, Duration) },
 		"sbytes": func(n int64) string { return signed(n, units.Bytes) },
 		"snum":   func(n int64) string { return signed(n, func(v int64) string { return fmt.Sprint(v) }) },
+		// unit and sunit format a number by its unit: "ms", "bytes" or "count".
+		"unit":  func(unit string, n int64) string { return byUnit(unit)(n) },
+		"sunit": func(unit string, n int64) string { return signed(n, byUnit(unit)) },
 	}
+}
+
+func byUnit(unit string) func(int64) string {
+	switch unit {
+	case "ms":
+		return Duration
+	case "bytes":
+		return units.Bytes
+	}
+	return func(v int64) string { return fmt.Sprint(v) }
 }
 
 // Duration formats milliseconds the way every sparkdx output does
