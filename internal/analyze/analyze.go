@@ -7,12 +7,21 @@ import (
 )
 
 // Analyze computes the Result of one replayed attempt. It never fails:
-// missing data leaves the corresponding numbers at zero.
-func Analyze(a *model.Attempt) *Result {
+// missing data leaves the corresponding numbers at zero. An attempt without
+// an end ends at its last event.
+func Analyze(a *model.Attempt) *Result { return AnalyzeAt(a, 0) }
+
+// AnalyzeAt is Analyze for an application still running at now (epoch ms;
+// 0 for none): its last state goes on until now, so an application waiting
+// for executors, which writes nothing while it waits, shows the wait so far.
+func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	r := &Result{AppID: a.AppID, AttemptID: a.AttemptID, StartTime: a.StartTime, EndTime: a.EndTime,
 		Completed: a.Completed, Config: readConfig(&a.Env)}
 	if r.EndTime == model.NoTime || !a.Completed {
 		r.EndTime = LastEventTime(a)
+		if !a.Completed && now > r.EndTime {
+			r.EndTime, r.Running = now, true
+		}
 	}
 	if r.StartTime != model.NoTime && r.EndTime > r.StartTime {
 		r.DurationMs = r.EndTime - r.StartTime

@@ -11,9 +11,10 @@ type Result struct {
 	AppID      string
 	AttemptID  string
 	StartTime  int64
-	EndTime    int64 // last event time when the app did not end
+	EndTime    int64 // last event time when the app did not end (now, for a running app: see AnalyzeAt)
 	DurationMs int64 // EndTime - StartTime
 	Completed  bool
+	Running    bool // analysed while it runs: the phases and duration run to now
 
 	Phases       Phases
 	Timeline     []Interval // consecutive, covering StartTime..EndTime

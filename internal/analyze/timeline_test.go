@@ -113,3 +113,43 @@ func TestNoExecutorIsResourceWait(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeAtRunsToNow: a running application's last state goes on until
+// now — a wait for executors (the driver writes nothing while it waits)
+// grows with the clock, and a stage whose tasks run keeps computing — while
+// the same attempt without a now, or finished, stops at its last event.
+func TestAnalyzeAtRunsToNow(t *testing.T) {
+	const s = int64(1000)
+	waiting := func() *model.Attempt {
+		a := model.NewAttempt()
+		a.StartTime, a.EndTime = 0, model.NoTime
+		a.Env.SparkProperties = [][2]string{{"spark.master", "spark://master:7077"}}
+		a.AddExecutor("driver", 0).TotalCores = 4
+		st, _ := a.StageOrNew(0, 0)
+		st.SubmissionTime, st.Status, st.CompletionTime = 2*s, model.StageActive, model.NoTime
+		return a
+	}
+	r := AnalyzeAt(waiting(), 400*s)
+	if !r.Running || r.DurationMs != 400*s || r.Phases.ResourceWaitMs != 400*s {
+		t.Errorf("waiting at 400 s: running %v, duration %d, resource wait %d; want true, 400 s, 400 s", r.Running, r.DurationMs, r.Phases.ResourceWaitMs)
+	}
+	if r := Analyze(waiting()); r.Running || r.DurationMs != 2*s || r.Phases.ResourceWaitMs != 2*s {
+		t.Errorf("waiting without now: running %v, duration %d, wait %d; want false, 2 s, 2 s", r.Running, r.DurationMs, r.Phases.ResourceWaitMs)
+	}
+	finished := waiting()
+	finished.EndTime, finished.Completed = 3*s, true
+	if r := AnalyzeAt(finished, 400*s); r.Running || r.DurationMs != 3*s {
+		t.Errorf("finished: running %v, duration %d; want false, 3 s", r.Running, r.DurationMs)
+	}
+
+	// An executor came at 10 s and runs a task: compute from then to now.
+	a := waiting()
+	e := a.AddExecutor("1", 10*s)
+	e.TotalCores = 4
+	st := a.Stage(0, 0)
+	st.Tasks = append(st.Tasks, &model.Task{TaskID: 1, ExecutorID: "1", LaunchTime: 11 * s})
+	r = AnalyzeAt(a, 100*s)
+	if r.Phases.ResourceWaitMs+r.Phases.ComputeMs+r.Phases.OutputWriteMs+r.Phases.DriverOnlyMs != 100*s || r.Phases.ComputeMs < 89*s {
+		t.Errorf("computing at 100 s: phases %+v; want them to cover 100 s, computing from 10-11 s on", r.Phases)
+	}
+}

@@ -26,6 +26,28 @@ type Source struct {
 	Now        time.Time // the time the diagnosis is made at; zero: the log's own end
 }
 
+// LiveWithin is how recently a log still being written must have changed
+// for its application to be taken as running, its phases and duration
+// going on until Now. A driver writes nothing while it waits for
+// executors, so the bound is generous; past it the driver is presumed dead
+// and the application ends at its last event (incomplete-app says which).
+const LiveWithin = 6 * time.Hour
+
+// LiveNow is the time a running application is analysed up to (epoch
+// ms): src.Now when its log is still being written, was written within
+// LiveWithin and its last event is as recent (an old log copied today is
+// not a running application); else 0.
+func LiveNow(a *model.Attempt, src Source) int64 {
+	if a.Completed || !src.InProgress || src.Now.IsZero() || src.ModTime.IsZero() || src.Now.Sub(src.ModTime) > LiveWithin {
+		return 0
+	}
+	now := src.Now.UnixMilli()
+	if now-analyze.LastEventTime(a) > LiveWithin.Milliseconds() {
+		return 0
+	}
+	return now
+}
+
 // Diagnosis is one attempt analysed, diagnosed and reported.
 type Diagnosis struct {
 	Attempt  *model.Attempt
@@ -39,12 +61,13 @@ func (d *Diagnosis) Input() *report.Input {
 	return &report.Input{Report: d.Report, Result: d.Result, Attempt: d.Attempt}
 }
 
-// Diagnose analyses a (unless res, its analysis, is given already), runs
-// every rule — the agent-aware ones with agent's driver samples when not
-// nil — and builds the report.
+// Diagnose analyses a (unless res, its analysis, is given already) — up
+// to now when it runs (LiveNow) —, runs every rule — the
+// agent-aware ones with agent's driver samples when not nil — and builds
+// the report.
 func Diagnose(a *model.Attempt, res *analyze.Result, src Source, agent *diagnose.AgentData) *Diagnosis {
 	if res == nil {
-		res = analyze.Analyze(a)
+		res = analyze.AnalyzeAt(a, LiveNow(a, src))
 	}
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Log: diagnose.LogInfo{
 		InProgress: src.InProgress, Truncated: src.Log.Truncated, ModTime: src.ModTime, Now: src.Now}}, diagnose.All)

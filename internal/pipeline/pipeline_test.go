@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -84,5 +85,39 @@ func TestReplayErrors(t *testing.T) {
 	src.InProgress = true
 	if got := severity(src); got != diagnose.Info {
 		t.Errorf("log written a second ago: incomplete-app %v, want info", got)
+	}
+}
+
+// TestLiveNow: an application runs to now only while its log is being
+// written, recently, with recent events.
+func TestLiveNow(t *testing.T) {
+	now := time.UnixMilli(10_000_000_000)
+	running := func() *model.Attempt {
+		a := model.NewAttempt()
+		a.StartTime = now.UnixMilli() - 400_000 // waiting for executors since
+		return a
+	}
+	src := Source{InProgress: true, ModTime: now.Add(-400 * time.Second), Now: now}
+	if got := LiveNow(running(), src); got != now.UnixMilli() {
+		t.Errorf("a log written 400 s ago, its app waiting since: got %d, want now", got)
+	}
+	old := src
+	old.ModTime = now.Add(-LiveWithin - time.Second)
+	if got := LiveNow(running(), old); got != 0 {
+		t.Errorf("a log untouched for longer than LiveWithin: got %d, want 0", got)
+	}
+	copied := running()
+	copied.StartTime = now.UnixMilli() - 10*LiveWithin.Milliseconds() // events of long ago, file copied just now
+	if got := LiveNow(copied, src); got != 0 {
+		t.Errorf("an old log with a fresh file time: got %d, want 0", got)
+	}
+	done := src
+	done.InProgress = false
+	if got := LiveNow(running(), done); got != 0 {
+		t.Errorf("a finished log: got %d, want 0", got)
+	}
+	// Diagnose analyses a running application up to now.
+	if d := Diagnose(running(), nil, src, nil); !d.Result.Running || d.Result.DurationMs != 400_000 {
+		t.Errorf("Diagnose of a running app: running %v, duration %d; want true, 400 s", d.Result.Running, d.Result.DurationMs)
 	}
 }

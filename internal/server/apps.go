@@ -12,6 +12,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -116,7 +117,7 @@ func (s *Server) summaries() []AppSummary {
 		switch {
 		case r.Completed:
 			a.DurationMs = r.EndTime - r.StartTime
-		case r.StartTime > 0 && a.Status == "running":
+		case r.StartTime > 0 && a.Status == "running" && now-r.LastUpdated <= pipeline.LiveWithin.Milliseconds():
 			a.DurationMs = now - r.StartTime
 			a.EndTime = -1
 		case r.StartTime > 0 && r.LastEvent > 0:

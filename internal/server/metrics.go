@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/export/prom"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
 // promSource is the prom.Source of the server: every running application
@@ -45,11 +46,16 @@ func (p *promSource) Apps() []prom.App {
 		}
 		live[r.Key] = true
 		version := fmt.Sprint(r.Done, r.Events, r.ModTime)
+		if !r.Done {
+			// A running application's phases run to now (a wait for
+			// executors writes no event): analysed again every 15 s.
+			version += fmt.Sprint(" ", now/15_000)
+		}
 		p.mu.Lock()
 		c, ok := p.apps[r.Key]
 		p.mu.Unlock()
 		if !ok || c.version != version {
-			app, err := p.analyse(r.Key)
+			app, err := p.analyse(r)
 			if err != nil {
 				continue
 			}
@@ -70,15 +76,16 @@ func (p *promSource) Apps() []prom.App {
 	return out
 }
 
-func (p *promSource) analyse(key string) (prom.App, error) {
+func (p *promSource) analyse(r store.LogRecord) (prom.App, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	a, release, err := p.s.cfg.Ingest.Attempt(ctx, key)
+	a, release, err := p.s.cfg.Ingest.Attempt(ctx, r.Key)
 	if err != nil {
 		return prom.App{}, err
 	}
 	defer release()
-	an := Analyze(p.s.cfg.Store, ingest.Input{Attempt: a, InProgress: !a.Completed, Now: p.s.cfg.Now()})
+	an := Analyze(p.s.cfg.Store, ingest.Input{Attempt: a, InProgress: !r.Done && !a.Completed,
+		ModTime: time.Unix(0, r.ModTime), Now: p.s.cfg.Now()})
 	return prom.NewApp(a, an.Result, an.Report.Findings), nil
 }
 

@@ -10,8 +10,10 @@ import (
 	"net/url"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 )
 
@@ -202,7 +204,9 @@ func (s *Server) appView(ctx context.Context, sum AppSummary) (*appView, error) 
 		return nil, err
 	}
 	defer release()
-	return buildAppView(a, analyze.Analyze(a).Timeline, sum.Status == "running", s.cfg.Now().UnixMilli()), nil
+	running := sum.Status == "running"
+	live := pipeline.LiveNow(a, pipeline.Source{InProgress: running, ModTime: time.UnixMilli(sum.LastUpdated), Now: s.cfg.Now()})
+	return buildAppView(a, analyze.AnalyzeAt(a, live).Timeline, running, s.cfg.Now().UnixMilli()), nil
 }
 
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
