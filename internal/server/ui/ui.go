@@ -58,6 +58,12 @@ func Funcs() template.FuncMap {
 		// unit and sunit format a number by its unit: "ms", "bytes" or "count".
 		"unit":  func(unit string, n int64) string { return byUnit(unit)(n) },
 		"sunit": func(unit string, n int64) string { return signed(n, byUnit(unit)) },
+		"qunit": func(unit string, v float64) string { return byUnit(unit)(int64(v)) },
+		"add64": func(a, b int64) int64 { return a + b },
+		"firstLine": func(s string) string {
+			line, _, _ := strings.Cut(s, "\n")
+			return line
+		},
 	}
 }
 

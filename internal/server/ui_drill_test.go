@@ -1,0 +1,143 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/server/ui"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// TestDrillDownChromium drives headless Chromium from the fleet page to an
+// application, its jobs, a stage (quantiles, per-executor summary, task
+// list sorted and paged by the server) and its environment, by clicking
+// links as a person does; every page shows the History Server API's
+// numbers for the same application, keeps a hostile application name
+// escaped, has no console error and fits 1280 px without clipping.
+func TestDrillDownChromium(t *testing.T) {
+	bin := sparktest.Program(t, "chromium")
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	c := sparktest.StartPage(t, bin, 1280, 900)
+	click := func(selector string) {
+		t.Helper()
+		if c.EvalString(fmt.Sprintf(`(() => { const a = document.querySelector(%q); if (!a) return "none"; a.click(); return "ok" })()`, selector)) != "ok" {
+			t.Fatalf("%s: nothing to click on %s", selector, c.EvalString(`location.pathname`))
+		}
+		c.WaitLoad()
+	}
+	fits := func(page string) {
+		t.Helper()
+		if w := c.EvalInt(`document.documentElement.scrollWidth`); w > 1280 {
+			t.Errorf("%s: %d px wide at a 1280 px window, want no horizontal overflow", page, w)
+		}
+		c.CheckClean(page)
+	}
+
+	// Fleet → app → jobs, by clicking.
+	const app = "local-1422981780767" // four stages, one with failed tasks
+	c.Navigate(ts.url + "/")
+	click(`tr[data-app="` + app + `"] a`)
+	click(`#jobs-link`)
+	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/jobs" {
+		t.Fatalf("after clicking Jobs: at %s", got)
+	}
+	var jobs []struct {
+		JobID    int    `json:"jobId"`
+		Status   string `json:"status"`
+		StageIDs []int  `json:"stageIds"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/jobs", &jobs)
+	if n := c.EvalInt(`document.querySelectorAll("#jobs tbody tr").length`); n != len(jobs) {
+		t.Errorf("jobs page: %d rows, the API lists %d jobs", n, len(jobs))
+	}
+	c.Screenshot("jobs")
+	fits("jobs page")
+
+	// The stage whose tasks failed: its quantiles, executors and tasks.
+	var stage struct {
+		NumTasks         int `json:"numTasks"`
+		NumCompleteTasks int `json:"numCompleteTasks"`
+		NumFailedTasks   int `json:"numFailedTasks"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0", &stage)
+	click(`a.stage-link[href^="/apps/` + app + `/stages/2/0"]`)
+	if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "Stage 2.0") {
+		t.Errorf("stage page h1 %q", got)
+	}
+	if n := c.EvalInt(`document.querySelectorAll("#quantiles tbody tr").length`); n < 3 {
+		t.Errorf("stage page: %d quantile rows, want duration, run time, GC and more", n)
+	}
+	var summary struct {
+		Duration []float64 `json:"duration"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0/taskSummary?quantiles=0,0.25,0.5,0.75,1", &summary)
+	if got := c.EvalString(`document.querySelector("#quantiles tbody tr td:nth-child(4)").textContent`); got != fmtMs(int64(summary.Duration[2])) {
+		t.Errorf("median task duration shown %q, the API says %v ms", got, summary.Duration[2])
+	}
+	rows := c.EvalInt(`document.querySelectorAll("#tasks tbody tr").length`)
+	failed := c.EvalInt(`document.querySelectorAll("#tasks tbody tr.task-FAILED").length`)
+	if rows != stage.NumCompleteTasks+stage.NumFailedTasks || failed != stage.NumFailedTasks || failed == 0 {
+		t.Errorf("task list: %d rows (%d failed); the API: %d complete, %d failed", rows, failed, stage.NumCompleteTasks, stage.NumFailedTasks)
+	}
+	if c.EvalInt(`document.querySelectorAll("#tasks tr.task-FAILED details pre").length`) != failed {
+		t.Errorf("a failed task's error is not one click away")
+	}
+	c.Screenshot("stage")
+	fits("stage page")
+
+	// Longest first, two tasks a page: the server sorts and pages.
+	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0?length=2")
+	click(`a.sort[data-sort="-runtime"]`)
+	var longest []struct {
+		TaskID int64 `json:"taskId"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0/taskList?sortBy=-runtime&length=4", &longest)
+	first := func() string { return c.EvalString(`document.querySelector("#tasks tbody tr td").textContent`) }
+	if got := first(); got != fmt.Sprint(longest[0].TaskID) {
+		t.Errorf("longest first: first task %s, the API's longest is %d", got, longest[0].TaskID)
+	}
+	click(`#next`)
+	if got := first(); got != fmt.Sprint(longest[2].TaskID) {
+		t.Errorf("next page: first task %s, want the API's third longest %d", got, longest[2].TaskID)
+	}
+	click(`#prev`)
+	if got := first(); got != fmt.Sprint(longest[0].TaskID) {
+		t.Errorf("previous page: first task %s, want %d", got, longest[0].TaskID)
+	}
+	fits("stage page sorted and paged")
+
+	// Environment: as the History Server shows it, secrets redacted.
+	const secretApp = "app-20200706201101-0003"
+	c.Navigate(ts.url + "/apps/" + secretApp)
+	click(`#env-link`)
+	var env struct {
+		SparkProperties [][2]string `json:"sparkProperties"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+secretApp+"/environment", &env)
+	if n := c.EvalInt(`document.querySelectorAll("#env-spark tr").length`); n != len(env.SparkProperties) {
+		t.Errorf("environment: %d Spark properties shown, the API has %d", n, len(env.SparkProperties))
+	}
+	if n := c.EvalInt(`[...document.querySelectorAll("#env-spark td")].filter(td => td.textContent == "*********(redacted)").length`); n == 0 {
+		t.Errorf("environment: no redacted value shown")
+	}
+	c.Screenshot("environment")
+	fits("environment page")
+
+	// A hostile application name stays text on every page.
+	const xss = "local-1766844910796"
+	for _, p := range []string{"/apps/" + xss + "/jobs", "/apps/" + xss + "/environment", "/apps/" + xss + "/stages/0/0"} {
+		c.Navigate(ts.url + p)
+		if c.EvalInt(`document.querySelectorAll("main script").length`) != 0 {
+			t.Errorf("%s: a script element came from the application's name", p)
+		}
+		fits(p)
+	}
+	if got := c.EvalString(`document.querySelector("nav.crumbs a:nth-child(2)").textContent`); got != "<script>alert('XSS')</script>" {
+		t.Errorf("XSS app name in the stage page's path shown as %q", got)
+	}
+}
+
+// fmtMs is how the pages print milliseconds.
+func fmtMs(ms int64) string { return ui.Duration(ms) }

@@ -1,0 +1,373 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+
+	"github.com/sparkdx/sparkdx/internal/historyapi"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
+)
+
+// The drill-down pages (jobs, stage, environment) show what the History
+// Server API answers for the application, the same documents /api/v1
+// serves, so a page and the API never disagree.
+
+// apiDocs answers History Server API paths for one application's newest
+// attempts, decoding each answer into a value.
+type apiDocs struct {
+	api  *historyapi.API
+	base string // "/api/v1/applications/ID" (with "/ATTEMPT" when it has attempt ids)
+}
+
+func (s *Server) apiDocs(ctx context.Context, id, attempt string) (*apiDocs, func(), error) {
+	app, release, err := s.fullApp(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	api := historyapi.New([]*model.App{app})
+	api.Now = func() int64 { return s.cfg.Now().UnixMilli() }
+	base := "/api/v1/applications/" + url.PathEscape(id)
+	if attempt == "" && len(app.Attempts) > 0 {
+		attempt = app.Attempts[0].AttemptID // the newest, as the History Server orders them
+	}
+	if attempt != "" {
+		base += "/" + url.PathEscape(attempt)
+	}
+	return &apiDocs{api: api, base: base}, release, nil
+}
+
+// get decodes the answer to base+path into v.
+func (d *apiDocs) get(path string, v any) error {
+	doc, err := d.api.Get(d.base + path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(historyapi.Marshal(doc), v)
+}
+
+// docsPage opens the API documents of the application a page is about, or
+// writes the error page.
+func (s *Server) docsPage(w http.ResponseWriter, r *http.Request) (*apiDocs, AppSummary, func(), bool) {
+	id := r.PathValue("id")
+	sum, ok := pick(s.attemptsOf(id), r.URL.Query().Get("attempt"))
+	if !ok {
+		s.errorPage(w, http.StatusNotFound, "Unknown application", "No application attempt "+id+" is indexed.")
+		return nil, sum, nil, false
+	}
+	d, release, err := s.apiDocs(r.Context(), id, sum.AttemptID)
+	if err != nil {
+		s.errorPage(w, http.StatusInternalServerError, "Cannot read the application", err.Error())
+		return nil, sum, nil, false
+	}
+	return d, sum, release, true
+}
+
+// stageDoc is the part of the API's StageData a stage page shows.
+type stageDoc struct {
+	Status              string `json:"status"`
+	StageID             int    `json:"stageId"`
+	AttemptID           int    `json:"attemptId"`
+	Name                string `json:"name"`
+	Details             string `json:"details"`
+	NumTasks            int    `json:"numTasks"`
+	NumActiveTasks      int    `json:"numActiveTasks"`
+	NumCompleteTasks    int    `json:"numCompleteTasks"`
+	NumFailedTasks      int    `json:"numFailedTasks"`
+	NumKilledTasks      int    `json:"numKilledTasks"`
+	SubmissionTime      string `json:"submissionTime"`
+	CompletionTime      string `json:"completionTime"`
+	FailureReason       string `json:"failureReason"`
+	ExecutorRunTime     int64  `json:"executorRunTime"`
+	JvmGcTime           int64  `json:"jvmGcTime"`
+	InputBytes          int64  `json:"inputBytes"`
+	OutputBytes         int64  `json:"outputBytes"`
+	ShuffleReadBytes    int64  `json:"shuffleReadBytes"`
+	ShuffleWriteBytes   int64  `json:"shuffleWriteBytes"`
+	MemoryBytesSpilled  int64  `json:"memoryBytesSpilled"`
+	DiskBytesSpilled    int64  `json:"diskBytesSpilled"`
+	PeakExecutionMemory int64  `json:"peakExecutionMemory"`
+	ExecutorSummary     map[string]struct {
+		TaskTime           int64 `json:"taskTime"`
+		FailedTasks        int   `json:"failedTasks"`
+		SucceededTasks     int   `json:"succeededTasks"`
+		KilledTasks        int   `json:"killedTasks"`
+		InputBytes         int64 `json:"inputBytes"`
+		ShuffleRead        int64 `json:"shuffleRead"`
+		ShuffleWrite       int64 `json:"shuffleWrite"`
+		MemoryBytesSpilled int64 `json:"memoryBytesSpilled"`
+		DiskBytesSpilled   int64 `json:"diskBytesSpilled"`
+	} `json:"executorSummary"`
+}
+
+// StageExecutor is one row of a stage's per-executor summary.
+type StageExecutor struct {
+	ID                             string
+	TaskTime                       int64
+	Succeeded, Failed, Killed      int
+	Input, ShuffleRead, ShuffleOut int64
+	SpillMemory, SpillDisk         int64
+}
+
+// taskSummaryDoc is the API's task metric distributions.
+type taskSummaryDoc struct {
+	Quantiles                []float64 `json:"quantiles"`
+	Duration                 []float64 `json:"duration"`
+	ExecutorRunTime          []float64 `json:"executorRunTime"`
+	JvmGcTime                []float64 `json:"jvmGcTime"`
+	SchedulerDelay           []float64 `json:"schedulerDelay"`
+	GettingResultTime        []float64 `json:"gettingResultTime"`
+	ExecutorDeserializeTime  []float64 `json:"executorDeserializeTime"`
+	ResultSerializationTime  []float64 `json:"resultSerializationTime"`
+	PeakExecutionMemory      []float64 `json:"peakExecutionMemory"`
+	MemoryBytesSpilled       []float64 `json:"memoryBytesSpilled"`
+	DiskBytesSpilled         []float64 `json:"diskBytesSpilled"`
+	InputMetrics             struct{ BytesRead, RecordsRead []float64 }
+	ShuffleReadMetrics       struct{ ReadBytes, ReadRecords, FetchWaitTime []float64 }
+	ShuffleWriteMetrics      struct{ WriteBytes, WriteRecords, WriteTime []float64 }
+	OutputMetrics            struct{ BytesWritten, RecordsWritten []float64 }
+}
+
+// QuantileRow is one metric of a stage's task quantiles table.
+type QuantileRow struct {
+	Metric string
+	Unit   string // "ms" or "bytes"
+	Values []float64
+}
+
+// taskDoc is the part of the API's TaskData a task list shows.
+type taskDoc struct {
+	TaskID       int64  `json:"taskId"`
+	Index        int    `json:"index"`
+	Attempt      int    `json:"attempt"`
+	LaunchTime   string `json:"launchTime"`
+	Duration     int64  `json:"duration"`
+	ExecutorID   string `json:"executorId"`
+	Host         string `json:"host"`
+	Status       string `json:"status"`
+	Locality     string `json:"taskLocality"`
+	Speculative  bool   `json:"speculative"`
+	ErrorMessage string `json:"errorMessage"`
+	TaskMetrics  *struct {
+		ExecutorRunTime    int64 `json:"executorRunTime"`
+		JvmGcTime          int64 `json:"jvmGcTime"`
+		MemoryBytesSpilled int64 `json:"memoryBytesSpilled"`
+		DiskBytesSpilled   int64 `json:"diskBytesSpilled"`
+		InputMetrics       struct {
+			BytesRead int64 `json:"bytesRead"`
+		} `json:"inputMetrics"`
+		ShuffleReadMetrics struct {
+			RemoteBytesRead int64 `json:"remoteBytesRead"`
+			LocalBytesRead  int64 `json:"localBytesRead"`
+		} `json:"shuffleReadMetrics"`
+		ShuffleWriteMetrics struct {
+			BytesWritten int64 `json:"bytesWritten"`
+		} `json:"shuffleWriteMetrics"`
+	} `json:"taskMetrics"`
+}
+
+// taskSorts are the task list orders the stage page offers: the History
+// Server API's sortBy values.
+var taskSorts = []struct{ Key, Label string }{{"id", "task id"}, {"-runtime", "longest first"}, {"runtime", "shortest first"}}
+
+// taskPage is the task list's default page size; ?length= chooses
+// another, up to maxTaskPage.
+const taskPage, maxTaskPage = 100, 1000
+
+// stagePage shows one stage attempt: its totals, the task quantiles
+// table, the per-executor summary and the task list, sorted and paged by
+// the server.
+func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	sid, err1 := strconv.Atoi(r.PathValue("stage"))
+	att, err2 := strconv.Atoi(r.PathValue("attempt"))
+	if err1 != nil || err2 != nil {
+		s.errorPage(w, http.StatusNotFound, "Unknown stage", "A stage is /apps/ID/stages/STAGE/ATTEMPT.")
+		return
+	}
+	path := fmt.Sprintf("/stages/%d/%d", sid, att)
+	var st stageDoc
+	if err := d.get(path+"?details=false", &st); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Unknown stage", err.Error())
+		return
+	}
+	// Spark's executorSummary comes with details; the task list is paged below.
+	var withSummary stageDoc
+	if err := d.get(path, &withSummary); err == nil {
+		st.ExecutorSummary = withSummary.ExecutorSummary
+	}
+	var execs []StageExecutor
+	for id, e := range st.ExecutorSummary {
+		execs = append(execs, StageExecutor{ID: id, TaskTime: e.TaskTime, Succeeded: e.SucceededTasks, Failed: e.FailedTasks,
+			Killed: e.KilledTasks, Input: e.InputBytes, ShuffleRead: e.ShuffleRead, ShuffleOut: e.ShuffleWrite,
+			SpillMemory: e.MemoryBytesSpilled, SpillDisk: e.DiskBytesSpilled})
+	}
+	sort.Slice(execs, func(i, j int) bool { return execs[i].TaskTime > execs[j].TaskTime })
+
+	var qs taskSummaryDoc
+	var rows []QuantileRow
+	if err := d.get(path+"/taskSummary?quantiles=0,0.25,0.5,0.75,1", &qs); err == nil {
+		for _, q := range []QuantileRow{
+			{"Duration", "ms", qs.Duration}, {"Run time", "ms", qs.ExecutorRunTime}, {"GC time", "ms", qs.JvmGcTime},
+			{"Scheduler delay", "ms", qs.SchedulerDelay}, {"Deserialization", "ms", qs.ExecutorDeserializeTime},
+			{"Result serialization", "ms", qs.ResultSerializationTime}, {"Getting result", "ms", qs.GettingResultTime},
+			{"Peak execution memory", "bytes", qs.PeakExecutionMemory}, {"Input", "bytes", qs.InputMetrics.BytesRead},
+			{"Shuffle read", "bytes", qs.ShuffleReadMetrics.ReadBytes}, {"Shuffle fetch wait", "ms", qs.ShuffleReadMetrics.FetchWaitTime},
+			{"Shuffle write", "bytes", qs.ShuffleWriteMetrics.WriteBytes}, {"Output", "bytes", qs.OutputMetrics.BytesWritten},
+			{"Spill (memory)", "bytes", qs.MemoryBytesSpilled}, {"Spill (disk)", "bytes", qs.DiskBytesSpilled},
+		} {
+			if len(q.Values) == len(qs.Quantiles) && q.Values[len(q.Values)-1] > 0 {
+				rows = append(rows, q)
+			}
+		}
+	}
+
+	q := r.URL.Query()
+	sortBy := q.Get("sort")
+	if sortBy == "" {
+		sortBy = "id"
+	}
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	length, err := strconv.Atoi(q.Get("length"))
+	if err != nil || length <= 0 {
+		length = taskPage
+	}
+	length = min(length, maxTaskPage)
+	var tasks []taskDoc
+	tl := fmt.Sprintf("%s/taskList?offset=%d&length=%d&sortBy=%s", path, offset, length, url.QueryEscape(sortBy))
+	if err := d.get(tl, &tasks); err != nil && !errors.Is(err, context.Canceled) {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the tasks", err.Error())
+		return
+	}
+	total := st.NumCompleteTasks + st.NumFailedTasks + st.NumKilledTasks + st.NumActiveTasks
+	page := func(off int) string {
+		v := url.Values{"sort": {sortBy}, "offset": {strconv.Itoa(off)}}
+		if length != taskPage {
+			v.Set("length", strconv.Itoa(length))
+		}
+		if sum.AttemptID != "" {
+			v.Set("attempt", sum.AttemptID)
+		}
+		return "?" + v.Encode()
+	}
+	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running",
+		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": rows, "QuantileHeads": qs.Quantiles,
+		"Tasks": tasks, "Sort": sortBy, "Sorts": taskSorts, "Offset": offset, "Total": total, "Page": length,
+		"Short": report.ShortName(st.Name, 80)}
+	if offset > 0 {
+		data["Prev"] = page(max(offset-length, 0))
+	}
+	if len(tasks) == length && offset+length < total {
+		data["Next"] = page(offset + length)
+	}
+	s.render(w, http.StatusOK, "stage.html", data)
+}
+
+// jobDoc is the part of the API's JobData the jobs page shows.
+type jobDoc struct {
+	JobID             int    `json:"jobId"`
+	Name              string `json:"name"`
+	Description       string `json:"description"`
+	SubmissionTime    string `json:"submissionTime"`
+	CompletionTime    string `json:"completionTime"`
+	StageIDs          []int  `json:"stageIds"`
+	Status            string `json:"status"`
+	NumTasks          int    `json:"numTasks"`
+	NumCompletedTasks int    `json:"numCompletedTasks"`
+	NumFailedTasks    int    `json:"numFailedTasks"`
+	NumKilledTasks    int    `json:"numKilledTasks"`
+	NumSkippedStages  int    `json:"numSkippedStages"`
+	NumFailedStages   int    `json:"numFailedStages"`
+	// Stages are the job's stage attempts that ran, for links.
+	Stages []stageRef `json:"-"`
+}
+
+type stageRef struct {
+	StageID   int    `json:"stageId"`
+	AttemptID int    `json:"attemptId"`
+	Name      string `json:"name"`
+	Status    string `json:"status"`
+}
+
+// jobsPage lists the application's jobs, newest first as Spark's UI does,
+// each with links to the stage attempts it ran.
+func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	var jobs []jobDoc
+	var stages []stageRef
+	if err := d.get("/jobs", &jobs); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the jobs", err.Error())
+		return
+	}
+	if err := d.get("/stages", &stages); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the stages", err.Error())
+		return
+	}
+	byID := map[int][]stageRef{}
+	for _, st := range stages {
+		byID[st.StageID] = append(byID[st.StageID], st)
+	}
+	for i := range jobs {
+		for _, id := range jobs[i].StageIDs {
+			jobs[i].Stages = append(jobs[i].Stages, byID[id]...) // skipped stages have no attempt
+		}
+		sort.Slice(jobs[i].Stages, func(a, b int) bool {
+			x, y := jobs[i].Stages[a], jobs[i].Stages[b]
+			return x.StageID < y.StageID || x.StageID == y.StageID && x.AttemptID < y.AttemptID
+		})
+	}
+	s.render(w, http.StatusOK, "jobs.html", map[string]any{"Title": "Jobs · " + sum.Name, "Live": sum.Status == "running",
+		"Sum": sum, "Jobs": jobs})
+}
+
+// environmentDoc is the API's ApplicationEnvironmentInfo, as redacted.
+type environmentDoc struct {
+	Runtime struct {
+		JavaVersion  string `json:"javaVersion"`
+		JavaHome     string `json:"javaHome"`
+		ScalaVersion string `json:"scalaVersion"`
+	} `json:"runtime"`
+	SparkProperties  [][2]string `json:"sparkProperties"`
+	HadoopProperties [][2]string `json:"hadoopProperties"`
+	SystemProperties [][2]string `json:"systemProperties"`
+	MetricsProps     [][2]string `json:"metricsProperties"`
+	ClasspathEntries [][2]string `json:"classpathEntries"`
+}
+
+// environmentPage shows the application's configuration as the History
+// Server does: values whose key or value matches the redaction rules are
+// hidden.
+func (s *Server) environmentPage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	var env environmentDoc
+	if err := d.get("/environment", &env); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot read the environment", err.Error())
+		return
+	}
+	s.render(w, http.StatusOK, "environment.html", map[string]any{"Title": "Environment · " + sum.Name,
+		"Live": sum.Status == "running", "Sum": sum, "Env": env, "Sections": []struct {
+			ID, Title string
+			Rows      [][2]string
+		}{{"spark", "Spark properties", env.SparkProperties}, {"hadoop", "Hadoop properties", env.HadoopProperties},
+			{"system", "System properties", env.SystemProperties}, {"metrics", "Metrics properties", env.MetricsProps},
+			{"classpath", "Classpath entries", env.ClasspathEntries}}})
+}
