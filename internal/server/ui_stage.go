@@ -117,21 +117,21 @@ type StageExecutor struct {
 
 // taskSummaryDoc is the API's task metric distributions.
 type taskSummaryDoc struct {
-	Quantiles                []float64 `json:"quantiles"`
-	Duration                 []float64 `json:"duration"`
-	ExecutorRunTime          []float64 `json:"executorRunTime"`
-	JvmGcTime                []float64 `json:"jvmGcTime"`
-	SchedulerDelay           []float64 `json:"schedulerDelay"`
-	GettingResultTime        []float64 `json:"gettingResultTime"`
-	ExecutorDeserializeTime  []float64 `json:"executorDeserializeTime"`
-	ResultSerializationTime  []float64 `json:"resultSerializationTime"`
-	PeakExecutionMemory      []float64 `json:"peakExecutionMemory"`
-	MemoryBytesSpilled       []float64 `json:"memoryBytesSpilled"`
-	DiskBytesSpilled         []float64 `json:"diskBytesSpilled"`
-	InputMetrics             struct{ BytesRead, RecordsRead []float64 }
-	ShuffleReadMetrics       struct{ ReadBytes, ReadRecords, FetchWaitTime []float64 }
-	ShuffleWriteMetrics      struct{ WriteBytes, WriteRecords, WriteTime []float64 }
-	OutputMetrics            struct{ BytesWritten, RecordsWritten []float64 }
+	Quantiles               []float64 `json:"quantiles"`
+	Duration                []float64 `json:"duration"`
+	ExecutorRunTime         []float64 `json:"executorRunTime"`
+	JvmGcTime               []float64 `json:"jvmGcTime"`
+	SchedulerDelay          []float64 `json:"schedulerDelay"`
+	GettingResultTime       []float64 `json:"gettingResultTime"`
+	ExecutorDeserializeTime []float64 `json:"executorDeserializeTime"`
+	ResultSerializationTime []float64 `json:"resultSerializationTime"`
+	PeakExecutionMemory     []float64 `json:"peakExecutionMemory"`
+	MemoryBytesSpilled      []float64 `json:"memoryBytesSpilled"`
+	DiskBytesSpilled        []float64 `json:"diskBytesSpilled"`
+	InputMetrics            struct{ BytesRead, RecordsRead []float64 }
+	ShuffleReadMetrics      struct{ ReadBytes, ReadRecords, FetchWaitTime []float64 }
+	ShuffleWriteMetrics     struct{ WriteBytes, WriteRecords, WriteTime []float64 }
+	OutputMetrics           struct{ BytesWritten, RecordsWritten []float64 }
 }
 
 // QuantileRow is one metric of a stage's task quantiles table.
