@@ -41,9 +41,13 @@ func (f Finding) EvidenceText() string {
 	}
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the template escapes; "<console>" stays readable
 	for _, k := range keys {
-		b, _ := json.Marshal(m[k])
-		parts = append(parts, k+"="+string(b))
+		b.Reset()
+		enc.Encode(m[k])
+		parts = append(parts, k+"="+strings.TrimSuffix(b.String(), "\n"))
 	}
 	return strings.Join(parts, "  ")
 }

@@ -32,6 +32,59 @@ type appView struct {
 	Stages     []stageRow
 	Executors  []execRow
 	SQL        []sqlRow
+	Root       *rootCause // what failed the application, when a job failed
+}
+
+// rootCause is what failed an application: its first failed job and the
+// task failure that aborted it (exception, message, user frame), with the
+// stage to open.
+type rootCause struct {
+	JobID      int
+	JobMessage string
+	Kind       string // analyze.JobAborted, JobCancelled, ...
+	// From the task failure that aborted the job, when one did.
+	Class, Message, Frame, Reason string
+	Attempts, Tasks               int
+	Executors                     []string
+	// Stage is the failed stage attempt to open (-1 when none is known).
+	Stage, StageAttempt int
+}
+
+// rootCauseOf explains the first failed job (one the user cancelled only
+// when no job failed otherwise).
+func rootCauseOf(a *model.Attempt, res *analyze.Result) *rootCause {
+	var job *analyze.JobFailure
+	for i := range res.Failures.Jobs {
+		j := &res.Failures.Jobs[i]
+		if job == nil || job.Kind == analyze.JobCancelled && j.Kind != analyze.JobCancelled {
+			job = j
+		}
+	}
+	if job == nil {
+		return nil
+	}
+	rc := &rootCause{JobID: job.JobID, JobMessage: job.Message, Kind: job.Kind, Stage: -1}
+	stages := job.StageIDs
+	if job.Cause >= 0 && job.Cause < len(res.Failures.Causes) {
+		c := res.Failures.Causes[job.Cause]
+		rc.Class, rc.Message, rc.Frame, rc.Reason = c.Error.Class, c.Error.Message, c.Error.Frame.String(), c.Reason
+		rc.Attempts, rc.Tasks, rc.Executors = c.Attempts, c.Tasks, c.ExecutorIDs
+		if len(c.FailedStages) > 0 {
+			stages = c.FailedStages
+		}
+	}
+	// The last attempt of the first of those stages that failed.
+	for _, id := range stages {
+		for _, s := range a.Stages {
+			if s.StageID == id && s.Status == model.StageFailed && (rc.Stage != id || s.AttemptID > rc.StageAttempt) {
+				rc.Stage, rc.StageAttempt = id, s.AttemptID
+			}
+		}
+		if rc.Stage >= 0 {
+			break
+		}
+	}
+	return rc
 }
 
 type stageRow struct {
@@ -143,14 +196,14 @@ func xScale(start, span int64) func(int64) int {
 
 // buildAppView computes the model-derived part of the app page; memory
 // comes from the event log's executor peaks until withSamples replaces it.
-func buildAppView(a *model.Attempt, timeline []analyze.Interval, live bool, now int64) *appView {
-	v := &appView{Live: live, Phases: phaseSums(timeline)}
+func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *appView {
+	timeline := res.Timeline
+	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res)}
 	start, end := a.StartTime, a.EndTime
 	if end <= 0 || !a.Completed {
-		end = max(now, start+1)
-		if !live && a.LastUpdated > start {
-			end = a.LastUpdated
-		}
+		// The analysis's end: the last event, or now for an application
+		// still running (never the file's time, which a copy changes).
+		end = max(res.EndTime, start+1)
 	}
 	span := max(end-start, 1)
 	v.Start, v.End = start, end

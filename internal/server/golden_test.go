@@ -134,7 +134,7 @@ func TestStoredPageMatchesModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec := recordOf(ts, sum.key)
-		want, _ := json.Marshal(buildAppView(a, analyze.Analyze(a).Timeline, false, rec.LastUpdated))
+		want, _ := json.Marshal(buildAppView(a, analyze.Analyze(a), false, rec.LastUpdated))
 		release()
 		if string(stored) != string(want) {
 			t.Errorf("%s: stored page data differs from the model's:\ngot  %.200s\nwant %.200s", sum.key, stored, want)

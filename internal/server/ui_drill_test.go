@@ -35,10 +35,23 @@ func TestDrillDownChromium(t *testing.T) {
 		c.CheckClean(page)
 	}
 
-	// Fleet → app → jobs, by clicking.
+	// Fleet → app: a failed application opens on its root cause, the failed
+	// stage one click away.
 	const app = "local-1422981780767" // four stages, one with failed tasks
 	c.Navigate(ts.url + "/")
 	click(`tr[data-app="` + app + `"] a`)
+	if got := c.EvalString(`document.querySelector("#root-cause").textContent`); !strings.Contains(got, "java.lang.RuntimeException") ||
+		!strings.Contains(got, "got a 3, failing") || !strings.Contains(got, "stage 2.0") {
+		t.Errorf("root cause box: %q; want the exception, its message and the failed stage", got)
+	}
+	click(`#root-stage`)
+	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/stages/2/0" {
+		t.Errorf("root cause's stage link led to %s", got)
+	}
+	c.Screenshot("root-cause-stage")
+	c.Navigate(ts.url + "/apps/" + app)
+	c.Screenshot("failed-app")
+	fits("failed app page")
 	click(`#jobs-link`)
 	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/jobs" {
 		t.Fatalf("after clicking Jobs: at %s", got)

@@ -209,7 +209,7 @@ func (s *Server) appView(ctx context.Context, sum AppSummary) (*appView, error) 
 	defer release()
 	running := sum.Status == "running"
 	live := pipeline.LiveNow(a, pipeline.Source{InProgress: running, ModTime: time.UnixMilli(sum.LastUpdated), Now: s.cfg.Now()})
-	return buildAppView(a, analyze.AnalyzeAt(a, live).Timeline, running, s.cfg.Now().UnixMilli()), nil
+	return buildAppView(a, analyze.AnalyzeAt(a, live), running, s.cfg.Now().UnixMilli()), nil
 }
 
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {

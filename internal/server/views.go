@@ -23,7 +23,7 @@ var storedResources = map[string]bool{"jobs": true, "stages": true, "executors":
 // ("api/<resource>").
 func Views(in ingest.Input) (map[string][]byte, error) {
 	a := in.Attempt
-	v := buildAppView(a, in.Analysis().Timeline, false, in.Now.UnixMilli())
+	v := buildAppView(a, in.Analysis(), false, in.Now.UnixMilli())
 	page, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
