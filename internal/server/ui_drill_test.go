@@ -17,7 +17,7 @@ import (
 // escaped, has no console error and fits 1280 px without clipping.
 func TestDrillDownChromium(t *testing.T) {
 	bin := sparktest.Program(t, "chromium")
-	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"), "../../testdata/scenarios/executor-killed/spark-4.3.0")
 	ts.waitIdle(t)
 	c := sparktest.StartPage(t, bin, 1280, 900)
 	click := func(selector string) {
@@ -138,9 +138,47 @@ func TestDrillDownChromium(t *testing.T) {
 	c.Screenshot("environment")
 	fits("environment page")
 
+	// Executors, a real Spark 4.3 application whose executor was killed:
+	// every executor the API lists, the dead one with why it ended.
+	var killed []struct {
+		ID           string `json:"id"`
+		IsActive     bool   `json:"isActive"`
+		RemoveReason string `json:"removeReason"`
+	}
+	var apps []AppSummary
+	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
+	var killedApp string
+	for _, a := range apps {
+		if strings.HasPrefix(a.ID, "app-2026") {
+			killedApp = a.ID
+		}
+	}
+	ts.getJSON(t, "/api/v1/applications/"+killedApp+"/allexecutors", &killed)
+	c.Navigate(ts.url + "/apps/" + killedApp)
+	click(`#execs-link`)
+	if n := c.EvalInt(`document.querySelectorAll("#executor-list tbody tr").length`); n != len(killed) {
+		t.Errorf("executors page: %d rows, the API lists %d executors", n, len(killed))
+	}
+	dead := 0
+	for _, e := range killed {
+		if e.IsActive {
+			continue
+		}
+		dead++
+		got := c.EvalString(fmt.Sprintf(`document.querySelector('#executor-list tr[data-exec=%q] td.loss').textContent`, e.ID))
+		if !strings.Contains(got, e.RemoveReason) || !strings.Contains(got, "exit") {
+			t.Errorf("executor %s: 'why it ended' says %q; want the loss cause, exit code and Spark's reason %q", e.ID, got, e.RemoveReason)
+		}
+	}
+	if dead == 0 {
+		t.Errorf("the executor-killed scenario has no dead executor")
+	}
+	c.Screenshot("executors")
+	fits("executors page")
+
 	// A hostile application name stays text on every page.
 	const xss = "local-1766844910796"
-	for _, p := range []string{"/apps/" + xss + "/jobs", "/apps/" + xss + "/environment", "/apps/" + xss + "/stages/0/0"} {
+	for _, p := range []string{"/apps/" + xss + "/jobs", "/apps/" + xss + "/environment", "/apps/" + xss + "/executors", "/apps/" + xss + "/stages/0/0"} {
 		c.Navigate(ts.url + p)
 		if c.EvalInt(`document.querySelectorAll("main script").length`) != 0 {
 			t.Errorf("%s: a script element came from the application's name", p)

@@ -31,6 +31,7 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.stagePage)
 	m.HandleFunc("GET /apps/{id}/jobs", s.jobsPage)
 	m.HandleFunc("GET /apps/{id}/environment", s.environmentPage)
+	m.HandleFunc("GET /apps/{id}/executors", s.executorsPage)
 	m.HandleFunc("GET /compare", s.comparePage)
 	m.HandleFunc("GET /recipes/{path...}", s.recipePage)
 	m.HandleFunc("GET /logs", s.logsPage)

@@ -371,3 +371,80 @@ func (s *Server) environmentPage(w http.ResponseWriter, r *http.Request) {
 			{"system", "System properties", env.SystemProperties}, {"metrics", "Metrics properties", env.MetricsProps},
 			{"classpath", "Classpath entries", env.ClasspathEntries}}})
 }
+
+// executorDoc is the part of the API's ExecutorSummary the executors page
+// shows.
+type executorDoc struct {
+	ID                string            `json:"id"`
+	HostPort          string            `json:"hostPort"`
+	IsActive          bool              `json:"isActive"`
+	TotalCores        int               `json:"totalCores"`
+	FailedTasks       int               `json:"failedTasks"`
+	CompletedTasks    int               `json:"completedTasks"`
+	TotalDuration     int64             `json:"totalDuration"`
+	TotalGCTime       int64             `json:"totalGCTime"`
+	TotalInputBytes   int64             `json:"totalInputBytes"`
+	TotalShuffleRead  int64             `json:"totalShuffleRead"`
+	TotalShuffleWrite int64             `json:"totalShuffleWrite"`
+	MaxMemory         int64             `json:"maxMemory"`
+	AddTime           string            `json:"addTime"`
+	RemoveTime        string            `json:"removeTime"`
+	RemoveReason      string            `json:"removeReason"`
+	ExecutorLogs      map[string]string `json:"executorLogs"`
+	Peak              map[string]int64  `json:"peakMemoryMetrics"`
+	// From the analysis: why a lost executor ended.
+	LossCause string `json:"-"`
+	ExitCode  *int   `json:"-"`
+}
+
+// LogLinks are the executor's log links in name order.
+func (e executorDoc) LogLinks() [][2]string {
+	var out [][2]string
+	for name, u := range e.ExecutorLogs {
+		out = append(out, [2]string{name, u})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// GCShare is GC time over task time, in percent.
+func (e executorDoc) GCShare() float64 {
+	if e.TotalDuration <= 0 {
+		return 0
+	}
+	return float64(e.TotalGCTime) * 100 / float64(e.TotalDuration)
+}
+
+// executorsPage lists every executor, active and dead, with its tasks,
+// memory peaks, logs and — for a lost one — why it ended.
+func (s *Server) executorsPage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	var execs []executorDoc
+	if err := d.get("/allexecutors", &execs); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the executors", err.Error())
+		return
+	}
+	// The analysis says why each executor ended (exit codes, OOM kills).
+	if b, _, err := s.report(r, sum.ID, sum.AttemptID); err == nil {
+		var rep struct {
+			ExecutorDetails []report.ExecutorDetail `json:"executorDetails"`
+		}
+		if json.Unmarshal(b, &rep) == nil {
+			byID := map[string]report.ExecutorDetail{}
+			for _, x := range rep.ExecutorDetails {
+				byID[x.ID] = x
+			}
+			for i := range execs {
+				if x, ok := byID[execs[i].ID]; ok {
+					execs[i].LossCause, execs[i].ExitCode = x.LossCause, x.ExitCode
+				}
+			}
+		}
+	}
+	s.render(w, http.StatusOK, "executors.html", map[string]any{"Title": "Executors · " + sum.Name,
+		"Live": sum.Status == "running", "Sum": sum, "Executors": execs})
+}
