@@ -138,6 +138,59 @@ func TestDrillDownChromium(t *testing.T) {
 	c.Screenshot("environment")
 	fits("environment page")
 
+	// SQL: the list, then a query's plan graph with each node's metrics and
+	// the jobs it ran, as the API has them.
+	c.Navigate(ts.url + "/apps/" + secretApp)
+	click(`#sql-link`)
+	var queries []struct {
+		ID            int   `json:"id"`
+		SuccessJobIDs []int `json:"successJobIds"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+secretApp+"/sql", &queries)
+	if n := c.EvalInt(`document.querySelectorAll("#queries tbody tr").length`); n != len(queries) || n == 0 {
+		t.Errorf("SQL list: %d rows, the API lists %d queries", n, len(queries))
+	}
+	click(`a.query-link`)
+	var q struct {
+		Nodes []struct {
+			NodeID  int `json:"nodeId"`
+			Metrics []struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			} `json:"metrics"`
+		} `json:"nodes"`
+		Edges []any `json:"edges"`
+	}
+	ts.getJSON(t, fmt.Sprintf("/api/v1/applications/%s/sql/%d?details=true", secretApp, queries[0].ID), &q)
+	if n := c.EvalInt(`document.querySelectorAll("#plan g.plan-node").length`); n != len(q.Nodes) {
+		t.Errorf("plan graph: %d nodes, the API has %d", n, len(q.Nodes))
+	}
+	if n := c.EvalInt(`document.querySelectorAll("#plan line").length`); n != len(q.Edges) {
+		t.Errorf("plan graph: %d edges, the API has %d", n, len(q.Edges))
+	}
+	for _, n := range q.Nodes {
+		if len(n.Metrics) == 0 {
+			continue
+		}
+		want := n.Metrics[0].Name + ": " + n.Metrics[0].Value
+		got := c.EvalString(fmt.Sprintf(`document.querySelector('#plan g[data-node="%d"] text:nth-of-type(2)').textContent`, n.NodeID))
+		if cut, ok := strings.CutSuffix(got, "…"); ok && strings.HasPrefix(want, cut) {
+			got = want // clipped to fit its box; the node's title holds it whole
+		}
+		if got != want {
+			t.Errorf("plan node %d: first metric %q, the API says %q", n.NodeID, got, want)
+		}
+	}
+	if n := c.EvalInt(`document.querySelectorAll("#query-jobs tbody tr").length`); n != len(queries[0].SuccessJobIDs) {
+		t.Errorf("query jobs: %d rows, the API says the query ran %d jobs", n, len(queries[0].SuccessJobIDs))
+	}
+	c.Screenshot("sql-query")
+	fits("SQL query page")
+	click(`#query-jobs a.stage-link`)
+	if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "Stage ") {
+		t.Errorf("a query's stage link led to %q", got)
+	}
+
 	// Executors, a real Spark 4.3 application whose executor was killed:
 	// every executor the API lists, the dead one with why it ended.
 	var killed []struct {
@@ -178,7 +231,7 @@ func TestDrillDownChromium(t *testing.T) {
 
 	// A hostile application name stays text on every page.
 	const xss = "local-1766844910796"
-	for _, p := range []string{"/apps/" + xss + "/jobs", "/apps/" + xss + "/environment", "/apps/" + xss + "/executors", "/apps/" + xss + "/stages/0/0"} {
+	for _, p := range []string{"/apps/" + xss + "/jobs", "/apps/" + xss + "/environment", "/apps/" + xss + "/executors", "/apps/" + xss + "/sql", "/apps/" + xss + "/stages/0/0"} {
 		c.Navigate(ts.url + p)
 		if c.EvalInt(`document.querySelectorAll("main script").length`) != 0 {
 			t.Errorf("%s: a script element came from the application's name", p)

@@ -32,6 +32,8 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}/jobs", s.jobsPage)
 	m.HandleFunc("GET /apps/{id}/environment", s.environmentPage)
 	m.HandleFunc("GET /apps/{id}/executors", s.executorsPage)
+	m.HandleFunc("GET /apps/{id}/sql", s.sqlListPage)
+	m.HandleFunc("GET /apps/{id}/sql/{query}", s.sqlQueryPage)
 	m.HandleFunc("GET /compare", s.comparePage)
 	m.HandleFunc("GET /recipes/{path...}", s.recipePage)
 	m.HandleFunc("GET /logs", s.logsPage)

@@ -60,6 +60,8 @@ func Funcs() template.FuncMap {
 		"sunit": func(unit string, n int64) string { return signed(n, byUnit(unit)) },
 		"qunit": func(unit string, v float64) string { return byUnit(unit)(int64(v)) },
 		"add64": func(a, b int64) int64 { return a + b },
+		"sub":   func(a, b int) int { return a - b },
+		"mul":   func(a, b int) int { return a * b },
 		"firstLine": func(s string) string {
 			line, _, _ := strings.Cut(s, "\n")
 			return line
