@@ -12,15 +12,15 @@ import (
 
 // sqlDoc is the API's SQL execution with details.
 type sqlDoc struct {
-	ID              int64  `json:"id"`
-	Status          string `json:"status"`
-	Description     string `json:"description"`
-	PlanDescription string `json:"planDescription"`
-	SubmissionTime  string `json:"submissionTime"`
-	Duration        int64  `json:"duration"`
-	RunningJobIDs   []int  `json:"runningJobIds"`
-	SuccessJobIDs   []int  `json:"successJobIds"`
-	FailedJobIDs    []int  `json:"failedJobIds"`
+	ID              int64     `json:"id"`
+	Status          string    `json:"status"`
+	Description     string    `json:"description"`
+	PlanDescription string    `json:"planDescription"`
+	SubmissionTime  string    `json:"submissionTime"`
+	Duration        int64     `json:"duration"`
+	RunningJobIDs   []int     `json:"runningJobIds"`
+	SuccessJobIDs   []int     `json:"successJobIds"`
+	FailedJobIDs    []int     `json:"failedJobIds"`
 	Nodes           []sqlNode `json:"nodes"`
 	Edges           []sqlEdge `json:"edges"`
 }
