@@ -196,15 +196,13 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := fmt.Sprintf("/stages/%d/%d", sid, att)
+	// The executorSummary comes with details=true, and so would every task:
+	// asking for the tasks of status UNKNOWN (which no task has) keeps the
+	// tasks out; the task list is paged below.
 	var st stageDoc
-	if err := d.get(path+"?details=false", &st); err != nil {
+	if err := d.get(path+"?details=true&taskStatus=UNKNOWN", &st); err != nil {
 		s.errorPage(w, historyapi.StatusOf(err), "Unknown stage", err.Error())
 		return
-	}
-	// Spark's executorSummary comes with details; the task list is paged below.
-	var withSummary stageDoc
-	if err := d.get(path, &withSummary); err == nil {
-		st.ExecutorSummary = withSummary.ExecutorSummary
 	}
 	var execs []StageExecutor
 	for id, e := range st.ExecutorSummary {
