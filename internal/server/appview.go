@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -462,4 +463,23 @@ func (s *Server) memorySamples(appID string) []store.Sample {
 		return nil
 	}
 	return xs
+}
+
+// StageHref is the page of stage id's last attempt, "" when the
+// application has no such stage.
+func (v *appView) StageHref(id int) string {
+	att := -1
+	for _, s := range v.Stages {
+		if s.StageID == id {
+			att = max(att, s.AttemptID)
+		}
+	}
+	if att < 0 {
+		return ""
+	}
+	h := fmt.Sprintf("/apps/%s/stages/%d/%d", url.PathEscape(v.Sum.ID), id, att)
+	if v.Sum.AttemptID != "" {
+		h += "?attempt=" + url.QueryEscape(v.Sum.AttemptID)
+	}
+	return h
 }

@@ -44,6 +44,10 @@ func TestDrillDownChromium(t *testing.T) {
 		!strings.Contains(got, "got a 3, failing") || !strings.Contains(got, "stage 2.0") {
 		t.Errorf("root cause box: %q; want the exception, its message and the failed stage", got)
 	}
+	// The task-failures finding names stage 2: its link opens the stage.
+	if got := c.EvalString(`document.querySelector("a.finding-stage").getAttribute("href")`); got != "/apps/"+app+"/stages/2/0" {
+		t.Errorf("the finding's stage link is %q", got)
+	}
 	click(`#root-stage`)
 	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/stages/2/0" {
 		t.Errorf("root cause's stage link led to %s", got)
@@ -207,6 +211,14 @@ func TestDrillDownChromium(t *testing.T) {
 		}
 	}
 	ts.getJSON(t, "/api/v1/applications/"+killedApp+"/allexecutors", &killed)
+	c.Navigate(ts.url + "/apps/" + killedApp)
+	// The executor-lost finding names the killed executor: its link opens
+	// the executors page at its row.
+	click(`a.finding-exec`)
+	if got := c.EvalString(`location.pathname + location.hash`); !strings.HasPrefix(got, "/apps/"+killedApp+"/executors#exec-") ||
+		c.EvalInt(`document.querySelectorAll(location.hash).length`) != 1 {
+		t.Errorf("the finding's executor link led to %q", got)
+	}
 	c.Navigate(ts.url + "/apps/" + killedApp)
 	click(`#execs-link`)
 	if n := c.EvalInt(`document.querySelectorAll("#executor-list tbody tr").length`); n != len(killed) {
