@@ -72,6 +72,23 @@ func TestDrillDownChromium(t *testing.T) {
 	c.Screenshot("jobs")
 	fits("jobs page")
 
+	// A job's page lists the stage attempts it ran, as the API has them.
+	failedJob, stagesRun := -1, 0
+	for _, j := range jobs {
+		if j.Status == "FAILED" {
+			failedJob, stagesRun = j.JobID, len(j.StageIDs) // each ran once
+		}
+	}
+	click(fmt.Sprintf(`a.job-link[href^="/apps/%s/jobs/%d"]`, app, failedJob))
+	if n := c.EvalInt(`document.querySelectorAll("#job-stages tbody tr").length`); n != stagesRun || n == 0 {
+		t.Errorf("failed job %d: %d stage rows, want its %d stage attempts", failedJob, n, stagesRun)
+	}
+	if got := c.EvalString(`document.querySelector("#job-stages details summary").textContent`); !strings.Contains(got, "Job aborted") {
+		t.Errorf("failed job's stage: failure reason %q", got)
+	}
+	fits("job page")
+	c.Navigate(ts.url + "/apps/" + app + "/jobs")
+
 	// The stage whose tasks failed: its quantiles, executors and tasks.
 	var stage struct {
 		NumTasks         int `json:"numTasks"`

@@ -30,6 +30,7 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}", s.appPage)
 	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.stagePage)
 	m.HandleFunc("GET /apps/{id}/jobs", s.jobsPage)
+	m.HandleFunc("GET /apps/{id}/jobs/{job}", s.jobPage)
 	m.HandleFunc("GET /apps/{id}/environment", s.environmentPage)
 	m.HandleFunc("GET /apps/{id}/executors", s.executorsPage)
 	m.HandleFunc("GET /apps/{id}/sql", s.sqlListPage)
