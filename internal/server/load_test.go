@@ -292,16 +292,22 @@ func benchTailFleet(b *testing.B, lines [][]byte, clients int) {
 func BenchmarkPages(b *testing.B) {
 	ts := startServer(b, b.TempDir(), "", sparktest.Path(b, "spark-events"))
 	ts.waitIdle(b)
-	for _, p := range []string{"/api/v1/applications", "/", "/apps/app-20200706201101-0003",
+	benchGets(b, ts, "", "/api/v1/applications", "/", "/apps/app-20200706201101-0003",
 		"/api/v1/applications/app-20200706201101-0003/stages", "/api/sparkdx/v1/apps",
-		"/api/sparkdx/v1/apps/app-20200706201101-0003/report"} {
+		"/api/sparkdx/v1/apps/app-20200706201101-0003/report")
+}
+
+// benchGets measures one GET of each path (prefix+path), each a
+// sub-benchmark named after the path.
+func benchGets(b *testing.B, ts *testServer, prefix string, paths ...string) {
+	for _, p := range paths {
 		b.Run(strings.ReplaceAll(strings.Trim(p, "/"), "/", "_"), func(b *testing.B) {
 			b.ReportAllocs()
 			var n int64
 			for b.Loop() {
-				code, body := ts.get(b, p)
+				code, body := ts.get(b, prefix+p)
 				if code != 200 {
-					b.Fatalf("GET %s: %d", p, code)
+					b.Fatalf("GET %s: %d", prefix+p, code)
 				}
 				n = int64(len(body))
 			}
@@ -321,20 +327,6 @@ func BenchmarkBigAppPages(b *testing.B) {
 	}
 	ts := startServer(b, b.TempDir(), "", dir)
 	ts.waitIdle(b)
-	const app = "/apps/application_1701368813061_0008"
-	for _, p := range []string{app, app + "/jobs", app + "/stages/23/0", app + "/stages/23/0?sort=-runtime&offset=1000",
-		app + "/executors", app + "/environment", app + "/sql", app + "/sql/1"} {
-		b.Run(strings.ReplaceAll(strings.TrimPrefix(p, app), "/", "_"), func(b *testing.B) {
-			b.ReportAllocs()
-			var n int64
-			for b.Loop() {
-				code, body := ts.get(b, p)
-				if code != 200 {
-					b.Fatalf("GET %s: %d", p, code)
-				}
-				n = int64(len(body))
-			}
-			b.SetBytes(n)
-		})
-	}
+	benchGets(b, ts, "/apps/application_1701368813061_0008", "", "/jobs", "/stages/23/0", "/stages/23/0?sort=-runtime&offset=1000",
+		"/executors", "/environment", "/sql", "/sql/1")
 }

@@ -193,21 +193,14 @@ func (s *Server) sqlQueryPage(w http.ResponseWriter, r *http.Request) {
 			mine[j] = true
 		}
 	}
-	byID := map[int][]stageRef{}
-	for _, st := range stages {
-		byID[st.StageID] = append(byID[st.StageID], st)
-	}
 	var qjobs []jobDoc
 	for _, j := range jobs {
-		if !mine[j.JobID] {
-			continue
+		if mine[j.JobID] {
+			qjobs = append(qjobs, j)
 		}
-		for _, sid := range j.StageIDs {
-			j.Stages = append(j.Stages, byID[sid]...)
-		}
-		qjobs = append(qjobs, j)
 	}
 	sort.Slice(qjobs, func(a, b int) bool { return qjobs[a].JobID < qjobs[b].JobID })
+	attachStages(qjobs, stages)
 	s.render(w, http.StatusOK, "sqlquery.html", map[string]any{"Title": fmt.Sprintf("Query %d · %s", id, sum.Name),
 		"Live": sum.Status == "running", "Sum": sum, "Q": q, "Graph": layoutPlan(q), "Jobs": qjobs,
 		"Plan": strings.TrimSpace(q.PlanDescription)})

@@ -317,21 +317,27 @@ func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the stages", err.Error())
 		return
 	}
+	attachStages(jobs, stages)
+	s.render(w, http.StatusOK, "jobs.html", map[string]any{"Title": "Jobs · " + sum.Name, "Live": sum.Status == "running",
+		"Sum": sum, "Jobs": jobs})
+}
+
+// attachStages gives each job the attempts of its stages that ran (a
+// skipped stage has none), in stage and attempt order.
+func attachStages(jobs []jobDoc, stages []stageRef) {
 	byID := map[int][]stageRef{}
 	for _, st := range stages {
 		byID[st.StageID] = append(byID[st.StageID], st)
 	}
 	for i := range jobs {
 		for _, id := range jobs[i].StageIDs {
-			jobs[i].Stages = append(jobs[i].Stages, byID[id]...) // skipped stages have no attempt
+			jobs[i].Stages = append(jobs[i].Stages, byID[id]...)
 		}
 		sort.Slice(jobs[i].Stages, func(a, b int) bool {
 			x, y := jobs[i].Stages[a], jobs[i].Stages[b]
 			return x.StageID < y.StageID || x.StageID == y.StageID && x.AttemptID < y.AttemptID
 		})
 	}
-	s.render(w, http.StatusOK, "jobs.html", map[string]any{"Title": "Jobs · " + sum.Name, "Live": sum.Status == "running",
-		"Sum": sum, "Jobs": jobs})
 }
 
 // environmentDoc is the API's ApplicationEnvironmentInfo, as redacted.
