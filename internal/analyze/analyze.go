@@ -26,10 +26,6 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	if r.StartTime != model.NoTime && r.EndTime > r.StartTime {
 		r.DurationMs = r.EndTime - r.StartTime
 	}
-	acc := make(map[string]*execAcc, len(a.Executors))
-	for _, e := range a.Executors {
-		acc[e.ID] = &execAcc{}
-	}
 	vals := accumulatorValues(a)
 	r.SQL = sqlStats(a, vals)
 	writeSQL := map[int64]bool{}
@@ -43,9 +39,10 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 		}
 		return stages[i].AttemptID < stages[j].AttemptID
 	})
+	acc := executorAccs(a.Executors, stages)
 	r.Stages = make([]Stage, 0, len(stages))
 	for _, s := range stages {
-		st := stageStats(s, acc)
+		st := stageStats(s)
 		for _, id := range s.JobIDs {
 			if j := a.Job(id); j != nil && j.SQLExecutionID >= 0 {
 				st.SQLExecutionID = j.SQLExecutionID

@@ -1,6 +1,10 @@
 package analyze
 
-import "github.com/sparkdx/sparkdx/internal/model"
+import (
+	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
 
 // execAcc accumulates one executor's task totals over all stages.
 type execAcc struct {
@@ -11,6 +15,52 @@ type execAcc struct {
 	causedByApp            bool
 	unrelated              bool
 	lossReason             string
+}
+
+// executorAccs adds up, per executor, the finished task attempts of the
+// stages (in their order: the first loss reason seen is kept): busy, run
+// and GC time, failures, and what failed attempts say about lost executors
+// (ExecutorLostFailure) and OutOfMemoryErrors.
+func executorAccs(execs []*model.Executor, stages []*model.StageAttempt) map[string]*execAcc {
+	acc := make(map[string]*execAcc, len(execs))
+	for _, e := range execs {
+		acc[e.ID] = &execAcc{}
+	}
+	for _, s := range stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime == 0 {
+				continue
+			}
+			tm := &t.Metrics
+			if x := acc[t.ExecutorID]; x != nil {
+				x.busy += t.FinishTime - t.LaunchTime
+				x.tasks++
+				if t.Failed {
+					x.failed++
+				}
+				x.run += tm.ExecutorRunTime
+				x.gc += tm.JvmGcTime
+				x.gcShare += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))
+			}
+			if t.Successful() || killedAttempt(t) {
+				continue
+			}
+			if l := t.Loss; l != nil {
+				if x := acc[l.ExecutorID]; x != nil {
+					x.lostFailed++
+					x.causedByApp = x.causedByApp || l.CausedByApp
+					x.unrelated = x.unrelated || !l.CausedByApp
+					if x.lossReason == "" {
+						x.lossReason = l.Reason
+					}
+				}
+			}
+			if x := acc[t.ExecutorID]; x != nil && strings.Contains(t.ErrorMessage, "OutOfMemoryError") {
+				x.oomErrors++
+			}
+		}
+	}
+	return acc
 }
 
 // Indexes into model.ExecutorMetricNames (Spark's fixed order) that model

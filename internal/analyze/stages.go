@@ -7,9 +7,8 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// stageStats computes one stage attempt's statistics and adds each
-// finished task to the executor accumulators in acc.
-func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
+// stageStats computes one stage attempt's statistics.
+func stageStats(s *model.StageAttempt) Stage {
 	m := &s.Metrics
 	out := Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status,
 		JobIDs: s.JobIDs, SQLExecutionID: -1, NumTasks: s.NumTasks,
@@ -66,16 +65,6 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			delay -= t.FinishTime - t.GettingResultTime
 		}
 		out.SchedulerDelayMs += max(delay, 0)
-		if a := acc[t.ExecutorID]; a != nil {
-			a.busy += d
-			a.tasks++
-			if t.Failed {
-				a.failed++
-			}
-			a.run += tm.ExecutorRunTime
-			a.gc += tm.JvmGcTime
-			a.gcShare += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))
-		}
 		switch {
 		case t.Successful():
 			out.Succeeded++
@@ -98,7 +87,7 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			h.durs = append(h.durs, d)
 			h.bytes = append(h.bytes, b)
 			h.time += d
-		case t.Killed || t.EndReason == "TaskKilled" || t.EndReason == "TaskCommitDenied":
+		case killedAttempt(t):
 			out.Killed++
 			out.KilledTaskMs += d
 			// A killed attempt whose index succeeded elsewhere lost a
@@ -111,19 +100,6 @@ func stageStats(s *model.StageAttempt, acc map[string]*execAcc) Stage {
 			out.FailedTaskMs += d
 			if t.EndReason == "FetchFailed" {
 				out.FetchFailures++
-			}
-			if l := t.Loss; l != nil {
-				if a := acc[l.ExecutorID]; a != nil {
-					a.lostFailed++
-					a.causedByApp = a.causedByApp || l.CausedByApp
-					a.unrelated = a.unrelated || !l.CausedByApp
-					if a.lossReason == "" {
-						a.lossReason = l.Reason
-					}
-				}
-			}
-			if a := acc[t.ExecutorID]; a != nil && strings.Contains(t.ErrorMessage, "OutOfMemoryError") {
-				a.oomErrors++
 			}
 			if out.FailureReasons == nil {
 				out.FailureReasons = map[string]int{}
@@ -192,4 +168,10 @@ func failureClass(t *model.Task) string {
 		return "unknown"
 	}
 	return t.EndReason
+}
+
+// killedAttempt tells whether a finished attempt was killed rather than
+// failed (a speculation race lost, a commit denied).
+func killedAttempt(t *model.Task) bool {
+	return t.Killed || t.EndReason == "TaskKilled" || t.EndReason == "TaskCommitDenied"
 }
