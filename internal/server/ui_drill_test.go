@@ -118,8 +118,45 @@ func TestDrillDownChromium(t *testing.T) {
 	if c.EvalInt(`document.querySelectorAll("#tasks tr.task-FAILED details pre").length`) != failed {
 		t.Errorf("a failed task's error is not one click away")
 	}
+	// Every finished task is in one bar of the duration histogram.
+	if n := c.EvalInt(`[...document.querySelectorAll("#duration-hist rect")].reduce((n, r) => n + parseInt(r.textContent), 0)`); n != rows {
+		t.Errorf("duration histogram holds %d tasks, the stage finished %d", n, rows)
+	}
 	c.Screenshot("stage")
 	fits("stage page")
+
+	// The failed task's own page: its error and every metric the API has.
+	var failedTasks []struct {
+		TaskID      int64          `json:"taskId"`
+		TaskMetrics map[string]any `json:"taskMetrics"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0/taskList?length=100", &failedTasks)
+	click(`tr.task-FAILED a.task-link`)
+	if got := c.EvalString(`document.querySelector("#task-error").textContent`); !strings.Contains(got, "got a 3, failing") {
+		t.Errorf("task page error: %q", got)
+	}
+	for _, k := range failedTasks {
+		if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, fmt.Sprintf("Task %d ", k.TaskID)) {
+			continue
+		}
+		want := 0
+		var count func(m map[string]any)
+		count = func(m map[string]any) {
+			for _, v := range m {
+				if sub, ok := v.(map[string]any); ok {
+					count(sub)
+				} else {
+					want++
+				}
+			}
+		}
+		count(k.TaskMetrics)
+		if n := c.EvalInt(`document.querySelectorAll("#task-metrics tr").length`); n != want || want == 0 {
+			t.Errorf("task %d page: %d metrics, the API has %d", k.TaskID, n, want)
+		}
+	}
+	fits("task page")
+	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0")
 
 	// Longest first, two tasks a page: the server sorts and pages.
 	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0?length=2")

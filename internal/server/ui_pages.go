@@ -29,6 +29,7 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /{$}", s.fleetPage)
 	m.HandleFunc("GET /apps/{id}", s.appPage)
 	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.stagePage)
+	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}/tasks/{task}", s.taskPage)
 	m.HandleFunc("GET /apps/{id}/jobs", s.jobsPage)
 	m.HandleFunc("GET /apps/{id}/jobs/{job}", s.jobPage)
 	m.HandleFunc("GET /apps/{id}/environment", s.environmentPage)

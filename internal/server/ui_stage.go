@@ -23,8 +23,9 @@ import (
 // apiDocs answers History Server API paths for one application's newest
 // attempts, decoding each answer into a value.
 type apiDocs struct {
-	api  *historyapi.API
-	base string // "/api/v1/applications/ID" (with "/ATTEMPT" when it has attempt ids)
+	api     *historyapi.API
+	base    string         // "/api/v1/applications/ID" (with "/ATTEMPT" when it has attempt ids)
+	attempt *model.Attempt // the attempt shown, for what the API has no document of (charts)
 }
 
 func (s *Server) apiDocs(ctx context.Context, id, attempt string) (*apiDocs, func(), error) {
@@ -41,7 +42,13 @@ func (s *Server) apiDocs(ctx context.Context, id, attempt string) (*apiDocs, fun
 	if attempt != "" {
 		base += "/" + url.PathEscape(attempt)
 	}
-	return &apiDocs{api: api, base: base}, release, nil
+	d := &apiDocs{api: api, base: base}
+	for _, a := range app.Attempts {
+		if a.AttemptID == attempt {
+			d.attempt = a
+		}
+	}
+	return d, release, nil
 }
 
 // get decodes the answer to base+path into v.
@@ -260,7 +267,13 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 		}
 		return "?" + v.Encode()
 	}
-	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running",
+	var charts *stageCharts
+	if d.attempt != nil {
+		if sa := d.attempt.Stage(sid, att); sa != nil {
+			charts = newStageCharts(sa)
+		}
+	}
+	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running", "Charts": charts,
 		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": rows, "QuantileHeads": qs.Quantiles,
 		"Tasks": tasks, "Sort": sortBy, "Sorts": taskSorts, "Offset": offset, "Total": total, "Page": length,
 		"Short": report.ShortName(st.Name, 80)}
@@ -525,4 +538,82 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	})
 	s.render(w, http.StatusOK, "job.html", map[string]any{"Title": fmt.Sprintf("Job %d · %s", id, sum.Name),
 		"Live": sum.Status == "running", "Sum": sum, "Job": job, "Stages": stages})
+}
+
+// TaskMetricRow is one metric of a task page.
+type TaskMetricRow struct {
+	Group, Name string
+	Value       int64
+}
+
+// taskPage shows one task attempt: where and how it ran, every metric
+// Spark recorded for it (named as the History Server API names them), the
+// executor's peaks while it ran, and its error.
+func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	sid, err1 := strconv.Atoi(r.PathValue("stage"))
+	att, err2 := strconv.Atoi(r.PathValue("attempt"))
+	tid, err3 := strconv.ParseInt(r.PathValue("task"), 10, 64)
+	var task *model.Task
+	if err1 == nil && err2 == nil && err3 == nil && d.attempt != nil {
+		if st := d.attempt.Stage(sid, att); st != nil {
+			for _, t := range st.Tasks {
+				if t.TaskID == tid {
+					task = t
+				}
+			}
+		}
+	}
+	if task == nil {
+		s.errorPage(w, http.StatusNotFound, "Unknown task", "No task "+r.PathValue("task")+" in stage "+r.PathValue("stage")+"."+r.PathValue("attempt")+".")
+		return
+	}
+	// The task as the API lists it (status, duration, error text).
+	var doc []taskDoc
+	_ = d.get(fmt.Sprintf("/stages/%d/%d/taskList?offset=%d&length=1", sid, att, taskIndexOf(d.attempt.Stage(sid, att), tid)), &doc)
+	var rows []TaskMetricRow
+	if task.HasMetrics {
+		var walk func(g *model.MetricGroup, group string)
+		walk = func(g *model.MetricGroup, group string) {
+			for _, f := range g.Fields {
+				if f.API != "" {
+					rows = append(rows, TaskMetricRow{Group: group, Name: f.API, Value: *f.Of(&task.Metrics)})
+				}
+			}
+			for _, sub := range g.Groups {
+				walk(sub, sub.API)
+			}
+		}
+		walk(model.TaskMetricFields(), "")
+	}
+	var peaks [][2]any
+	if task.ExecMetrics != nil {
+		names := model.ExecutorMetricNames()
+		for i, v := range task.ExecMetrics.Values {
+			if v != 0 {
+				peaks = append(peaks, [2]any{names[i], v})
+			}
+		}
+	}
+	data := map[string]any{"Title": fmt.Sprintf("Task %d", tid), "Live": sum.Status == "running", "Sum": sum,
+		"Task": task, "StageID": sid, "StageAttempt": att, "Metrics": rows, "Peaks": peaks}
+	if len(doc) == 1 && doc[0].TaskID == tid {
+		data["Doc"] = doc[0]
+	}
+	s.render(w, http.StatusOK, "task.html", data)
+}
+
+// taskIndexOf is the position of task id in the stage's task list in the
+// API's default order (the stage's).
+func taskIndexOf(s *model.StageAttempt, id int64) int {
+	for i, t := range s.Tasks {
+		if t.TaskID == id {
+			return i
+		}
+	}
+	return 0
 }
