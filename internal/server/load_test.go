@@ -330,3 +330,61 @@ func BenchmarkBigAppPages(b *testing.B) {
 	benchGets(b, ts, "/apps/application_1701368813061_0008", "", "/jobs", "/stages/23/0", "/stages/23/0?sort=-runtime&offset=1000",
 		"/executors", "/environment", "/sql", "/sql/1")
 }
+
+// BenchmarkDrillDownUnderIngest reads the big real log's drill-down pages
+// (the model cached) with 8 clients while 20 growing copies of the log are
+// tailed, and reports each page's p95 latency.
+func BenchmarkDrillDownUnderIngest(b *testing.B) {
+	const clients, growing, steps = 8, 20, 10
+	dir := b.TempDir()
+	src := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
+	if err := os.Symlink(src, filepath.Join(dir, filepath.Base(src))); err != nil {
+		b.Fatal(err)
+	}
+	lines := bigLines(b, 3000, false)
+	ts := startServer(b, b.TempDir(), "", dir)
+	ts.waitIdle(b)
+	const app = "/apps/application_1701368813061_0008"
+	paths := []pagePath{{"app", app}, {"jobs", app + "/jobs"}, {"stage-2185-tasks", app + "/stages/23/0"},
+		{"stage-sorted-page", app + "/stages/23/0?sort=-runtime&offset=1000"}, {"executors", app + "/executors"},
+		{"environment", app + "/environment"}, {"sql", app + "/sql"}, {"query", app + "/sql/1"}}
+	for _, p := range paths { // the model is read once, before the clock
+		if code, _ := ts.get(b, p.path); code != 200 {
+			b.Fatalf("GET %s: %d", p.path, code)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		lat := &latencies{d: map[string][]time.Duration{}}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() { defer wg.Done(); readPages(b, ts.url, paths, c, true, stop, lat) }()
+		}
+		// Ingest runs all along: growing logs get a tenth more each step.
+		per := len(lines) / steps
+		for step := range steps {
+			for j := range growing {
+				id := fmt.Sprintf("application_1701368813061_9%03d", i*growing+j)
+				name := filepath.Join(dir, id+".inprogress")
+				chunk := bytes.ReplaceAll(bytes.Join(lines[step*per:(step+1)*per], nil), []byte("application_1701368813061_0008"), []byte(id))
+				f, err := os.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+				if err != nil {
+					b.Fatal(err)
+				}
+				f.Write(chunk)
+				f.Close()
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		close(stop)
+		wg.Wait()
+		var all []time.Duration
+		for k, ds := range lat.d {
+			all = append(all, ds...)
+			b.ReportMetric(float64(quantile(ds, 0.95).Microseconds())/1000, k+"-p95-ms")
+		}
+		b.ReportMetric(float64(quantile(all, 0.95).Microseconds())/1000, "all-p95-ms")
+		b.ReportMetric(float64(len(all))/(steps*0.5), "req/s")
+	}
+}
