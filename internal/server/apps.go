@@ -29,6 +29,17 @@ type Finding struct {
 	Evidence    json.RawMessage `json:"evidence,omitempty"`
 }
 
+// SQLID is the SQL query a finding names in its evidence (sqlId), or nil.
+func (f Finding) SQLID() *int64 {
+	var e struct {
+		SQLID *int64 `json:"sqlId"`
+	}
+	if len(f.Evidence) == 0 || json.Unmarshal(f.Evidence, &e) != nil {
+		return nil
+	}
+	return e.SQLID
+}
+
 // EvidenceText is the evidence as "key=value" pairs, sorted by key.
 func (f Finding) EvidenceText() string {
 	var m map[string]any

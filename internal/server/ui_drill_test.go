@@ -17,7 +17,8 @@ import (
 // escaped, has no console error and fits 1280 px without clipping.
 func TestDrillDownChromium(t *testing.T) {
 	bin := sparktest.Program(t, "chromium")
-	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"), "../../testdata/scenarios/executor-killed/spark-4.3.0")
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"), "../../testdata/scenarios/executor-killed/spark-4.3.0",
+		"../../testdata/scenarios/join-explosion/spark-4.3.0")
 	ts.waitIdle(t)
 	c := sparktest.StartPage(t, bin, 1280, 900)
 	click := func(selector string) {
@@ -258,12 +259,23 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	var apps []AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
-	var killedApp string
+	var killedApp, joinApp string
 	for _, a := range apps {
-		if strings.HasPrefix(a.ID, "app-2026") {
+		switch a.Name {
+		case "scenario-executor-killed":
 			killedApp = a.ID
+		case "scenario-join-explosion":
+			joinApp = a.ID
 		}
 	}
+	// The join-explosion finding names its SQL query: one click to its plan.
+	c.Navigate(ts.url + "/apps/" + joinApp)
+	click(`a.finding-query`)
+	if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "Query ") ||
+		c.EvalInt(`document.querySelectorAll("#plan g.plan-node").length`) == 0 {
+		t.Errorf("the join-explosion finding's query link led to %q", got)
+	}
+	fits("join-explosion query page")
 	ts.getJSON(t, "/api/v1/applications/"+killedApp+"/allexecutors", &killed)
 	c.Navigate(ts.url + "/apps/" + killedApp)
 	// The executor-lost finding names the killed executor: its link opens
@@ -291,6 +303,9 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	if dead == 0 {
 		t.Errorf("the executor-killed scenario has no dead executor")
+	}
+	if n := c.EvalInt(`document.querySelectorAll("#memory polyline").length`); n == 0 {
+		t.Errorf("executors page: no memory-over-time line")
 	}
 	c.Screenshot("executors")
 	fits("executors page")

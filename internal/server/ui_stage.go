@@ -463,8 +463,15 @@ func (s *Server) executorsPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// Memory over time: the app page's chart (executor peaks at stage ends,
+	// or the agent's samples when it sent some).
+	var memory *memChart
+	if v, err := s.appView(r.Context(), sum); err == nil {
+		v.withSamples(s.memorySamples(sum.ID))
+		memory = v.Memory
+	}
 	s.render(w, http.StatusOK, "executors.html", map[string]any{"Title": "Executors · " + sum.Name,
-		"Live": sum.Status == "running", "Sum": sum, "Executors": execs})
+		"Live": sum.Status == "running", "Sum": sum, "Executors": execs, "Memory": memory})
 }
 
 // jobStage is one stage attempt of a job, as the job page lists it.
