@@ -47,8 +47,10 @@ type rootCause struct {
 	Class, Message, Frame, Reason string
 	Attempts, Tasks               int
 	Executors                     []string
-	// Stage is the failed stage attempt to open (-1 when none is known).
+	// Stage is the failed stage attempt to open (-1 when none is known),
+	// Task its last failed task attempt (-1 when none).
 	Stage, StageAttempt int
+	Task                int64
 }
 
 // rootCauseOf explains the first failed job (one the user cancelled only
@@ -64,7 +66,7 @@ func rootCauseOf(a *model.Attempt, res *analyze.Result) *rootCause {
 	if job == nil {
 		return nil
 	}
-	rc := &rootCause{JobID: job.JobID, JobMessage: job.Message, Kind: job.Kind, Stage: -1}
+	rc := &rootCause{JobID: job.JobID, JobMessage: job.Message, Kind: job.Kind, Stage: -1, Task: -1}
 	stages := job.StageIDs
 	if job.Cause >= 0 && job.Cause < len(res.Failures.Causes) {
 		c := res.Failures.Causes[job.Cause]
@@ -83,6 +85,14 @@ func rootCauseOf(a *model.Attempt, res *analyze.Result) *rootCause {
 		}
 		if rc.Stage >= 0 {
 			break
+		}
+	}
+	if rc.Stage >= 0 {
+		var last int64
+		for _, t := range a.Stage(rc.Stage, rc.StageAttempt).Tasks {
+			if t.Failed && t.FinishTime >= last {
+				rc.Task, last = t.TaskID, t.FinishTime
+			}
 		}
 	}
 	return rc

@@ -18,7 +18,7 @@ import (
 func TestDrillDownChromium(t *testing.T) {
 	bin := sparktest.Program(t, "chromium")
 	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"), "../../testdata/scenarios/executor-killed/spark-4.3.0",
-		"../../testdata/scenarios/join-explosion/spark-4.3.0")
+		"../../testdata/scenarios/join-explosion/spark-4.3.0", "../../testdata/scenarios/shuffle-files-lost/spark-4.3.0")
 	ts.waitIdle(t)
 	c := sparktest.StartPage(t, bin, 1280, 900)
 	click := func(selector string) {
@@ -48,6 +48,9 @@ func TestDrillDownChromium(t *testing.T) {
 	// The task-failures finding names stage 2: its link opens the stage.
 	if got := c.EvalString(`document.querySelector("a.finding-stage").getAttribute("href")`); got != "/apps/"+app+"/stages/2/0" {
 		t.Errorf("the finding's stage link is %q", got)
+	}
+	if c.EvalInt(`document.querySelectorAll("#root-task").length`) != 1 {
+		t.Errorf("root cause: no link to the failed task")
 	}
 	click(`#root-stage`)
 	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/stages/2/0" {
@@ -260,13 +263,35 @@ func TestDrillDownChromium(t *testing.T) {
 	var apps []AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 	var killedApp, joinApp string
+	retried := false
 	for _, a := range apps {
 		switch a.Name {
 		case "scenario-executor-killed":
 			killedApp = a.ID
 		case "scenario-join-explosion":
 			joinApp = a.ID
+		case "scenario-shuffle-files-lost":
+			// A map stage Spark ran again: its attempts link each other.
+			var st []struct {
+				StageID   int `json:"stageId"`
+				AttemptID int `json:"attemptId"`
+			}
+			ts.getJSON(t, "/api/v1/applications/"+a.ID+"/stages", &st)
+			for _, x := range st {
+				if x.AttemptID == 1 {
+					c.Navigate(fmt.Sprintf("%s/apps/%s/stages/%d/1", ts.url, a.ID, x.StageID))
+					click(`a.attempt-link`)
+					if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, fmt.Sprintf("Stage %d.0", x.StageID)) {
+						t.Errorf("stage %d.1's link to attempt 0 led to %q", x.StageID, got)
+					}
+					retried = true
+					break
+				}
+			}
 		}
+	}
+	if !retried {
+		t.Error("the shuffle-files-lost scenario has no stage attempt 1")
 	}
 	// The join-explosion finding names its SQL query: one click to its plan.
 	c.Navigate(ts.url + "/apps/" + joinApp)

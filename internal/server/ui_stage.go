@@ -268,12 +268,19 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 		return "?" + v.Encode()
 	}
 	var charts *stageCharts
+	var attempts []int // every attempt of this stage, for links
 	if d.attempt != nil {
 		if sa := d.attempt.Stage(sid, att); sa != nil {
 			charts = newStageCharts(sa)
 		}
+		for _, x := range d.attempt.Stages {
+			if x.StageID == sid {
+				attempts = append(attempts, x.AttemptID)
+			}
+		}
+		sort.Ints(attempts)
 	}
-	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running", "Charts": charts,
+	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running", "Charts": charts, "Attempts": attempts,
 		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": rows, "QuantileHeads": qs.Quantiles,
 		"Tasks": tasks, "Sort": sortBy, "Sorts": taskSorts, "Offset": offset, "Total": total, "Page": length,
 		"Short": report.ShortName(st.Name, 80)}
