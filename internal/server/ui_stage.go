@@ -188,6 +188,13 @@ var taskSorts = []struct{ Key, Label string }{{"id", "task id"}, {"-runtime", "l
 // another, up to maxTaskPage.
 const taskPage, maxTaskPage = 100, 1000
 
+// stagePath reads the stage id and attempt of a /stages/{stage}/{attempt} path.
+func stagePath(r *http.Request) (stage, attempt int, ok bool) {
+	stage, err1 := strconv.Atoi(r.PathValue("stage"))
+	attempt, err2 := strconv.Atoi(r.PathValue("attempt"))
+	return stage, attempt, err1 == nil && err2 == nil
+}
+
 // stagePage shows one stage attempt: its totals, the task quantiles
 // table, the per-executor summary and the task list, sorted and paged by
 // the server.
@@ -197,9 +204,8 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	sid, err1 := strconv.Atoi(r.PathValue("stage"))
-	att, err2 := strconv.Atoi(r.PathValue("attempt"))
-	if err1 != nil || err2 != nil {
+	sid, att, ok := stagePath(r)
+	if !ok {
 		s.errorPage(w, http.StatusNotFound, "Unknown stage", "A stage is /apps/ID/stages/STAGE/ATTEMPT.")
 		return
 	}
@@ -569,11 +575,10 @@ func (s *Server) taskPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	sid, err1 := strconv.Atoi(r.PathValue("stage"))
-	att, err2 := strconv.Atoi(r.PathValue("attempt"))
-	tid, err3 := strconv.ParseInt(r.PathValue("task"), 10, 64)
+	sid, att, ok := stagePath(r)
+	tid, err := strconv.ParseInt(r.PathValue("task"), 10, 64)
 	var task *model.Task
-	if err1 == nil && err2 == nil && err3 == nil && d.attempt != nil {
+	if ok && err == nil && d.attempt != nil {
 		if st := d.attempt.Stage(sid, att); st != nil {
 			for _, t := range st.Tasks {
 				if t.TaskID == tid {
