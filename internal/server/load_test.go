@@ -64,6 +64,19 @@ func (l *latencies) add(kind string, d time.Duration) {
 	l.mu.Unlock()
 }
 
+// report reports each kind's p95, the p95 of all requests and the
+// requests per second over seconds, and returns every latency.
+func (l *latencies) report(b *testing.B, seconds float64) []time.Duration {
+	var all []time.Duration
+	for k, ds := range l.d {
+		all = append(all, ds...)
+		b.ReportMetric(float64(quantile(ds, 0.95).Microseconds())/1000, k+"-p95-ms")
+	}
+	b.ReportMetric(float64(quantile(all, 0.95).Microseconds())/1000, "all-p95-ms")
+	b.ReportMetric(float64(len(all))/seconds, "req/s")
+	return all
+}
+
 // pagePath is one page a load-test client reads, named for the report.
 type pagePath struct{ kind, path string }
 
@@ -170,15 +183,9 @@ func BenchmarkClients(b *testing.B) {
 		time.Sleep(10 * time.Second)
 		close(stop)
 		wg.Wait()
-		var all []time.Duration
-		for k, ds := range lat.d {
-			all = append(all, ds...)
-			b.ReportMetric(float64(quantile(ds, 0.95).Microseconds())/1000, k+"-p95-ms")
-		}
+		all := lat.report(b, 10)
 		b.ReportMetric(float64(quantile(all, 0.50).Microseconds())/1000, "all-p50-ms")
-		b.ReportMetric(float64(quantile(all, 0.95).Microseconds())/1000, "all-p95-ms")
 		b.ReportMetric(float64(quantile(all, 0.99).Microseconds())/1000, "all-p99-ms")
-		b.ReportMetric(float64(len(all))/10, "req/s")
 		b.ReportMetric(peakRSSMB(), "peak-rss-MB")
 	}
 }
@@ -379,12 +386,6 @@ func BenchmarkDrillDownUnderIngest(b *testing.B) {
 		}
 		close(stop)
 		wg.Wait()
-		var all []time.Duration
-		for k, ds := range lat.d {
-			all = append(all, ds...)
-			b.ReportMetric(float64(quantile(ds, 0.95).Microseconds())/1000, k+"-p95-ms")
-		}
-		b.ReportMetric(float64(quantile(all, 0.95).Microseconds())/1000, "all-p95-ms")
-		b.ReportMetric(float64(len(all))/(steps*0.5), "req/s")
+		lat.report(b, steps*0.5)
 	}
 }
