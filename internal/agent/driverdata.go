@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/diagnose"
@@ -8,13 +9,15 @@ import (
 
 // DriverData turns snapshots, in time order, into the driver samples
 // diagnose's driver rules read: one per snapshot that has the driver JVM
-// (the first driver seen, followed by its PID), with GC time summed over
+// (the first driver whose command line contains cmdline — any driver when
+// cmdline is empty —, then followed by its PID; another application's
+// driver on the same node is not it), with GC time summed over
 // every collector, a full GC when the full collectors' count grew since
 // the previous sample, and the old generation's use and maximum. It is the
 // same reading serve makes of these snapshots sent over OTLP
 // (server.AgentData: jvm.gc.duration, jvm.gc.count{end of major GC},
 // jvm.memory.used/limit of the old pool). Nil with fewer than two samples.
-func DriverData(snaps []*Snapshot) *diagnose.AgentData {
+func DriverData(snaps []*Snapshot, cmdline string) *diagnose.AgentData {
 	pid := 0
 	var out []diagnose.DriverSample
 	var prevFull uint64
@@ -22,7 +25,7 @@ func DriverData(snaps []*Snapshot) *diagnose.AgentData {
 		var j *JVM
 		for i := range s.Processes {
 			p := &s.Processes[i]
-			if p.Role == RoleDriver && p.JVM != nil && (pid == 0 || p.PID == pid) {
+			if p.Role == RoleDriver && p.JVM != nil && (pid == 0 && strings.Contains(p.Cmdline, cmdline) || p.PID == pid) {
 				pid, j = p.PID, p.JVM
 				break
 			}

@@ -20,7 +20,7 @@ func TestDriverData(t *testing.T) {
 		{Time: 3000, Processes: []Process{driver(10, 5, 1, 0.5, 300)}},                           // young GCs only
 		{Time: 4000, Processes: []Process{driver(11, 9, 9, 9, 990), driver(10, 5, 2, 1.5, 850)}}, // a second driver is ignored
 	}
-	got := DriverData(snaps)
+	got := DriverData(snaps, "")
 	want := []diagnose.DriverSample{
 		{Time: time.UnixMilli(1000), GCTimeMs: 200, OldGenUsedBytes: 100, OldGenMaxBytes: 1000},
 		{Time: time.UnixMilli(3000), GCTimeMs: 500, OldGenUsedBytes: 300, OldGenMaxBytes: 1000},
@@ -35,7 +35,28 @@ func TestDriverData(t *testing.T) {
 			t.Errorf("sample %d: got %+v, want %+v", i, g, want[i])
 		}
 	}
-	if DriverData(snaps[:2]) != nil {
+	if DriverData(snaps[:2], "") != nil {
 		t.Error("one driver sample: want nil")
+	}
+
+	// Another application's driver, seen first on the same node (another
+	// test's, or another user's), is not the one asked for by command line.
+	other := Process{PID: 3, Role: RoleDriver, Cmdline: "java SparkSubmit --conf spark.eventLog.dir=/logs/b b.py",
+		JVM: &JVM{OldGenUsedBytes: 5, OldGenMaxBytes: 1000}}
+	mine := func(old uint64) Process {
+		return Process{PID: 4, Role: RoleDriver, Cmdline: "java SparkSubmit --conf spark.eventLog.dir=/logs/a a.py",
+			JVM: &JVM{OldGenUsedBytes: old, OldGenMaxBytes: 1000}}
+	}
+	mixed := []*Snapshot{
+		{Time: 1000, Processes: []Process{other}},
+		{Time: 2000, Processes: []Process{other, mine(10)}},
+		{Time: 3000, Processes: []Process{mine(20)}},
+	}
+	got = DriverData(mixed, "spark.eventLog.dir=/logs/a ")
+	if got == nil || len(got.Driver) != 2 || got.Driver[0].OldGenUsedBytes != 10 || got.Driver[1].OldGenUsedBytes != 20 {
+		t.Errorf("driver by command line: got %+v, want the samples of PID 4 (old gen 10, 20)", got)
+	}
+	if got := DriverData(mixed, ""); got == nil || got.Driver[0].OldGenUsedBytes != 5 {
+		t.Errorf("any driver: got %+v, want the first driver seen (PID 3)", got)
 	}
 }

@@ -138,7 +138,9 @@ func sampleDriver(ctx context.Context, logDir string) (stop func() error, err er
 		if err := <-done; err != nil {
 			return err
 		}
-		data := agent.DriverData(snaps)
+		// This scenario's driver, not another test's running on the node:
+		// its command line carries this run's event-log directory.
+		data := agent.DriverData(snaps, "spark.eventLog.dir="+logDir)
 		if data == nil {
 			return fmt.Errorf("the agent saw the driver JVM in fewer than 2 of %d samples", len(snaps))
 		}
