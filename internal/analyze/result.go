@@ -136,7 +136,11 @@ type Quantiles struct {
 	Max int64 `json:"max"`
 }
 
-// Stage is one stage attempt's statistics.
+// Stage is one stage attempt's statistics, in groups that are each
+// computed in one place (stages.go, and capacity in analyze.go): its
+// identity and span here, then the task times, the data it moved, how
+// evenly its tasks shared the work, the cores it had, and how its task
+// attempts ended. The groups are embedded, so s.GCTimeMs reads as before.
 type Stage struct {
 	StageID, AttemptID int
 	Name               string
@@ -153,6 +157,16 @@ type Stage struct {
 	QueuedMs   int64
 	IsWrite    bool // writes output (bytes/records or a write command)
 
+	TaskTimes
+	StageIO
+	Balance
+	Capacity
+	Outcomes
+}
+
+// TaskTimes is where a stage's task time went, as Spark's stage page
+// splits it.
+type TaskTimes struct {
 	TaskDurationMs Quantiles // successful attempts, launch to finish
 	RunTimeMs      Quantiles // successful attempts, executor run time
 	TaskTimeMs     int64     // Σ duration of every finished attempt
@@ -169,7 +183,11 @@ type Stage struct {
 	DeserializeMs    int64
 	SerializeMs      int64 // result serialization
 	SchedulerDelayMs int64 // Σ duration − run − deserialize − serialize − getting result
+}
 
+// StageIO is the data a stage read, wrote, shuffled and spilled: Spark's
+// stage totals.
+type StageIO struct {
 	InputBytes, InputRecords               int64
 	OutputBytes, OutputRecords             int64
 	ShuffleReadBytes, ShuffleReadRecords   int64
@@ -179,24 +197,38 @@ type Stage struct {
 	MemorySpilledBytes                     int64
 	DiskSpilledBytes                       int64
 	ResultBytes                            int64
-	TaskBytes                              Quantiles // input + shuffle read per successful task
+}
 
-	SkewDuration     float64 // max ÷ median task duration
-	SkewBytes        float64 // max ÷ median task bytes
-	MaxTaskOverStage float64 // longest task ÷ stage duration
+// Balance is how evenly a stage's successful tasks shared its work,
+// overall and per host.
+type Balance struct {
+	TaskBytes        Quantiles // input + shuffle read per successful task
+	SkewDuration     float64   // max ÷ median task duration
+	SkewBytes        float64   // max ÷ median task bytes
+	MaxTaskOverStage float64   // longest task ÷ stage duration
 	// LongestTaskEndsStage: the longest successful task finished last,
 	// within max(1 s, 5 % of the stage): the stage waited for it, even
 	// when it started late (locality wait, a second wave) and so ran
 	// for less than most of the stage.
 	LongestTaskEndsStage bool
 
+	Hosts []HostStat // per-host task time, by host
+}
+
+// Capacity is the cores a stage had while it ran, and what else used
+// them.
+type Capacity struct {
 	CoresAvailable int     // executor cores alive while the stage ran
 	PRatio         float64 // tasks ÷ cores
 	// ClusterBusy is the task time of every stage run while this stage
 	// ran, ÷ (CoresAvailable × DurationMs): near 1 the cores were busy
 	// with other stages even if this one had few tasks.
 	ClusterBusy float64
+}
 
+// Outcomes is how a stage's task attempts ended, and what the failed,
+// killed and losing speculative ones cost.
+type Outcomes struct {
 	Attempts           int // task attempts finished
 	Succeeded          int
 	Failed             int // failed, not counting killed
@@ -209,8 +241,6 @@ type Stage struct {
 	SpeculationWasteMs int64          // run time of attempts that lost a race (killed, or running at the stage's end)
 	FailureReasons     map[string]int // exception class or end reason → count
 	FailureReason      string         // the stage's own failure message
-
-	Hosts []HostStat // per-host task time, by host
 }
 
 // HostStat is one host's share of one stage.

@@ -7,53 +7,43 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// stageStats computes one stage attempt's statistics.
+// stageStats computes one stage attempt's statistics, group by group
+// (capacity is filled later, from every stage's span: stageCores).
 func stageStats(s *model.StageAttempt) Stage {
-	m := &s.Metrics
 	out := Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status,
 		JobIDs: s.JobIDs, SQLExecutionID: -1, NumTasks: s.NumTasks,
-		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime,
-		GCTimeMs: m.JvmGcTime, DeserializeMs: m.ExecutorDeserializeTime, SerializeMs: m.ResultSerializationTime,
-		RunTimeTotalMs: m.ExecutorRunTime, CPUTimeMs: m.ExecutorCpuTime / 1e6,
-		InputBytes: m.InputBytesRead, InputRecords: m.InputRecordsRead,
-		OutputBytes: m.OutputBytesWritten, OutputRecords: m.OutputRecordsWritten,
-		ShuffleReadBytes: m.ShuffleReadBytes(), ShuffleReadRecords: m.ShuffleRead.RecordsRead,
-		ShuffleWriteBytes: m.ShuffleWrite.BytesWritten, ShuffleWriteRecords: m.ShuffleWrite.RecordsWritten,
-		ShuffleWriteTimeNs: m.ShuffleWrite.WriteTime, FetchWaitMs: m.ShuffleRead.FetchWaitTime,
-		MemorySpilledBytes: m.MemoryBytesSpilled, DiskSpilledBytes: m.DiskBytesSpilled,
-		ResultBytes: m.ResultSize, FailureReason: s.FailureReason}
+		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime}
 	out.DurationMs, out.QueuedMs = stageDuration(s)
+	out.TaskTimes = taskTimes(s)
+	out.StageIO = stageIO(&s.Metrics)
+	out.Balance = balance(s, out.TaskDurationMs, out.DurationMs)
+	out.Outcomes = outcomes(s)
+	return out
+}
+
+// taskDuration is a finished attempt's launch-to-finish time; ok is false
+// for an attempt still running (FinishTime 0).
+func taskDuration(t *model.Task) (ms int64, ok bool) {
+	if t.FinishTime == 0 {
+		return 0, false
+	}
+	return t.FinishTime - t.LaunchTime, true
+}
+
+// taskTimes sums the stage's task time as Spark's stage page splits it;
+// the quantiles are of successful attempts, the sums of every finished
+// one.
+func taskTimes(s *model.StageAttempt) TaskTimes {
+	m := &s.Metrics
+	out := TaskTimes{GCTimeMs: m.JvmGcTime, DeserializeMs: m.ExecutorDeserializeTime, SerializeMs: m.ResultSerializationTime,
+		RunTimeTotalMs: m.ExecutorRunTime, CPUTimeMs: m.ExecutorCpuTime / 1e6}
 	durs := make([]int64, 0, len(s.Tasks))
 	runs := make([]int64, 0, len(s.Tasks))
-	bytes := make([]int64, 0, len(s.Tasks))
-	type hostAcc struct {
-		durs, bytes []int64
-		time        int64
-	}
-	hosts := map[string]*hostAcc{}
-	succeeded := map[int]bool{}
-	var longest, longestEnd, lastEnd int64 // of successful tasks
 	for _, t := range s.Tasks {
-		if t.Successful() {
-			succeeded[t.Index] = true
-		}
-	}
-	for _, t := range s.Tasks {
-		if t.Speculative {
-			out.SpeculativeTasks++
-		}
-		if t.FinishTime == 0 {
-			// An attempt still running when its stage completed lost the
-			// race to another attempt of its task (a speculative copy, or
-			// the original); the log ends before its kill is recorded
-			// when the application stops first.
-			if succeeded[t.Index] && s.CompletionTime != model.NoTime && t.LaunchTime > 0 {
-				out.SpeculationWasteMs += max(s.CompletionTime-t.LaunchTime, 0)
-			}
+		d, ok := taskDuration(t)
+		if !ok {
 			continue
 		}
-		d := t.FinishTime - t.LaunchTime
-		out.Attempts++
 		out.TaskTimeMs += d
 		tm := &t.Metrics
 		out.PeakExecutionMemoryBytes = max(out.PeakExecutionMemoryBytes, tm.PeakExecutionMemory)
@@ -65,28 +55,108 @@ func stageStats(s *model.StageAttempt) Stage {
 			delay -= t.FinishTime - t.GettingResultTime
 		}
 		out.SchedulerDelayMs += max(delay, 0)
+		if t.Successful() {
+			durs = append(durs, d)
+			runs = append(runs, tm.ExecutorRunTime)
+		}
+	}
+	if len(durs) > 0 {
+		out.TaskDurationMs = quantiles(durs)
+		out.RunTimeMs = quantiles(runs)
+	}
+	return out
+}
+
+// stageIO is the stage's data totals, from Spark's stage metrics.
+func stageIO(m *model.TaskMetrics) StageIO {
+	return StageIO{InputBytes: m.InputBytesRead, InputRecords: m.InputRecordsRead,
+		OutputBytes: m.OutputBytesWritten, OutputRecords: m.OutputRecordsWritten,
+		ShuffleReadBytes: m.ShuffleReadBytes(), ShuffleReadRecords: m.ShuffleRead.RecordsRead,
+		ShuffleWriteBytes: m.ShuffleWrite.BytesWritten, ShuffleWriteRecords: m.ShuffleWrite.RecordsWritten,
+		ShuffleWriteTimeNs: m.ShuffleWrite.WriteTime, FetchWaitMs: m.ShuffleRead.FetchWaitTime,
+		MemorySpilledBytes: m.MemoryBytesSpilled, DiskSpilledBytes: m.DiskBytesSpilled,
+		ResultBytes: m.ResultSize}
+}
+
+// balance measures how evenly the successful tasks shared the stage's
+// work (durations, as taskTimes' quantiles, and bytes read), overall and
+// per host, and whether the stage waited for its longest task.
+func balance(s *model.StageAttempt, durations Quantiles, stageMs int64) Balance {
+	var out Balance
+	type hostAcc struct {
+		durs, bytes []int64
+		time        int64
+	}
+	hosts := map[string]*hostAcc{}
+	bytes := make([]int64, 0, len(s.Tasks))
+	var longest, longestEnd, lastEnd int64
+	for _, t := range s.Tasks {
+		d, ok := taskDuration(t)
+		if !ok || !t.Successful() {
+			continue
+		}
+		b := t.Metrics.InputBytesRead + t.Metrics.ShuffleReadBytes()
+		if d > longest || (d == longest && t.FinishTime > longestEnd) {
+			longest, longestEnd = d, t.FinishTime
+		}
+		lastEnd = max(lastEnd, t.FinishTime)
+		bytes = append(bytes, b)
+		h := hosts[t.Host]
+		if h == nil {
+			h = &hostAcc{}
+			hosts[t.Host] = h
+		}
+		h.durs = append(h.durs, d)
+		h.bytes = append(h.bytes, b)
+		h.time += d
+	}
+	if len(bytes) > 0 {
+		out.TaskBytes = quantiles(bytes)
+		out.SkewDuration = Ratio(durations.Max, durations.P50)
+		out.SkewBytes = Ratio(out.TaskBytes.Max, out.TaskBytes.P50)
+		out.MaxTaskOverStage = Ratio(durations.Max, stageMs)
+		out.LongestTaskEndsStage = lastEnd-longestEnd <= max(1000, stageMs/20)
+	}
+	for h, a := range hosts {
+		out.Hosts = append(out.Hosts, HostStat{Host: h, Tasks: len(a.durs), MedianTaskMs: median(a.durs),
+			TaskTimeMs: a.time, MedianBytes: median(a.bytes)})
+	}
+	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })
+	return out
+}
+
+// outcomes counts how the stage's task attempts ended and what the
+// failed, killed and losing speculative attempts cost.
+func outcomes(s *model.StageAttempt) Outcomes {
+	out := Outcomes{FailureReason: s.FailureReason}
+	succeeded := map[int]bool{}
+	for _, t := range s.Tasks {
+		if t.Successful() {
+			succeeded[t.Index] = true
+		}
+	}
+	for _, t := range s.Tasks {
+		if t.Speculative {
+			out.SpeculativeTasks++
+		}
+		d, ok := taskDuration(t)
+		if !ok {
+			// An attempt still running when its stage completed lost the
+			// race to another attempt of its task (a speculative copy, or
+			// the original); the log ends before its kill is recorded
+			// when the application stops first.
+			if succeeded[t.Index] && s.CompletionTime != model.NoTime && t.LaunchTime > 0 {
+				out.SpeculationWasteMs += max(s.CompletionTime-t.LaunchTime, 0)
+			}
+			continue
+		}
+		out.Attempts++
 		switch {
 		case t.Successful():
 			out.Succeeded++
 			if t.Speculative {
 				out.SpeculativeWins++
 			}
-			b := tm.InputBytesRead + tm.ShuffleReadBytes()
-			if d > longest || (d == longest && t.FinishTime > longestEnd) {
-				longest, longestEnd = d, t.FinishTime
-			}
-			lastEnd = max(lastEnd, t.FinishTime)
-			durs = append(durs, d)
-			runs = append(runs, tm.ExecutorRunTime)
-			bytes = append(bytes, b)
-			h := hosts[t.Host]
-			if h == nil {
-				h = &hostAcc{}
-				hosts[t.Host] = h
-			}
-			h.durs = append(h.durs, d)
-			h.bytes = append(h.bytes, b)
-			h.time += d
 		case killedAttempt(t):
 			out.Killed++
 			out.KilledTaskMs += d
@@ -107,20 +177,6 @@ func stageStats(s *model.StageAttempt) Stage {
 			out.FailureReasons[failureClass(t)]++
 		}
 	}
-	if len(durs) > 0 {
-		out.TaskDurationMs = quantiles(durs)
-		out.RunTimeMs = quantiles(runs)
-		out.TaskBytes = quantiles(bytes)
-		out.SkewDuration = Ratio(out.TaskDurationMs.Max, out.TaskDurationMs.P50)
-		out.SkewBytes = Ratio(out.TaskBytes.Max, out.TaskBytes.P50)
-		out.MaxTaskOverStage = Ratio(out.TaskDurationMs.Max, out.DurationMs)
-		out.LongestTaskEndsStage = lastEnd-longestEnd <= max(1000, out.DurationMs/20)
-	}
-	for h, a := range hosts {
-		out.Hosts = append(out.Hosts, HostStat{Host: h, Tasks: len(a.durs), MedianTaskMs: median(a.durs),
-			TaskTimeMs: a.time, MedianBytes: median(a.bytes)})
-	}
-	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })
 	return out
 }
 

@@ -13,7 +13,7 @@ import (
 // below each documented threshold (docs/recipes/rules.md).
 func TestThresholdEdges(t *testing.T) {
 	stage := func(mod func(s *analyze.Stage)) *analyze.Result {
-		s := analyze.Stage{StageID: 3, Succeeded: 100, Attempts: 100, NumTasks: 100, DurationMs: 10 * mn}
+		s := analyze.Stage{StageID: 3, NumTasks: 100, DurationMs: 10 * mn, Outcomes: analyze.Outcomes{Succeeded: 100, Attempts: 100}}
 		mod(&s)
 		return &analyze.Result{DurationMs: 20 * mn, Stages: []analyze.Stage{s}}
 	}

@@ -20,9 +20,9 @@ func writeFile(t *testing.T, path, s string) {
 // the stages whose name matches, bounds inclusive.
 func TestFacts(t *testing.T) {
 	d := &Diagnosis{Attempt: &model.Attempt{}, Result: &analyze.Result{Stages: []analyze.Stage{
-		{Name: "sum at a.py:1", MemorySpilledBytes: 10},
-		{Name: "sum at a.py:2", MemorySpilledBytes: 30},
-		{Name: "count at a.py:3", MemorySpilledBytes: 99},
+		{Name: "sum at a.py:1", StageIO: analyze.StageIO{MemorySpilledBytes: 10}},
+		{Name: "sum at a.py:2", StageIO: analyze.StageIO{MemorySpilledBytes: 30}},
+		{Name: "count at a.py:3", StageIO: analyze.StageIO{MemorySpilledBytes: 99}},
 	}}}
 	ten := 10.0
 	for _, c := range []struct {
