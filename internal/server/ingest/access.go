@@ -30,10 +30,10 @@ func (in *Ingester) Status() Status {
 	now := time.Now()
 	for _, e := range in.entries {
 		s.Logs++
-		if e.scheduled {
-			s.LagMs = max(s.LagMs, now.Sub(e.queuedAt).Milliseconds())
+		if e.sched.scheduled {
+			s.LagMs = max(s.LagMs, now.Sub(e.sched.queuedAt).Milliseconds())
 		}
-		r := e.record()
+		r := e.rec.get()
 		s.BadLines += r.Bad
 		switch {
 		case r.Done:
@@ -51,7 +51,7 @@ func (in *Ingester) Records() []store.LogRecord {
 	in.mu.Lock()
 	out := make([]store.LogRecord, 0, len(in.entries))
 	for _, e := range in.entries {
-		out = append(out, e.record())
+		out = append(out, e.rec.get())
 	}
 	in.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
@@ -83,7 +83,7 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 		return t.Attempt(), e.mu.RUnlock, nil
 	}
 	e.mu.RUnlock()
-	rec := e.record()
+	rec := e.rec.get()
 	if !rec.Done || rec.AppID == "" {
 		return nil, nil, ErrNotReady
 	}
@@ -115,22 +115,6 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	return a, func() {}, nil
 }
 
-// record returns a copy of the entry's record.
-func (e *logEntry) record() store.LogRecord {
-	e.recMu.Lock()
-	defer e.recMu.Unlock()
-	return e.rec
-}
-
-// update changes the entry's record.
-func (e *logEntry) update(f func(r *store.LogRecord)) store.LogRecord {
-	e.recMu.Lock()
-	defer e.recMu.Unlock()
-	f(&e.rec)
-	e.version.Add(1)
-	return e.rec
-}
-
 // View returns one stored view of a finished log.
 func (in *Ingester) View(key, name string) ([]byte, error) {
 	if in.cfg.Views == nil {
@@ -146,7 +130,7 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 	if e == nil {
 		return nil, ErrUnknownLog
 	}
-	if e.record().Done {
+	if e.rec.get().Done {
 		return in.cfg.Store.Report(key)
 	}
 	a, release, err := in.Attempt(ctx, key)
@@ -154,7 +138,7 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	defer release()
-	rec := e.record()
+	rec := e.rec.get()
 	return in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, nil), InProgress: true,
 		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
 }

@@ -230,37 +230,71 @@ type Status struct {
 	Scanned bool  `json:"scanned"`
 }
 
-// logEntry is one event log.
+// logEntry is one event log. Its state is grouped by who may touch it:
+// the index record (its own lock), the live model (mu), the scheduling
+// state (Ingester.mu) and the read position (the one worker holding the
+// entry).
 type logEntry struct {
 	key string
+	rec record
 
 	// mu guards tail and the live attempt's contents: readers hold it
 	// shared while they read the model, the worker exclusively to apply.
-	mu sync.RWMutex
-	// recMu guards rec alone, so listing the fleet never waits for an apply.
-	recMu   sync.Mutex
-	rec     store.LogRecord
-	version *atomic.Uint64 // the ingester's index version, bumped by update
+	mu   sync.RWMutex
+	tail *eventlog.Tail // set under mu by the worker holding the entry
 
-	// Set by the scanner under Ingester.mu.
+	sched schedState // under Ingester.mu
+	read  readState  // the worker holding the entry's alone
+
+	loadMu sync.Mutex // one on-demand replay at a time
+}
+
+// record is a log's index record, locked alone so listing the fleet never
+// waits for an apply.
+type record struct {
+	mu      sync.Mutex
+	r       store.LogRecord
+	version *atomic.Uint64 // the ingester's index version, bumped by update
+}
+
+// get returns a copy of the record.
+func (r *record) get() store.LogRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.r
+}
+
+// update changes the record and bumps the index version.
+func (r *record) update(f func(r *store.LogRecord)) store.LogRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.r)
+	r.version.Add(1)
+	return r.r
+}
+
+// schedState is what the scanner saw of a log and whether a worker has
+// it; read and written under Ingester.mu.
+type schedState struct {
 	next      *eventlog.Log
 	scheduled bool
 	queuedAt  time.Time // when the change being worked on was first seen
 	seenSize  int64
 	seenMod   time.Time
 	seenProg  bool
-
-	tail *eventlog.Tail // set under mu by the worker holding the entry
-
-	// Owned by the worker holding the entry.
-	part   int             // position in parts of the part being read
-	parts  []eventlog.Part // the parts as last read
-	offset int64
-	pos    eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
-	head   []byte           // first stored bytes of a single-file log being tailed (replaced checks)
 	// slow: a replay of this log outlasted SlowAfter; it is worked on in
-	// the slow lane from then on. Set by the worker under Ingester.mu.
-	slow         bool
+	// the slow lane from then on. Set by the worker.
+	slow bool
+}
+
+// readState is how far a log has been read and when its resume state
+// was stored; only the worker holding the entry touches it.
+type readState struct {
+	part         int             // position in parts of the part being read
+	parts        []eventlog.Part // the parts as last read
+	offset       int64
+	pos          eventlog.PartPos // restart point in that part; used while pos.Decoded == offset
+	head         []byte           // first stored bytes of a single-file log being tailed (replaced checks)
 	lastProgress time.Time
 	resume       bool      // a resume state may be stored: try it before reading from the start
 	dirty        bool      // applied something since the resume state was last stored
@@ -268,8 +302,6 @@ type logEntry struct {
 	savedPart    int       // the part and offset it was stored at
 	savedOffset  int64
 	last         []byte // the last decoded bytes read of the part, to recognise it on restart
-
-	loadMu sync.Mutex // one on-demand replay at a time
 }
 
 // New returns an Ingester that knows what the store holds.
@@ -284,15 +316,15 @@ func New(cfg Config) (*Ingester, error) {
 		return nil, err
 	}
 	for _, r := range recs {
-		e := &logEntry{key: r.Key, rec: r, version: &in.version}
+		e := &logEntry{key: r.Key, rec: record{r: r, version: &in.version}}
 		if r.Done {
-			e.seenSize, e.seenMod = r.Size, time.Unix(0, r.ModTime)
+			e.sched.seenSize, e.sched.seenMod = r.Size, time.Unix(0, r.ModTime)
 		} else {
 			// A log that was running when we stopped continues from its
 			// stored replay state, if any (restore); until then the index
 			// shows what it knew.
-			e.rec.Offset, e.rec.Part = 0, 0
-			e.resume = true
+			e.rec.r.Offset, e.rec.r.Part = 0, 0
+			e.read.resume = true
 		}
 		in.entries[r.Key] = e
 	}
@@ -407,22 +439,22 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 		seen[key] = true
 		e := in.entries[key]
 		if e == nil {
-			e = &logEntry{key: key, rec: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}
+			e = &logEntry{key: key, rec: record{r: store.LogRecord{Key: key, Path: l.Path, Name: l.Name}, version: &in.version}}
 			in.entries[key] = e
 			in.version.Add(1)
 		}
-		if e.scheduled || !in.changed(e, l) {
+		if e.sched.scheduled || !in.changed(e, l) {
 			continue
 		}
-		e.next = l
+		e.sched.next = l
 		queue := in.queue
-		if e.slow {
+		if e.sched.slow {
 			queue = in.slow
 		}
 		select {
 		case queue <- e:
-			e.scheduled, e.queuedAt = true, time.Now()
-			e.seenSize, e.seenMod, e.seenProg = l.Size, l.ModTime, l.InProgress
+			e.sched.scheduled, e.sched.queuedAt = true, time.Now()
+			e.sched.seenSize, e.sched.seenMod, e.sched.seenProg = l.Size, l.ModTime, l.InProgress
 		default:
 			in.stats.Deferred.Add(1) // the next scan tries again
 		}
@@ -438,7 +470,7 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 // in.mu.
 func (in *Ingester) forget(seen map[string]bool) {
 	for key, e := range in.entries {
-		if seen[key] || e.scheduled {
+		if seen[key] || e.sched.scheduled {
 			continue
 		}
 		if err := in.cfg.Store.DeleteLog(key); err != nil {
@@ -448,7 +480,7 @@ func (in *Ingester) forget(seen map[string]bool) {
 		delete(in.entries, key)
 		in.cache.remove(key)
 		if in.cfg.Listener != nil {
-			in.cfg.Listener.Forgotten(e.record())
+			in.cfg.Listener.Forgotten(e.rec.get())
 		}
 		in.version.Add(1)
 	}
@@ -456,12 +488,12 @@ func (in *Ingester) forget(seen map[string]bool) {
 
 // changed says whether l needs work; called under in.mu.
 func (in *Ingester) changed(e *logEntry, l *eventlog.Log) bool {
-	r := e.record()
+	r := e.rec.get()
 	done, size, mod := r.Done, r.Size, r.ModTime
 	if done && !l.InProgress && size == l.Size && mod == l.ModTime.UnixNano() {
 		return false
 	}
-	return e.next == nil || l.Size != e.seenSize || !l.ModTime.Equal(e.seenMod) || l.InProgress != e.seenProg || done
+	return e.sched.next == nil || l.Size != e.sched.seenSize || !l.ModTime.Equal(e.sched.seenMod) || l.InProgress != e.sched.seenProg || done
 }
 
 // work processes the entries of queue (the main queue, or the slow lane)
@@ -476,18 +508,18 @@ func (in *Ingester) work(ctx context.Context, queue chan *logEntry) {
 			again := in.process(ctx, e)
 			in.stats.Processed.Add(1)
 			in.mu.Lock()
-			e.scheduled = false
+			e.sched.scheduled = false
 			next := in.queue
-			if e.slow {
+			if e.sched.slow {
 				next = in.slow
 			}
 			if again && ctx.Err() == nil {
 				select {
 				case next <- e:
-					e.scheduled = true
+					e.sched.scheduled = true
 				default:
 					in.stats.Deferred.Add(1)
-					e.seenSize = -1 // make the next scan queue it
+					e.sched.seenSize = -1 // make the next scan queue it
 				}
 			}
 			in.mu.Unlock()

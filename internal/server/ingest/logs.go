@@ -74,7 +74,7 @@ func (in *Ingester) Logs() LogsStatus {
 		out.Roots = append(out.Roots, RootStatus{Root: root, Error: in.report.rootErrors[root]})
 	}
 	for _, e := range in.entries {
-		r := e.record()
+		r := e.rec.get()
 		s := LogStatus{Path: r.Path, AppID: r.AppID, Bytes: r.Size, Events: r.Events, BadLines: r.Bad, Error: r.Error}
 		switch {
 		case r.Done && r.Error != "":
@@ -86,8 +86,8 @@ func (in *Ingester) Logs() LogsStatus {
 		default:
 			s.State = StateQueued
 		}
-		if e.scheduled {
-			s.WaitingMs = now.Sub(e.queuedAt).Milliseconds()
+		if e.sched.scheduled {
+			s.WaitingMs = now.Sub(e.sched.queuedAt).Milliseconds()
 		}
 		out.Logs = append(out.Logs, s)
 	}

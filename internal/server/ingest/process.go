@@ -21,25 +21,25 @@ const progressEvery = 5 * time.Second
 // process does one turn of work on e and says whether more remains.
 func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 	in.mu.Lock()
-	l := e.next
+	l := e.sched.next
 	in.mu.Unlock()
 	if l == nil {
 		return false
 	}
-	if e.record().Done { // a finished log changed: start over
+	if e.rec.get().Done { // a finished log changed: start over
 		e.mu.Lock()
-		e.tail, e.part, e.offset = nil, 0, 0
+		e.tail, e.read.part, e.read.offset = nil, 0, 0
 		e.mu.Unlock()
-		e.update(func(r *store.LogRecord) { r.Done = false })
+		e.rec.update(func(r *store.LogRecord) { r.Done = false })
 	}
-	if !l.InProgress && e.tail == nil && !e.resume {
+	if !l.InProgress && e.tail == nil && !e.read.resume {
 		return in.replayFinished(ctx, e, l)
 	}
 	again, err := in.tail(ctx, e, l)
 	if err != nil && ctx.Err() == nil {
 		in.stats.Errors.Add(1)
 		in.cfg.Logger.Warn("tail", "log", l.Path, "err", err)
-		e.update(func(r *store.LogRecord) { r.Error = err.Error() })
+		e.rec.update(func(r *store.LogRecord) { r.Error = err.Error() })
 		return false
 	}
 	return again
@@ -52,7 +52,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog.Log) (again bool) {
 	rctx := ctx
 	in.mu.Lock()
-	slow := e.slow
+	slow := e.sched.slow
 	in.mu.Unlock()
 	if !slow {
 		var cancel context.CancelFunc
@@ -68,7 +68,7 @@ func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog
 			"action", "continued in the slow lane")
 		in.stats.SlowLane.Add(1)
 		in.mu.Lock()
-		e.slow = true
+		e.sched.slow = true
 		in.mu.Unlock()
 		return true
 	}
@@ -89,7 +89,7 @@ var errSlow = errors.New("replay outlasted the slow-lane limit")
 
 // finish stores the analysis of a complete log and keeps its model cached.
 func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
-	rec := record(e.record(), l, a, st)
+	rec := fillRecord(e.rec.get(), l, a, st)
 	rec.Done, rec.Error = true, ""
 	var rep []byte
 	var views map[string][]byte
@@ -118,7 +118,7 @@ func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a 
 	if a.AppID != "" {
 		in.cache.put(e.key, a)
 	}
-	e.update(func(r *store.LogRecord) { *r = rec })
+	e.rec.update(func(r *store.LogRecord) { *r = rec })
 	e.mu.Lock()
 	e.tail = nil
 	e.mu.Unlock()
@@ -133,7 +133,7 @@ func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a 
 func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
 	in.stats.Errors.Add(1)
 	in.cfg.Logger.Warn("ingest", "log", l.Path, "err", err)
-	rec := e.update(func(r *store.LogRecord) {
+	rec := e.rec.update(func(r *store.LogRecord) {
 		r.Path, r.Name, r.Size, r.ModTime = l.Path, l.Name, l.Size, l.ModTime.UnixNano()
 		r.Error, r.Done = err.Error(), true
 	})
@@ -145,8 +145,8 @@ func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
 	}
 }
 
-// record fills a log record from the log and its attempt.
-func record(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) store.LogRecord {
+// fillRecord fills a log record from the log and its attempt.
+func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) store.LogRecord {
 	rec.Path, rec.Name, rec.Codec, rec.Rolling = l.Path, l.Name, string(l.Codec), l.Rolling
 	rec.Size, rec.ModTime = l.Size, l.ModTime.UnixNano()
 	if st != nil {
@@ -182,35 +182,35 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			e.mu.Lock()
 			e.tail = nil
 			e.mu.Unlock()
-			e.resume = false
+			e.read.resume = false
 		}
 	}
-	if e.tail == nil && e.resume {
-		e.resume = false
+	if e.tail == nil && e.read.resume {
+		e.read.resume = false
 		in.restore(ctx, e, l)
 	}
 	if e.tail == nil {
 		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name, Redaction: in.cfg.Redaction})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
-		e.tail, e.part, e.offset, e.last = t, 0, 0, e.last[:0]
+		e.tail, e.read.part, e.read.offset, e.read.last = t, 0, 0, e.read.last[:0]
 		e.mu.Unlock()
-		e.head = nil
+		e.read.head = nil
 		if checksHead(l) {
-			e.head, _ = l.Head(ctx, 0, headBytes) // a read error shows in the read that follows
+			e.read.head, _ = l.Head(ctx, 0, headBytes) // a read error shows in the read that follows
 		}
-		e.lastSave, e.savedPart, e.savedOffset = time.Now(), 0, 0
-		e.update(func(r *store.LogRecord) { r.Done = false })
+		e.read.lastSave, e.read.savedPart, e.read.savedOffset = time.Now(), 0, 0
+		e.rec.update(func(r *store.LogRecord) { r.Done = false })
 	}
-	e.parts = l.Parts
+	e.read.parts = l.Parts
 	budget := in.cfg.MaxBatch
 	applied := false
-	for budget > 0 && e.part < len(l.Parts) {
-		data, eof, err := readPart(ctx, l, e.part, e, budget)
+	for budget > 0 && e.read.part < len(l.Parts) {
+		data, eof, err := readPart(ctx, l, e.read.part, e, budget)
 		if err != nil {
 			return false, err
 		}
-		e.last = keepLast(e.last, data)
+		e.read.last = keepLast(e.read.last, data)
 		budget -= int64(len(data))
 		if len(data) > 0 {
 			applied = true
@@ -222,13 +222,13 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			if !l.ModTime.IsZero() {
 				a.LastUpdated = max(a.LastUpdated, l.ModTime.UnixMilli())
 			}
-			rec := record(e.record(), l, a, e.tail.Stats())
+			rec := fillRecord(e.rec.get(), l, a, e.tail.Stats())
 			e.mu.Unlock()
-			rec.Part, rec.Offset = e.part, e.offset
-			e.update(func(r *store.LogRecord) { *r = rec })
+			rec.Part, rec.Offset = e.read.part, e.read.offset
+			e.rec.update(func(r *store.LogRecord) { *r = rec })
 			in.stats.Bytes.Add(int64(len(data)))
 			in.stats.Events.Add(int64(b.Events()))
-			e.dirty = true
+			e.read.dirty = true
 			if err != nil {
 				return false, err
 			}
@@ -237,10 +237,10 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			in.saveTail(e, false)
 			return true, nil
 		}
-		if e.part == len(l.Parts)-1 {
+		if e.read.part == len(l.Parts)-1 {
 			break
 		}
-		e.part, e.offset, e.last = e.part+1, 0, e.last[:0] // a later part exists: this one is complete
+		e.read.part, e.read.offset, e.read.last = e.read.part+1, 0, e.read.last[:0] // a later part exists: this one is complete
 	}
 	if budget <= 0 {
 		in.saveTail(e, false)
@@ -257,11 +257,11 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.finish(ctx, e, l, a, e.tail.Stats())
 		return false, nil
 	}
-	if time.Since(e.lastProgress) > progressEvery {
-		e.lastProgress = time.Now()
+	if time.Since(e.read.lastProgress) > progressEvery {
+		e.read.lastProgress = time.Now()
 		// The stored Part and Offset stay those of the resume state.
-		rec := e.record()
-		rec.Part, rec.Offset = e.savedPart, e.savedOffset
+		rec := e.rec.get()
+		rec.Part, rec.Offset = e.read.savedPart, e.read.savedOffset
 		if err := in.cfg.Store.PutLog(rec); err != nil {
 			return false, err
 		}
@@ -269,7 +269,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	if applied && in.cfg.Listener != nil {
 		// Only this worker changes the model, so it needs no lock to read it.
 		if a := e.tail.Attempt(); a.AppID != "" {
-			rec := e.record()
+			rec := e.rec.get()
 			in.cfg.Listener.Progress(ctx, Input{Attempt: a, Log: reportLog(rec, e.tail.Stats()), InProgress: true,
 				ModTime: l.ModTime, Now: time.Now()})
 		}
@@ -296,13 +296,13 @@ func checksHead(l *eventlog.Log) bool {
 // of it, or a single file's first bytes changed (rewritten, or another
 // application's log moved in under the same name).
 func replaced(ctx context.Context, e *logEntry, l *eventlog.Log) string {
-	if e.part >= len(l.Parts) {
-		return fmt.Sprintf("%d parts, reading part %d", len(l.Parts), e.part+1)
+	if e.read.part >= len(l.Parts) {
+		return fmt.Sprintf("%d parts, reading part %d", len(l.Parts), e.read.part+1)
 	}
-	p := l.Parts[e.part]
-	read := e.pos.Comp // stored bytes read of the part, at least
+	p := l.Parts[e.read.part]
+	read := e.read.pos.Comp // stored bytes read of the part, at least
 	if p.Codec == "" || p.Codec == codec.None {
-		read = e.offset
+		read = e.read.offset
 	}
 	if p.Size < read {
 		return fmt.Sprintf("%s is %d bytes, %d were read", p.Path, p.Size, read)
@@ -314,12 +314,12 @@ func replaced(ctx context.Context, e *logEntry, l *eventlog.Log) string {
 	if err != nil {
 		return "" // the read that follows reports it
 	}
-	n := min(len(h), len(e.head))
-	if !bytes.Equal(h[:n], e.head[:n]) {
+	n := min(len(h), len(e.read.head))
+	if !bytes.Equal(h[:n], e.read.head[:n]) {
 		return fmt.Sprintf("its first %d bytes changed", n)
 	}
-	if len(h) > len(e.head) {
-		e.head = h
+	if len(h) > len(e.read.head) {
+		e.read.head = h
 	}
 	return ""
 }
@@ -328,33 +328,33 @@ func replaced(ctx context.Context, e *logEntry, l *eventlog.Log) string {
 // its events_<N> number: Spark's compaction replaces earlier parts by one
 // .compact file, which shifts positions); false when it is gone.
 func (e *logEntry) follow(l *eventlog.Log) bool {
-	if e.part >= len(e.parts) {
-		return e.part == 0
+	if e.read.part >= len(e.read.parts) {
+		return e.read.part == 0
 	}
-	want := e.parts[e.part]
+	want := e.read.parts[e.read.part]
 	for i, p := range l.Parts {
 		if p.Index == want.Index && p.Compact == want.Compact {
-			e.part = i
-			e.parts = l.Parts
+			e.read.part = i
+			e.read.parts = l.Parts
 			return true
 		}
 	}
 	return false
 }
 
-// readPart reads up to limit decoded bytes of part i of l after e.offset
-// and advances e.offset and e.pos; eof says the part had no more. It
-// resumes at e.pos's restart point (no re-decoding of the part) when e.pos
-// belongs to e.offset, else decodes the part from its start.
+// readPart reads up to limit decoded bytes of part i of l after e.read.offset
+// and advances e.read.offset and e.read.pos; eof says the part had no more. It
+// resumes at e.read.pos's restart point (no re-decoding of the part) when e.read.pos
+// belongs to e.read.offset, else decodes the part from its start.
 func readPart(ctx context.Context, l *eventlog.Log, i int, e *logEntry, limit int64) (data []byte, eof bool, err error) {
-	pos := e.pos
-	if pos.Decoded != e.offset || e.offset == 0 {
-		pos = eventlog.PartPos{Decoded: e.offset}
+	pos := e.read.pos
+	if pos.Decoded != e.read.offset || e.read.offset == 0 {
+		pos = eventlog.PartPos{Decoded: e.read.offset}
 	}
 	data, next, eof, err := l.ReadPart(ctx, i, pos, limit)
 	if err != nil {
 		return nil, false, err
 	}
-	e.offset, e.pos = next.Decoded, next
+	e.read.offset, e.read.pos = next.Decoded, next
 	return data, eof, nil
 }

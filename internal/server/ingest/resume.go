@@ -79,7 +79,7 @@ func (p resumePoint) find(parts []eventlog.Part) int {
 // the last save and the last save is older than SnapshotEvery (force:
 // whatever its age). Called by the worker holding e, or after they ended.
 func (in *Ingester) saveTail(e *logEntry, force bool) {
-	if e.tail == nil || !e.dirty || e.part >= len(e.parts) || (!force && time.Since(e.lastSave) < in.cfg.SnapshotEvery) {
+	if e.tail == nil || !e.read.dirty || e.read.part >= len(e.read.parts) || (!force && time.Since(e.read.lastSave) < in.cfg.SnapshotEvery) {
 		return
 	}
 	start := time.Now()
@@ -88,10 +88,10 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 	e.mu.RUnlock()
 	var blob []byte
 	if err == nil {
-		p := e.parts[e.part]
-		pt := resumePoint{Part: e.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.offset, Last: e.last}
-		if e.pos.Decoded == e.offset {
-			pt.Pos = e.pos
+		p := e.read.parts[e.read.part]
+		pt := resumePoint{Part: e.read.part, Key: Key(p.Path), Index: p.Index, Compact: p.Compact, Offset: e.read.offset, Last: e.read.last}
+		if e.read.pos.Decoded == e.read.offset {
+			pt.Pos = e.read.pos
 		}
 		// Only this worker changes the model, so it needs no lock to read it.
 		if rl, ok := in.cfg.Listener.(ResumableListener); ok && e.tail.Attempt().AppID != "" {
@@ -100,8 +100,8 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 		blob, err = encodeResume(pt, snap)
 	}
 	if err == nil {
-		rec := e.record()
-		rec.Part, rec.Offset = e.part, e.offset
+		rec := e.rec.get()
+		rec.Part, rec.Offset = e.read.part, e.read.offset
 		err = in.cfg.Store.PutTail(rec, blob)
 	}
 	if err != nil {
@@ -109,8 +109,8 @@ func (in *Ingester) saveTail(e *logEntry, force bool) {
 		in.cfg.Logger.Warn("save tail", "log", e.key, "err", err)
 		return
 	}
-	e.dirty, e.lastSave = false, time.Now()
-	e.savedPart, e.savedOffset = e.part, e.offset
+	e.read.dirty, e.read.lastSave = false, time.Now()
+	e.read.savedPart, e.read.savedOffset = e.read.part, e.read.offset
 	in.stats.Saves.Add(1)
 	in.stats.SaveBytes.Add(int64(len(blob)))
 	in.stats.SaveNanos.Add(int64(time.Since(start)))
@@ -154,15 +154,15 @@ func (in *Ingester) restore(ctx context.Context, e *logEntry, l *eventlog.Log) b
 		rl.RestoreState(Input{Attempt: t.Attempt(), InProgress: true}, p.Listener)
 	}
 	e.mu.Lock()
-	e.tail, e.part, e.offset, e.last = t, i, p.Offset, append(e.last[:0], p.Last...)
-	e.pos = eventlog.PartPos{Decoded: p.Offset}
+	e.tail, e.read.part, e.read.offset, e.read.last = t, i, p.Offset, append(e.read.last[:0], p.Last...)
+	e.read.pos = eventlog.PartPos{Decoded: p.Offset}
 	if p.Pos.Decoded == p.Offset {
-		e.pos = p.Pos
+		e.read.pos = p.Pos
 	}
 	e.mu.Unlock()
-	e.parts = l.Parts
-	e.lastSave = time.Now()
-	e.savedPart, e.savedOffset = i, p.Offset
+	e.read.parts = l.Parts
+	e.read.lastSave = time.Now()
+	e.read.savedPart, e.read.savedOffset = i, p.Offset
 	in.stats.Resumed.Add(1)
 	return true
 }
