@@ -33,8 +33,8 @@ func TestQueriesAgainstPrometheus(t *testing.T) {
 	p.waitForData(t, `count(jvm_class_current{role="driver"})`, `count(jvm_memory_used_bytes{role="executor",type="non_heap"})`, `count(sparkdx_process_tree_resident_memory_bytes{kind="python"})`,
 		`count(sparkdx_process_cgroup_memory_limit_bytes{role="executor"})`, `count(spark_app_info)`)
 	// Every ingested app, 2015's too, is inside serve's metrics window.
-	if n, err := p.query(fmt.Sprintf(`count by (app_id) (spark_app_info{instance=%q})`, metrics)); err != nil || n != len(e2eLogs) {
-		t.Errorf("apps in serve's /metrics: got %d (error %v), want %d", n, err, len(e2eLogs))
+	if n, err := p.query(fmt.Sprintf(`count by (app_id) (spark_app_info{instance=%q})`, metrics)); err != nil || n != len(e2eLogs)+len(e2eScenarioLogs) {
+		t.Errorf("apps in serve's /metrics: got %d (error %v), want %d", n, err, len(e2eLogs)+len(e2eScenarioLogs))
 	}
 	// Two more scrapes of everything so rate() and deriv() have points.
 	time.Sleep(3 * time.Second)
@@ -63,6 +63,11 @@ var e2eLogs = [][]string{{"spark-events", "local-1430917381534"}, {"spark-events
 	{"spark-events", "application_1628109047826_1317105"}, {"spark-events", "app-20161115172038-0000"},
 	{"big", "application_1701368813061_0008.zstd"}}
 
+// e2eScenarioLogs are logs real Spark wrote for the repository's scenarios
+// (testdata/scenarios): a Structured Streaming query, for the streaming
+// series.
+var e2eScenarioLogs = []string{"streaming/spark-4.3.0/app-20261124161534-0000.zstd"}
+
 // metricsWindow keeps finished apps in serve's /metrics: the collector
 // drops a finished app whose end time is older than now minus the window,
 // and the oldest log ended in 2015.
@@ -82,17 +87,24 @@ func buildSparkdx(t *testing.T) string {
 	return bin
 }
 
-// startServe copies e2eLogs into a temp directory, runs `sparkdx serve`
+// startServe copies e2eLogs and e2eScenarioLogs into a temp directory, runs `sparkdx serve`
 // on it and waits until every log is ingested; it returns serve's address.
 func startServe(t *testing.T, bin string) string {
 	t.Helper()
 	logs := t.TempDir()
+	paths := make([]string, 0, len(e2eLogs)+len(e2eScenarioLogs))
 	for _, p := range e2eLogs {
-		b, err := os.ReadFile(sparktest.Path(t, p...))
+		paths = append(paths, sparktest.Path(t, p...))
+	}
+	for _, p := range e2eScenarioLogs {
+		paths = append(paths, filepath.Join("..", "testdata", "scenarios", p))
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(logs, p[len(p)-1]), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(logs, filepath.Base(p)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -111,7 +123,7 @@ func startServe(t *testing.T, bin string) string {
 			t.Logf("serve output:\n%s", out.String())
 		}
 	})
-	waitIngested(t, "http://"+addr, len(e2eLogs))
+	waitIngested(t, "http://"+addr, len(paths))
 	return addr
 }
 

@@ -28,6 +28,7 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	}
 	vals := accumulatorValues(a)
 	r.SQL = sqlStats(a, vals)
+	r.Streaming = streaming(a)
 	writeSQL := map[int64]bool{}
 	for _, x := range r.SQL {
 		writeSQL[x.ID] = x.IsWrite

@@ -27,6 +27,7 @@ type Result struct {
 	SQL       []SQLExecution
 	Jobs      []Job
 	Failures  Failures
+	Streaming []StreamingQuery // Structured Streaming query runs, by start
 }
 
 // Phase names a kind of wall time in the timeline.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // This file builds the synthetic event logs under testdata/<rule>/. They
@@ -396,4 +397,37 @@ func (f *fx) executors(k, cores int, at int64) {
 	for e := 1; e <= k; e++ {
 		f.executor(fmt.Sprint(e), fmt.Sprintf("host-%d", e), cores, at)
 	}
+}
+
+// batch is one micro-batch of a fixture streaming query: it starts at ms
+// after t0, runs dur ms and reads rows.
+type batch struct {
+	start, dur, rows, stateRows int64
+}
+
+// query writes a Structured Streaming query run as Spark's
+// StreamingQueryListener events: started at its first batch's start, one
+// progress report per batch (Spark's ISO timestamps and keys, one source,
+// one stateful operator), terminated after the last batch.
+func (f *fx) query(id, name string, batches []batch) {
+	iso := func(at int64) string { return time.UnixMilli(t0 + at).UTC().Format("2006-01-02T15:04:05.000Z") }
+	const prefix = "org.apache.spark.sql.streaming.StreamingQueryListener$"
+	runID := id + "-run"
+	f.emit(obj{"Event", prefix + "QueryStartedEvent", "id", id, "runId", runID, "name", name,
+		"timestamp", iso(batches[0].start), "jobTags", []string{}})
+	for i, b := range batches {
+		in := 0.0
+		if i > 0 {
+			in = float64(b.rows) * 1000 / float64(b.start-batches[i-1].start)
+		}
+		proc := float64(b.rows) * 1000 / float64(b.dur)
+		f.emit(obj{"Event", prefix + "QueryProgressEvent", "progress", obj{"id", id, "runId", runID, "name", name,
+			"timestamp", iso(b.start), "batchId", i, "batchDuration", b.dur,
+			"durationMs", obj{"addBatch", b.dur - 50, "triggerExecution", b.dur},
+			"stateOperators", []obj{{"operatorName", "stateStoreSave", "numRowsTotal", b.stateRows, "memoryUsedBytes", 64 * b.stateRows}},
+			"sources", []obj{{"description", "RateStreamV2[rowsPerSecond=2500]", "numInputRows", b.rows,
+				"inputRowsPerSecond", in, "processedRowsPerSecond", proc}},
+			"sink", obj{"description", "MemorySink", "numOutputRows", b.rows}}})
+	}
+	f.emit(obj{"Event", prefix + "QueryTerminatedEvent", "id", id, "runId", runID, "exception", nil})
 }

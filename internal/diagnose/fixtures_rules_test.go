@@ -384,4 +384,30 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		}
 		return build(), build()
 	},
+	// A rate source of 2,500 rows/s: processed at 2,000 rows/s the batches
+	// run back to back, each 1.25× the one before (12 batches, 1 s to
+	// 11.6 s); processed at 5,000 rows/s on a 1-s trigger each takes 0.5 s.
+	"streaming-behind": func() (*fx, *fx) {
+		build := func(processPerSec int64) *fx {
+			f := newApp("streaming")
+			f.executors(2, 4, 5*sec)
+			var bs []batch
+			at, dur := 10*sec, sec
+			for i := range 12 {
+				var rows int64
+				if i > 0 {
+					prev := bs[i-1]
+					rows = 2500 * max(prev.dur, sec) / 1000
+					at = prev.start + max(prev.dur, sec)
+					dur = rows * 1000 / processPerSec
+				}
+				bs = append(bs, batch{start: at, dur: dur, rows: rows, stateRows: 10})
+			}
+			f.query("5d2f3d62-query", "events", bs)
+			last := bs[len(bs)-1]
+			f.appEnd(last.start + last.dur + 5*sec)
+			return f
+		}
+		return build(2000), build(5000)
+	},
 }

@@ -22,4 +22,5 @@ var All = []*Rule{
 	IdleExecutors,
 	LargeResultToDriver,
 	DriverDegradation,
+	StreamingBehind,
 }

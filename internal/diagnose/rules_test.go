@@ -73,6 +73,8 @@ var wants = map[string][]want{
 	"incomplete-app": {{severity: diagnose.Critical, stageIDs: []int{1}, evidence: map[string]any{"openStages": 1, "openJobs": 1}}},
 	"driver-degradation": {{severity: diagnose.Critical, executorIDs: []string{"driver"},
 		evidence: map[string]any{"oldGenAfterGcRatio": 0.97}}},
+	"streaming-behind": {{severity: diagnose.Warning, evidence: map[string]any{"queryName": "events", "batches": 12,
+		"recentBatches": 6, "ratio": 0.8, "stateRows": 10}}},
 }
 
 // quietAllowsInfo names the rules whose quiet fixture may still give an

@@ -204,6 +204,10 @@ func queryProgress(v *fastjson.Value) Event {
 		e.Progress.InputRowsPerSecond = x.GetFloat64()
 		e.Progress.ProcessedRowsPerSecond = p.GetFloat64("processingRate")
 	}
+	for _, op := range p.GetArray("stateOperators") {
+		e.Progress.StateRows += op.GetInt64("numRowsTotal")
+		e.Progress.StateMemoryBytes += op.GetInt64("memoryUsedBytes")
+	}
 	if o := p.GetObject("durationMs"); o != nil {
 		e.Progress.DurationMs = map[string]int64{}
 		o.Visit(func(k []byte, x *fastjson.Value) { e.Progress.DurationMs[string(k)] = x.GetInt64() })

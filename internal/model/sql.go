@@ -61,4 +61,9 @@ type StreamingProgress struct {
 	InputRowsPerSecond     float64
 	ProcessedRowsPerSecond float64
 	DurationMs             map[string]int64
+	// StateRows and StateMemoryBytes sum the stateful operators' rows and
+	// state-store memory after the batch (Spark's numRowsTotal and
+	// memoryUsedBytes); 0 for a stateless query.
+	StateRows        int64
+	StateMemoryBytes int64
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -103,6 +104,10 @@ var appMetrics = map[string]func(d *Diagnosis) float64{
 		return float64(n)
 	},
 	"sqlExecutions": func(d *Diagnosis) float64 { return float64(len(d.Result.SQL)) },
+	// The process ÷ input rate of the slowest and the fastest streaming
+	// query measured over enough batches to judge (analyze.StreamingQuery).
+	"streamingSlowestRateRatio": func(d *Diagnosis) float64 { return streamingRateRatio(d, math.Min) },
+	"streamingFastestRateRatio": func(d *Diagnosis) float64 { return streamingRateRatio(d, math.Max) },
 }
 
 func knownMetric(name string) bool {
@@ -141,4 +146,21 @@ func (d *Diagnosis) holds(f Fact) Outcome {
 		o.Detail = fmt.Sprintf("got %g (matched: %v)", v, found)
 	}
 	return o
+}
+
+// streamingRateRatio folds pick over the process ÷ input rates of the
+// queries with enough recent batches; -1 when there is none.
+func streamingRateRatio(d *Diagnosis, pick func(a, b float64) float64) float64 {
+	v := -1.0
+	for _, q := range d.Result.Streaming {
+		if q.Recent < analyze.MinRecentBatches || q.InputRowsPerSecond <= 0 {
+			continue
+		}
+		r := q.ProcessedRowsPerSecond / q.InputRowsPerSecond
+		if v < 0 {
+			v = r
+		}
+		v = pick(v, r)
+	}
+	return v
 }

@@ -81,6 +81,10 @@ type Fire struct {
 	// Evidence, when set, requires these evidence values, compared as
 	// printed (fmt %v): "exception": "ValueError", "userLine": "11".
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// Count, when > 0, is how many findings of the rule there must be:
+	// the one expected and no other (a query that keeps up must not fire
+	// beside one that falls behind).
+	Count int `json:"count,omitempty"`
 	// Pending says why today's sparkdx misses this finding. A pending
 	// expectation that is met fails the check, so it cannot go stale.
 	Pending string `json:"pending,omitempty"`
@@ -260,6 +264,9 @@ func (d *Diagnosis) fires(f Fire) Outcome {
 	for _, k := range keys {
 		what += fmt.Sprintf(" with %s=%s", k, f.Evidence[k])
 	}
+	if f.Count > 0 {
+		what += fmt.Sprintf(", %d finding(s) of the rule in all", f.Count)
+	}
 	o := Outcome{What: what, Pending: f.Pending}
 	var seen []string
 	for _, fd := range d.Findings {
@@ -278,6 +285,9 @@ func (d *Diagnosis) fires(f Fire) Outcome {
 			continue
 		}
 		o.Met = true
+	}
+	if f.Count > 0 && len(seen) != f.Count {
+		o.Met = false
 	}
 	if !o.Met {
 		o.Detail = d.summary(seen)

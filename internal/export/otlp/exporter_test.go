@@ -2,11 +2,13 @@ package otlp
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -477,4 +479,89 @@ func BenchmarkExportAppRunning(b *testing.B) {
 	if n := len(spans.GetSpans()); n != 0 || first == 0 {
 		b.Fatalf("first export sent %d spans, the later ones %d; want some, then none", first, n)
 	}
+}
+
+// A streaming query's last micro-batch is exported as Spark reported it,
+// one series per query (the streaming scenario's real Spark 4.3 log).
+func TestStreamingMetrics(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "testdata", "scenarios", "streaming", "spark-4.3.0")
+	logs, err := eventlog.Open(context.Background(), dir, eventlog.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Streaming) != 1 || len(a.Streaming[0].Progress) == 0 {
+		t.Fatalf("got %d streaming queries, want 1 with progress", len(a.Streaming))
+	}
+	q := a.Streaming[0]
+	last := q.Progress[len(q.Progress)-1]
+	e, _, metrics := newTestExporter(t, Config{})
+	if err := e.ExportApp(context.Background(), a, analyze.Analyze(a)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{
+		"spark.streaming.batch.duration": float64(last.BatchDurationMs) / 1000,
+		"spark.streaming.input.rate":     last.InputRowsPerSecond,
+		"spark.streaming.process.rate":   last.ProcessedRowsPerSecond,
+		"spark.streaming.state.rows":     float64(last.StateRows),
+		"spark.streaming.state.memory":   float64(last.StateMemoryBytes),
+	} {
+		got := metrics.points(name)
+		if len(got) != 1 {
+			t.Errorf("%s: got %d points, want 1 (one query)", name, len(got))
+			continue
+		}
+		if got[0].value != want || got[0].attrs["spark.streaming.query.id"] != q.ID || got[0].attrs["spark.streaming.query.name"] != "counts" {
+			t.Errorf("%s: got %v %v, want %v for query %s (counts)", name, got[0].value, got[0].attrs, want, q.ID)
+		}
+	}
+	if last.StateRows == 0 || last.BatchDurationMs == 0 {
+		t.Errorf("last batch %+v: want state rows and a duration (an aggregation query)", last)
+	}
+}
+
+// point is one gauge data point: its value and string attributes.
+type point struct {
+	value float64
+	attrs map[string]string
+}
+
+// points returns the data points of the gauge named name.
+func (m *metricSink) points(name string) []point {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []point
+	attrs := func(s attribute.Set) map[string]string {
+		a := map[string]string{}
+		for _, kv := range s.ToSlice() {
+			a[string(kv.Key)] = kv.Value.Emit()
+		}
+		return a
+	}
+	for _, rm := range m.got {
+		for _, sm := range rm.ScopeMetrics {
+			for _, x := range sm.Metrics {
+				if x.Name != name {
+					continue
+				}
+				switch d := x.Data.(type) {
+				case metricdata.Gauge[float64]:
+					for _, p := range d.DataPoints {
+						out = append(out, point{p.Value, attrs(p.Attributes)})
+					}
+				case metricdata.Gauge[int64]:
+					for _, p := range d.DataPoints {
+						out = append(out, point{float64(p.Value), attrs(p.Attributes)})
+					}
+				}
+			}
+		}
+	}
+	return out
 }

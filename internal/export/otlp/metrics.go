@@ -20,6 +20,9 @@ type instruments struct {
 	queueSize, logs                      metric.Int64Gauge
 	memPeak                              metric.Int64Gauge
 	taskDuration                         metric.Float64Histogram
+	// Structured Streaming: each query's last micro-batch.
+	batchDuration, inputRate, processRate metric.Float64Gauge
+	stateRows, stateMemory                metric.Int64Gauge
 }
 
 func newInstruments(m metric.Meter) (*instruments, error) {
@@ -42,6 +45,11 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 	}
 	igauge(&in.queueSize, "sparkdx.serve.queue.size", "{log}", "Event logs waiting to be read.")
 	igauge(&in.logs, "sparkdx.serve.logs", "{log}", "Event logs sparkdx serve knows.")
+	gauge(&in.batchDuration, "spark.streaming.batch.duration", "s", "Duration of a streaming query's last micro-batch.")
+	gauge(&in.inputRate, "spark.streaming.input.rate", "{row}/s", "Rows per second that arrived for a streaming query's last micro-batch.")
+	gauge(&in.processRate, "spark.streaming.process.rate", "{row}/s", "Rows per second a streaming query's last micro-batch processed.")
+	igauge(&in.stateRows, "spark.streaming.state.rows", "{row}", "Rows in a streaming query's state stores after its last micro-batch.")
+	igauge(&in.stateMemory, "spark.streaming.state.memory", "By", "Memory of a streaming query's state stores after its last micro-batch.")
 	if err == nil {
 		in.memPeak, err = m.Int64Gauge("spark.executor.memory.peak", metric.WithUnit("By"),
 			metric.WithDescription("Executor's peak memory by spark.memory.kind (jvm_heap, jvm_off_heap, python_rss)."))
@@ -56,6 +64,10 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 	}
 	return &in, nil
 }
+
+// maxQueries bounds the streaming queries reported per application (those
+// that reported a batch last), as Prometheus' MaxQueriesPerApp default.
+const maxQueries = 50
 
 // record reports one attempt's metrics; task durations only once, when
 // the attempt has ended.
@@ -84,6 +96,14 @@ func (in *instruments) record(ctx context.Context, a *model.Attempt, r *analyze.
 		in.memPeak.Record(ctx, e.PeakPythonRSSBytes, with(ex, attribute.String("spark.memory.kind", "python_rss")))
 	}
 	in.wasted.Record(ctx, wasted, with())
+	for _, q := range r.LatestQueries(maxQueries) {
+		qa := with(attribute.String("spark.streaming.query.id", q.ID), attribute.String("spark.streaming.query.name", q.Name))
+		in.batchDuration.Record(ctx, float64(q.Last.BatchDurationMs)/1000, qa)
+		in.inputRate.Record(ctx, q.Last.InputRowsPerSecond, qa)
+		in.processRate.Record(ctx, q.Last.ProcessedRowsPerSecond, qa)
+		in.stateRows.Record(ctx, q.Last.StateRows, qa)
+		in.stateMemory.Record(ctx, q.Last.StateMemoryBytes, qa)
+	}
 	if !r.Completed {
 		return
 	}

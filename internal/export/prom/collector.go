@@ -43,6 +43,9 @@ type Config struct {
 	// MaxExecutorsPerApp bounds per-executor series: the driver and the
 	// executors with the largest peak heap are kept (default 100).
 	MaxExecutorsPerApp int
+	// MaxQueriesPerApp bounds per-query streaming series: the queries
+	// that reported a batch last are kept (default 50).
+	MaxQueriesPerApp int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -54,6 +57,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxExecutorsPerApp < 0 {
 		return errorf("max executors per app %d: must not be negative", c.MaxExecutorsPerApp)
+	}
+	if c.MaxQueriesPerApp < 0 {
+		return errorf("max queries per app %d: must not be negative", c.MaxQueriesPerApp)
 	}
 	return nil
 }
@@ -77,6 +83,9 @@ func NewCollector(src Source, cfg Config) (*Collector, error) {
 	}
 	if cfg.MaxExecutorsPerApp == 0 {
 		cfg.MaxExecutorsPerApp = 100
+	}
+	if cfg.MaxQueriesPerApp == 0 {
+		cfg.MaxQueriesPerApp = 50
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -105,6 +114,8 @@ func labelsOf(m metric) []string {
 		return with("executor_id", "host")
 	case scopeFindings:
 		return with("rule", "severity")
+	case scopeStream:
+		return with("query_id", "query_name")
 	}
 	return nil
 }
@@ -222,6 +233,10 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 	case scopeExecutor:
 		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
 			send(m.exec(e), e.ID, e.Host)
+		}
+	case scopeStream:
+		for _, q := range a.Result.LatestQueries(c.cfg.MaxQueriesPerApp) {
+			send(m.stream(q), q.ID, q.Name)
 		}
 	case scopeFindings:
 		counts := map[[2]string]int{}

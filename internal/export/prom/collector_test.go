@@ -39,9 +39,10 @@ func (s *fakeSource) Health() Health { return s.health }
 
 // goldenLogs are real Spark logs: a local app, a YARN app with executor
 // metrics, a YARN app with resource wait, skew and speculation findings,
-// a standalone app with failing tasks.
+// a standalone app with failing tasks, and a Structured Streaming query
+// (the streaming scenario on Spark 4.3).
 var goldenLogs = []string{"local-1430917381534", "application_1553914137147_0018",
-	"application_1628109047826_1317105", "app-20161115172038-0000"}
+	"application_1628109047826_1317105", "app-20161115172038-0000", "scenario:streaming/spark-4.3.0"}
 
 // loadApps replays, analyzes and diagnoses shared Spark logs.
 func loadApps(t testing.TB, names ...string) []App {
@@ -49,6 +50,9 @@ func loadApps(t testing.TB, names ...string) []App {
 	var apps []App
 	for _, n := range names {
 		path := sparktest.Path(t, "spark-events", n)
+		if strings.HasPrefix(n, "scenario:") { // a log of the repository's real-Spark scenarios
+			path = filepath.Join("..", "..", "..", "testdata", "scenarios", strings.TrimPrefix(n, "scenario:"))
+		}
 		logs, err := eventlog.Open(context.Background(), path, eventlog.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ const (
 	scopeFindings
 	scopeServer
 	scopeTaskHistogram
+	scopeStream
 )
 
 // appLabels name every per-application series.
@@ -34,6 +35,7 @@ type metric struct {
 	phase      func(*App, analyze.Phase) float64
 	kind       func(*kindStats) float64
 	exec       func(*analyze.Executor) float64
+	stream     func(*analyze.StreamingQuery) float64
 	server     func(*serverState) float64
 }
 
@@ -194,6 +196,26 @@ func table() []metric {
 			help: "Task attempts that failed on the executor.",
 			exec: func(e *analyze.Executor) float64 { return float64(e.FailedTasks) }},
 
+		// Structured Streaming: each query's last micro-batch, as Spark's
+		// own streaming metrics source reports it (lastProgress).
+		{name: "spark_streaming_batches", typ: g, scope: scopeStream,
+			help:   "Micro-batches a streaming query has run (its latest run).",
+			stream: func(q *analyze.StreamingQuery) float64 { return float64(q.Batches) }},
+		{name: "spark_streaming_batch_duration_seconds", typ: g, scope: scopeStream,
+			help:   "Duration of a streaming query's last micro-batch.",
+			stream: func(q *analyze.StreamingQuery) float64 { return ms(q.Last.BatchDurationMs) }},
+		{name: "spark_streaming_input_rows_per_second", typ: g, scope: scopeStream,
+			help:   "Rows per second that arrived for a streaming query's last micro-batch (Spark's inputRowsPerSecond).",
+			stream: func(q *analyze.StreamingQuery) float64 { return q.Last.InputRowsPerSecond }},
+		{name: "spark_streaming_processed_rows_per_second", typ: g, scope: scopeStream,
+			help:   "Rows per second a streaming query's last micro-batch processed (Spark's processedRowsPerSecond).",
+			stream: func(q *analyze.StreamingQuery) float64 { return q.Last.ProcessedRowsPerSecond }},
+		{name: "spark_streaming_state_rows", typ: g, scope: scopeStream,
+			help:   "Rows held in a streaming query's state stores after its last micro-batch.",
+			stream: func(q *analyze.StreamingQuery) float64 { return float64(q.Last.StateRows) }},
+		{name: "spark_streaming_state_memory_bytes", typ: g, scope: scopeStream,
+			help:   "Memory used by a streaming query's state stores after its last micro-batch.",
+			stream: func(q *analyze.StreamingQuery) float64 { return float64(q.Last.StateMemoryBytes) }},
 		{name: "spark_findings", typ: g, scope: scopeFindings,
 			help: "Findings of sparkdx's diagnosis rules by rule and severity."},
 
