@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // isTerminal tells whether w is a terminal (an *os.File on a TTY).
@@ -76,7 +77,7 @@ func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) 
 	case "html":
 		err = report.WriteHTML(w, inputs)
 	default:
-		reports := make([]*report.Report, len(inputs))
+		reports := make([]*reportv1.Report, len(inputs))
 		for i, in := range inputs {
 			reports[i] = in.Report
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -68,7 +69,7 @@ func editedInput(t *testing.T, edit func(line string) (string, bool)) *Input {
 	}
 	res := analyze.Analyze(a)
 	fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res}, diagnose.All)
-	return NewInput(a, res, fs, Log{Path: "edited", Bytes: stats.Bytes, Events: stats.Events})
+	return NewInput(a, res, fs, reportv1.Log{Path: "edited", Bytes: stats.Bytes, Events: stats.Events})
 }
 
 // TestCompareEditedRuns diffs the real log with edited copies: code moved

@@ -13,6 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -63,7 +64,7 @@ func realInput(t testing.TB, rel string) *Input {
 	if err != nil {
 		t.Fatalf("replay %s: %v", rel, err)
 	}
-	log := Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
+	log := reportv1.Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}
 	res := analyze.Analyze(a)
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res,

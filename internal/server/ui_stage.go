@@ -14,6 +14,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // The drill-down pages (jobs, stage, environment) show what the History
@@ -462,10 +463,10 @@ func (s *Server) executorsPage(w http.ResponseWriter, r *http.Request) {
 	// The analysis says why each executor ended (exit codes, OOM kills).
 	if b, _, err := s.report(r, sum.ID, sum.AttemptID); err == nil {
 		var rep struct {
-			ExecutorDetails []report.ExecutorDetail `json:"executorDetails"`
+			ExecutorDetails []reportv1.ExecutorDetail `json:"executorDetails"`
 		}
 		if json.Unmarshal(b, &rep) == nil {
-			byID := map[string]report.ExecutorDetail{}
+			byID := map[string]reportv1.ExecutorDetail{}
 			for _, x := range rep.ExecutorDetails {
 				byID[x.ID] = x
 			}
