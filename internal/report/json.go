@@ -1,13 +1,14 @@
 // Package report renders what sparkdx found about an application: the
 // sparkdx.report/v1 document (internal/reportv1) as JSON Lines, text for
 // people with a progress bar, and a self-contained HTML page; and the
-// diff of two runs (Compare) in the same three forms.
+// same three for the sparkdx.diff/v1 document (internal/diff).
 package report
 
 import (
 	"encoding/json"
 	"io"
 
+	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
@@ -24,4 +25,12 @@ func WriteJSON(w io.Writer, reports []*reportv1.Report) error {
 		}
 	}
 	return nil
+}
+
+// WriteDiffJSON writes the diff as one JSON document.
+func WriteDiffJSON(w io.Writer, d *diff.Diff) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(d)
 }
