@@ -120,7 +120,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 				}
 			}
-			inputs = append(inputs, d.Input())
+			inputs = append(inputs, inputOf(d))
 			attempts = append(attempts, a)
 		}
 	}

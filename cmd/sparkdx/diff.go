@@ -76,5 +76,5 @@ func loadOne(ctx context.Context, path string, opts eventlog.OpenOptions, strict
 		return nil, inputErr(err)
 	}
 	src.Now = now
-	return pipeline.Diagnose(a, nil, src, nil).Input(), nil
+	return inputOf(pipeline.Diagnose(a, nil, src, nil)), nil
 }

@@ -65,6 +65,11 @@ func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions
 	return a, src, stats, err
 }
 
+// inputOf is what the text and HTML renderers read of a diagnosis.
+func inputOf(d *pipeline.Diagnosis) *report.Input {
+	return &report.Input{Report: d.Report, Result: d.Result, Attempt: d.Attempt}
+}
+
 // writeReport renders inputs in format to -o FILE, or to stdout.
 func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) error {
 	w, closeOut, err := outputFile(path, stdout)

@@ -14,7 +14,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
@@ -55,11 +54,6 @@ type Diagnosis struct {
 	Result   *analyze.Result
 	Findings []diagnose.Finding
 	Report   *reportv1.Report // the sparkdx.report/v1 document
-}
-
-// Input is what the text and HTML renderers and diff read.
-func (d *Diagnosis) Input() *report.Input {
-	return &report.Input{Report: d.Report, Result: d.Result, Attempt: d.Attempt}
 }
 
 // Diagnose analyses a (unless res, its analysis, is given already) — up
