@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // htmlDiff is what the page template's "diff" block reads.
@@ -200,7 +201,7 @@ func stageCompareChart(d *diff.Diff) svgChart {
 			name, av = s.After.Name, s.After.DurationMs
 		}
 		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + groupH/2 + 2, Anchor: "end", Class: "label",
-			Text: ShortName(name, 24)})
+			Text: units.ShortName(name, 24)})
 		c.Rects = append(c.Rects,
 			svgRect{X: labelW, Y: y + 3, W: max(w*float64(bv)/float64(longest), 0.5), H: barH, Class: "cmp-before",
 				Tip: fmt.Sprintf("before: %s %s", name, fmtDuration(bv))},

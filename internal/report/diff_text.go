@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // diffStageRows is how many stage rows the text diff shows: the largest
@@ -163,7 +164,7 @@ func writeStageChanges(w io.Writer, d *diff.Diff, st style) {
 		if s.DeltaMs != 0 {
 			ch = signedDuration(s.DeltaMs)
 		}
-		t.add(paintDelta(st, s.DeltaMs), bID, aID, ShortName(name, 34), bDur, "→ "+aDur, ch,
+		t.add(paintDelta(st, s.DeltaMs), bID, aID, units.ShortName(name, 34), bDur, "→ "+aDur, ch,
 			bTasks+" → "+aTasks, bShuf, "→ "+aShuf, how)
 	}
 	t.write(w, st, "  ")

@@ -13,8 +13,8 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // The drill-down pages (jobs, stage, environment) show what the History
@@ -290,7 +290,7 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running", "Charts": charts, "Attempts": attempts,
 		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": rows, "QuantileHeads": qs.Quantiles,
 		"Tasks": tasks, "Sort": sortBy, "Sorts": taskSorts, "Offset": offset, "Total": total, "Page": length,
-		"Short": report.ShortName(st.Name, 80)}
+		"Short": units.ShortName(st.Name, 80)}
 	if offset > 0 {
 		data["Prev"] = page(max(offset-length, 0))
 	}
