@@ -18,6 +18,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // runAnalyze replays each LOG, analyzes and diagnoses it, and prints the
@@ -119,7 +120,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 				}
 			}
-			inputs = append(inputs, d.Input())
+			inputs = append(inputs, inputOf(d))
 			attempts = append(attempts, a)
 		}
 	}
@@ -131,7 +132,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if len(inputs) == 0 {
 		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
 	}
-	reports := make([]*report.Report, len(inputs))
+	reports := make([]*reportv1.Report, len(inputs))
 	for i, in := range inputs {
 		reports[i] = in.Report
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/redact"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // deltaFlags are the Delta Lake export flags shared by analyze and serve.
@@ -48,7 +48,7 @@ func (d *deltaFlags) open(ctx context.Context) (*delta.Tables, *delta.Redactor, 
 }
 
 // writeApps appends each analysed attempt once (keyed by app and attempt id).
-func (d *deltaFlags) writeApps(ctx context.Context, attempts []*model.Attempt, reports []*report.Report) error {
+func (d *deltaFlags) writeApps(ctx context.Context, attempts []*model.Attempt, reports []*reportv1.Report) error {
 	ts, red, err := d.open(ctx)
 	if err != nil || ts == nil {
 		return err

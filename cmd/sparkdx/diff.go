@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/report"
@@ -32,14 +33,15 @@ func runDiff(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	now := time.Now()
 	var runs [2]*report.Input
+	var sides [2]diff.Input
 	for i, path := range fs.Args() {
 		in, err := loadOne(ctx, path, eventlog.OpenOptions{S3: s3f.config()}, *strict, now, stderr)
 		if err != nil {
 			return err
 		}
-		runs[i] = in
+		runs[i], sides[i] = in, diff.Input{Report: in.Report, Result: in.Result}
 	}
-	d := report.Compare(runs[0], runs[1])
+	d := diff.Compare(sides[0], sides[1])
 	w, closeOut, err := outputFile(*out, stdout)
 	if err != nil {
 		return inputErr(err)
@@ -74,5 +76,5 @@ func loadOne(ctx context.Context, path string, opts eventlog.OpenOptions, strict
 		return nil, inputErr(err)
 	}
 	src.Now = now
-	return pipeline.Diagnose(a, nil, src, nil).Input(), nil
+	return inputOf(pipeline.Diagnose(a, nil, src, nil)), nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // isTerminal tells whether w is a terminal (an *os.File on a TTY).
@@ -64,6 +65,11 @@ func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions
 	return a, src, stats, err
 }
 
+// inputOf is what the text and HTML renderers read of a diagnosis.
+func inputOf(d *pipeline.Diagnosis) *report.Input {
+	return &report.Input{Report: d.Report, Result: d.Result, Attempt: d.Attempt}
+}
+
 // writeReport renders inputs in format to -o FILE, or to stdout.
 func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) error {
 	w, closeOut, err := outputFile(path, stdout)
@@ -76,7 +82,7 @@ func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) 
 	case "html":
 		err = report.WriteHTML(w, inputs)
 	default:
-		reports := make([]*report.Report, len(inputs))
+		reports := make([]*reportv1.Report, len(inputs))
 		for i, in := range inputs {
 			reports[i] = in.Report
 		}

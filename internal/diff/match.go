@@ -1,7 +1,3 @@
-// Package diff matches the stages of two runs of an application, the way
-// `sparkdx diff` and serve's Compare page pair them. Stage ids are no use
-// across runs (a changed plan renumbers every later stage), so stages are
-// matched on what the code says, in the order the runs ran them.
 package diff
 
 import (

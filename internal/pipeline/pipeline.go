@@ -14,13 +14,13 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // Source is where an attempt was read from: the report's log section, and
 // what the log-aware rules (incomplete-app) read.
 type Source struct {
-	Log        report.Log
+	Log        reportv1.Log
 	InProgress bool      // the log is still being written
 	ModTime    time.Time // of the log's newest part
 	Now        time.Time // the time the diagnosis is made at; zero: the log's own end
@@ -53,12 +53,7 @@ type Diagnosis struct {
 	Attempt  *model.Attempt
 	Result   *analyze.Result
 	Findings []diagnose.Finding
-	Report   *report.Report // the sparkdx.report/v1 document
-}
-
-// Input is what the text and HTML renderers and diff read.
-func (d *Diagnosis) Input() *report.Input {
-	return &report.Input{Report: d.Report, Result: d.Result, Attempt: d.Attempt}
+	Report   *reportv1.Report // the sparkdx.report/v1 document
 }
 
 // Diagnose analyses a (unless res, its analysis, is given already) — up
@@ -71,7 +66,7 @@ func Diagnose(a *model.Attempt, res *analyze.Result, src Source, agent *diagnose
 	}
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Log: diagnose.LogInfo{
 		InProgress: src.InProgress, Truncated: src.Log.Truncated, ModTime: src.ModTime, Now: src.Now}}, diagnose.All)
-	return &Diagnosis{Attempt: a, Result: res, Findings: findings, Report: report.Build(a, res, findings, src.Log)}
+	return &Diagnosis{Attempt: a, Result: res, Findings: findings, Report: reportv1.Build(a, res, findings, src.Log)}
 }
 
 // ErrNotSpark is the error for a log without SparkListenerApplicationStart.
@@ -92,7 +87,7 @@ func Replay(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions) (
 		return nil, Source{}, stats, fmt.Errorf("%s: %w", l.Path, ErrNotSpark)
 	}
 	src := Source{
-		Log: report.Log{Path: l.Path, Codec: string(l.Codec), Bytes: stats.Bytes, Events: stats.Events,
+		Log: reportv1.Log{Path: l.Path, Codec: string(l.Codec), Bytes: stats.Bytes, Events: stats.Events,
 			BadLines: stats.BadLines, UnknownEvents: stats.Unknown, Truncated: stats.Truncated},
 		InProgress: l.InProgress, ModTime: l.ModTime,
 	}

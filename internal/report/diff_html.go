@@ -6,11 +6,13 @@ import (
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // htmlDiff is what the page template's "diff" block reads.
 type htmlDiff struct {
-	D            *Diff
+	D            *diff.Diff
 	Verdict      string
 	VerdictClass string // delta-better | delta-worse | ""
 	Charts       []svgChart
@@ -26,18 +28,18 @@ type htmlChange struct {
 }
 
 type htmlStageChange struct {
-	StageChange
+	diff.StageChange
 	BeforeID, AfterID, Name, BeforeDur, AfterDur, Delta, Tasks, Shuffle, How, Class string
 }
 
 type htmlFindingChange struct {
-	FindingChange
+	diff.FindingChange
 	Change, Severity, Class string
 }
 
 // WriteDiffHTML writes the comparison as one self-contained page: the
 // comparison first, then the full report of each run.
-func WriteDiffHTML(w io.Writer, d *Diff, before, after *Input) error {
+func WriteDiffHTML(w io.Writer, d *diff.Diff, before, after *Input) error {
 	page, err := newPage()
 	if err != nil {
 		return err
@@ -64,12 +66,12 @@ func deltaClass(delta int64) string {
 	return ""
 }
 
-func htmlDiffOf(d *Diff) *htmlDiff {
+func htmlDiffOf(d *diff.Diff) *htmlDiff {
 	h := &htmlDiff{D: d, Verdict: verdict(d, style{}), Counts: map[string]int{}}
 	if d.Before.DurationMs > 0 && d.After.DurationMs > 0 {
 		h.VerdictClass = deltaClass(d.After.DurationMs - d.Before.DurationMs)
 	}
-	conv := func(cs []Change) []htmlChange {
+	conv := func(cs []diff.Change) []htmlChange {
 		var out []htmlChange
 		for _, c := range cs {
 			out = append(out, htmlChange{Name: c.Name, Before: fmtValue(c.Unit, c.Before), After: fmtValue(c.Unit, c.After),
@@ -94,13 +96,13 @@ func htmlDiffOf(d *Diff) *htmlDiff {
 			aTasks, aSh = fmt.Sprint(s.After.Tasks), fmtBytesOrDash(s.After.ShuffleReadBytes)
 		}
 		r.Tasks, r.Shuffle = bTasks+" → "+aTasks, bSh+" → "+aSh
-		if s.Status != StageMatched {
+		if s.Status != diff.StageMatched {
 			r.How = s.Status
 		}
 		h.Counts[r.How]++
 		h.Stages = append(h.Stages, r)
 	}
-	add := func(change, class string, fs []FindingChange) {
+	add := func(change, class string, fs []diff.FindingChange) {
 		for _, f := range fs {
 			sev := f.AfterSeverity
 			if sev == "" {
@@ -120,7 +122,7 @@ func htmlDiffOf(d *Diff) *htmlDiff {
 }
 
 // phaseCompareChart draws both runs as stacked phase bars on one scale.
-func phaseCompareChart(d *Diff) svgChart {
+func phaseCompareChart(d *diff.Diff) svgChart {
 	c := svgChart{ID: "diff-phases", Title: "Wall time by phase, before and after", Width: chartW}
 	longest := max(d.Phases[0].Before, d.Phases[0].After)
 	if longest <= 0 {
@@ -168,9 +170,9 @@ func anchorFor(x float64) string {
 }
 
 // stageCompareChart draws the stages that changed most as pairs of bars.
-func stageCompareChart(d *Diff) svgChart {
+func stageCompareChart(d *diff.Diff) svgChart {
 	c := svgChart{ID: "diff-stages", Title: "Stages that changed most", Width: chartW}
-	rows := append([]StageChange(nil), d.Stages...)
+	rows := append([]diff.StageChange(nil), d.Stages...)
 	sort.SliceStable(rows, func(i, j int) bool { return abs64(rows[i].DeltaMs) > abs64(rows[j].DeltaMs) })
 	rows = rows[:min(len(rows), diffStageRows)]
 	var longest int64
@@ -199,7 +201,7 @@ func stageCompareChart(d *Diff) svgChart {
 			name, av = s.After.Name, s.After.DurationMs
 		}
 		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + groupH/2 + 2, Anchor: "end", Class: "label",
-			Text: ShortName(name, 24)})
+			Text: units.ShortName(name, 24)})
 		c.Rects = append(c.Rects,
 			svgRect{X: labelW, Y: y + 3, W: max(w*float64(bv)/float64(longest), 0.5), H: barH, Class: "cmp-before",
 				Tip: fmt.Sprintf("before: %s %s", name, fmtDuration(bv))},
@@ -209,7 +211,7 @@ func stageCompareChart(d *Diff) svgChart {
 		if s.DeltaMs == 0 {
 			label = "="
 		}
-		if s.Status != StageMatched {
+		if s.Status != diff.StageMatched {
 			label = s.Status + " " + label
 		}
 		c.Texts = append(c.Texts, svgText{X: labelW + plotW, Y: y + groupH/2 + 2, Anchor: "end",

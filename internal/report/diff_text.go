@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // diffStageRows is how many stage rows the text diff shows: the largest
@@ -15,7 +16,7 @@ const diffStageRows = 15
 
 // WriteDiffText writes the comparison for a person: verdict, phases,
 // totals, the stages that changed most, and findings fixed or new.
-func WriteDiffText(w io.Writer, d *Diff, opts TextOptions) error {
+func WriteDiffText(w io.Writer, d *diff.Diff, opts TextOptions) error {
 	ew := &errWriter{w: w}
 	st := style{color: opts.Color}
 	writeDiffHeader(ew, d, st)
@@ -30,10 +31,10 @@ func WriteDiffText(w io.Writer, d *Diff, opts TextOptions) error {
 	return ew.err
 }
 
-func writeDiffHeader(w io.Writer, d *Diff, st style) {
+func writeDiffHeader(w io.Writer, d *diff.Diff, st style) {
 	for _, r := range []struct {
 		label string
-		run   DiffRun
+		run   diff.Run
 	}{{"before", d.Before}, {"after ", d.After}} {
 		id := oneLine(r.run.AppID)
 		if r.run.AttemptID != "" {
@@ -51,7 +52,7 @@ func writeDiffHeader(w io.Writer, d *Diff, st style) {
 }
 
 // verdict says in one line whether the after run was faster.
-func verdict(d *Diff, st style) string {
+func verdict(d *diff.Diff, st style) string {
 	b, a := d.Before.DurationMs, d.After.DurationMs
 	switch {
 	case b <= 0 || a <= 0:
@@ -77,7 +78,7 @@ func fmtValue(unit string, v int64) string {
 }
 
 // fmtDelta renders a signed change with its relative size.
-func fmtDelta(c Change) string {
+func fmtDelta(c diff.Change) string {
 	if c.Delta == 0 {
 		return "="
 	}
@@ -114,7 +115,7 @@ func paintDelta(st style, delta int64) func(string) string {
 	return nil
 }
 
-func writeChanges(w io.Writer, title string, cs []Change, st style) {
+func writeChanges(w io.Writer, title string, cs []diff.Change, st style) {
 	fmt.Fprintln(w, st.bold(title))
 	t := &table{head: []string{"", "before", "after", "change"}, right: []bool{false, true, true, true}}
 	for _, c := range cs {
@@ -123,10 +124,10 @@ func writeChanges(w io.Writer, title string, cs []Change, st style) {
 	t.write(w, st, "  ")
 }
 
-func writeStageChanges(w io.Writer, d *Diff, st style) {
+func writeStageChanges(w io.Writer, d *diff.Diff, st style) {
 	counts := map[string]int{}
 	for _, s := range d.Stages {
-		if s.Status == StageMatched {
+		if s.Status == diff.StageMatched {
 			counts[s.Match]++
 		} else {
 			counts[s.Status]++
@@ -134,12 +135,12 @@ func writeStageChanges(w io.Writer, d *Diff, st style) {
 	}
 	fmt.Fprintf(w, "%s  %s\n", st.bold("Stages"), st.dim(fmt.Sprintf(
 		"%d matched by name, %d by name without line numbers, %d by operation in order; %d added, %d removed",
-		counts[diff.MatchName], counts[diff.MatchNameNoLines], counts[diff.MatchOperation], counts[StageAdded], counts[StageRemoved])))
+		counts[diff.MatchName], counts[diff.MatchNameNoLines], counts[diff.MatchOperation], counts[diff.StageAdded], counts[diff.StageRemoved])))
 	if len(d.Stages) == 0 {
 		fmt.Fprintln(w, "  none: neither run ran a stage")
 		return
 	}
-	rows := append([]StageChange(nil), d.Stages...)
+	rows := append([]diff.StageChange(nil), d.Stages...)
 	sort.SliceStable(rows, func(i, j int) bool { return abs64(rows[i].DeltaMs) > abs64(rows[j].DeltaMs) })
 	shown := rows[:min(len(rows), diffStageRows)]
 	t := &table{head: []string{"before", "after", "name", "duration", "", "change", "tasks", "shuffle r", "", "matched by"},
@@ -156,14 +157,14 @@ func writeStageChanges(w io.Writer, d *Diff, st style) {
 			aDur, aTasks, aShuf = fmtDuration(s.After.DurationMs), fmt.Sprint(s.After.Tasks), fmtBytesOrDash(s.After.ShuffleReadBytes)
 		}
 		how := s.Match
-		if s.Status != StageMatched {
+		if s.Status != diff.StageMatched {
 			how = s.Status
 		}
 		ch := "="
 		if s.DeltaMs != 0 {
 			ch = signedDuration(s.DeltaMs)
 		}
-		t.add(paintDelta(st, s.DeltaMs), bID, aID, ShortName(name, 34), bDur, "→ "+aDur, ch,
+		t.add(paintDelta(st, s.DeltaMs), bID, aID, units.ShortName(name, 34), bDur, "→ "+aDur, ch,
 			bTasks+" → "+aTasks, bShuf, "→ "+aShuf, how)
 	}
 	t.write(w, st, "  ")
@@ -186,7 +187,7 @@ func abs64(v int64) int64 {
 	return v
 }
 
-func writeFindingChanges(w io.Writer, f FindingChanges, st style, width int) {
+func writeFindingChanges(w io.Writer, f diff.FindingChanges, st style, width int) {
 	fmt.Fprintf(w, "%s  %s\n", st.bold("Findings"), st.dim(fmt.Sprintf("%d fixed, %d new, %d in both",
 		len(f.Removed), len(f.Added), len(f.Kept))))
 	if len(f.Removed)+len(f.Added)+len(f.Kept) == 0 {
@@ -196,7 +197,7 @@ func writeFindingChanges(w io.Writer, f FindingChanges, st style, width int) {
 	groups := []struct {
 		label string
 		code  string
-		fs    []FindingChange
+		fs    []diff.FindingChange
 	}{{"fixed", sgrGreen, f.Removed}, {"new", sgrRed, f.Added}, {"still", "", f.Kept}}
 	for _, g := range groups {
 		for _, c := range g.fs {

@@ -43,14 +43,3 @@ func BenchmarkWriteHTML(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkCompare(b *testing.B) {
-	before := benchInput(b)
-	after := realInput(b, "big/application_1701368813061_0008.zstd")
-	b.ReportAllocs()
-	for b.Loop() {
-		if d := Compare(before, after); len(d.Stages) == 0 {
-			b.Fatal("no stages")
-		}
-	}
-}

@@ -182,7 +182,7 @@ func TestDiffHTMLInChromium(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteDiffHTML(&buf, Compare(c.before, c.after), c.before, c.after); err != nil {
+			if err := WriteDiffHTML(&buf, compare(c.before, c.after), c.before, c.after); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(buf.String(), xssName) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // TextOptions configure the text report.
@@ -428,10 +429,10 @@ func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
 		var paint func(string) string
 		name := oneLine(s.Name)
 		if s.Status != "COMPLETE" {
-			name = ShortName(name, 34-width(s.Status)-3) + " (" + strings.ToLower(oneLine(s.Status)) + ")"
+			name = units.ShortName(name, 34-width(s.Status)-3) + " (" + strings.ToLower(oneLine(s.Status)) + ")"
 			paint = func(l string) string { return st.wrap(sgrRed, l) }
 		}
-		t.add(paint, id, ShortName(name, 34),
+		t.add(paint, id, units.ShortName(name, 34),
 			fmt.Sprintf("%d", s.NumTasks), fmtDuration(s.DurationMs), fmtDurationOrDash(s.QueuedMs),
 			fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.P95), fmtDuration(s.TaskDurationMs.Max),
 			fmtRatio(s.SkewDuration), fmtBytesOrDash(s.InputBytes), fmtBytesOrDash(s.ShuffleReadBytes),

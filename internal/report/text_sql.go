@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // topQueriesShown is how many SQL queries the text report lists.
@@ -118,13 +119,13 @@ func writeTopQueries(w io.Writer, r *analyze.Result, st style) {
 			paint = func(l string) string { return st.wrap(sgrRed, l) }
 		}
 		t.add(paint, fmt.Sprintf("%d", q.x.ID), fmtDuration(q.durationMs), fmtDurationOrDash(q.taskTimeMs),
-			idList(q.jobs), idList(q.stages), truncateMiddle(desc, 48))
+			idList(q.jobs), idList(q.stages), units.TruncateMiddle(desc, 48))
 		if len(q.heavy) > 0 {
 			var parts []string
 			for _, h := range q.heavy {
 				parts = append(parts, oneLine(h.name)+" "+h.what)
 			}
-			t.add(func(l string) string { return st.dim(l) }, "", "", "", "", "", truncateMiddle("└ "+strings.Join(parts, " · "), 80))
+			t.add(func(l string) string { return st.dim(l) }, "", "", "", "", "", units.TruncateMiddle("└ "+strings.Join(parts, " · "), 80))
 		}
 	}
 	t.write(w, st, "  ")
@@ -148,5 +149,5 @@ func idList(ids []int) string {
 		}
 		i = j + 1
 	}
-	return truncateMiddle(strings.Join(parts, ","), 16)
+	return units.TruncateMiddle(strings.Join(parts, ","), 16)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -63,7 +64,7 @@ func realInput(t testing.TB, rel string) *Input {
 	if err != nil {
 		t.Fatalf("replay %s: %v", rel, err)
 	}
-	log := Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
+	log := reportv1.Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
 		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}
 	res := analyze.Analyze(a)
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res,
@@ -206,8 +207,6 @@ func TestFmt(t *testing.T) {
 		{fmtRatio(3.21), "3.2×"},
 		{truncate("abcdef", 4), "abc…"},
 		{truncate("abc", 4), "abc"},
-		{truncateMiddle("filter at BisectingKMeans.scala:180", 20), "filter at …scala:180"},
-		{truncateMiddle("abc", 3), "abc"},
 		{oneLine("a\n\tb  \x1b[1mc\r\n"), "a b [1mc"},
 	}
 	for i, tt := range tests {
@@ -278,26 +277,6 @@ func TestEvidenceRecords(t *testing.T) {
 	for _, v := range []any{[]int{1, 2}, []any{map[string]any{"a": []int{1}}}, "x", nil, []any{}} {
 		if _, ok := evidenceRecords("k", v); ok {
 			t.Errorf("got a table for %#v, want none", v)
-		}
-	}
-}
-
-// TestShortName: a stage name loses its call site's directories before
-// anything else, then its middle.
-func TestShortName(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"collect at /tmp/a/benchmarks/bench_power.py:131", 40, "collect at …bench_power.py:131"},
-		{"collect at /tmp/a/benchmarks/bench_power.py:131", 100, "collect at /tmp/a/benchmarks/bench_power.py:131"},
-		{"sum at workload.py:44", 12, "sum at…py:44"},
-		{"$anonfun$withThreadLocalCaptured$1 at CompletableFuture.java:1768", 34, "$anonfun$withThre…Future.java:1768"},
-		{"reduceByKey at /work/main/testdata/scenarios/shuffle-files-lost/workload.py:21", 34, "reduceByKey at …workload.py:21"},
-	} {
-		if got := ShortName(c.in, c.n); got != c.want {
-			t.Errorf("ShortName(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -17,7 +17,7 @@ import (
 // rule, with the driver's agent samples when the store has them.
 type Analysis struct {
 	Result *analyze.Result
-	Report *report.Report
+	Report *reportv1.Report
 }
 
 // Analyze analyses an ingest input with the agent samples st holds for

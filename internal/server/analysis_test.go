@@ -13,7 +13,7 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -268,7 +268,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	if err := st.AddSamples(xs); err != nil {
 		b.Fatal(err)
 	}
-	in := ingest.Input{Attempt: a, Log: report.Log{Path: path, Bytes: stats.Bytes, Events: stats.Events}, Now: time.Now()}
+	in := ingest.Input{Attempt: a, Log: reportv1.Log{Path: path, Bytes: stats.Bytes, Events: stats.Events}, Now: time.Now()}
 	found := false
 	for _, f := range Analyze(st, in).Report.Findings {
 		found = found || f.Rule == "driver-degradation"

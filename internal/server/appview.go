@@ -9,7 +9,6 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -313,7 +312,7 @@ func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 			color = "#cbd5e1"
 		}
 		x0, x1 := x(s.SubmissionTime), x(stop)
-		short := report.ShortName(fmt.Sprintf("%d: %s", s.StageID, s.Name), 28)
+		short := units.ShortName(fmt.Sprintf("%d: %s", s.StageID, s.Name), 28)
 		g.Bars = append(g.Bars, bar{X: x0, Y: 6 + i*18, Width: max(x1-x0, 2), Color: color, Short: short,
 			Label: fmt.Sprintf("stage %d.%d %s — %s, %d tasks", s.StageID, s.AttemptID, s.Name, s.Status, s.NumTasks)})
 	}

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -180,10 +180,10 @@ func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
 }
 
 // diff compares the newest attempts of two applications exactly as
-// `sparkdx diff` does (report.Compare: stages matched by Spark's call site
+// `sparkdx diff` does (diff.Compare: stages matched by Spark's call site
 // in submission order, each pair saying how it was matched).
-func (s *Server) diff(r *http.Request, a, b string) (*report.Diff, int, error) {
-	var in [2]*report.Input
+func (s *Server) diff(r *http.Request, a, b string) (*diff.Diff, int, error) {
+	var in [2]diff.Input
 	for i, id := range []string{a, b} {
 		sum, ok := pick(s.attemptsOf(id), "")
 		if !ok {
@@ -195,7 +195,7 @@ func (s *Server) diff(r *http.Request, a, b string) (*report.Diff, int, error) {
 		}
 		an := Analyze(s.cfg.Store, ingest.Input{Attempt: att, InProgress: sum.Status == "running", Now: s.cfg.Now()})
 		release()
-		in[i] = &report.Input{Report: an.Report, Result: an.Result}
+		in[i] = diff.Input{Report: an.Report, Result: an.Result}
 	}
-	return report.Compare(in[0], in[1]), http.StatusOK, nil
+	return diff.Compare(in[0], in[1]), http.StatusOK, nil
 }

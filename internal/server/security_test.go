@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkdx/sparkdx/internal/diff"
-	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -154,14 +153,14 @@ func TestJSONErrors(t *testing.T) {
 	}
 	// The same document `sparkdx diff --format json` writes: the second log
 	// is the first shifted in time, so every stage matches by name.
-	var d report.Diff
+	var d diff.Diff
 	ts.getJSON(t, "/api/sparkdx/v1/diff?a=local-1422981759269&b=local-1425081759269", &d)
-	if d.Schema != report.DiffSchema || d.Before.AppID != "local-1422981759269" || d.After.AppID != "local-1425081759269" ||
+	if d.Schema != diff.Schema || d.Before.AppID != "local-1422981759269" || d.After.AppID != "local-1425081759269" ||
 		len(d.Stages) == 0 || d.Phases[0].Delta != d.After.DurationMs-d.Before.DurationMs {
 		t.Errorf("diff: got %+v", d)
 	}
 	for _, s := range d.Stages {
-		if s.Status != report.StageMatched || s.Match != diff.MatchName {
+		if s.Status != diff.StageMatched || s.Match != diff.MatchName {
 			t.Errorf("diff: stage %+v, want every stage matched by name", s)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -77,7 +77,7 @@ func checkLikeOffline(t *testing.T, ts *testServer, offline map[string]string) {
 
 // reportOf is the default analysis of an offline replay.
 func reportOf(a *model.Attempt, modTime time.Time) ([]byte, error) {
-	return ingest.ReportJSON(ingest.Input{Attempt: a, Log: report.Log{}, ModTime: modTime, Now: time.Now()})
+	return ingest.ReportJSON(ingest.Input{Attempt: a, Log: reportv1.Log{}, ModTime: modTime, Now: time.Now()})
 }
 
 // ended says whether the lines include the application's end.

@@ -13,7 +13,8 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // The drill-down pages (jobs, stage, environment) show what the History
@@ -289,7 +290,7 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running", "Charts": charts, "Attempts": attempts,
 		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": rows, "QuantileHeads": qs.Quantiles,
 		"Tasks": tasks, "Sort": sortBy, "Sorts": taskSorts, "Offset": offset, "Total": total, "Page": length,
-		"Short": report.ShortName(st.Name, 80)}
+		"Short": units.ShortName(st.Name, 80)}
 	if offset > 0 {
 		data["Prev"] = page(max(offset-length, 0))
 	}
@@ -462,10 +463,10 @@ func (s *Server) executorsPage(w http.ResponseWriter, r *http.Request) {
 	// The analysis says why each executor ended (exit codes, OOM kills).
 	if b, _, err := s.report(r, sum.ID, sum.AttemptID); err == nil {
 		var rep struct {
-			ExecutorDetails []report.ExecutorDetail `json:"executorDetails"`
+			ExecutorDetails []reportv1.ExecutorDetail `json:"executorDetails"`
 		}
 		if json.Unmarshal(b, &rep) == nil {
-			byID := map[string]report.ExecutorDetail{}
+			byID := map[string]reportv1.ExecutorDetail{}
 			for _, x := range rep.ExecutorDetails {
 				byID[x.ID] = x
 			}

@@ -1,5 +1,7 @@
 // Package units formats quantities for people: sizes in binary units,
-// durations in the largest unit that keeps them short.
+// durations in the largest unit that keeps them short; and stage names
+// cut to a column's width (ShortName), for the renderers and serve's
+// pages alike.
 package units
 
 import "fmt"

@@ -11,7 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -46,7 +46,7 @@ func BenchmarkWriteApp(b *testing.B) {
 	red, _ := NewRedactor("")
 	res := analyze.Analyze(a)
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res}, diagnose.All)
-	rows := RowsOf(a, report.Build(a, res, findings, report.Log{Path: path, Bytes: stats.Bytes, Events: stats.Events}), red, time.Now())
+	rows := RowsOf(a, reportv1.Build(a, res, findings, reportv1.Log{Path: path, Bytes: stats.Bytes, Events: stats.Events}), red, time.Now())
 	b.Logf("%d jobs, %d stages, %d executors", len(rows.Jobs), len(rows.Stages), len(rows.Executors))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // AppRows is what one analysed application attempt adds to the tables.
@@ -35,7 +35,7 @@ func msTimePtr(ms *int64) *time.Time {
 // RowsOf turns a replayed attempt and its report into table rows. Spark
 // properties pass through red (widened by the app's own
 // spark.redaction.regex) so that no secret reaches a table.
-func RowsOf(a *model.Attempt, r *report.Report, red *Redactor, now time.Time) AppRows {
+func RowsOf(a *model.Attempt, r *reportv1.Report, red *Redactor, now time.Time) AppRows {
 	red = red.ForApp(a.Env.SparkProperties)
 	id, att := r.App.ID, r.App.AttemptID
 	out := AppRows{App: AppRow{

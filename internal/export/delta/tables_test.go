@@ -15,7 +15,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -31,7 +31,7 @@ var realLogs = []string{
 
 type analysed struct {
 	attempt *model.Attempt
-	report  *report.Report
+	report  *reportv1.Report
 }
 
 func analyse(t *testing.T, name string) analysed {
@@ -48,7 +48,7 @@ func analyse(t *testing.T, name string) analysed {
 	}
 	res := analyze.Analyze(a)
 	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res}, diagnose.All)
-	return analysed{a, report.Build(a, res, findings, report.Log{Path: path, Codec: "none", Bytes: stats.Bytes, Events: stats.Events})}
+	return analysed{a, reportv1.Build(a, res, findings, reportv1.Log{Path: path, Codec: "none", Bytes: stats.Bytes, Events: stats.Events})}
 }
 
 // secrets are injected into one app's properties: none may reach a table.
@@ -126,15 +126,15 @@ func TestTablesFromRealLogs(t *testing.T) {
 		for _, s := range r.Stages {
 			q := fmt.Sprintf("SELECT name, status, num_tasks, duration_ms, task_duration_p95_ms, gc_time_ms, input_bytes, shuffle_read_bytes, shuffle_write_bytes, memory_spilled_bytes, skew_duration_max_over_median FROM %s WHERE %s AND stage_id = %d AND stage_attempt_id = %d",
 				tables[TableStages].from(), key, s.StageID, s.AttemptID)
-			var got report.Stage
+			var got reportv1.Stage
 			if err := db.QueryRow(q).Scan(&got.Name, &got.Status, &got.NumTasks, &got.DurationMs, &got.TaskDurationMs.P95, &got.GCTimeMs,
 				&got.InputBytes, &got.ShuffleReadBytes, &got.ShuffleWriteBytes, &got.MemorySpilledBytes, &got.Skew.DurationMaxOverMedian); err != nil {
 				t.Fatalf("%s stage %d.%d: %v", r.App.ID, s.StageID, s.AttemptID, err)
 			}
-			want := report.Stage{Name: s.Name, Status: s.Status, NumTasks: s.NumTasks, DurationMs: s.DurationMs,
-				TaskDurationMs: report.Quantiles{P95: s.TaskDurationMs.P95}, GCTimeMs: s.GCTimeMs, InputBytes: s.InputBytes,
+			want := reportv1.Stage{Name: s.Name, Status: s.Status, NumTasks: s.NumTasks, DurationMs: s.DurationMs,
+				TaskDurationMs: reportv1.Quantiles{P95: s.TaskDurationMs.P95}, GCTimeMs: s.GCTimeMs, InputBytes: s.InputBytes,
 				ShuffleReadBytes: s.ShuffleReadBytes, ShuffleWriteBytes: s.ShuffleWriteBytes, MemorySpilledBytes: s.MemorySpilledBytes,
-				Skew: report.Skew{DurationMaxOverMedian: s.Skew.DurationMaxOverMedian}}
+				Skew: reportv1.Skew{DurationMaxOverMedian: s.Skew.DurationMaxOverMedian}}
 			if got != want {
 				t.Errorf("%s stage %d.%d: got %+v, want %+v", r.App.ID, s.StageID, s.AttemptID, got, want)
 			}
@@ -142,11 +142,11 @@ func TestTablesFromRealLogs(t *testing.T) {
 		for _, e := range r.Executors {
 			q := fmt.Sprintf("SELECT host, cores, epoch_ms(added_time), peak_jvm_heap_bytes, task_time_ms, gc_time_ms FROM %s WHERE %s AND executor_id = '%s'",
 				tables[TableExecutors].from(), key, e.ID)
-			var got report.Executor
+			var got reportv1.Executor
 			if err := db.QueryRow(q).Scan(&got.Host, &got.Cores, &got.AddedTime, &got.PeakJVMHeapBytes, &got.TaskTimeMs, &got.GCTimeMs); err != nil {
 				t.Fatalf("%s executor %s: %v", r.App.ID, e.ID, err)
 			}
-			want := report.Executor{Host: e.Host, Cores: e.Cores, AddedTime: e.AddedTime, PeakJVMHeapBytes: e.PeakJVMHeapBytes,
+			want := reportv1.Executor{Host: e.Host, Cores: e.Cores, AddedTime: e.AddedTime, PeakJVMHeapBytes: e.PeakJVMHeapBytes,
 				TaskTimeMs: e.TaskTimeMs, GCTimeMs: e.GCTimeMs}
 			if got != want {
 				t.Errorf("%s executor %s: got %+v, want %+v", r.App.ID, e.ID, got, want)

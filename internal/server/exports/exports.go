@@ -17,7 +17,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/export/delta"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -204,7 +204,7 @@ func (x *Exports) retry(ctx context.Context, in *ingest.Ingester, startup bool) 
 			continue
 		}
 		input := ingest.Input{Attempt: a, ModTime: time.Unix(0, rec.ModTime), Now: time.Now(),
-			Log: report.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}}
+			Log: reportv1.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}}
 		an := server.Analyze(x.st, input)
 		if trace && (x.paused() || !x.exportTrace(ctx, input, an.Result)) {
 			x.mark(x.unexported, rec.Key)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -143,8 +143,8 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
 }
 
-func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) report.Log {
-	l := report.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}
+func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) reportv1.Log {
+	l := reportv1.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}
 	if st != nil {
 		l.Bytes, l.Events, l.BadLines, l.UnknownEvents, l.Truncated = st.Bytes, st.Events, st.BadLines, st.Unknown, st.Truncated
 	}

@@ -27,14 +27,14 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
 // Input is what an analysis sees of one log.
 type Input struct {
 	Attempt    *model.Attempt
-	Log        report.Log
+	Log        reportv1.Log
 	InProgress bool      // the log is still being written
 	ModTime    time.Time // of the log's newest part
 	Now        time.Time

@@ -1,10 +1,10 @@
-package report
+package diff
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/diff"
 )
 
 // diffStage is one stage (all its attempts) of one run.
@@ -45,8 +45,8 @@ func stagesOf(r *analyze.Result) []diffStage {
 }
 
 // matchStages aligns two runs' stages (each in submission order): see
-// diff.Stages.
-func matchStages(b, a []diffStage) []diff.Pair {
+// Stages.
+func matchStages(b, a []diffStage) []Pair {
 	names := func(ss []diffStage) []string {
 		out := make([]string, len(ss))
 		for i, s := range ss {
@@ -54,5 +54,30 @@ func matchStages(b, a []diffStage) []diff.Pair {
 		}
 		return out
 	}
-	return diff.Stages(names(b), names(a))
+	return Stages(names(b), names(a))
+}
+
+// oneLine folds newlines and tabs into spaces and drops other control
+// characters, as the renderers show text from the log (report's oneLine,
+// which this package cannot import): stage names are matched and written
+// into the document folded.
+func oneLine(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return strings.TrimRight(b.String(), " ")
 }

@@ -1,4 +1,4 @@
-package report
+package reportv1
 
 import "github.com/sparkdx/sparkdx/internal/analyze"
 

@@ -1,4 +1,4 @@
-package report_test
+package reportv1_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/report"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -31,13 +31,13 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 }
 
 // build replays, analyzes and diagnoses every log under dir.
-func build(t *testing.T, dir string) []*report.Report {
+func build(t *testing.T, dir string) []*reportv1.Report {
 	t.Helper()
 	logs, err := eventlog.Open(context.Background(), dir, eventlog.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*report.Report
+	var out []*reportv1.Report
 	for _, l := range logs {
 		a, st, err := eventlog.ReplayLog(context.Background(), l, eventlog.ReplayOptions{})
 		if err != nil {
@@ -45,26 +45,23 @@ func build(t *testing.T, dir string) []*report.Report {
 		}
 		res := analyze.Analyze(a)
 		fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res}, diagnose.All)
-		out = append(out, report.Build(a, res, fs, report.Log{Path: l.Path, Codec: l.Codec.String(), Bytes: st.Bytes,
+		out = append(out, reportv1.Build(a, res, fs, reportv1.Log{Path: l.Path, Codec: l.Codec.String(), Bytes: st.Bytes,
 			Events: st.Events, BadLines: st.BadLines, UnknownEvents: st.Unknown, Truncated: st.Truncated}))
 	}
 	return out
 }
 
-// encode writes rs as analyze --format json does and decodes each line.
-func encode(t *testing.T, rs []*report.Report) []any {
+// encode marshals each report and decodes it the way the validator reads
+// JSON.
+func encode(t *testing.T, rs []*reportv1.Report) []any {
 	t.Helper()
-	var b bytes.Buffer
-	if err := report.WriteJSON(&b, rs); err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n"))
-	if len(lines) != len(rs) {
-		t.Fatalf("%d reports written as %d lines, want one line each", len(rs), len(lines))
-	}
 	var docs []any
-	for _, line := range lines {
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	for _, r := range rs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,11 +93,14 @@ func TestReportsValidate(t *testing.T) {
 func TestSchemaRejects(t *testing.T) {
 	s := compileSchema(t)
 	rs := build(t, sparktest.Path(t, "spark-events", "app-20161115172038-0000"))
-	var b bytes.Buffer
-	if err := report.WriteJSON(&b, rs); err != nil {
+	if len(rs) != 1 {
+		t.Fatalf("got %d reports, want 1", len(rs))
+	}
+	b, err := json.Marshal(rs[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	good := b.String()
+	good := string(b)
 	for name, edit := range map[string]func(map[string]any){
 		"renamed stage key": func(m map[string]any) {
 			st := m["stages"].([]any)[0].(map[string]any)

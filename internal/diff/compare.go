@@ -1,24 +1,32 @@
-package report
+// Package diff owns the sparkdx.diff/v1 document: two runs of an
+// application compared, as `sparkdx diff --format json` writes it and
+// serve's compare API returns it. Compare builds it from each run's
+// sparkdx.report/v1 document and analysis; the renderers
+// (internal/report) only show it. Its JSON field names are a public
+// contract, like the report's (DESIGN.md).
+//
+// Stage ids are no use across runs (a changed plan renumbers every later
+// stage), so stages are matched on what the code says, in the order the
+// runs ran them (Stages).
+package diff
 
 import (
-	"encoding/json"
-	"io"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
-// DiffSchema is the diff JSON document's schema id.
-const DiffSchema = "sparkdx.diff/v1"
+// Schema is the diff JSON document's schema id.
+const Schema = "sparkdx.diff/v1"
 
 // Diff compares two runs of an application: "I switched to LEFT SEMI
 // JOIN, did it help?". Times are milliseconds, sizes bytes.
 type Diff struct {
 	Schema   string         `json:"schema"`
-	Before   DiffRun        `json:"before"`
-	After    DiffRun        `json:"after"`
+	Before   Run            `json:"before"`
+	After    Run            `json:"after"`
 	Phases   []Change       `json:"phases"` // wall time, then the four phases
 	Totals   []Change       `json:"totals"`
 	Matching string         `json:"matching"` // how stages were matched
@@ -26,8 +34,8 @@ type Diff struct {
 	Findings FindingChanges `json:"findings"`
 }
 
-// DiffRun identifies one side of the comparison.
-type DiffRun struct {
+// Run identifies one side of the comparison.
+type Run struct {
 	Log        string `json:"log"`
 	AppID      string `json:"appId"`
 	AttemptID  string `json:"attemptId"`
@@ -127,9 +135,17 @@ type FindingChange struct {
 	Recipe         string `json:"recipe"`
 }
 
+// Input is one analyzed run as Compare reads it: its sparkdx.report/v1
+// document (log, app, findings) and the analysis behind it (every stage
+// attempt).
+type Input struct {
+	Report *reportv1.Report
+	Result *analyze.Result
+}
+
 // Compare computes the difference between two analyzed runs.
-func Compare(before, after *Input) *Diff {
-	d := &Diff{Schema: DiffSchema, Before: runOf(before), After: runOf(after), Matching: diff.MatchDescription,
+func Compare(before, after Input) *Diff {
+	d := &Diff{Schema: Schema, Before: runOf(before), After: runOf(after), Matching: MatchDescription,
 		Stages: []StageChange{}}
 	rb, ra := before.Result, after.Result
 	d.Phases = []Change{
@@ -163,9 +179,9 @@ func Compare(before, after *Input) *Diff {
 	return d
 }
 
-func runOf(in *Input) DiffRun {
+func runOf(in Input) Run {
 	a := in.Report.App
-	return DiffRun{Log: in.Report.Log.Path, AppID: a.ID, AttemptID: a.AttemptID, Name: a.Name,
+	return Run{Log: in.Report.Log.Path, AppID: a.ID, AttemptID: a.AttemptID, Name: a.Name,
 		StartTime: a.StartTime, DurationMs: in.Result.DurationMs, Completed: a.Completed}
 }
 
@@ -266,12 +282,4 @@ func findingChange(f diagnose.Finding, before, after string) FindingChange {
 	}
 	return FindingChange{Rule: f.Rule, Title: f.Title, Detail: f.Detail, BeforeSeverity: before,
 		AfterSeverity: after, StageIDs: ids, Recipe: f.Recipe}
-}
-
-// WriteDiffJSON writes the diff as one JSON document.
-func WriteDiffJSON(w io.Writer, d *Diff) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(d)
 }
