@@ -42,8 +42,13 @@ func sqlStats(a *model.Attempt, vals map[int64]int64) []SQLExecution {
 		if x.Plan != nil {
 			flatten(x.Plan, &e.Nodes, vals, x.DriverUpdates)
 		}
+		micro := isMicroBatch(x.Description)
 		for _, n := range e.Nodes {
-			if IsWriteCommand(n.Name) {
+			// A streaming micro-batch hands its rows to the sink in the
+			// tasks that compute them (WriteToDataSourceV2 of a
+			// MicroBatchWrite): that is the query's work, not an output
+			// write. A file sink's stages still write by their bytes.
+			if IsWriteCommand(n.Name) && !(micro && n.Name == "WriteToDataSourceV2") {
 				e.IsWrite = true
 			}
 		}
@@ -84,6 +89,13 @@ func flatten(p *model.SQLPlanNode, nodes *[]SQLNode, vals, driver map[int64]int6
 	}
 	(*nodes)[id] = n
 	return id
+}
+
+// isMicroBatch tells whether an SQL execution is a Structured Streaming
+// micro-batch: MicroBatchExecution describes its jobs as
+// "<name>\nid = <query id>\nrunId = <run id>\nbatch = <batch id>".
+func isMicroBatch(description string) bool {
+	return strings.Contains(description, "\nrunId = ") && strings.Contains(description, "\nbatch = ")
 }
 
 // IsWriteCommand tells whether a plan node writes output (a data-writing

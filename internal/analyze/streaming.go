@@ -26,11 +26,13 @@ type StreamingQuery struct {
 	InputRowsPerSecond     float64 // Σ rows ÷ Σ time since the previous batch's start, over Recent
 	ProcessedRowsPerSecond float64 // Σ rows ÷ Σ batch duration, over Recent
 	// EarlyBatchMs is the median duration of the batches before Recent,
-	// LastBatchMs the last batch's: their difference is how much longer
-	// new data now waits than it did at first.
-	EarlyBatchMs int64
-	LastBatchMs  int64
-	Last         model.StreamingProgress // the last batch as Spark reported it
+	// RecentBatchMs of Recent, LastBatchMs the last batch's: a query that
+	// falls behind has recent batches longer than its early ones, and
+	// last minus early is how much longer new data now waits.
+	EarlyBatchMs  int64
+	RecentBatchMs int64
+	LastBatchMs   int64
+	Last          model.StreamingProgress // the last batch as Spark reported it
 }
 
 // MinRecentBatches is the fewest batches the rates are measured over when
@@ -51,12 +53,15 @@ func streaming(a *model.Attempt) []StreamingQuery {
 			recent := min(max(n/2, MinRecentBatches), n-1)
 			from := n - recent
 			var rows, arrived, busy int64
+			recentMs := make([]int64, 0, recent)
 			for i := from; i < n; i++ {
 				p := &q.Progress[i]
 				rows += p.NumInputRows
 				arrived += max(p.Time-q.Progress[i-1].Time, 0)
 				busy += max(p.BatchDurationMs, 0)
+				recentMs = append(recentMs, p.BatchDurationMs)
 			}
+			s.RecentBatchMs = median(recentMs)
 			s.Recent, s.RecentRows = recent, rows
 			s.InputRowsPerSecond = perSecond(rows, arrived)
 			s.ProcessedRowsPerSecond = perSecond(rows, busy)

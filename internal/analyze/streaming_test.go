@@ -69,3 +69,26 @@ func TestLatestQueries(t *testing.T) {
 		t.Errorf("bounded to 2: got %d, want b1, a2", len(got))
 	}
 }
+
+// A micro-batch's sink write is the query's work; a batch write command,
+// or a write in a plain SQL execution, still writes.
+func TestMicroBatchIsNotAWrite(t *testing.T) {
+	plan := func(root string) *model.SQLPlanNode {
+		return &model.SQLPlanNode{NodeName: root, Children: []*model.SQLPlanNode{{NodeName: "MicroBatchScan"}}}
+	}
+	micro := "behind\nid = 6fbd1174\nrunId = 09591cf3\nbatch = 7"
+	for _, c := range []struct {
+		desc, root string
+		write      bool
+	}{
+		{micro, "WriteToDataSourceV2", false},
+		{"save at job.py:3", "WriteToDataSourceV2", true}, // Spark 2.4's batch DataSource V2 write
+		{micro, "Execute InsertIntoHadoopFsRelationCommand", true},
+		{"insert at job.py:9", "AppendData", true},
+	} {
+		a := &model.Attempt{SQL: []*model.SQLExecution{{ID: 1, Description: c.desc, Plan: plan(c.root)}}}
+		if got := sqlStats(a, nil); got[0].IsWrite != c.write {
+			t.Errorf("%q under %q: got write %v, want %v", c.root, c.desc, got[0].IsWrite, c.write)
+		}
+	}
+}

@@ -8,8 +8,9 @@ import (
 
 var streamingRate = Threshold{Metric: "process rate ÷ input rate over the later half of a query's micro-batches (≥ 5)",
 	Warning: 0.9, Critical: 0.5,
-	Gate: "cost: the last batch ran longer than the early batches' median (the extra delay new data now waits) by " +
-		"≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
+	Gate: "the recent batches' median ≥ 1.25 × the early batches' (the batches grow: not one slow batch, not a " +
+		"query whose batches all take about its trigger interval); cost: the last batch ran longer than the early " +
+		"batches' median (the extra delay new data now waits) by ≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
 	Source: "Spark's streaming statistics page (input rate vs process rate); a query that keeps up processes faster " +
 		"than data arrives, so any sustained ratio below 1 is a backlog that grows; 0.9 leaves room for noise"}
 
@@ -25,11 +26,21 @@ var StreamingBehind = &Rule{
 	Run:        runStreamingBehind,
 }
 
+// batchGrowth is how much longer (median) the recent batches must run than
+// the early ones for a low process rate to be a growing backlog.
+const batchGrowth = 1.25
+
 func runStreamingBehind(p *Pass) []Finding {
 	var out []Finding
 	for i := range p.Result.Streaming {
 		q := &p.Result.Streaming[i]
 		if q.Recent < analyze.MinRecentBatches || q.RecentRows == 0 || q.InputRowsPerSecond <= 0 {
+			continue
+		}
+		// Batches that do not grow are not a backlog building up: a query
+		// whose batches take about its trigger interval, or whose last
+		// batch alone was slow (a GC pause), keeps its delay.
+		if float64(q.RecentBatchMs) < batchGrowth*float64(q.EarlyBatchMs) {
 			continue
 		}
 		ratio := q.ProcessedRowsPerSecond / q.InputRowsPerSecond
@@ -47,7 +58,7 @@ func runStreamingBehind(p *Pass) []Finding {
 			Evidence: map[string]any{"queryId": q.ID, "runId": q.RunID, "queryName": q.Name, "batches": q.Batches,
 				"recentBatches": q.Recent, "inputRowsPerSecond": round(q.InputRowsPerSecond),
 				"processedRowsPerSecond": round(q.ProcessedRowsPerSecond), "ratio": round(ratio),
-				"earlyBatchMs": q.EarlyBatchMs, "lastBatchMs": q.LastBatchMs, "lastBatchId": q.Last.BatchID,
+				"earlyBatchMs": q.EarlyBatchMs, "recentBatchMs": q.RecentBatchMs, "lastBatchMs": q.LastBatchMs, "lastBatchId": q.Last.BatchID,
 				"stateRows": q.Last.StateRows, "stateMemoryBytes": q.Last.StateMemoryBytes}})
 	}
 	return out
