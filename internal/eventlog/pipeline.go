@@ -46,17 +46,6 @@ type ReplayOptions struct {
 	Redaction *redact.Rules
 }
 
-// DefaultMaxRatio is far above what Spark's codecs make of event logs
-// (10–50×) and below what a decompression bomb does.
-const DefaultMaxRatio = 1000
-
-func (o ReplayOptions) maxRatio() float64 {
-	if o.MaxRatio > 0 {
-		return o.MaxRatio
-	}
-	return DefaultMaxRatio
-}
-
 // rules is the redaction policy: Redaction, or redact.Default() (set once
 // per replay or tail, not compiled per chunk).
 func (o ReplayOptions) rules() *redact.Rules {

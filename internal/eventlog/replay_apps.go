@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -24,7 +23,7 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 	if opts.SizeHint == 0 {
 		opts.SizeHint = l.Size
 	}
-	var in io.Reader = &ratioGuard{r: r, max: opts.maxRatio()}
+	in := r.LimitRatio(opts.MaxRatio)
 	if opts.Wrap != nil {
 		in = opts.Wrap(r)
 	}
@@ -38,31 +37,6 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 		a.LastUpdated = l.ModTime.UnixMilli()
 	}
 	return a, stats, nil
-}
-
-// ErrRatio is the error for a log that decodes to more than
-// ReplayOptions.MaxRatio times its stored size.
-var ErrRatio = errors.New("decoded size over the decompression ratio limit")
-
-// ratioFloor is the decoded size below which no ratio is refused: a tiny
-// file of repeated events is not a threat.
-const ratioFloor = 64 << 20
-
-// ratioGuard stops a replay whose decoded bytes outgrow the stored ones
-// by more than max: a decompression bomb, not a Spark log (Spark's logs
-// compress 10–50×).
-type ratioGuard struct {
-	r   *Reader
-	max float64
-}
-
-func (g *ratioGuard) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if d, s := g.r.DecodedBytes(), g.r.StoredBytes(); d > ratioFloor && float64(d) > g.max*float64(max(s, 1)) {
-		// Replay names the log.
-		return n, fmt.Errorf("%w: %d bytes decoded from %d stored (over %.0f×)", ErrRatio, d, s, g.max)
-	}
-	return n, err
 }
 
 // LoadApps replays every log at path (a file, a rolling dir or a dir of
