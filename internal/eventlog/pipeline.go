@@ -12,6 +12,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
 // ReplayOptions configure Replay.
@@ -109,21 +110,21 @@ type chunk struct {
 	firstLine    int64
 	lines        int64 // lines in data, counting a last one without '\n'
 	last         bool  // data ends the input (its last line may lack '\n')
-	events       []Event
+	events       []sparkevent.Event
 	bad          []*LineError
 	nonBlank     bool // data has a non-blank line
 	lastCut      bool // its last non-blank line fails to parse as a cut line would
 	cutLast      bool // lastCut and the chunk ends the input
 	cutNoNewline bool // ... and no newline follows that line
 	done         chan struct{}
-	slab         taskSlab // task events, valid until the chunk is reused
+	slab         sparkevent.TaskSlab // task events, valid until the chunk is reused
 }
 
 // reuse readies an applied chunk to be filled again.
 func (c *chunk) reuse() {
 	buf, events, bad, slab := c.buf[:0], c.events[:0], c.bad[:0], c.slab
 	clear(events[:cap(events)]) // drop references into the old events
-	slab.reset()
+	slab.Reset()
 	*c = chunk{buf: buf, events: events, bad: bad, slab: slab}
 }
 
@@ -164,7 +165,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := NewDecoder()
+			d := sparkevent.NewDecoder()
 			for c := range work {
 				decodeChunk(d, c, opts.Name)
 				close(c.done)
@@ -252,7 +253,7 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 	rules := opts.rules()
 	for _, ev := range c.events {
 		stats.Events++
-		if u, ok := ev.(EventUnknown); ok {
+		if u, ok := ev.(sparkevent.EventUnknown); ok {
 			stats.Unknown[u.Name]++
 			continue
 		}
@@ -323,9 +324,9 @@ func splitChunks(ctx context.Context, r io.Reader, size, first, maxLine int, fre
 	}
 }
 
-func decodeChunk(d *Decoder, c *chunk, name string) {
-	d.slab = &c.slab
-	defer func() { d.slab = nil }()
+func decodeChunk(d *sparkevent.Decoder, c *chunk, name string) {
+	d.UseSlab(&c.slab)
+	defer d.UseSlab(nil)
 	c.events = c.events[:0]
 	data := c.data
 	line := c.firstLine
@@ -350,7 +351,7 @@ func decodeChunk(d *Decoder, c *chunk, name string) {
 			// The last non-blank line of a log may be cut: Spark was still
 			// writing it (with or without a newline after it).
 			c.nonBlank = true
-			c.lastCut = err != nil && !errors.Is(err, errNoEvent) && !errors.Is(err, errNotObject)
+			c.lastCut = err != nil && !errors.Is(err, sparkevent.ErrNoEvent) && !errors.Is(err, sparkevent.ErrNotObject)
 			c.cutLast = c.last && c.lastCut
 			c.cutNoNewline = c.cutLast && i < 0
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -20,7 +21,7 @@ func replaySequential(t *testing.T, data []byte) *model.Attempt {
 	t.Helper()
 	a := model.NewAttempt()
 	st := newState(a)
-	d := NewDecoder()
+	d := sparkevent.NewDecoder()
 	for _, ln := range bytes.Split(data, []byte{'\n'}) {
 		if len(bytes.TrimSpace(ln)) == 0 {
 			continue
@@ -29,7 +30,7 @@ func replaySequential(t *testing.T, data []byte) *model.Attempt {
 		if err != nil {
 			t.Fatalf("sequential decode: %v", err)
 		}
-		if _, unknown := ev.(EventUnknown); !unknown {
+		if _, unknown := ev.(sparkevent.EventUnknown); !unknown {
 			st.apply(redactEvent(redact.Default(), ev))
 		}
 	}
@@ -67,42 +68,5 @@ func TestPipelineMatchesSequential(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestSlab: values come back zeroed, earlier pointers stay valid while the
-// slab grows over several blocks, and reset reuses the same memory.
-func TestSlab(t *testing.T) {
-	var s slab[EventTaskEnd]
-	var ptrs []*EventTaskEnd
-	firstRoundBlocks := 0
-	for round := range 2 {
-		ptrs = ptrs[:0]
-		for i := range 3*slabMaxBlock + 3 {
-			p := s.next()
-			if p.StageID != 0 {
-				t.Fatalf("round %d value %d: got StageID %d, want a zeroed value", round, i, p.StageID)
-			}
-			p.StageID = i + 1
-			ptrs = append(ptrs, p)
-		}
-		for i, p := range ptrs {
-			if p.StageID != i+1 {
-				t.Fatalf("round %d value %d: got StageID %d, want %d", round, i, p.StageID, i+1)
-			}
-		}
-		if round == 0 {
-			firstRoundBlocks = len(s.blocks)
-		} else if len(s.blocks) != firstRoundBlocks {
-			t.Errorf("got %d blocks after a second round, want the %d of the first", len(s.blocks), firstRoundBlocks)
-		}
-		s.reset()
-		if p := s.next(); p != ptrs[0] {
-			t.Errorf("round %d: after reset got %p, want the first value %p again", round, p, ptrs[0])
-		}
-		s.reset()
-	}
-	if got := len(s.blocks[0]); got != slabFirstBlock {
-		t.Errorf("got a first block of %d values, want %d", got, slabFirstBlock)
 	}
 }

@@ -3,6 +3,7 @@ package eventlog
 import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
 // redactEvent applies r to what an event may carry of a secret, before the
@@ -10,38 +11,38 @@ import (
 // properties (with the application's own spark.redaction.regex on top),
 // the SQL settings a query changed, descriptions, SQL texts, error
 // messages and the URLs in plans.
-func redactEvent(r *redact.Rules, ev Event) Event {
+func redactEvent(r *redact.Rules, ev sparkevent.Event) sparkevent.Event {
 	// Events held by value are boxed again only when something changed:
 	// most events carry no secret, and boxing allocates.
 	switch e := ev.(type) {
-	case EventEnvironment:
+	case sparkevent.EventEnvironment:
 		app := r.ForApp(e.Env.SparkProperties)
 		for _, ps := range [][][2]string{e.Env.SparkProperties, e.Env.HadoopProperties, e.Env.SystemProperties, e.Env.MetricsProperties} {
 			app.Properties(ps) // in place: the slices are the event's
 		}
-	case EventAppStart:
+	case sparkevent.EventAppStart:
 		if name := r.Text(e.Name); name != e.Name {
 			e.Name = name
 			return e
 		}
-	case *EventJobStart:
+	case *sparkevent.EventJobStart:
 		e.Props.Description = r.Text(e.Props.Description)
-	case EventJobEnd:
+	case sparkevent.EventJobEnd:
 		if msg := r.Text(e.Error); msg != e.Error {
 			e.Error = msg
 			return e
 		}
-	case EventStageSubmitted:
+	case sparkevent.EventStageSubmitted:
 		if d := r.Text(e.Props.Description); d != e.Props.Description {
 			e.Props.Description = d
 			return e
 		}
-	case EventStageCompleted:
+	case sparkevent.EventStageCompleted:
 		if msg := r.Text(e.Info.FailureReason); msg != e.Info.FailureReason {
 			e.Info.FailureReason = msg
 			return e
 		}
-	case *EventTaskEnd:
+	case *sparkevent.EventTaskEnd:
 		if e.Reason.ErrorMessage != "" {
 			e.Reason.ErrorMessage = r.Text(e.Reason.ErrorMessage)
 		}
@@ -51,7 +52,7 @@ func redactEvent(r *redact.Rules, ev Event) Event {
 		if f := e.Reason.Fetch; f != nil && f.Message != "" {
 			f.Message = r.Text(f.Message)
 		}
-	case EventSQLStart:
+	case sparkevent.EventSQLStart:
 		redactPlan(r, e.Plan)           // in place: the plan is the event's
 		r.Properties(e.ModifiedConfigs) // in place
 		d, det, plan := r.Text(e.Description), r.Text(e.Details), r.URLs(e.PhysicalPlan)
@@ -59,13 +60,13 @@ func redactEvent(r *redact.Rules, ev Event) Event {
 			e.Description, e.Details, e.PhysicalPlan = d, det, plan
 			return e
 		}
-	case EventSQLAdaptive:
+	case sparkevent.EventSQLAdaptive:
 		redactPlan(r, e.Plan)
 		if plan := r.URLs(e.PhysicalPlan); plan != e.PhysicalPlan {
 			e.PhysicalPlan = plan
 			return e
 		}
-	case EventSQLEnd:
+	case sparkevent.EventSQLEnd:
 		if msg := r.Text(e.ErrorMessage); msg != e.ErrorMessage {
 			e.ErrorMessage = msg
 			return e

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
 // state applies events to one model.Attempt in log order, keeping the
@@ -50,38 +51,38 @@ func newState(a *model.Attempt) *state {
 }
 
 // apply applies one event.
-func (st *state) apply(ev Event) {
+func (st *state) apply(ev sparkevent.Event) {
 	switch e := ev.(type) {
-	case *EventTaskEnd:
+	case *sparkevent.EventTaskEnd:
 		st.taskEnd(e)
-	case *EventTaskStart:
+	case *sparkevent.EventTaskStart:
 		st.taskStart(e)
-	case EventTaskGettingResult:
+	case sparkevent.EventTaskGettingResult:
 		if t := st.liveTasks[e.Info.TaskID]; t != nil {
 			t.GettingResultTime = e.Info.GettingResultTime
 		}
-	case *EventJobStart:
+	case *sparkevent.EventJobStart:
 		st.jobStart(e)
-	case EventJobEnd:
+	case sparkevent.EventJobEnd:
 		st.jobEnd(e)
-	case EventStageSubmitted:
+	case sparkevent.EventStageSubmitted:
 		st.stageSubmitted(e)
-	case EventStageCompleted:
+	case sparkevent.EventStageCompleted:
 		st.stageCompleted(e)
-	case EventStageExecutorMetrics:
+	case sparkevent.EventStageExecutorMetrics:
 		st.stageExecutorMetrics(e.ExecutorID, e.StageID, e.StageAttempt, &e.Metrics, true)
-	case *EventExecutorMetricsUpdate:
+	case *sparkevent.EventExecutorMetricsUpdate:
 		for i := range e.Updates {
 			u := &e.Updates[i]
 			st.stageExecutorMetrics(e.ExecutorID, u.StageID, u.StageAttempt, &u.Metrics, false)
 		}
-	case EventLogStart:
+	case sparkevent.EventLogStart:
 		st.a.SparkVersion = e.SparkVersion
-	case EventAppStart:
+	case sparkevent.EventAppStart:
 		st.appStart(e)
-	case EventAppEnd:
+	case sparkevent.EventAppEnd:
 		st.appEnd(e)
-	case EventEnvironment:
+	case sparkevent.EventEnvironment:
 		st.a.Env = e.Env
 		for _, p := range e.Env.SparkProperties {
 			if p[0] == "spark.task.cpus" {
@@ -90,33 +91,33 @@ func (st *state) apply(ev Event) {
 				}
 			}
 		}
-	case EventResourceProfile:
+	case sparkevent.EventResourceProfile:
 		p := e.Profile
 		st.profiles[p.ID] = &p
 		st.a.ResourceProfiles = append(st.a.ResourceProfiles, &p)
-	case EventBlockManagerAdded:
+	case sparkevent.EventBlockManagerAdded:
 		st.blockManagerAdded(e)
-	case EventBlockManagerRemoved:
-	case EventExecutorAdded:
+	case sparkevent.EventBlockManagerRemoved:
+	case sparkevent.EventExecutorAdded:
 		st.executorAdded(e)
-	case EventExecutorRemoved:
+	case sparkevent.EventExecutorRemoved:
 		st.executorRemoved(e)
-	case EventExclusion:
+	case sparkevent.EventExclusion:
 		st.exclusion(e)
-	case EventMiscProcess:
+	case sparkevent.EventMiscProcess:
 		st.miscProcess(e)
-	case EventUnpersistRDD:
+	case sparkevent.EventUnpersistRDD:
 		st.unpersist(e.RDDID)
-	case EventBlockUpdated:
+	case sparkevent.EventBlockUpdated:
 		st.blockUpdated(e)
-	case EventSQLStart, EventSQLEnd, EventSQLAdaptive, EventSQLDriverAccums, EventSQLAdaptiveMetrics:
+	case sparkevent.EventSQLStart, sparkevent.EventSQLEnd, sparkevent.EventSQLAdaptive, sparkevent.EventSQLDriverAccums, sparkevent.EventSQLAdaptiveMetrics:
 		st.sql(ev)
-	case EventQueryStarted, EventQueryProgress, EventQueryTerminated:
+	case sparkevent.EventQueryStarted, sparkevent.EventQueryProgress, sparkevent.EventQueryTerminated:
 		st.streaming(ev)
 	}
 }
 
-func (st *state) appStart(e EventAppStart) {
+func (st *state) appStart(e sparkevent.EventAppStart) {
 	a := st.a
 	a.AppID, a.AppName, a.AttemptID, a.SparkUser = e.AppID, e.Name, e.AttemptID, e.User
 	a.StartTime, a.LastUpdated = e.Time, e.Time
@@ -128,7 +129,7 @@ func (st *state) appStart(e EventAppStart) {
 	}
 }
 
-func (st *state) appEnd(e EventAppEnd) {
+func (st *state) appEnd(e sparkevent.EventAppEnd) {
 	a := st.a
 	a.EndTime, a.Completed, a.ExitCode, a.LastUpdated = e.Time, true, e.ExitCode, e.Time
 }
@@ -147,7 +148,7 @@ func (st *state) executor(id string, t int64) *model.Executor {
 	return e
 }
 
-func (st *state) executorAdded(ev EventExecutorAdded) {
+func (st *state) executorAdded(ev sparkevent.EventExecutorAdded) {
 	e := st.executor(ev.ExecutorID, ev.Time)
 	e.Host, e.IsActive, e.TotalCores = ev.Host, true, ev.Cores
 	cpus := st.cpusPerTask
@@ -163,7 +164,7 @@ func (st *state) executorAdded(ev EventExecutorAdded) {
 	e.ResourceProfileID = ev.ResourceProfileID
 }
 
-func (st *state) executorRemoved(ev EventExecutorRemoved) {
+func (st *state) executorRemoved(ev sparkevent.EventExecutorRemoved) {
 	e := st.liveExecs[ev.ExecutorID]
 	if e == nil {
 		return
@@ -191,7 +192,7 @@ func (st *state) activeForLiveStages(e *model.Executor) bool {
 	return false
 }
 
-func (st *state) miscProcess(e EventMiscProcess) {
+func (st *state) miscProcess(e sparkevent.EventMiscProcess) {
 	var p *model.MiscProcess
 	for _, q := range st.a.Misc {
 		if q.ID == e.Process.ID {
@@ -205,7 +206,7 @@ func (st *state) miscProcess(e EventMiscProcess) {
 	p.Logs, p.HostPort, p.IsActive, p.TotalCores = e.Process.Logs, e.Process.HostPort, true, e.Process.TotalCores
 }
 
-func (st *state) blockManagerAdded(ev EventBlockManagerAdded) {
+func (st *state) blockManagerAdded(ev sparkevent.EventBlockManagerAdded) {
 	e := st.executor(ev.ExecutorID, ev.Time)
 	e.HostPort = ev.Host + ":" + strconv.Itoa(ev.Port)
 	if ev.MaxOnHeap >= 0 {
@@ -216,7 +217,7 @@ func (st *state) blockManagerAdded(ev EventBlockManagerAdded) {
 	e.MaxMemory = ev.MaxMem
 }
 
-func (st *state) exclusion(ev EventExclusion) {
+func (st *state) exclusion(ev sparkevent.EventExclusion) {
 	if ev.ForStage {
 		ls := st.liveStages[stageKey{ev.StageID, ev.StageAttempt}]
 		// For a node, Spark matches the stage's executors by their

@@ -4,9 +4,10 @@ import (
 	"slices"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
-func (st *state) jobStart(e *EventJobStart) {
+func (st *state) jobStart(e *sparkevent.EventJobStart) {
 	numTasks, lastStage := 0, -1
 	name := ""
 	for i := range e.Stages {
@@ -48,7 +49,7 @@ func (st *state) jobStart(e *EventJobStart) {
 	}
 }
 
-func (st *state) jobEnd(e EventJobEnd) {
+func (st *state) jobEnd(e sparkevent.EventJobEnd) {
 	st.sqlm.jobEnd(e.JobID)
 	j := st.liveJobs[e.JobID]
 	if j == nil {
@@ -80,7 +81,7 @@ func (st *state) jobEnd(e EventJobEnd) {
 }
 
 // stage returns the live stage for info, creating it, and refreshes its info.
-func (st *state) stage(info *StageInfo) *liveStage {
+func (st *state) stage(info *sparkevent.StageInfo) *liveStage {
 	k := stageKey{info.StageID, info.AttemptID}
 	ls := st.liveStages[k]
 	if ls == nil {
@@ -126,7 +127,7 @@ func (st *state) settleShadow(ls *liveStage, submitted bool) {
 	ls.shadowOf = nil
 }
 
-func setStageInfo(s *model.StageAttempt, info *StageInfo) {
+func setStageInfo(s *model.StageAttempt, info *sparkevent.StageInfo) {
 	s.Name, s.Details, s.NumTasks = info.Name, info.Details, info.NumTasks
 	s.RDDIDs = s.RDDIDs[:0]
 	for _, r := range info.RDDs {
@@ -140,7 +141,7 @@ func setStageInfo(s *model.StageAttempt, info *StageInfo) {
 	s.IsShufflePushEnabled, s.ShuffleMergersCount = info.IsShufflePushEnabled, info.ShuffleMergersCount
 }
 
-func (st *state) stageSubmitted(e EventStageSubmitted) {
+func (st *state) stageSubmitted(e sparkevent.EventStageSubmitted) {
 	st.sqlm.stageSubmitted(e.Info.StageID, e.Info.AttemptID)
 	ls := st.stage(&e.Info)
 	st.settleShadow(ls, true)
@@ -170,7 +171,7 @@ func (st *state) stageSubmitted(e EventStageSubmitted) {
 	}
 }
 
-func (st *state) stageCompleted(e EventStageCompleted) {
+func (st *state) stageCompleted(e sparkevent.EventStageCompleted) {
 	k := stageKey{e.Info.StageID, e.Info.AttemptID}
 	ls := st.liveStages[k]
 	if ls == nil {

@@ -1,22 +1,25 @@
 package eventlog
 
-import "github.com/sparkdx/sparkdx/internal/model"
+import (
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
+)
 
-func (st *state) sql(ev Event) {
+func (st *state) sql(ev sparkevent.Event) {
 	switch e := ev.(type) {
-	case EventSQLStart:
+	case sparkevent.EventSQLStart:
 		st.a.AddSQLExecution(&model.SQLExecution{ID: e.ExecutionID, RootID: e.RootID, QueryID: e.QueryID, ModifiedConfigs: e.ModifiedConfigs,
 			Description: e.Description, Details: e.Details, PhysicalPlan: e.PhysicalPlan, Plan: e.Plan,
 			StartTime: e.Time, EndTime: model.NoTime})
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			st.sqlm.exec(x).addPlan(e.Plan)
 		}
-	case EventSQLEnd:
+	case sparkevent.EventSQLEnd:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			x.EndTime, x.ErrorMessage, x.HasErrorMessage = e.Time, e.ErrorMessage, e.HasErrorMessage
 			st.sqlm.end(x)
 		}
-	case EventSQLAdaptive:
+	case sparkevent.EventSQLAdaptive:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			x.PhysicalPlan, x.AQEUpdates = e.PhysicalPlan, x.AQEUpdates+1
 			if e.Plan != nil {
@@ -24,14 +27,14 @@ func (st *state) sql(ev Event) {
 			}
 			st.sqlm.exec(x).addPlan(e.Plan)
 		}
-	case EventSQLAdaptiveMetrics:
+	case sparkevent.EventSQLAdaptiveMetrics:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			l := st.sqlm.exec(x)
 			for _, m := range e.Metrics {
 				l.types[m.AccumulatorID] = m.MetricType
 			}
 		}
-	case EventSQLDriverAccums:
+	case sparkevent.EventSQLDriverAccums:
 		st.sqlm.driverUpdates(e.ExecutionID, e.Updates)
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			if x.DriverUpdates == nil {
@@ -44,7 +47,7 @@ func (st *state) sql(ev Event) {
 	}
 }
 
-func (st *state) streaming(ev Event) {
+func (st *state) streaming(ev sparkevent.Event) {
 	query := func(id, runID, name string) *model.StreamingQuery {
 		key := id + "/" + runID
 		if q := st.streams[key]; q != nil {
@@ -56,12 +59,12 @@ func (st *state) streaming(ev Event) {
 		return q
 	}
 	switch e := ev.(type) {
-	case EventQueryStarted:
+	case sparkevent.EventQueryStarted:
 		query(e.ID, e.RunID, e.Name).StartTime = e.Time
-	case EventQueryProgress:
+	case sparkevent.EventQueryProgress:
 		q := query(e.ID, e.RunID, e.Name)
 		q.Progress = append(q.Progress, e.Progress)
-	case EventQueryTerminated:
+	case sparkevent.EventQueryTerminated:
 		q := query(e.ID, e.RunID, "")
 		q.Exception = e.Exception
 		if n := len(q.Progress); n > 0 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 	"github.com/sparkdx/sparkdx/internal/sqlplan"
 )
 
@@ -70,7 +71,7 @@ func (l *sqlLive) addPlan(plan *model.SQLPlanNode) {
 	}
 }
 
-func (t *sqlTracker) jobStart(x *model.SQLExecution, e *EventJobStart) {
+func (t *sqlTracker) jobStart(x *model.SQLExecution, e *sparkevent.EventJobStart) {
 	l := t.exec(x)
 	if len(l.types) > 0 {
 		for i := range e.Stages {
@@ -111,7 +112,7 @@ func (t *sqlTracker) stageSubmitted(stageID, attempt int) {
 	}
 }
 
-func (t *sqlTracker) taskEnd(e *EventTaskEnd) {
+func (t *sqlTracker) taskEnd(e *sparkevent.EventTaskEnd) {
 	if len(e.Info.SQLUpdates) == 0 || !t.isSQLStage(e.StageID) {
 		return
 	}
@@ -143,7 +144,7 @@ func (t *sqlTracker) taskEnd(e *EventTaskEnd) {
 			}
 		}
 	}
-	// Spark's TaskInfo.successful: finished, neither failed nor killed.
+	// Spark's sparkevent.TaskInfo.successful: finished, neither failed nor killed.
 	if e.Info.FinishTime != 0 && !e.Info.Failed && !e.Info.Killed {
 		if s.completed == nil {
 			s.completed = map[int]bool{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
 // liveRDD is a tracked RDD with its partition and distribution indexes.
@@ -38,7 +39,7 @@ func storageLevel(useDisk, useMemory, offHeap, deserialized bool, replication in
 	return b.String()
 }
 
-func (st *state) rddFor(info RDDInfo) *liveRDD {
+func (st *state) rddFor(info sparkevent.RDDInfo) *liveRDD {
 	if lr := st.rdds[info.ID]; lr != nil {
 		return lr
 	}
@@ -96,7 +97,7 @@ func updateExecutorMemory(ex *model.Executor, offHeap bool, mem, disk int64) {
 // blockUpdated follows AppStatusListener.onBlockUpdated: RDD blocks update
 // the RDD's partitions and distributions and the executor; broadcast blocks
 // only the executor's memory; stream blocks are not modelled.
-func (st *state) blockUpdated(e EventBlockUpdated) {
+func (st *state) blockUpdated(e sparkevent.EventBlockUpdated) {
 	memDelta, diskDelta := e.MemSize, e.DiskSize
 	if !e.UseMemory {
 		memDelta = -memDelta

@@ -1,16 +1,19 @@
 package eventlog
 
-import "github.com/sparkdx/sparkdx/internal/model"
+import (
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
+)
 
-func newTask(info *TaskInfo) *model.Task {
+func newTask(info *sparkevent.TaskInfo) *model.Task {
 	t := &model.Task{}
 	setTaskInfo(t, info)
 	return t
 }
 
 // setTaskInfo copies "Task Info" into a task, as Spark replaces a live
-// task's TaskInfo on each event.
-func setTaskInfo(t *model.Task, info *TaskInfo) {
+// task's sparkevent.TaskInfo on each event.
+func setTaskInfo(t *model.Task, info *sparkevent.TaskInfo) {
 	t.TaskID, t.Index, t.Attempt, t.PartitionID = info.TaskID, info.Index, info.Attempt, info.PartitionID
 	t.LaunchTime, t.GettingResultTime, t.FinishTime = info.LaunchTime, info.GettingResultTime, info.FinishTime
 	t.ExecutorID, t.Host, t.Locality = info.ExecutorID, info.Host, info.Locality
@@ -18,7 +21,7 @@ func setTaskInfo(t *model.Task, info *TaskInfo) {
 	t.Accumulables = info.Accumulables
 }
 
-func (st *state) taskStart(e *EventTaskStart) {
+func (st *state) taskStart(e *sparkevent.EventTaskStart) {
 	t := newTask(&e.Info)
 	st.liveTasks[t.TaskID] = t
 	// Spark keeps a task of a stage it never heard of, but no REST view
@@ -47,7 +50,7 @@ func (st *state) taskStart(e *EventTaskStart) {
 	}
 }
 
-func (st *state) taskEnd(e *EventTaskEnd) {
+func (st *state) taskEnd(e *sparkevent.EventTaskEnd) {
 	st.sqlm.taskEnd(e)
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {

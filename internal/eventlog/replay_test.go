@@ -350,22 +350,6 @@ func BenchmarkReplay(b *testing.B) {
 	}
 }
 
-func BenchmarkDecodeLine(b *testing.B) {
-	data := bigLog(b)
-	lines := bytes.Split(data, []byte{'\n'})
-	d := NewDecoder()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		for _, ln := range lines {
-			if len(ln) > 0 {
-				d.DecodeLine(ln)
-			}
-		}
-	}
-}
-
 func newTestAttempt() *model.Attempt { return model.NewAttempt() }
 
 // BenchmarkReplayZstd is the end-to-end goal: the zstd file through the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
 // Tail replays a log that is still being written: it keeps the replay state
@@ -16,7 +17,7 @@ import (
 // only to apply. A Tail is used by one goroutine at a time.
 type Tail struct {
 	st    *state
-	dec   *Decoder
+	dec   *sparkevent.Decoder
 	opts  ReplayOptions
 	carry []byte // a last line without its '\n' yet
 	line  int64  // number of the next line to decode
@@ -47,7 +48,7 @@ func NewTail(opts ReplayOptions) *Tail {
 	a.LogName = opts.Name
 	opts.InProgress = true
 	opts.Redaction = opts.rules()
-	return &Tail{st: newState(a), dec: NewDecoder(), opts: opts, line: 1,
+	return &Tail{st: newState(a), dec: sparkevent.NewDecoder(), opts: opts, line: 1,
 		stats: ReplayStats{Unknown: map[string]int{}}}
 }
 

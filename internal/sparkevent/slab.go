@@ -1,4 +1,4 @@
-package eventlog
+package sparkevent
 
 // slab hands out zeroed values from blocks that are reused after reset.
 // Task events are most of a log and replay copies what it keeps out of
@@ -39,16 +39,24 @@ func (s *slab[T]) next() *T {
 // handed out before.
 func (s *slab[T]) reset() { s.b, s.i = 0, 0 }
 
-// taskSlab holds the task events of one chunk.
-type taskSlab struct {
+// TaskSlab holds the task events a Decoder decodes while it uses the slab
+// (Decoder.UseSlab): a replay gives it one per chunk of lines, whose events
+// live until the chunk is applied.
+type TaskSlab struct {
 	ends   slab[EventTaskEnd]
 	starts slab[EventTaskStart]
 }
 
-func (s *taskSlab) reset() {
+// Reset makes the slab's events free for reuse; the caller must hold none
+// of the events it handed out before.
+func (s *TaskSlab) Reset() {
 	s.ends.reset()
 	s.starts.reset()
 }
+
+// UseSlab makes the decoder take the task events it returns from s, until
+// it is called again; nil means a new allocation per event.
+func (d *Decoder) UseSlab(s *TaskSlab) { d.slab = s }
 
 // newTaskEnd returns an event from the decoder's slab, if it has one.
 func (d *Decoder) newTaskEnd() *EventTaskEnd {

@@ -1,4 +1,4 @@
-package eventlog
+package sparkevent
 
 import "github.com/sparkdx/sparkdx/internal/model"
 

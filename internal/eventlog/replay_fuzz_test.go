@@ -8,11 +8,13 @@ import (
 	"os"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// FuzzDecodeLine: no input may panic the decoder or the replay of its event.
-func FuzzDecodeLine(f *testing.F) {
+// FuzzApply: no line may panic the replay of the event it decodes to. It
+// starts from the lines sparkevent's FuzzDecodeLine starts from.
+func FuzzApply(f *testing.F) {
 	for _, name := range []string{"app-20161115172038-0000", "app-20200706201101-0003", "local-1642039451826", "application_1555004656427_0144"} {
 		fh, err := os.Open(sparktest.Path(f, "spark-events", name))
 		if err != nil {
@@ -36,7 +38,7 @@ func FuzzDecodeLine(f *testing.F) {
 	f.Add([]byte(`{"Event":"SparkListenerTaskEnd","Task Info":null,"Task Metrics":[]}`))
 	f.Add([]byte(`{"Event":"SparkListenerJobStart","Stage Infos":[{"RDD Info":[{"Storage Level":7}]}]}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		d := NewDecoder()
+		d := sparkevent.NewDecoder()
 		ev, err := d.DecodeLine(line)
 		if err != nil {
 			return

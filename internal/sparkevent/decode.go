@@ -1,8 +1,10 @@
-// Package eventlog reads Spark event logs: it opens them (file, rolling
-// directory, compressed, s3://), decodes each JSON line into a typed event
-// and replays the events into a model.Attempt the way Spark's
-// AppStatusListener builds the History Server's state.
-package eventlog
+// Package sparkevent decodes one line of a Spark event log, a JSON object
+// written by Spark's JsonProtocol, into a typed SparkListener event
+// (EventTaskEnd, EventJobStart, …), the way the History Server reads it. It
+// owns the event types and the decoding, with a fast path for the task
+// events that are most of every log; it does no I/O and builds no model
+// (package eventlog reads the bytes and applies the events).
+package sparkevent
 
 import (
 	"errors"
@@ -24,9 +26,9 @@ type Decoder struct {
 	sub  fastjson.Parser // for parts of fast-path lines
 	strs map[string]string
 	// slab, when set, supplies the task events of the fast path; the
-	// pipeline sets it to the chunk being decoded, whose events live until
+	// replay sets it to the chunk being decoded, whose events live until
 	// the chunk is applied.
-	slab *taskSlab
+	slab *TaskSlab
 	// sqlScratch collects a task's SQL metric updates, copied out once at
 	// their exact size (one allocation per task instead of one per growth).
 	sqlScratch []AccumUpdate
@@ -39,10 +41,11 @@ func NewDecoder() *Decoder {
 	return &Decoder{strs: make(map[string]string, 64), metrics: model.TaskMetricFields()}
 }
 
-// Lines that are JSON but not events.
+// The errors of lines that are whole JSON but not events, unlike the
+// syntax errors of a line cut short while Spark was writing it.
 var (
-	errNoEvent   = errors.New(`missing "Event"`)
-	errNotObject = errors.New("not a JSON object")
+	ErrNoEvent   = errors.New(`missing "Event"`)
+	ErrNotObject = errors.New("not a JSON object")
 )
 
 // DecodeLine decodes one JSON line. A line that is valid JSON but an event
@@ -61,11 +64,11 @@ func (d *Decoder) decodeSlow(line []byte) (Event, error) {
 		return nil, err
 	}
 	if v.Type() != fastjson.TypeObject {
-		return nil, errNotObject
+		return nil, ErrNotObject
 	}
 	nb := v.GetStringBytes("Event")
 	if nb == nil {
-		return nil, errNoEvent
+		return nil, ErrNoEvent
 	}
 	name := shortEventName(nb)
 	for _, key := range requiredFields(name) {
