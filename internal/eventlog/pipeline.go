@@ -253,7 +253,7 @@ func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) er
 	rules := opts.rules()
 	for _, ev := range c.events {
 		stats.Events++
-		if u, ok := ev.(sparkevent.EventUnknown); ok {
+		if u, ok := ev.(sparkevent.Unknown); ok {
 			stats.Unknown[u.Name]++
 			continue
 		}

@@ -30,7 +30,7 @@ func replaySequential(t *testing.T, data []byte) *model.Attempt {
 		if err != nil {
 			t.Fatalf("sequential decode: %v", err)
 		}
-		if _, unknown := ev.(sparkevent.EventUnknown); !unknown {
+		if _, unknown := ev.(sparkevent.Unknown); !unknown {
 			st.apply(redactEvent(redact.Default(), ev))
 		}
 	}

@@ -15,34 +15,34 @@ func redactEvent(r *redact.Rules, ev sparkevent.Event) sparkevent.Event {
 	// Events held by value are boxed again only when something changed:
 	// most events carry no secret, and boxing allocates.
 	switch e := ev.(type) {
-	case sparkevent.EventEnvironment:
+	case sparkevent.Environment:
 		app := r.ForApp(e.Env.SparkProperties)
 		for _, ps := range [][][2]string{e.Env.SparkProperties, e.Env.HadoopProperties, e.Env.SystemProperties, e.Env.MetricsProperties} {
 			app.Properties(ps) // in place: the slices are the event's
 		}
-	case sparkevent.EventAppStart:
+	case sparkevent.AppStart:
 		if name := r.Text(e.Name); name != e.Name {
 			e.Name = name
 			return e
 		}
-	case *sparkevent.EventJobStart:
+	case *sparkevent.JobStart:
 		e.Props.Description = r.Text(e.Props.Description)
-	case sparkevent.EventJobEnd:
+	case sparkevent.JobEnd:
 		if msg := r.Text(e.Error); msg != e.Error {
 			e.Error = msg
 			return e
 		}
-	case sparkevent.EventStageSubmitted:
+	case sparkevent.StageSubmitted:
 		if d := r.Text(e.Props.Description); d != e.Props.Description {
 			e.Props.Description = d
 			return e
 		}
-	case sparkevent.EventStageCompleted:
+	case sparkevent.StageCompleted:
 		if msg := r.Text(e.Info.FailureReason); msg != e.Info.FailureReason {
 			e.Info.FailureReason = msg
 			return e
 		}
-	case *sparkevent.EventTaskEnd:
+	case *sparkevent.TaskEnd:
 		if e.Reason.ErrorMessage != "" {
 			e.Reason.ErrorMessage = r.Text(e.Reason.ErrorMessage)
 		}
@@ -52,7 +52,7 @@ func redactEvent(r *redact.Rules, ev sparkevent.Event) sparkevent.Event {
 		if f := e.Reason.Fetch; f != nil && f.Message != "" {
 			f.Message = r.Text(f.Message)
 		}
-	case sparkevent.EventSQLStart:
+	case sparkevent.SQLStart:
 		redactPlan(r, e.Plan)           // in place: the plan is the event's
 		r.Properties(e.ModifiedConfigs) // in place
 		d, det, plan := r.Text(e.Description), r.Text(e.Details), r.URLs(e.PhysicalPlan)
@@ -60,13 +60,13 @@ func redactEvent(r *redact.Rules, ev sparkevent.Event) sparkevent.Event {
 			e.Description, e.Details, e.PhysicalPlan = d, det, plan
 			return e
 		}
-	case sparkevent.EventSQLAdaptive:
+	case sparkevent.SQLAdaptive:
 		redactPlan(r, e.Plan)
 		if plan := r.URLs(e.PhysicalPlan); plan != e.PhysicalPlan {
 			e.PhysicalPlan = plan
 			return e
 		}
-	case sparkevent.EventSQLEnd:
+	case sparkevent.SQLEnd:
 		if msg := r.Text(e.ErrorMessage); msg != e.ErrorMessage {
 			e.ErrorMessage = msg
 			return e

@@ -53,36 +53,36 @@ func newState(a *model.Attempt) *state {
 // apply applies one event.
 func (st *state) apply(ev sparkevent.Event) {
 	switch e := ev.(type) {
-	case *sparkevent.EventTaskEnd:
+	case *sparkevent.TaskEnd:
 		st.taskEnd(e)
-	case *sparkevent.EventTaskStart:
+	case *sparkevent.TaskStart:
 		st.taskStart(e)
-	case sparkevent.EventTaskGettingResult:
+	case sparkevent.TaskGettingResult:
 		if t := st.liveTasks[e.Info.TaskID]; t != nil {
 			t.GettingResultTime = e.Info.GettingResultTime
 		}
-	case *sparkevent.EventJobStart:
+	case *sparkevent.JobStart:
 		st.jobStart(e)
-	case sparkevent.EventJobEnd:
+	case sparkevent.JobEnd:
 		st.jobEnd(e)
-	case sparkevent.EventStageSubmitted:
+	case sparkevent.StageSubmitted:
 		st.stageSubmitted(e)
-	case sparkevent.EventStageCompleted:
+	case sparkevent.StageCompleted:
 		st.stageCompleted(e)
-	case sparkevent.EventStageExecutorMetrics:
+	case sparkevent.StageExecutorMetrics:
 		st.stageExecutorMetrics(e.ExecutorID, e.StageID, e.StageAttempt, &e.Metrics, true)
-	case *sparkevent.EventExecutorMetricsUpdate:
+	case *sparkevent.ExecutorMetricsUpdate:
 		for i := range e.Updates {
 			u := &e.Updates[i]
 			st.stageExecutorMetrics(e.ExecutorID, u.StageID, u.StageAttempt, &u.Metrics, false)
 		}
-	case sparkevent.EventLogStart:
+	case sparkevent.LogStart:
 		st.a.SparkVersion = e.SparkVersion
-	case sparkevent.EventAppStart:
+	case sparkevent.AppStart:
 		st.appStart(e)
-	case sparkevent.EventAppEnd:
+	case sparkevent.AppEnd:
 		st.appEnd(e)
-	case sparkevent.EventEnvironment:
+	case sparkevent.Environment:
 		st.a.Env = e.Env
 		for _, p := range e.Env.SparkProperties {
 			if p[0] == "spark.task.cpus" {
@@ -91,33 +91,33 @@ func (st *state) apply(ev sparkevent.Event) {
 				}
 			}
 		}
-	case sparkevent.EventResourceProfile:
+	case sparkevent.ResourceProfile:
 		p := e.Profile
 		st.profiles[p.ID] = &p
 		st.a.ResourceProfiles = append(st.a.ResourceProfiles, &p)
-	case sparkevent.EventBlockManagerAdded:
+	case sparkevent.BlockManagerAdded:
 		st.blockManagerAdded(e)
-	case sparkevent.EventBlockManagerRemoved:
-	case sparkevent.EventExecutorAdded:
+	case sparkevent.BlockManagerRemoved:
+	case sparkevent.ExecutorAdded:
 		st.executorAdded(e)
-	case sparkevent.EventExecutorRemoved:
+	case sparkevent.ExecutorRemoved:
 		st.executorRemoved(e)
-	case sparkevent.EventExclusion:
+	case sparkevent.Exclusion:
 		st.exclusion(e)
-	case sparkevent.EventMiscProcess:
+	case sparkevent.MiscProcess:
 		st.miscProcess(e)
-	case sparkevent.EventUnpersistRDD:
+	case sparkevent.UnpersistRDD:
 		st.unpersist(e.RDDID)
-	case sparkevent.EventBlockUpdated:
+	case sparkevent.BlockUpdated:
 		st.blockUpdated(e)
-	case sparkevent.EventSQLStart, sparkevent.EventSQLEnd, sparkevent.EventSQLAdaptive, sparkevent.EventSQLDriverAccums, sparkevent.EventSQLAdaptiveMetrics:
+	case sparkevent.SQLStart, sparkevent.SQLEnd, sparkevent.SQLAdaptive, sparkevent.SQLDriverAccums, sparkevent.SQLAdaptiveMetrics:
 		st.sql(ev)
-	case sparkevent.EventQueryStarted, sparkevent.EventQueryProgress, sparkevent.EventQueryTerminated:
+	case sparkevent.QueryStarted, sparkevent.QueryProgress, sparkevent.QueryTerminated:
 		st.streaming(ev)
 	}
 }
 
-func (st *state) appStart(e sparkevent.EventAppStart) {
+func (st *state) appStart(e sparkevent.AppStart) {
 	a := st.a
 	a.AppID, a.AppName, a.AttemptID, a.SparkUser = e.AppID, e.Name, e.AttemptID, e.User
 	a.StartTime, a.LastUpdated = e.Time, e.Time
@@ -129,7 +129,7 @@ func (st *state) appStart(e sparkevent.EventAppStart) {
 	}
 }
 
-func (st *state) appEnd(e sparkevent.EventAppEnd) {
+func (st *state) appEnd(e sparkevent.AppEnd) {
 	a := st.a
 	a.EndTime, a.Completed, a.ExitCode, a.LastUpdated = e.Time, true, e.ExitCode, e.Time
 }
@@ -148,7 +148,7 @@ func (st *state) executor(id string, t int64) *model.Executor {
 	return e
 }
 
-func (st *state) executorAdded(ev sparkevent.EventExecutorAdded) {
+func (st *state) executorAdded(ev sparkevent.ExecutorAdded) {
 	e := st.executor(ev.ExecutorID, ev.Time)
 	e.Host, e.IsActive, e.TotalCores = ev.Host, true, ev.Cores
 	cpus := st.cpusPerTask
@@ -164,7 +164,7 @@ func (st *state) executorAdded(ev sparkevent.EventExecutorAdded) {
 	e.ResourceProfileID = ev.ResourceProfileID
 }
 
-func (st *state) executorRemoved(ev sparkevent.EventExecutorRemoved) {
+func (st *state) executorRemoved(ev sparkevent.ExecutorRemoved) {
 	e := st.liveExecs[ev.ExecutorID]
 	if e == nil {
 		return
@@ -192,7 +192,7 @@ func (st *state) activeForLiveStages(e *model.Executor) bool {
 	return false
 }
 
-func (st *state) miscProcess(e sparkevent.EventMiscProcess) {
+func (st *state) miscProcess(e sparkevent.MiscProcess) {
 	var p *model.MiscProcess
 	for _, q := range st.a.Misc {
 		if q.ID == e.Process.ID {
@@ -206,7 +206,7 @@ func (st *state) miscProcess(e sparkevent.EventMiscProcess) {
 	p.Logs, p.HostPort, p.IsActive, p.TotalCores = e.Process.Logs, e.Process.HostPort, true, e.Process.TotalCores
 }
 
-func (st *state) blockManagerAdded(ev sparkevent.EventBlockManagerAdded) {
+func (st *state) blockManagerAdded(ev sparkevent.BlockManagerAdded) {
 	e := st.executor(ev.ExecutorID, ev.Time)
 	e.HostPort = ev.Host + ":" + strconv.Itoa(ev.Port)
 	if ev.MaxOnHeap >= 0 {
@@ -217,7 +217,7 @@ func (st *state) blockManagerAdded(ev sparkevent.EventBlockManagerAdded) {
 	e.MaxMemory = ev.MaxMem
 }
 
-func (st *state) exclusion(ev sparkevent.EventExclusion) {
+func (st *state) exclusion(ev sparkevent.Exclusion) {
 	if ev.ForStage {
 		ls := st.liveStages[stageKey{ev.StageID, ev.StageAttempt}]
 		// For a node, Spark matches the stage's executors by their

@@ -7,7 +7,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
-func (st *state) jobStart(e *sparkevent.EventJobStart) {
+func (st *state) jobStart(e *sparkevent.JobStart) {
 	numTasks, lastStage := 0, -1
 	name := ""
 	for i := range e.Stages {
@@ -49,7 +49,7 @@ func (st *state) jobStart(e *sparkevent.EventJobStart) {
 	}
 }
 
-func (st *state) jobEnd(e sparkevent.EventJobEnd) {
+func (st *state) jobEnd(e sparkevent.JobEnd) {
 	st.sqlm.jobEnd(e.JobID)
 	j := st.liveJobs[e.JobID]
 	if j == nil {
@@ -141,7 +141,7 @@ func setStageInfo(s *model.StageAttempt, info *sparkevent.StageInfo) {
 	s.IsShufflePushEnabled, s.ShuffleMergersCount = info.IsShufflePushEnabled, info.ShuffleMergersCount
 }
 
-func (st *state) stageSubmitted(e sparkevent.EventStageSubmitted) {
+func (st *state) stageSubmitted(e sparkevent.StageSubmitted) {
 	st.sqlm.stageSubmitted(e.Info.StageID, e.Info.AttemptID)
 	ls := st.stage(&e.Info)
 	st.settleShadow(ls, true)
@@ -171,7 +171,7 @@ func (st *state) stageSubmitted(e sparkevent.EventStageSubmitted) {
 	}
 }
 
-func (st *state) stageCompleted(e sparkevent.EventStageCompleted) {
+func (st *state) stageCompleted(e sparkevent.StageCompleted) {
 	k := stageKey{e.Info.StageID, e.Info.AttemptID}
 	ls := st.liveStages[k]
 	if ls == nil {

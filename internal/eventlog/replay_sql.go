@@ -7,19 +7,19 @@ import (
 
 func (st *state) sql(ev sparkevent.Event) {
 	switch e := ev.(type) {
-	case sparkevent.EventSQLStart:
+	case sparkevent.SQLStart:
 		st.a.AddSQLExecution(&model.SQLExecution{ID: e.ExecutionID, RootID: e.RootID, QueryID: e.QueryID, ModifiedConfigs: e.ModifiedConfigs,
 			Description: e.Description, Details: e.Details, PhysicalPlan: e.PhysicalPlan, Plan: e.Plan,
 			StartTime: e.Time, EndTime: model.NoTime})
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			st.sqlm.exec(x).addPlan(e.Plan)
 		}
-	case sparkevent.EventSQLEnd:
+	case sparkevent.SQLEnd:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			x.EndTime, x.ErrorMessage, x.HasErrorMessage = e.Time, e.ErrorMessage, e.HasErrorMessage
 			st.sqlm.end(x)
 		}
-	case sparkevent.EventSQLAdaptive:
+	case sparkevent.SQLAdaptive:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			x.PhysicalPlan, x.AQEUpdates = e.PhysicalPlan, x.AQEUpdates+1
 			if e.Plan != nil {
@@ -27,14 +27,14 @@ func (st *state) sql(ev sparkevent.Event) {
 			}
 			st.sqlm.exec(x).addPlan(e.Plan)
 		}
-	case sparkevent.EventSQLAdaptiveMetrics:
+	case sparkevent.SQLAdaptiveMetrics:
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			l := st.sqlm.exec(x)
 			for _, m := range e.Metrics {
 				l.types[m.AccumulatorID] = m.MetricType
 			}
 		}
-	case sparkevent.EventSQLDriverAccums:
+	case sparkevent.SQLDriverAccums:
 		st.sqlm.driverUpdates(e.ExecutionID, e.Updates)
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			if x.DriverUpdates == nil {
@@ -59,12 +59,12 @@ func (st *state) streaming(ev sparkevent.Event) {
 		return q
 	}
 	switch e := ev.(type) {
-	case sparkevent.EventQueryStarted:
+	case sparkevent.QueryStarted:
 		query(e.ID, e.RunID, e.Name).StartTime = e.Time
-	case sparkevent.EventQueryProgress:
+	case sparkevent.QueryProgress:
 		q := query(e.ID, e.RunID, e.Name)
 		q.Progress = append(q.Progress, e.Progress)
-	case sparkevent.EventQueryTerminated:
+	case sparkevent.QueryTerminated:
 		q := query(e.ID, e.RunID, "")
 		q.Exception = e.Exception
 		if n := len(q.Progress); n > 0 {

@@ -71,7 +71,7 @@ func (l *sqlLive) addPlan(plan *model.SQLPlanNode) {
 	}
 }
 
-func (t *sqlTracker) jobStart(x *model.SQLExecution, e *sparkevent.EventJobStart) {
+func (t *sqlTracker) jobStart(x *model.SQLExecution, e *sparkevent.JobStart) {
 	l := t.exec(x)
 	if len(l.types) > 0 {
 		for i := range e.Stages {
@@ -112,7 +112,7 @@ func (t *sqlTracker) stageSubmitted(stageID, attempt int) {
 	}
 }
 
-func (t *sqlTracker) taskEnd(e *sparkevent.EventTaskEnd) {
+func (t *sqlTracker) taskEnd(e *sparkevent.TaskEnd) {
 	if len(e.Info.SQLUpdates) == 0 || !t.isSQLStage(e.StageID) {
 		return
 	}

@@ -97,7 +97,7 @@ func updateExecutorMemory(ex *model.Executor, offHeap bool, mem, disk int64) {
 // blockUpdated follows AppStatusListener.onBlockUpdated: RDD blocks update
 // the RDD's partitions and distributions and the executor; broadcast blocks
 // only the executor's memory; stream blocks are not modelled.
-func (st *state) blockUpdated(e sparkevent.EventBlockUpdated) {
+func (st *state) blockUpdated(e sparkevent.BlockUpdated) {
 	memDelta, diskDelta := e.MemSize, e.DiskSize
 	if !e.UseMemory {
 		memDelta = -memDelta

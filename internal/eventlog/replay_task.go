@@ -21,7 +21,7 @@ func setTaskInfo(t *model.Task, info *sparkevent.TaskInfo) {
 	t.Accumulables = info.Accumulables
 }
 
-func (st *state) taskStart(e *sparkevent.EventTaskStart) {
+func (st *state) taskStart(e *sparkevent.TaskStart) {
 	t := newTask(&e.Info)
 	st.liveTasks[t.TaskID] = t
 	// Spark keeps a task of a stage it never heard of, but no REST view
@@ -50,7 +50,7 @@ func (st *state) taskStart(e *sparkevent.EventTaskStart) {
 	}
 }
 
-func (st *state) taskEnd(e *sparkevent.EventTaskEnd) {
+func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 	st.sqlm.taskEnd(e)
 	var delta *model.TaskMetrics
 	if t := st.liveTasks[e.Info.TaskID]; t != nil {

@@ -1,6 +1,6 @@
 // Package sparkevent decodes one line of a Spark event log, a JSON object
 // written by Spark's JsonProtocol, into a typed SparkListener event
-// (EventTaskEnd, EventJobStart, …), the way the History Server reads it. It
+// (TaskEnd, JobStart, …), the way the History Server reads it. It
 // owns the event types and the decoding, with a fast path for the task
 // events that are most of every log; it does no I/O and builds no model
 // (package eventlog reads the bytes and applies the events).
@@ -49,7 +49,7 @@ var (
 )
 
 // DecodeLine decodes one JSON line. A line that is valid JSON but an event
-// replay does not know yields EventUnknown.
+// replay does not know yields Unknown.
 func (d *Decoder) DecodeLine(line []byte) (Event, error) {
 	if ev := d.fastDecode(line); ev != nil {
 		return ev, nil
@@ -78,7 +78,7 @@ func (d *Decoder) decodeSlow(line []byte) (Event, error) {
 	}
 	ev := d.decode(name, v)
 	if ev == nil {
-		return EventUnknown{Name: string(nb)}, nil
+		return Unknown{Name: string(nb)}, nil
 	}
 	return ev, nil
 }
@@ -125,33 +125,33 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 	case "SparkListenerTaskEnd":
 		return d.taskEnd(v)
 	case "SparkListenerTaskStart":
-		return &EventTaskStart{StageID: v.GetInt("Stage ID"), StageAttempt: v.GetInt("Stage Attempt ID"),
+		return &TaskStart{StageID: v.GetInt("Stage ID"), StageAttempt: v.GetInt("Stage Attempt ID"),
 			Info: d.taskInfo(v.Get("Task Info"))}
 	case "SparkListenerTaskGettingResult":
-		return EventTaskGettingResult{Info: d.taskInfo(v.Get("Task Info"))}
+		return TaskGettingResult{Info: d.taskInfo(v.Get("Task Info"))}
 	case "SparkListenerStageSubmitted":
-		return EventStageSubmitted{Info: d.stageInfo(v.Get("Stage Info")), Props: jobProps(v.Get("Properties"))}
+		return StageSubmitted{Info: d.stageInfo(v.Get("Stage Info")), Props: jobProps(v.Get("Properties"))}
 	case "SparkListenerStageCompleted":
-		return EventStageCompleted{Info: d.stageInfo(v.Get("Stage Info"))}
+		return StageCompleted{Info: d.stageInfo(v.Get("Stage Info"))}
 	case "SparkListenerJobStart":
 		return d.jobStart(v)
 	case "SparkListenerJobEnd":
-		return EventJobEnd{JobID: v.GetInt("Job ID"), Time: getTime(v, "Completion Time"),
+		return JobEnd{JobID: v.GetInt("Job ID"), Time: getTime(v, "Completion Time"),
 			Succeeded: string(v.GetStringBytes("Job Result", "Result")) == "JobSucceeded",
 			Error:     str(v, "Job Result", "Exception", "Message")}
 	case "SparkListenerStageExecutorMetrics":
-		return EventStageExecutorMetrics{ExecutorID: d.str(v, "Executor ID"), StageID: v.GetInt("Stage ID"),
+		return StageExecutorMetrics{ExecutorID: d.str(v, "Executor ID"), StageID: v.GetInt("Stage ID"),
 			StageAttempt: v.GetInt("Stage Attempt ID"), Metrics: executorMetrics(v.Get("Executor Metrics"))}
 	case "SparkListenerExecutorMetricsUpdate":
 		return d.metricsUpdate(v)
 	case "SparkListenerLogStart":
-		return EventLogStart{SparkVersion: string(v.GetStringBytes("Spark Version"))}
+		return LogStart{SparkVersion: string(v.GetStringBytes("Spark Version"))}
 	case "SparkListenerApplicationStart":
-		return EventAppStart{Name: str(v, "App Name"), AppID: str(v, "App ID"), AttemptID: str(v, "App Attempt ID"),
+		return AppStart{Name: str(v, "App Name"), AppID: str(v, "App ID"), AttemptID: str(v, "App Attempt ID"),
 			User: str(v, "User"), Time: v.GetInt64("Timestamp"),
 			DriverLogs: pairs(v.Get("Driver Logs")), DriverAttributes: pairs(v.Get("Driver Attributes"))}
 	case "SparkListenerApplicationEnd":
-		e := EventAppEnd{Time: v.GetInt64("Timestamp")}
+		e := AppEnd{Time: v.GetInt64("Timestamp")}
 		if x := v.Get("ExitCode"); x != nil && x.Type() == fastjson.TypeNumber {
 			c := x.GetInt()
 			e.ExitCode = &c
@@ -162,16 +162,16 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 	case "SparkListenerResourceProfileAdded":
 		return resourceProfile(v)
 	case "SparkListenerBlockManagerAdded":
-		return EventBlockManagerAdded{ExecutorID: d.str(v, "Block Manager ID", "Executor ID"),
+		return BlockManagerAdded{ExecutorID: d.str(v, "Block Manager ID", "Executor ID"),
 			Host: d.str(v, "Block Manager ID", "Host"), Port: v.GetInt("Block Manager ID", "Port"),
 			MaxMem: v.GetInt64("Maximum Memory"), Time: v.GetInt64("Timestamp"),
 			MaxOnHeap: optInt64(v, -1, "Maximum Onheap Memory"), MaxOffHeap: optInt64(v, -1, "Maximum Offheap Memory")}
 	case "SparkListenerBlockManagerRemoved":
-		return EventBlockManagerRemoved{ExecutorID: d.str(v, "Block Manager ID", "Executor ID"), Time: v.GetInt64("Timestamp")}
+		return BlockManagerRemoved{ExecutorID: d.str(v, "Block Manager ID", "Executor ID"), Time: v.GetInt64("Timestamp")}
 	case "SparkListenerExecutorAdded":
 		return d.executorAdded(v)
 	case "SparkListenerExecutorRemoved":
-		return EventExecutorRemoved{ExecutorID: d.str(v, "Executor ID"), Reason: str(v, "Removed Reason"),
+		return ExecutorRemoved{ExecutorID: d.str(v, "Executor ID"), Reason: str(v, "Removed Reason"),
 			Time: v.GetInt64("Timestamp")}
 	case "SparkListenerExecutorBlacklisted", "SparkListenerExecutorExcluded":
 		return d.exclusion(v, false, false, true)
@@ -188,29 +188,29 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 	case "SparkListenerMiscellaneousProcessAdded":
 		return miscProcess(v)
 	case "SparkListenerUnpersistRDD":
-		return EventUnpersistRDD{RDDID: v.GetInt("RDD ID")}
+		return UnpersistRDD{RDDID: v.GetInt("RDD ID")}
 	case "SparkListenerBlockUpdated":
 		return d.blockUpdated(v)
 	case "SparkListenerSQLExecutionStart":
-		return EventSQLStart{ExecutionID: v.GetInt64("executionId"), RootID: optInt64(v, v.GetInt64("executionId"), "rootExecutionId"),
+		return SQLStart{ExecutionID: v.GetInt64("executionId"), RootID: optInt64(v, v.GetInt64("executionId"), "rootExecutionId"),
 			QueryID: str(v, "queryId"), ModifiedConfigs: pairs(v.Get("modifiedConfigs")), Description: str(v, "description"), Details: str(v, "details"), PhysicalPlan: str(v, "physicalPlanDescription"),
 			Plan: planNode(v.Get("sparkPlanInfo"), 0), Time: v.GetInt64("time")}
 	case "SparkListenerSQLExecutionEnd":
 		em := v.Get("errorMessage")
-		return EventSQLEnd{ExecutionID: v.GetInt64("executionId"), Time: v.GetInt64("time"), ErrorMessage: str(v, "errorMessage"),
+		return SQLEnd{ExecutionID: v.GetInt64("executionId"), Time: v.GetInt64("time"), ErrorMessage: str(v, "errorMessage"),
 			HasErrorMessage: em != nil && em.Type() == fastjson.TypeString}
 	case "SparkListenerSQLAdaptiveSQLMetricUpdates":
-		e := EventSQLAdaptiveMetrics{ExecutionID: v.GetInt64("executionId")}
+		e := SQLAdaptiveMetrics{ExecutionID: v.GetInt64("executionId")}
 		for _, m := range v.GetArray("sqlPlanMetrics") {
 			e.Metrics = append(e.Metrics, model.SQLMetric{Name: str(m, "name"), AccumulatorID: m.GetInt64("accumulatorId"),
 				MetricType: str(m, "metricType")})
 		}
 		return e
 	case "SparkListenerSQLAdaptiveExecutionUpdate":
-		return EventSQLAdaptive{ExecutionID: v.GetInt64("executionId"), PhysicalPlan: str(v, "physicalPlanDescription"),
+		return SQLAdaptive{ExecutionID: v.GetInt64("executionId"), PhysicalPlan: str(v, "physicalPlanDescription"),
 			Plan: planNode(v.Get("sparkPlanInfo"), 0)}
 	case "SparkListenerDriverAccumUpdates":
-		e := EventSQLDriverAccums{ExecutionID: v.GetInt64("executionId")}
+		e := SQLDriverAccums{ExecutionID: v.GetInt64("executionId")}
 		for _, u := range v.GetArray("accumUpdates") {
 			if a := u.GetArray(); len(a) == 2 {
 				e.Updates = append(e.Updates, [2]int64{a[0].GetInt64(), a[1].GetInt64()})
@@ -223,7 +223,7 @@ func (d *Decoder) decode(name string, v *fastjson.Value) Event {
 		"SparkListenerExecutorUnexcludedForStage", "QueryIdleEvent":
 		// Spark writes these but the History Server's state does not
 		// depend on them.
-		return EventIgnored{Name: name}
+		return Ignored{Name: name}
 	case "QueryStartedEvent", "QueryStarted":
 		return queryStarted(v)
 	case "QueryProgressEvent", "QueryProgress":

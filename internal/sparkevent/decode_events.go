@@ -3,41 +3,41 @@ package sparkevent
 import "github.com/sparkdx/sparkdx/internal/model"
 
 // Event is one decoded SparkListener event. The concrete types below are
-// the events replay understands; anything else decodes to EventUnknown.
+// the events replay understands; anything else decodes to Unknown.
 type Event interface{ eventName() string }
 
-// EventUnknown is an event replay does not interpret, kept only by name.
-type EventUnknown struct{ Name string }
+// Unknown is an event replay does not interpret, kept only by name.
+type Unknown struct{ Name string }
 
-// EventIgnored is an event Spark defines that replay has no use for; it is
+// Ignored is an event Spark defines that replay has no use for; it is
 // neither applied nor counted as unknown.
-type EventIgnored struct{ Name string }
+type Ignored struct{ Name string }
 
-// EventLogStart is SparkListenerLogStart.
-type EventLogStart struct{ SparkVersion string }
+// LogStart is SparkListenerLogStart.
+type LogStart struct{ SparkVersion string }
 
-// EventAppStart is SparkListenerApplicationStart.
-type EventAppStart struct {
+// AppStart is SparkListenerApplicationStart.
+type AppStart struct {
 	Name, AppID, AttemptID, User string
 	Time                         int64
 	DriverLogs                   [][2]string
 	DriverAttributes             [][2]string
 }
 
-// EventAppEnd is SparkListenerApplicationEnd.
-type EventAppEnd struct {
+// AppEnd is SparkListenerApplicationEnd.
+type AppEnd struct {
 	Time     int64
 	ExitCode *int
 }
 
-// EventEnvironment is SparkListenerEnvironmentUpdate.
-type EventEnvironment struct{ Env model.Environment }
+// Environment is SparkListenerEnvironmentUpdate.
+type Environment struct{ Env model.Environment }
 
-// EventResourceProfile is SparkListenerResourceProfileAdded.
-type EventResourceProfile struct{ Profile model.ResourceProfile }
+// ResourceProfile is SparkListenerResourceProfileAdded.
+type ResourceProfile struct{ Profile model.ResourceProfile }
 
-// EventBlockManagerAdded is SparkListenerBlockManagerAdded.
-type EventBlockManagerAdded struct {
+// BlockManagerAdded is SparkListenerBlockManagerAdded.
+type BlockManagerAdded struct {
 	ExecutorID, Host      string
 	Port                  int
 	MaxMem                int64
@@ -45,14 +45,14 @@ type EventBlockManagerAdded struct {
 	Time                  int64
 }
 
-// EventBlockManagerRemoved is SparkListenerBlockManagerRemoved.
-type EventBlockManagerRemoved struct {
+// BlockManagerRemoved is SparkListenerBlockManagerRemoved.
+type BlockManagerRemoved struct {
 	ExecutorID string
 	Time       int64
 }
 
-// EventExecutorAdded is SparkListenerExecutorAdded.
-type EventExecutorAdded struct {
+// ExecutorAdded is SparkListenerExecutorAdded.
+type ExecutorAdded struct {
 	ExecutorID, Host  string
 	Time              int64
 	Cores             int
@@ -61,15 +61,15 @@ type EventExecutorAdded struct {
 	ResourceProfileID int
 }
 
-// EventExecutorRemoved is SparkListenerExecutorRemoved.
-type EventExecutorRemoved struct {
+// ExecutorRemoved is SparkListenerExecutorRemoved.
+type ExecutorRemoved struct {
 	ExecutorID, Reason string
 	Time               int64
 }
 
-// EventExclusion covers the executor/node (un)excluded and
+// Exclusion covers the executor/node (un)excluded and
 // (un)blacklisted events, application-wide or for one stage.
-type EventExclusion struct {
+type Exclusion struct {
 	ExecutorID, Host      string // Host set for node events
 	Node                  bool
 	ForStage              bool
@@ -78,8 +78,8 @@ type EventExclusion struct {
 	Time                  int64
 }
 
-// EventMiscProcess is SparkListenerMiscellaneousProcessAdded.
-type EventMiscProcess struct {
+// MiscProcess is SparkListenerMiscellaneousProcessAdded.
+type MiscProcess struct {
 	Time    int64
 	Process model.MiscProcess
 }
@@ -118,8 +118,8 @@ type JobProps struct {
 	TraceParent, TraceState     string // W3C trace context a caller set as local properties
 }
 
-// EventJobStart is SparkListenerJobStart.
-type EventJobStart struct {
+// JobStart is SparkListenerJobStart.
+type JobStart struct {
 	JobID    int
 	Time     int64
 	Stages   []StageInfo
@@ -127,8 +127,8 @@ type EventJobStart struct {
 	Props    JobProps
 }
 
-// EventJobEnd is SparkListenerJobEnd.
-type EventJobEnd struct {
+// JobEnd is SparkListenerJobEnd.
+type JobEnd struct {
 	JobID     int
 	Time      int64
 	Succeeded bool
@@ -137,14 +137,14 @@ type EventJobEnd struct {
 	Error string
 }
 
-// EventStageSubmitted is SparkListenerStageSubmitted.
-type EventStageSubmitted struct {
+// StageSubmitted is SparkListenerStageSubmitted.
+type StageSubmitted struct {
 	Info  StageInfo
 	Props JobProps
 }
 
-// EventStageCompleted is SparkListenerStageCompleted.
-type EventStageCompleted struct{ Info StageInfo }
+// StageCompleted is SparkListenerStageCompleted.
+type StageCompleted struct{ Info StageInfo }
 
 // TaskInfo is the "Task Info" object.
 type TaskInfo struct {
@@ -162,14 +162,14 @@ type TaskInfo struct {
 // AccumUpdate is one accumulator's update by a task.
 type AccumUpdate struct{ ID, Value int64 }
 
-// EventTaskStart is SparkListenerTaskStart.
-type EventTaskStart struct {
+// TaskStart is SparkListenerTaskStart.
+type TaskStart struct {
 	StageID, StageAttempt int
 	Info                  TaskInfo
 }
 
-// EventTaskGettingResult is SparkListenerTaskGettingResult.
-type EventTaskGettingResult struct{ Info TaskInfo }
+// TaskGettingResult is SparkListenerTaskGettingResult.
+type TaskGettingResult struct{ Info TaskInfo }
 
 // TaskEndReason says how a task ended.
 type TaskEndReason struct {
@@ -180,8 +180,8 @@ type TaskEndReason struct {
 	Fetch        *model.FetchFailure // FetchFailed
 }
 
-// EventTaskEnd is SparkListenerTaskEnd.
-type EventTaskEnd struct {
+// TaskEnd is SparkListenerTaskEnd.
+type TaskEnd struct {
 	StageID, StageAttempt int
 	TaskType              string
 	Reason                TaskEndReason
@@ -193,30 +193,30 @@ type EventTaskEnd struct {
 	Metrics model.TaskMetrics
 }
 
-// EventStageExecutorMetrics is SparkListenerStageExecutorMetrics.
-type EventStageExecutorMetrics struct {
+// StageExecutorMetrics is SparkListenerStageExecutorMetrics.
+type StageExecutorMetrics struct {
 	ExecutorID            string
 	StageID, StageAttempt int
 	Metrics               model.ExecutorMetrics
 }
 
-// StageExecutorMetrics is one per-stage peak of a metrics update.
-type StageExecutorMetrics struct {
+// StagePeak is one per-stage peak of a metrics update.
+type StagePeak struct {
 	StageID, StageAttempt int
 	Metrics               model.ExecutorMetrics
 }
 
-// EventExecutorMetricsUpdate is SparkListenerExecutorMetricsUpdate.
-type EventExecutorMetricsUpdate struct {
+// ExecutorMetricsUpdate is SparkListenerExecutorMetricsUpdate.
+type ExecutorMetricsUpdate struct {
 	ExecutorID string
-	Updates    []StageExecutorMetrics
+	Updates    []StagePeak
 }
 
-// EventUnpersistRDD is SparkListenerUnpersistRDD.
-type EventUnpersistRDD struct{ RDDID int }
+// UnpersistRDD is SparkListenerUnpersistRDD.
+type UnpersistRDD struct{ RDDID int }
 
-// EventBlockUpdated is SparkListenerBlockUpdated.
-type EventBlockUpdated struct {
+// BlockUpdated is SparkListenerBlockUpdated.
+type BlockUpdated struct {
 	ExecutorID, Host, BlockID                    string
 	Port                                         int
 	UseDisk, UseMemory, UseOffHeap, Deserialized bool
@@ -224,8 +224,8 @@ type EventBlockUpdated struct {
 	MemSize, DiskSize                            int64
 }
 
-// EventSQLStart is SparkListenerSQLExecutionStart.
-type EventSQLStart struct {
+// SQLStart is SparkListenerSQLExecutionStart.
+type SQLStart struct {
 	ExecutionID, RootID  int64
 	QueryID              string // Spark 4.1+
 	ModifiedConfigs      [][2]string
@@ -235,80 +235,80 @@ type EventSQLStart struct {
 	Time                 int64
 }
 
-// EventSQLEnd is SparkListenerSQLExecutionEnd.
-type EventSQLEnd struct {
+// SQLEnd is SparkListenerSQLExecutionEnd.
+type SQLEnd struct {
 	ExecutionID     int64
 	Time            int64
 	ErrorMessage    string
 	HasErrorMessage bool // Spark 3.4+ writes it, "" when the query succeeded
 }
 
-// EventSQLAdaptiveMetrics is SparkListenerSQLAdaptiveSQLMetricUpdates: the
+// SQLAdaptiveMetrics is SparkListenerSQLAdaptiveSQLMetricUpdates: the
 // metrics of plan nodes adaptive execution added.
-type EventSQLAdaptiveMetrics struct {
+type SQLAdaptiveMetrics struct {
 	ExecutionID int64
 	Metrics     []model.SQLMetric
 }
 
-// EventSQLAdaptive is SparkListenerSQLAdaptiveExecutionUpdate.
-type EventSQLAdaptive struct {
+// SQLAdaptive is SparkListenerSQLAdaptiveExecutionUpdate.
+type SQLAdaptive struct {
 	ExecutionID  int64
 	PhysicalPlan string
 	Plan         *model.SQLPlanNode
 }
 
-// EventSQLDriverAccums is SparkListenerDriverAccumUpdates.
-type EventSQLDriverAccums struct {
+// SQLDriverAccums is SparkListenerDriverAccumUpdates.
+type SQLDriverAccums struct {
 	ExecutionID int64
 	Updates     [][2]int64
 }
 
-// EventQueryStarted is StreamingQueryListener$QueryStartedEvent.
-type EventQueryStarted struct {
+// QueryStarted is StreamingQueryListener$QueryStartedEvent.
+type QueryStarted struct {
 	ID, RunID, Name string
 	Time            int64
 }
 
-// EventQueryProgress is StreamingQueryListener$QueryProgressEvent.
-type EventQueryProgress struct {
+// QueryProgress is StreamingQueryListener$QueryProgressEvent.
+type QueryProgress struct {
 	ID, RunID, Name string
 	Progress        model.StreamingProgress
 }
 
-// EventQueryTerminated is StreamingQueryListener$QueryTerminatedEvent.
-type EventQueryTerminated struct {
+// QueryTerminated is StreamingQueryListener$QueryTerminatedEvent.
+type QueryTerminated struct {
 	ID, RunID, Exception string
 }
 
-func (EventUnknown) eventName() string               { return "unknown" }
-func (EventIgnored) eventName() string               { return "ignored" }
-func (EventLogStart) eventName() string              { return "SparkListenerLogStart" }
-func (EventAppStart) eventName() string              { return "SparkListenerApplicationStart" }
-func (EventAppEnd) eventName() string                { return "SparkListenerApplicationEnd" }
-func (EventEnvironment) eventName() string           { return "SparkListenerEnvironmentUpdate" }
-func (EventResourceProfile) eventName() string       { return "SparkListenerResourceProfileAdded" }
-func (EventBlockManagerAdded) eventName() string     { return "SparkListenerBlockManagerAdded" }
-func (EventBlockManagerRemoved) eventName() string   { return "SparkListenerBlockManagerRemoved" }
-func (EventExecutorAdded) eventName() string         { return "SparkListenerExecutorAdded" }
-func (EventExecutorRemoved) eventName() string       { return "SparkListenerExecutorRemoved" }
-func (EventExclusion) eventName() string             { return "SparkListenerExecutorExcluded" }
-func (EventMiscProcess) eventName() string           { return "SparkListenerMiscellaneousProcessAdded" }
-func (EventJobStart) eventName() string              { return "SparkListenerJobStart" }
-func (EventJobEnd) eventName() string                { return "SparkListenerJobEnd" }
-func (EventStageSubmitted) eventName() string        { return "SparkListenerStageSubmitted" }
-func (EventStageCompleted) eventName() string        { return "SparkListenerStageCompleted" }
-func (*EventTaskStart) eventName() string            { return "SparkListenerTaskStart" }
-func (EventTaskGettingResult) eventName() string     { return "SparkListenerTaskGettingResult" }
-func (EventTaskEnd) eventName() string               { return "SparkListenerTaskEnd" }
-func (EventStageExecutorMetrics) eventName() string  { return "SparkListenerStageExecutorMetrics" }
-func (EventExecutorMetricsUpdate) eventName() string { return "SparkListenerExecutorMetricsUpdate" }
-func (EventUnpersistRDD) eventName() string          { return "SparkListenerUnpersistRDD" }
-func (EventBlockUpdated) eventName() string          { return "SparkListenerBlockUpdated" }
-func (EventSQLStart) eventName() string              { return "SparkListenerSQLExecutionStart" }
-func (EventSQLEnd) eventName() string                { return "SparkListenerSQLExecutionEnd" }
-func (EventSQLAdaptive) eventName() string           { return "SparkListenerSQLAdaptiveExecutionUpdate" }
-func (EventSQLDriverAccums) eventName() string       { return "SparkListenerDriverAccumUpdates" }
-func (EventSQLAdaptiveMetrics) eventName() string    { return "SparkListenerSQLAdaptiveSQLMetricUpdates" }
-func (EventQueryStarted) eventName() string          { return "QueryStartedEvent" }
-func (EventQueryProgress) eventName() string         { return "QueryProgressEvent" }
-func (EventQueryTerminated) eventName() string       { return "QueryTerminatedEvent" }
+func (Unknown) eventName() string               { return "unknown" }
+func (Ignored) eventName() string               { return "ignored" }
+func (LogStart) eventName() string              { return "SparkListenerLogStart" }
+func (AppStart) eventName() string              { return "SparkListenerApplicationStart" }
+func (AppEnd) eventName() string                { return "SparkListenerApplicationEnd" }
+func (Environment) eventName() string           { return "SparkListenerEnvironmentUpdate" }
+func (ResourceProfile) eventName() string       { return "SparkListenerResourceProfileAdded" }
+func (BlockManagerAdded) eventName() string     { return "SparkListenerBlockManagerAdded" }
+func (BlockManagerRemoved) eventName() string   { return "SparkListenerBlockManagerRemoved" }
+func (ExecutorAdded) eventName() string         { return "SparkListenerExecutorAdded" }
+func (ExecutorRemoved) eventName() string       { return "SparkListenerExecutorRemoved" }
+func (Exclusion) eventName() string             { return "SparkListenerExecutorExcluded" }
+func (MiscProcess) eventName() string           { return "SparkListenerMiscellaneousProcessAdded" }
+func (JobStart) eventName() string              { return "SparkListenerJobStart" }
+func (JobEnd) eventName() string                { return "SparkListenerJobEnd" }
+func (StageSubmitted) eventName() string        { return "SparkListenerStageSubmitted" }
+func (StageCompleted) eventName() string        { return "SparkListenerStageCompleted" }
+func (*TaskStart) eventName() string            { return "SparkListenerTaskStart" }
+func (TaskGettingResult) eventName() string     { return "SparkListenerTaskGettingResult" }
+func (TaskEnd) eventName() string               { return "SparkListenerTaskEnd" }
+func (StageExecutorMetrics) eventName() string  { return "SparkListenerStageExecutorMetrics" }
+func (ExecutorMetricsUpdate) eventName() string { return "SparkListenerExecutorMetricsUpdate" }
+func (UnpersistRDD) eventName() string          { return "SparkListenerUnpersistRDD" }
+func (BlockUpdated) eventName() string          { return "SparkListenerBlockUpdated" }
+func (SQLStart) eventName() string              { return "SparkListenerSQLExecutionStart" }
+func (SQLEnd) eventName() string                { return "SparkListenerSQLExecutionEnd" }
+func (SQLAdaptive) eventName() string           { return "SparkListenerSQLAdaptiveExecutionUpdate" }
+func (SQLDriverAccums) eventName() string       { return "SparkListenerDriverAccumUpdates" }
+func (SQLAdaptiveMetrics) eventName() string    { return "SparkListenerSQLAdaptiveSQLMetricUpdates" }
+func (QueryStarted) eventName() string          { return "QueryStartedEvent" }
+func (QueryProgress) eventName() string         { return "QueryProgressEvent" }
+func (QueryTerminated) eventName() string       { return "QueryTerminatedEvent" }

@@ -100,7 +100,7 @@ func topFieldBit(k []byte) uint8 {
 	return 0
 }
 
-func (d *Decoder) taskEndField(s *scanner, k []byte, e *EventTaskEnd) {
+func (d *Decoder) taskEndField(s *scanner, k []byte, e *TaskEnd) {
 	switch string(k) {
 	case "Stage ID":
 		e.StageID = int(s.int())

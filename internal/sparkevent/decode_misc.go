@@ -10,7 +10,7 @@ import (
 )
 
 func environment(v *fastjson.Value) Event {
-	var e EventEnvironment
+	var e Environment
 	env := &e.Env
 	env.Set = true
 	env.JavaHome = str(v, "JVM Information", "Java Home")
@@ -45,7 +45,7 @@ func sortedPairs(v *fastjson.Value) [][2]string {
 }
 
 func resourceProfile(v *fastjson.Value) Event {
-	e := EventResourceProfile{Profile: model.ResourceProfile{ID: v.GetInt("Resource Profile Id")}}
+	e := ResourceProfile{Profile: model.ResourceProfile{ID: v.GetInt("Resource Profile Id")}}
 	if o := v.GetObject("Executor Resource Requests"); o != nil {
 		o.Visit(func(k []byte, x *fastjson.Value) {
 			e.Profile.ExecutorResources = append(e.Profile.ExecutorResources, model.ExecutorResourceRequest{
@@ -64,7 +64,7 @@ func resourceProfile(v *fastjson.Value) Event {
 
 func (d *Decoder) executorAdded(v *fastjson.Value) Event {
 	info := v.Get("Executor Info")
-	e := EventExecutorAdded{ExecutorID: d.str(v, "Executor ID"), Time: v.GetInt64("Timestamp")}
+	e := ExecutorAdded{ExecutorID: d.str(v, "Executor ID"), Time: v.GetInt64("Timestamp")}
 	if info == nil {
 		return e
 	}
@@ -90,7 +90,7 @@ func (d *Decoder) executorAdded(v *fastjson.Value) Event {
 }
 
 func (d *Decoder) exclusion(v *fastjson.Value, node, forStage, excluded bool) Event {
-	e := EventExclusion{Node: node, ForStage: forStage, Excluded: excluded, Time: v.GetInt64("time"),
+	e := Exclusion{Node: node, ForStage: forStage, Excluded: excluded, Time: v.GetInt64("time"),
 		StageID: v.GetInt("stageId"), StageAttempt: v.GetInt("stageAttemptId")}
 	if node {
 		e.Host = str(v, "hostId")
@@ -101,7 +101,7 @@ func (d *Decoder) exclusion(v *fastjson.Value, node, forStage, excluded bool) Ev
 
 func miscProcess(v *fastjson.Value) Event {
 	info := v.Get("info")
-	e := EventMiscProcess{Time: v.GetInt64("time")}
+	e := MiscProcess{Time: v.GetInt64("time")}
 	e.Process = model.MiscProcess{ID: str(v, "processId"), IsActive: true, AddTime: e.Time, RemoveTime: model.NoTime}
 	if info != nil {
 		e.Process.HostPort = str(info, "hostPort")
@@ -114,10 +114,10 @@ func miscProcess(v *fastjson.Value) Event {
 func (d *Decoder) blockUpdated(v *fastjson.Value) Event {
 	b := v.Get("Block Updated Info")
 	if b == nil {
-		return EventBlockUpdated{}
+		return BlockUpdated{}
 	}
 	sl := b.Get("Storage Level")
-	e := EventBlockUpdated{ExecutorID: d.str(b, "Block Manager ID", "Executor ID"), Host: d.str(b, "Block Manager ID", "Host"),
+	e := BlockUpdated{ExecutorID: d.str(b, "Block Manager ID", "Executor ID"), Host: d.str(b, "Block Manager ID", "Host"),
 		Port: b.GetInt("Block Manager ID", "Port"), BlockID: str(b, "Block ID"),
 		MemSize: b.GetInt64("Memory Size"), DiskSize: b.GetInt64("Disk Size")}
 	if sl != nil {
@@ -173,18 +173,18 @@ func queryTime(v *fastjson.Value) int64 {
 
 func queryStarted(v *fastjson.Value) Event {
 	q := queryObject(v)
-	return EventQueryStarted{ID: anyString(q.Get("id")), RunID: str(q, "runId"), Name: anyString(q.Get("name")),
+	return QueryStarted{ID: anyString(q.Get("id")), RunID: str(q, "runId"), Name: anyString(q.Get("name")),
 		Time: queryTime(q)}
 }
 
 func queryTerminated(v *fastjson.Value) Event {
 	q := queryObject(v)
-	return EventQueryTerminated{ID: anyString(q.Get("id")), RunID: str(q, "runId"), Exception: anyString(v.Get("exception"))}
+	return QueryTerminated{ID: anyString(q.Get("id")), RunID: str(q, "runId"), Exception: anyString(v.Get("exception"))}
 }
 
 func queryProgress(v *fastjson.Value) Event {
 	p := queryObject(v)
-	e := EventQueryProgress{ID: anyString(p.Get("id")), RunID: str(p, "runId"), Name: anyString(p.Get("name"))}
+	e := QueryProgress{ID: anyString(p.Get("id")), RunID: str(p, "runId"), Name: anyString(p.Get("name"))}
 	e.Progress = model.StreamingProgress{BatchID: p.GetInt64("batchId"), Time: queryTime(p),
 		NumInputRows: p.GetInt64("numInputRows"), BatchDurationMs: p.GetInt64("batchDuration"),
 		InputRowsPerSecond: p.GetFloat64("inputRowsPerSecond"), ProcessedRowsPerSecond: p.GetFloat64("processedRowsPerSecond")}

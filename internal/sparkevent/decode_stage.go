@@ -37,7 +37,7 @@ func (d *Decoder) stageInfo(v *fastjson.Value) StageInfo {
 }
 
 func (d *Decoder) jobStart(v *fastjson.Value) Event {
-	e := EventJobStart{JobID: v.GetInt("Job ID"), Time: getTime(v, "Submission Time"),
+	e := JobStart{JobID: v.GetInt("Job ID"), Time: getTime(v, "Submission Time"),
 		StageIDs: ints(v.Get("Stage IDs")), Props: jobProps(v.Get("Properties"))}
 	for _, s := range v.GetArray("Stage Infos") {
 		e.Stages = append(e.Stages, d.stageInfo(s))

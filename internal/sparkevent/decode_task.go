@@ -60,7 +60,7 @@ func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 }
 
 func (d *Decoder) taskEnd(v *fastjson.Value) Event {
-	e := EventTaskEnd{}
+	e := TaskEnd{}
 	e.Info.PartitionID = -1
 	e.Reason.Reason = "Success"
 	o, _ := v.Object()
@@ -126,9 +126,9 @@ func executorMetrics(v *fastjson.Value) model.ExecutorMetrics {
 }
 
 func (d *Decoder) metricsUpdate(v *fastjson.Value) Event {
-	e := EventExecutorMetricsUpdate{ExecutorID: d.str(v, "Executor ID")}
+	e := ExecutorMetricsUpdate{ExecutorID: d.str(v, "Executor ID")}
 	for _, u := range v.GetArray("Executor Metrics Updated") {
-		e.Updates = append(e.Updates, StageExecutorMetrics{StageID: u.GetInt("Stage ID"),
+		e.Updates = append(e.Updates, StagePeak{StageID: u.GetInt("Stage ID"),
 			StageAttempt: u.GetInt("Stage Attempt ID"), Metrics: executorMetrics(u.Get("Executor Metrics"))})
 	}
 	return &e

@@ -43,8 +43,8 @@ func (s *slab[T]) reset() { s.b, s.i = 0, 0 }
 // (Decoder.UseSlab): a replay gives it one per chunk of lines, whose events
 // live until the chunk is applied.
 type TaskSlab struct {
-	ends   slab[EventTaskEnd]
-	starts slab[EventTaskStart]
+	ends   slab[TaskEnd]
+	starts slab[TaskStart]
 }
 
 // Reset makes the slab's events free for reuse; the caller must hold none
@@ -59,16 +59,16 @@ func (s *TaskSlab) Reset() {
 func (d *Decoder) UseSlab(s *TaskSlab) { d.slab = s }
 
 // newTaskEnd returns an event from the decoder's slab, if it has one.
-func (d *Decoder) newTaskEnd() *EventTaskEnd {
+func (d *Decoder) newTaskEnd() *TaskEnd {
 	if d.slab == nil {
-		return &EventTaskEnd{}
+		return &TaskEnd{}
 	}
 	return d.slab.ends.next()
 }
 
-func (d *Decoder) newTaskStart() *EventTaskStart {
+func (d *Decoder) newTaskStart() *TaskStart {
 	if d.slab == nil {
-		return &EventTaskStart{}
+		return &TaskStart{}
 	}
 	return d.slab.starts.next()
 }

@@ -5,8 +5,8 @@ import "testing"
 // TestSlab: values come back zeroed, earlier pointers stay valid while the
 // slab grows over several blocks, and reset reuses the same memory.
 func TestSlab(t *testing.T) {
-	var s slab[EventTaskEnd]
-	var ptrs []*EventTaskEnd
+	var s slab[TaskEnd]
+	var ptrs []*TaskEnd
 	firstRoundBlocks := 0
 	for round := range 2 {
 		ptrs = ptrs[:0]
