@@ -3,7 +3,7 @@
 // (TaskEnd, JobStart, …), the way the History Server reads it. It
 // owns the event types and the decoding, with a fast path for the task
 // events that are most of every log; it does no I/O and builds no model
-// (package eventlog reads the bytes and applies the events).
+// (package eventlog reads the bytes, package replay applies the events).
 package sparkevent
 
 import (

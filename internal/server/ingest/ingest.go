@@ -27,6 +27,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -250,7 +251,7 @@ type logEntry struct {
 	seenMod   time.Time
 	seenProg  bool
 
-	tail *eventlog.Tail // set under mu by the worker holding the entry
+	tail *replay.Tail // set under mu by the worker holding the entry
 
 	// Owned by the worker holding the entry.
 	part   int             // position in parts of the part being read

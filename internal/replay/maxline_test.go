@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 func TestReplayRefusesHugeLine(t *testing.T) {
 	head := appStart + "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"x\",\"Timestamp\":1}\n"
 	endless := io.MultiReader(strings.NewReader(head), zeros{}) // /dev/zero behind a log name
-	_, _, err := Replay(context.Background(), endless, ReplayOptions{Name: "zeros", MaxLine: 1 << 20})
+	_, _, err := Read(context.Background(), endless, Options{Name: "zeros", MaxLine: 1 << 20})
 	if !errors.Is(err, ErrLineTooLong) {
 		t.Fatalf("got %v, want ErrLineTooLong", err)
 	}
@@ -26,8 +26,8 @@ func TestReplayRefusesHugeLine(t *testing.T) {
 	}
 	// A line just under the bound is read.
 	line := bytes.Repeat([]byte{' '}, 1<<20-1)
-	if _, _, err := Replay(context.Background(), bytes.NewReader(append(append([]byte(head), line...), '\n')),
-		ReplayOptions{MaxLine: 1 << 20}); err != nil {
+	if _, _, err := Read(context.Background(), bytes.NewReader(append(append([]byte(head), line...), '\n')),
+		Options{MaxLine: 1 << 20}); err != nil {
 		t.Errorf("a line of MaxLine-1 bytes: %v", err)
 	}
 }
@@ -35,7 +35,7 @@ func TestReplayRefusesHugeLine(t *testing.T) {
 // TestTailRefusesHugeLine: a tailed log whose held-back line passes
 // MaxLine fails on Apply and holds nothing more.
 func TestTailRefusesHugeLine(t *testing.T) {
-	tail := NewTail(ReplayOptions{Name: "zeros", MaxLine: 1 << 20})
+	tail := NewTail(Options{Name: "zeros", MaxLine: 1 << 20})
 	if err := tail.Apply(tail.Decode([]byte(appStart))); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"bytes"
@@ -51,12 +51,12 @@ func TestPipelineMatchesSequential(t *testing.T) {
 	logs["local-1430917381534"] = small
 	for name, data := range logs {
 		want := replaySequential(t, data)
-		for _, o := range []ReplayOptions{{}, {Workers: 2, ChunkSize: 4096}, {Workers: 3, ChunkSize: 200}} {
+		for _, o := range []Options{{}, {Workers: 2, ChunkSize: 4096}, {Workers: 3, ChunkSize: 200}} {
 			if name == "big" && o.ChunkSize == 200 {
 				continue // 200k chunks: slow and adds nothing over 4096
 			}
 			t.Run(fmt.Sprintf("%s/workers=%d/chunk=%d", name, o.Workers, o.ChunkSize), func(t *testing.T) {
-				got, st, err := Replay(context.Background(), bytes.NewReader(data), o)
+				got, st, err := Read(context.Background(), bytes.NewReader(data), o)
 				if err != nil {
 					t.Fatal(err)
 				}

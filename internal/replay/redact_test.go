@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ const secretLog = `{"Event":"SparkListenerEnvironmentUpdate","JVM Information":{
 // TestReplayRedacts: no secret of secretLog reaches the model, and what is
 // not secret is kept.
 func TestReplayRedacts(t *testing.T) {
-	a, _, err := replayString(t, secretLog, ReplayOptions{})
+	a, _, err := replayString(t, secretLog, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestReplayRedacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _, err = replayString(t, secretLog, ReplayOptions{Redaction: rules})
+	a, _, err = replayString(t, secretLog, Options{Redaction: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestReplayRedacts(t *testing.T) {
 
 // TestTailRedacts: a tail, fed the same log in pieces, keeps no secret.
 func TestTailRedacts(t *testing.T) {
-	tail := NewTail(ReplayOptions{Name: "secret"})
+	tail := NewTail(Options{Name: "secret"})
 	for _, line := range strings.SplitAfter(secretLog, "\n") {
 		if err := tail.Apply(tail.Decode([]byte(line))); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package eventlog_test
+package replay_test
 
 import (
 	"bytes"
@@ -6,12 +6,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // FuzzTail feeds any bytes to a Tail in two pieces cut anywhere: it never
-// panics, and counts the same lines, events and bad lines as one Replay.
+// panics, and counts the same lines, events and bad lines as one Read.
 func FuzzTail(f *testing.F) {
 	for _, name := range []string{"local-1430917381534", "local-1422981780767"} {
 		if data, err := os.ReadFile(sparktest.Path(f, "spark-events", name)); err == nil {
@@ -22,7 +22,7 @@ func FuzzTail(f *testing.F) {
 	f.Add([]byte("not json\n\n{}\n"), uint16(3))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		c := int(cut) % (len(data) + 1)
-		tl := eventlog.NewTail(eventlog.ReplayOptions{Name: "fuzz"})
+		tl := replay.NewTail(replay.Options{Name: "fuzz"})
 		for _, piece := range [][]byte{data[:c], data[c:]} {
 			if err := tl.Apply(tl.Decode(bytes.Clone(piece))); err != nil {
 				t.Fatal(err)
@@ -31,8 +31,8 @@ func FuzzTail(f *testing.F) {
 		if err := tl.Apply(tl.End()); err != nil {
 			t.Fatal(err)
 		}
-		_, want, err := eventlog.Replay(context.Background(), bytes.NewReader(data),
-			eventlog.ReplayOptions{Name: "fuzz", InProgress: true, Workers: 1})
+		_, want, err := replay.Read(context.Background(), bytes.NewReader(data),
+			replay.Options{Name: "fuzz", InProgress: true, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import "testing"
 
@@ -13,7 +13,7 @@ func TestJobTraceContext(t *testing.T) {
 {"Event":"SparkListenerJobStart","Job ID":2,"Submission Time":1300,"Stage Infos":[],"Stage IDs":[],"Properties":{"spark.otel.traceparent":"00-11111111111111111111111111111111-2222222222222222-01","spark.otel.tracestate":"k=v"}}
 {"Event":"SparkListenerJobStart","Job ID":3,"Submission Time":1400,"Stage Infos":[],"Stage IDs":[],"Properties":{"spark.job.tags":"spark-session-1,traceparent=00-33333333333333333333333333333333-4444444444444444-01"}}
 `
-	a, _, err := replayString(t, log, ReplayOptions{})
+	a, _, err := replayString(t, log, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"bufio"
@@ -60,8 +60,8 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte(appStart+"{\n\n{\"Event\":\"SparkListenerTaskEnd\"}\r\n"), uint16(7))
 	f.Fuzz(func(t *testing.T, log []byte, chunk uint16) {
 		for _, strict := range []bool{false, true} {
-			_, st, err := Replay(context.Background(), bytes.NewReader(log),
-				ReplayOptions{Strict: strict, ChunkSize: int(chunk%4096) + 1, Workers: 2})
+			_, st, err := Read(context.Background(), bytes.NewReader(log),
+				Options{Strict: strict, ChunkSize: int(chunk%4096) + 1, Workers: 2})
 			if err == nil && st.Bytes != int64(len(log)) {
 				t.Fatalf("got %d bytes replayed, want %d", st.Bytes, len(log))
 			}
@@ -69,8 +69,8 @@ func FuzzReplay(f *testing.F) {
 		// The line bound: with a small maximum, a replay either fails with
 		// ErrLineTooLong exactly when some line is longer, or reads it all.
 		const maxLine = 256
-		_, _, err := Replay(context.Background(), bytes.NewReader(log),
-			ReplayOptions{ChunkSize: int(chunk%4096) + 1, Workers: 2, MaxLine: maxLine})
+		_, _, err := Read(context.Background(), bytes.NewReader(log),
+			Options{ChunkSize: int(chunk%4096) + 1, Workers: 2, MaxLine: maxLine})
 		longest := 0
 		for _, l := range bytes.Split(log, []byte{'\n'}) {
 			longest = max(longest, len(l))

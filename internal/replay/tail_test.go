@@ -1,4 +1,4 @@
-package eventlog_test
+package replay_test
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -20,7 +20,7 @@ var tailViews = []string{"", "/jobs", "/stages", "/stages?details=true", "/allex
 
 func appViews(t *testing.T, a *model.Attempt) map[string]string {
 	t.Helper()
-	api := historyapi.New(eventlog.GroupApps([]*model.Attempt{a}))
+	api := historyapi.New(replay.GroupApps([]*model.Attempt{a}))
 	api.Now = func() int64 { return 0 }
 	out := map[string]string{}
 	for _, v := range tailViews {
@@ -44,13 +44,13 @@ func TestTailMatchesReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _, err := eventlog.Replay(context.Background(), bytes.NewReader(data), eventlog.ReplayOptions{Name: name})
+			want, _, err := replay.Read(context.Background(), bytes.NewReader(data), replay.Options{Name: name})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, seed := range []uint64{1, 2, 3} {
 				rng := rand.New(rand.NewPCG(seed, 0))
-				tl := eventlog.NewTail(eventlog.ReplayOptions{Name: name})
+				tl := replay.NewTail(replay.Options{Name: name})
 				for rest := data; len(rest) > 0; {
 					n := min(len(rest), 1+rng.IntN(4096))
 					if err := tl.Apply(tl.Decode(rest[:n])); err != nil {
@@ -76,7 +76,7 @@ func TestTailMatchesReplay(t *testing.T) {
 }
 
 func TestTailHoldsPartialLine(t *testing.T) {
-	tl := eventlog.NewTail(eventlog.ReplayOptions{Name: "t.inprogress"})
+	tl := replay.NewTail(replay.Options{Name: "t.inprogress"})
 	line := `{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000,"User":"u"}` + "\n"
 	cut := len(line) / 2
 	if err := tl.Apply(tl.Decode([]byte(line[:cut]))); err != nil {

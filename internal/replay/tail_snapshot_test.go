@@ -1,4 +1,4 @@
-package eventlog_test
+package replay_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -41,8 +42,8 @@ func TestTailSnapshotResumes(t *testing.T) {
 			}
 			for _, seed := range []uint64{1, 2} {
 				rng := rand.New(rand.NewPCG(seed, 7))
-				opts := eventlog.ReplayOptions{Name: name}
-				ref, tl := eventlog.NewTail(opts), eventlog.NewTail(opts)
+				opts := replay.Options{Name: name}
+				ref, tl := replay.NewTail(opts), replay.NewTail(opts)
 				restores := 0
 				for rest := data; len(rest) > 0; {
 					n := min(len(rest), 1+rng.IntN(len(data)/20+64))
@@ -59,7 +60,7 @@ func TestTailSnapshotResumes(t *testing.T) {
 					}
 				}
 				tl = restore(t, tl, opts) // a snapshot of the whole log, cut line held back
-				for _, x := range []*eventlog.Tail{ref, tl} {
+				for _, x := range []*replay.Tail{ref, tl} {
 					if err := x.Apply(x.End()); err != nil {
 						t.Fatal(err)
 					}
@@ -78,20 +79,20 @@ func TestTailSnapshotResumes(t *testing.T) {
 	}
 }
 
-func feed(t *testing.T, tl *eventlog.Tail, b []byte) {
+func feed(t *testing.T, tl *replay.Tail, b []byte) {
 	t.Helper()
 	if err := tl.Apply(tl.Decode(b)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func restore(t testing.TB, tl *eventlog.Tail, opts eventlog.ReplayOptions) *eventlog.Tail {
+func restore(t testing.TB, tl *replay.Tail, opts replay.Options) *replay.Tail {
 	t.Helper()
 	snap, err := tl.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, err := eventlog.RestoreTail(opts, snap)
+	next, err := replay.RestoreTail(opts, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +102,9 @@ func restore(t testing.TB, tl *eventlog.Tail, opts eventlog.ReplayOptions) *even
 	return next
 }
 
-// statsText is ReplayStats with errors as text (a restored error is the
+// statsText is Stats with errors as text (a restored error is the
 // same message, not the same value).
-func statsText(st *eventlog.ReplayStats) any {
+func statsText(st *replay.Stats) any {
 	c := *st
 	var bad []string
 	for _, e := range c.FirstBad {
@@ -117,7 +118,7 @@ func statsText(st *eventlog.ReplayStats) any {
 // snapshot, and a malformed last line that End turns into the log's cut
 // line after it, come out as in one tail.
 func TestTailSnapshotKeepsBadLines(t *testing.T) {
-	opts := eventlog.ReplayOptions{Name: "bad.inprogress"}
+	opts := replay.Options{Name: "bad.inprogress"}
 	lines := []string{
 		`{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000,"User":"u"}`,
 		`{"Event":"SparkListenerJobStart","Job ID":`,
@@ -128,13 +129,13 @@ func TestTailSnapshotKeepsBadLines(t *testing.T) {
 	for _, l := range lines {
 		data = append(data, l+"\n"...)
 	}
-	ref := eventlog.NewTail(opts)
+	ref := replay.NewTail(opts)
 	feed(t, ref, data)
 	if err := ref.Apply(ref.End()); err != nil {
 		t.Fatal(err)
 	}
 	for cut := range len(data) {
-		tl := eventlog.NewTail(opts)
+		tl := replay.NewTail(opts)
 		feed(t, tl, data[:cut])
 		tl = restore(t, tl, opts)
 		feed(t, tl, data[cut:])
@@ -151,27 +152,27 @@ func TestTailSnapshotKeepsBadLines(t *testing.T) {
 }
 
 func TestRestoreTailRejectsGarbage(t *testing.T) {
-	opts := eventlog.ReplayOptions{Name: "x"}
-	tl := eventlog.NewTail(opts)
+	opts := replay.Options{Name: "x"}
+	tl := replay.NewTail(opts)
 	feed(t, tl, []byte(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"))
 	snap, err := tl.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range [][]byte{nil, []byte("garbage"), snap[:len(snap)/2], append(snap[:len(snap):len(snap)], 1)} {
-		if _, err := eventlog.RestoreTail(opts, bad); err == nil {
+		if _, err := replay.RestoreTail(opts, bad); err == nil {
 			t.Errorf("RestoreTail(%d bytes of garbage): no error", len(bad))
 		}
 	}
 	damaged := bytes.Clone(snap)
 	damaged[len(snap)/2] ^= 0x40
-	if _, err := eventlog.RestoreTail(opts, damaged); err == nil || !strings.Contains(err.Error(), "checksum") {
+	if _, err := replay.RestoreTail(opts, damaged); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("damaged snapshot: got %v, want a checksum error", err)
 	}
 	other := withSum(snap[:len(snap)-4])
 	other[10] ^= 0xff // the fingerprint: as if written by another version
 	other = withSum(other[:len(other)-4])
-	if _, err := eventlog.RestoreTail(opts, other); !errors.Is(err, eventlog.ErrSnapshotVersion) {
+	if _, err := replay.RestoreTail(opts, other); !errors.Is(err, replay.ErrSnapshotVersion) {
 		t.Errorf("changed fingerprint: got %v, want ErrSnapshotVersion", err)
 	}
 }
@@ -203,13 +204,13 @@ func BenchmarkRestoreTail(b *testing.B) {
 	b.SetBytes(int64(len(snap)))
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := eventlog.RestoreTail(eventlog.ReplayOptions{Name: "big"}, snap); err != nil {
+		if _, err := replay.RestoreTail(replay.Options{Name: "big"}, snap); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func bigTail(b *testing.B) *eventlog.Tail {
+func bigTail(b *testing.B) *replay.Tail {
 	path := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
 	logs, err := eventlog.Open(context.Background(), path, eventlog.OpenOptions{})
 	if err != nil {
@@ -226,7 +227,7 @@ func bigTail(b *testing.B) *eventlog.Tail {
 	}
 	// Stop before the end, as a running log would be.
 	data = data[:bytes.LastIndexByte(data[:len(data)*9/10], '\n')+1]
-	tl := eventlog.NewTail(eventlog.ReplayOptions{Name: "big"})
+	tl := replay.NewTail(replay.Options{Name: "big"})
 	if err := tl.Apply(tl.Decode(data)); err != nil {
 		b.Fatal(err)
 	}
@@ -247,8 +248,8 @@ func FuzzRestoreTail(f *testing.F) {
 		f.Fatal(err)
 	}
 	cut := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
-	opts := eventlog.ReplayOptions{Name: "fuzz"}
-	tl := eventlog.NewTail(opts)
+	opts := replay.Options{Name: "fuzz"}
+	tl := replay.NewTail(opts)
 	if err := tl.Apply(tl.Decode(data[:cut])); err != nil {
 		f.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func FuzzRestoreTail(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(snap)
-	small := eventlog.NewTail(opts)
+	small := replay.NewTail(opts)
 	small.Apply(small.Decode(data[:bytes.IndexByte(data[2000:], '\n')+2001]))
 	if s, err := small.Snapshot(); err == nil {
 		f.Add(s)
@@ -268,7 +269,7 @@ func FuzzRestoreTail(f *testing.F) {
 			return
 		}
 		// Past the checksum, to reach the decoding of what it covers.
-		tl, err := eventlog.RestoreTail(opts, withSum(snap[:len(snap)-4]))
+		tl, err := replay.RestoreTail(opts, withSum(snap[:len(snap)-4]))
 		if err != nil {
 			return
 		}

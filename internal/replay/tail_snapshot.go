@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"encoding/binary"
@@ -25,7 +25,7 @@ type tailState struct {
 	LastBad int // index of lastBad in Stats.FirstBad; -1 for none
 }
 
-// statsState is ReplayStats with each malformed line's error as its text.
+// statsState is Stats with each malformed line's error as its text.
 type statsState struct {
 	Bytes, Lines, Events, BadLines int64
 	Truncated                      bool
@@ -70,7 +70,7 @@ func snapshotSum(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc
 // RestoreTail continues a tail from its Snapshot; opts are those NewTail
 // was given. An error wrapping ErrSnapshotVersion means the snapshot is
 // from another sparkdx version.
-func RestoreTail(opts ReplayOptions, data []byte) (*Tail, error) {
+func RestoreTail(opts Options, data []byte) (*Tail, error) {
 	if len(data) < 4 {
 		return nil, fmt.Errorf("eventlog: %s: restore tail: %d bytes, too short for a snapshot", opts.Name, len(data))
 	}
@@ -89,7 +89,7 @@ func RestoreTail(opts ReplayOptions, data []byte) (*Tail, error) {
 	opts.InProgress = true
 	opts.Redaction = opts.rules()
 	t := &Tail{st: ts.St, dec: sparkevent.NewDecoder(), opts: opts, carry: ts.Carry, line: ts.Line,
-		stats: ReplayStats{Bytes: ts.Stats.Bytes, Lines: ts.Stats.Lines, Events: ts.Stats.Events,
+		stats: Stats{Bytes: ts.Stats.Bytes, Lines: ts.Stats.Lines, Events: ts.Stats.Events,
 			BadLines: ts.Stats.BadLines, Truncated: ts.Stats.Truncated, Unknown: ts.Stats.Unknown}}
 	if t.stats.Unknown == nil {
 		t.stats.Unknown = map[string]int{}

@@ -1,4 +1,12 @@
-package eventlog
+// Package replay applies the events of a Spark event log to a
+// model.Attempt the way Spark's AppStatusListener (and, for the SQL tab,
+// SQLAppStatusListener) builds the History Server's state; package
+// eventlog reads the log's bytes and package sparkevent decodes its lines.
+// It owns the line pipeline (Read: parallel decoding, in-order applying,
+// malformed and cut lines), the replay of opened logs and of directories
+// of them (Log, LoadApps), and Tail, the incremental replay of a log that
+// is still being written, with its snapshots.
+package replay
 
 import (
 	"bytes"
@@ -10,13 +18,14 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
-// ReplayOptions configure Replay.
-type ReplayOptions struct {
+// Options configure Read.
+type Options struct {
 	// Name names the log in errors (a file name or URL).
 	Name string
 	// Strict makes a malformed line an error instead of a skipped, counted line.
@@ -31,16 +40,16 @@ type ReplayOptions struct {
 	// SizeHint is the log's stored size, if known: read buffers for small
 	// logs start small.
 	SizeHint int64
-	// Wrap, if set, wraps the decoded reader ReplayLog opened (for a
-	// progress display); Replay itself does not use it.
-	Wrap func(r *Reader) io.Reader
+	// Wrap, if set, wraps the decoded reader Log opens (for a progress
+	// display); Read itself does not use it.
+	Wrap func(r *eventlog.Reader) io.Reader
 	// MaxLine bounds one line (one event) in bytes; 0 means DefaultMaxLine.
 	// A longer line stops the replay with ErrLineTooLong instead of holding
 	// ever more memory (a log of zeros, a corrupt file without newlines).
 	MaxLine int
-	// MaxRatio bounds decoded ÷ stored bytes of a log ReplayLog reads,
-	// past 64 MiB decoded; 0 means DefaultMaxRatio. A log over it fails
-	// with ErrRatio instead of decoding without end.
+	// MaxRatio bounds decoded ÷ stored bytes of a log Log reads, past 64
+	// MiB decoded; 0 means eventlog.DefaultMaxRatio. A log over it fails
+	// with eventlog.ErrRatio instead of decoding without end.
 	MaxRatio float64
 	// Redaction is the policy applied to every event before the replay
 	// keeps it (package redact); nil means redact.Default().
@@ -49,7 +58,7 @@ type ReplayOptions struct {
 
 // rules is the redaction policy: Redaction, or redact.Default() (set once
 // per replay or tail, not compiled per chunk).
-func (o ReplayOptions) rules() *redact.Rules {
+func (o Options) rules() *redact.Rules {
 	if o.Redaction != nil {
 		return o.Redaction
 	}
@@ -60,18 +69,18 @@ func (o ReplayOptions) rules() *redact.Rules {
 // an environment of a few MiB).
 const DefaultMaxLine = 64 << 20
 
-// ErrLineTooLong is the error for a line longer than ReplayOptions.MaxLine.
+// ErrLineTooLong is the error for a line longer than Options.MaxLine.
 var ErrLineTooLong = errors.New("line longer than the maximum")
 
-func (o ReplayOptions) maxLine() int {
+func (o Options) maxLine() int {
 	if o.MaxLine > 0 {
 		return o.MaxLine
 	}
 	return DefaultMaxLine
 }
 
-// ReplayStats counts what a replay read.
-type ReplayStats struct {
+// Stats counts what a replay read.
+type Stats struct {
 	Bytes     int64
 	Lines     int64
 	Events    int64
@@ -128,19 +137,19 @@ func (c *chunk) reuse() {
 	*c = chunk{buf: buf, events: events, bad: bad, slab: slab}
 }
 
-// Replay decodes the JSON lines of r and applies them, in order, to a new
+// Read decodes the JSON lines of r and applies them, in order, to a new
 // model.Attempt. Lines are split and decoded by worker goroutines and applied
 // by the calling goroutine.
-func Replay(ctx context.Context, r io.Reader, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
+func Read(ctx context.Context, r io.Reader, opts Options) (*model.Attempt, *Stats, error) {
 	a := model.NewAttempt()
 	a.LogName = opts.Name
-	stats, err := ReplayInto(ctx, a, r, opts)
+	stats, err := Into(ctx, a, r, opts)
 	return a, stats, err
 }
 
-// ReplayInto is Replay onto an existing attempt (e.g. the next file of a
+// Into is Read onto an existing attempt (e.g. the next file of a
 // rolling log).
-func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayOptions) (*ReplayStats, error) {
+func Into(ctx context.Context, a *model.Attempt, r io.Reader, opts Options) (*Stats, error) {
 	opts.Redaction = opts.rules()
 	workers := opts.Workers
 	if workers <= 0 {
@@ -196,7 +205,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 	}()
 
 	st := newState(a)
-	stats := &ReplayStats{Unknown: map[string]int{}}
+	stats := &Stats{Unknown: map[string]int{}}
 	var err error
 	for c := range order {
 		<-c.done
@@ -220,7 +229,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 			le.Name = opts.Name
 			return stats, le
 		}
-		if _, own := r.(*Reader); own { // its errors name the part file
+		if _, own := r.(*eventlog.Reader); own { // its errors name the part file
 			return stats, readErr
 		}
 		return stats, fmt.Errorf("eventlog: %s: %w", opts.Name, readErr)
@@ -232,7 +241,7 @@ func ReplayInto(ctx context.Context, a *model.Attempt, r io.Reader, opts ReplayO
 	return stats, nil
 }
 
-func (st *state) applyChunk(c *chunk, stats *ReplayStats, opts ReplayOptions) error {
+func (st *state) applyChunk(c *chunk, stats *Stats, opts Options) error {
 	stats.Bytes += int64(len(c.data))
 	for _, b := range c.bad {
 		if c.cutLast && b == c.bad[len(c.bad)-1] && (opts.InProgress || c.cutNoNewline) {

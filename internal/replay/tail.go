@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // Tail replays a log that is still being written: it keeps the replay state
 // between calls, so bytes appended later continue the same model.Attempt
-// exactly as one Replay of the whole log would.
+// exactly as one Read of the whole log would.
 //
 // Decoding and applying are separate steps so that a server can decode
 // (the costly part) without holding the lock its readers take, and hold it
@@ -18,14 +18,14 @@ import (
 type Tail struct {
 	st    *state
 	dec   *sparkevent.Decoder
-	opts  ReplayOptions
+	opts  Options
 	carry []byte // a last line without its '\n' yet
 	line  int64  // number of the next line to decode
-	stats ReplayStats
+	stats Stats
 	// lastBad is the last non-blank line applied so far when it failed to
 	// parse as a cut line does: counted bad while more lines may follow,
 	// it is the log's cut last line if End finds nothing after it (as
-	// Replay of an in-progress log counts it).
+	// Read of an in-progress log counts it).
 	lastBad *LineError
 	// snapSize is the size of the last Snapshot, to size the next one.
 	snapSize int
@@ -35,7 +35,7 @@ type Tail struct {
 type TailBatch struct {
 	c   chunk
 	end bool  // from End: the log is complete
-	err error // the held-back line grew past ReplayOptions.MaxLine
+	err error // the held-back line grew past Options.MaxLine
 }
 
 // Events is the number of events in the batch.
@@ -43,20 +43,20 @@ func (b *TailBatch) Events() int { return len(b.c.events) }
 
 // NewTail starts replaying a log into a new attempt; opts.Name names the
 // log in errors and opts.Strict makes a malformed line an error of Apply.
-func NewTail(opts ReplayOptions) *Tail {
+func NewTail(opts Options) *Tail {
 	a := model.NewAttempt()
 	a.LogName = opts.Name
 	opts.InProgress = true
 	opts.Redaction = opts.rules()
 	return &Tail{st: newState(a), dec: sparkevent.NewDecoder(), opts: opts, line: 1,
-		stats: ReplayStats{Unknown: map[string]int{}}}
+		stats: Stats{Unknown: map[string]int{}}}
 }
 
 // Attempt is the attempt being built; it changes only in Apply and Finish.
 func (t *Tail) Attempt() *model.Attempt { return t.st.a }
 
 // Stats counts what has been applied so far.
-func (t *Tail) Stats() *ReplayStats { return &t.stats }
+func (t *Tail) Stats() *Stats { return &t.stats }
 
 // Pending is the number of bytes held back: a last line whose '\n' has not
 // been written yet.
@@ -112,7 +112,7 @@ func (t *Tail) decode(buf []byte, last bool) *TailBatch {
 }
 
 // Apply applies a decoded batch to the attempt, in the order the batches
-// were decoded. With ReplayOptions.Strict a malformed line is returned as
+// were decoded. With Options.Strict a malformed line is returned as
 // an error and the batch's later events are not applied.
 func (t *Tail) Apply(b *TailBatch) error {
 	if b.err != nil {

@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"github.com/sparkdx/sparkdx/internal/model"

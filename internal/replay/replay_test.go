@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"bytes"
@@ -10,17 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-func replayString(t *testing.T, s string, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
+func replayString(t *testing.T, s string, opts Options) (*model.Attempt, *Stats, error) {
 	t.Helper()
 	if opts.Name == "" {
 		opts.Name = "test.log"
 	}
 	opts.ChunkSize = 64 // many chunks: exercises ordering across workers
-	return Replay(context.Background(), strings.NewReader(s), opts)
+	return Read(context.Background(), strings.NewReader(s), opts)
 }
 
 const appStart = `{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000,"User":"u"}` + "\n"
@@ -222,7 +223,7 @@ func TestReplayPerEventKind(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, _, err := replayString(t, c.lines, ReplayOptions{})
+			a, _, err := replayString(t, c.lines, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +235,7 @@ func TestReplayPerEventKind(t *testing.T) {
 func TestReplayBadLines(t *testing.T) {
 	log := appStart + "{not json\n" + `{"Event":"SparkListenerSomethingNew","x":1}` + "\n" + `{"no event":1}` + "\n"
 	t.Run("lenient", func(t *testing.T) {
-		a, st, err := replayString(t, log, ReplayOptions{})
+		a, st, err := replayString(t, log, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,13 +250,13 @@ func TestReplayBadLines(t *testing.T) {
 		}
 	})
 	t.Run("missing required field", func(t *testing.T) {
-		_, _, err := replayString(t, appStart+`{"Event":"SparkListenerTaskEnd","Stage ID":1}`+"\n", ReplayOptions{Strict: true, Name: "app-42.log"})
+		_, _, err := replayString(t, appStart+`{"Event":"SparkListenerTaskEnd","Stage ID":1}`+"\n", Options{Strict: true, Name: "app-42.log"})
 		if err == nil || err.Error() != `eventlog: app-42.log line 2: SparkListenerTaskEnd: missing "Task Info"` {
 			t.Errorf("got %v, want the line, event and missing field named", err)
 		}
 	})
 	t.Run("strict", func(t *testing.T) {
-		_, _, err := replayString(t, log, ReplayOptions{Strict: true, Name: "x.log"})
+		_, _, err := replayString(t, log, Options{Strict: true, Name: "x.log"})
 		var le *LineError
 		if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "x.log line 2") {
 			t.Errorf("got %v, want a LineError at x.log line 2", err)
@@ -263,11 +264,11 @@ func TestReplayBadLines(t *testing.T) {
 	})
 	t.Run("cut last line of in-progress log", func(t *testing.T) {
 		cut := appStart + `{"Event":"SparkListenerJobStart","Job ID":0,"Sta`
-		_, st, err := replayString(t, cut, ReplayOptions{Strict: true, InProgress: true})
+		_, st, err := replayString(t, cut, Options{Strict: true, InProgress: true})
 		if err != nil || !st.Truncated || st.BadLines != 0 {
 			t.Errorf("got err %v truncated %v bad %d, want nil true 0", err, st.Truncated, st.BadLines)
 		}
-		_, _, err = replayString(t, cut, ReplayOptions{Strict: true})
+		_, _, err = replayString(t, cut, Options{Strict: true})
 		if err == nil {
 			t.Error("got nil error for a cut last line of a finished log in strict mode, want an error")
 		}
@@ -286,7 +287,7 @@ func TestBrokenAttempts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
-			apps, err := LoadApps(context.Background(), sparktest.Path(t, "extra", "spark-events-broken", c.dir), ReplayOptions{})
+			apps, err := LoadApps(context.Background(), sparktest.Path(t, "extra", "spark-events-broken", c.dir), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +308,7 @@ func TestBrokenAttempts(t *testing.T) {
 }
 
 func TestRollingLog(t *testing.T) {
-	apps, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "eventlog_v2_local-1766844910796"), ReplayOptions{})
+	apps, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "eventlog_v2_local-1766844910796"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestRollingLog(t *testing.T) {
 
 // bigLog decodes the large benchmark log through the codec package.
 func bigLog(b testing.TB) []byte {
-	logs, err := Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), OpenOptions{})
+	logs, err := eventlog.Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), eventlog.OpenOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		_, st, err := Replay(context.Background(), bytes.NewReader(data), ReplayOptions{Name: "big"})
+		_, st, err := Read(context.Background(), bytes.NewReader(data), Options{Name: "big"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -356,14 +357,14 @@ func newTestAttempt() *model.Attempt { return model.NewAttempt() }
 // codec, line splitting, parallel decoding and replay.
 func BenchmarkReplayZstd(b *testing.B) {
 	path := sparktest.Path(b, "big", "application_1701368813061_0008.zstd")
-	logs, err := Open(context.Background(), path, OpenOptions{})
+	logs, err := eventlog.Open(context.Background(), path, eventlog.OpenOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(39586408) // decoded JSON bytes
 	b.ReportAllocs()
 	for range b.N {
-		_, st, err := ReplayLog(context.Background(), logs[0], ReplayOptions{})
+		_, st, err := Log(context.Background(), logs[0], Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -374,14 +375,14 @@ func BenchmarkReplayZstd(b *testing.B) {
 }
 
 func TestCompressedLogsMatchPlain(t *testing.T) {
-	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "local-1430917381534"), ReplayOptions{})
+	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "local-1430917381534"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := plain[0].Attempts[0]
 	for _, ext := range []string{"lz4", "lzf", "snappy", "zstd"} {
 		t.Run(ext, func(t *testing.T) {
-			apps, err := LoadApps(context.Background(), sparktest.Path(t, "compressed", "local-1430917381534."+ext), ReplayOptions{Strict: true})
+			apps, err := LoadApps(context.Background(), sparktest.Path(t, "compressed", "local-1430917381534."+ext), Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -395,7 +396,7 @@ func TestCompressedLogsMatchPlain(t *testing.T) {
 
 // TestStreamingQuery checks the StreamingQueryHistorySuite oracle.
 func TestStreamingQuery(t *testing.T) {
-	apps, err := LoadApps(context.Background(), sparktest.Path(t, "extra", "sql-core-spark-events", "local-1596020211915"), ReplayOptions{Strict: true})
+	apps, err := LoadApps(context.Background(), sparktest.Path(t, "extra", "sql-core-spark-events", "local-1596020211915"), Options{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +428,7 @@ func TestOldStreamingEvents(t *testing.T) {
 	for _, v := range []string{"2.0.0", "2.0.1", "2.0.2"} {
 		t.Run(v, func(t *testing.T) {
 			apps, err := LoadApps(context.Background(),
-				sparktest.Path(t, "extra", "structured-streaming", "query-event-logs-version-"+v+".txt"), ReplayOptions{Strict: true})
+				sparktest.Path(t, "extra", "structured-streaming", "query-event-logs-version-"+v+".txt"), Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -438,7 +439,7 @@ func TestOldStreamingEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, st, err := Replay(context.Background(), bytes.NewReader(data), ReplayOptions{Strict: true})
+			a, st, err := Read(context.Background(), bytes.NewReader(data), Options{Strict: true})
 			if err != nil || st.BadLines != 0 || len(st.Unknown) != 0 {
 				t.Fatalf("got err %v, bad %d, unknown %v", err, st.BadLines, st.Unknown)
 			}
@@ -455,14 +456,14 @@ func TestInProgressLogs(t *testing.T) {
 	for _, name := range []string{"local-1642039451826.inprogress", "local-1642039451826.zstd.inprogress",
 		"local-1642039451826.lz4.inprogress", "local-1642039451826-cut.zstd.inprogress"} {
 		t.Run(name, func(t *testing.T) {
-			logs, err := Open(context.Background(), sparktest.Path(t, "compressed", name), OpenOptions{})
+			logs, err := eventlog.Open(context.Background(), sparktest.Path(t, "compressed", name), eventlog.OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !logs[0].InProgress {
 				t.Errorf("got InProgress false for %s, want true", name)
 			}
-			a, st, err := ReplayLog(context.Background(), logs[0], ReplayOptions{Strict: true})
+			a, st, err := Log(context.Background(), logs[0], Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -477,14 +478,14 @@ func TestInProgressLogs(t *testing.T) {
 // TestReplayRollingCompressed: a rolling log in three compressed parts replays
 // like the plain log.
 func TestReplayRollingCompressed(t *testing.T) {
-	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "app-20200706201101-0003"), ReplayOptions{})
+	plain, err := LoadApps(context.Background(), sparktest.Path(t, "spark-events", "app-20200706201101-0003"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := plain[0].Attempts[0]
 	for _, dir := range []string{"rolling-zstd", "rolling-lz4"} {
 		t.Run(dir, func(t *testing.T) {
-			apps, err := LoadApps(context.Background(), sparktest.Path(t, "compressed", dir, "eventlog_v2_app-20200706201101-0003"), ReplayOptions{Strict: true})
+			apps, err := LoadApps(context.Background(), sparktest.Path(t, "compressed", dir, "eventlog_v2_app-20200706201101-0003"), Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -500,7 +501,7 @@ func TestReplayRollingCompressed(t *testing.T) {
 func TestKnownButIgnoredEventsAreNotUnknown(t *testing.T) {
 	log := appStart + `{"Event":"SparkListenerSpeculativeTaskSubmitted","Stage ID":0,"Stage Attempt ID":0}` + "\n" +
 		`{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveSQLMetricUpdates","executionId":1,"sqlPlanMetrics":[]}` + "\n"
-	_, st, err := replayString(t, log, ReplayOptions{Strict: true})
+	_, st, err := replayString(t, log, Options{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}

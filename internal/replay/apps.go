@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// ReplayLog replays one opened log.
-func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt, *ReplayStats, error) {
+// Log replays one opened log.
+func Log(ctx context.Context, l *eventlog.Log, opts Options) (*model.Attempt, *Stats, error) {
 	r, err := l.NewReader(ctx)
 	if err != nil {
 		return nil, nil, err // names the log already
@@ -27,7 +28,7 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 	if opts.Wrap != nil {
 		in = opts.Wrap(r)
 	}
-	a, stats, err := Replay(ctx, in, opts)
+	a, stats, err := Read(ctx, in, opts)
 	if err != nil {
 		return nil, stats, err
 	}
@@ -45,15 +46,15 @@ func ReplayLog(ctx context.Context, l *Log, opts ReplayOptions) (*model.Attempt,
 // Like the History Server, a log that cannot be read is left out: its
 // error is joined into the returned error while the other applications
 // are still returned.
-func LoadApps(ctx context.Context, path string, opts ReplayOptions) ([]*model.App, error) {
-	logs, err := Open(ctx, path, OpenOptions{})
+func LoadApps(ctx context.Context, path string, opts Options) ([]*model.App, error) {
+	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}
 	var attempts []*model.Attempt
 	var errs []error
 	for _, l := range logs {
-		a, _, err := ReplayLog(ctx, l, opts)
+		a, _, err := Log(ctx, l, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

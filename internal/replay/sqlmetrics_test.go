@@ -1,4 +1,4 @@
-package eventlog
+package replay
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func TestSQLMetricValues(t *testing.T) {
 			"", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a, _, err := replayString(t, sqlLog(c.extra...), ReplayOptions{Strict: true})
+			a, _, err := replayString(t, sqlLog(c.extra...), Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestSQLMetricValues(t *testing.T) {
 func TestSQLMetricValuesWhileRunning(t *testing.T) {
 	log := sqlLog()
 	log = log[:strings.LastIndex(log, `{"Event":"SparkListenerJobEnd"`)]
-	a, _, err := replayString(t, log, ReplayOptions{})
+	a, _, err := replayString(t, log, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
