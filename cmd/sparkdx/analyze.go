@@ -17,6 +17,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
@@ -96,7 +97,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		// A listed directory may hold other files (checksums, notes).
 		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
 		for _, l := range logs {
-			a, src, stats, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: *strict, Redaction: rules}, stderr)
+			a, src, stats, err := replayLog(ctx, l, replay.Options{Strict: *strict, Redaction: rules}, stderr)
 			if errors.Is(err, pipeline.ErrNotSpark) && listing {
 				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
 				continue

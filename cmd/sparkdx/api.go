@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // runAPI prints the History Server JSON for one /api/v1/... path over the
@@ -22,7 +23,7 @@ func runAPI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if *logDir == "" || fs.NArg() != 1 {
 		return usageErr("usage: sparkdx api --log-dir DIR REST_PATH")
 	}
-	apps, err := eventlog.LoadApps(ctx, *logDir, eventlog.ReplayOptions{})
+	apps, err := replay.LoadApps(ctx, *logDir, replay.Options{})
 	if err != nil {
 		if apps == nil {
 			return inputErr(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/report"
 )
 
@@ -71,7 +72,7 @@ func loadOne(ctx context.Context, path string, opts eventlog.OpenOptions, strict
 		return nil, usageErr("%s: holds %d event logs, want exactly one to compare", path, len(logs))
 	}
 	l := logs[0]
-	a, src, _, err := replayLog(ctx, l, eventlog.ReplayOptions{Strict: strict}, stderr)
+	a, src, _, err := replayLog(ctx, l, replay.Options{Strict: strict}, stderr)
 	if err != nil {
 		return nil, inputErr(err)
 	}

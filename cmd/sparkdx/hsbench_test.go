@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -43,7 +43,7 @@ func BenchmarkHistoryServerSideBySide(b *testing.B) {
 	for _, set := range sets {
 		b.Run(set.name, func(b *testing.B) {
 			dir := set.dir()
-			apps, err := eventlog.LoadApps(context.Background(), dir, eventlog.ReplayOptions{})
+			apps, err := replay.LoadApps(context.Background(), dir, replay.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
@@ -51,7 +52,7 @@ func outputFile(path string, stdout io.Writer) (io.Writer, func() error, error) 
 
 // replayLog replays one log like pipeline.Replay, drawing a progress bar
 // on stderr while it reads when stderr is a terminal.
-func replayLog(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions, stderr io.Writer) (*model.Attempt, pipeline.Source, *eventlog.ReplayStats, error) {
+func replayLog(ctx context.Context, l *eventlog.Log, opts replay.Options, stderr io.Writer) (*model.Attempt, pipeline.Source, *replay.Stats, error) {
 	if !isTerminal(stderr) {
 		return pipeline.Replay(ctx, l, opts)
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -141,7 +141,7 @@ func TestServeOTLPToCollector(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			a, _, err := eventlog.Replay(context.Background(), f, eventlog.ReplayOptions{})
+			a, _, err := replay.Read(context.Background(), f, replay.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

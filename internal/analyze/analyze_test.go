@@ -11,18 +11,19 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// replay reads one shared log (relative to the Spark test data dir).
-func replay(t testing.TB, rel ...string) *model.Attempt {
+// replayShared reads one shared log (relative to the Spark test data dir).
+func replayShared(t testing.TB, rel ...string) *model.Attempt {
 	t.Helper()
 	path := sparktest.Path(t, rel...)
 	logs, err := eventlog.Open(context.Background(), path, eventlog.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+	a, _, err := replay.Log(context.Background(), logs[0], replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func sharedLogs(t *testing.T) []string {
 func TestInvariants(t *testing.T) {
 	for _, rel := range sharedLogs(t) {
 		t.Run(rel, func(t *testing.T) {
-			r := analyze.Analyze(replay(t, rel))
+			r := analyze.Analyze(replayShared(t, rel))
 			p := r.Phases
 			if sum := p.ResourceWaitMs + p.ComputeMs + p.OutputWriteMs + p.DriverOnlyMs; sum != r.DurationMs {
 				t.Errorf("phases add up to %d, want duration %d (%+v)", sum, r.DurationMs, p)
@@ -117,7 +118,7 @@ func TestStageTotalsMatchHistoryServer(t *testing.T) {
 			if err := json.Unmarshal(b, &golden); err != nil {
 				t.Fatal(err)
 			}
-			r := analyze.Analyze(replay(t, "spark-events", c.log))
+			r := analyze.Analyze(replayShared(t, "spark-events", c.log))
 			for _, g := range golden {
 				var s *analyze.Stage
 				for i := range r.Stages {
@@ -174,7 +175,7 @@ func TestExecutorLossFromLog(t *testing.T) {
 	if len(removed) != 8 {
 		t.Fatalf("log has %d removed executors, want 8", len(removed))
 	}
-	r := analyze.Analyze(replay(t, rel...))
+	r := analyze.Analyze(replayShared(t, rel...))
 	seen := 0
 	for _, e := range r.Executors {
 		if !removed[e.ID] {
@@ -200,7 +201,7 @@ func TestPhasesOfKnownLogs(t *testing.T) {
 	// application_1628109047826_1317105: app start 1628637983553 (hand-checked
 	// from SparkListenerApplicationStart); the first executor arrives 71342 ms
 	// later and no stage runs before it.
-	r := analyze.Analyze(replay(t, "spark-events", "application_1628109047826_1317105"))
+	r := analyze.Analyze(replayShared(t, "spark-events", "application_1628109047826_1317105"))
 	if r.Phases.FirstExecutorDelayMs != 71342 || r.Phases.ResourceWaitMs < 71342 {
 		t.Errorf("got first executor delay %d, resource wait %d; want 71342 and at least that",
 			r.Phases.FirstExecutorDelayMs, r.Phases.ResourceWaitMs)

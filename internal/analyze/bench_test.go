@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -32,11 +33,11 @@ func bigLog(b *testing.B) []byte {
 }
 
 // BenchmarkAnalyze times Analyze alone on the replayed big log; compare
-// with eventlog's BenchmarkReplay on the same bytes (SetBytes is the
+// with replay's BenchmarkReplay on the same bytes (SetBytes is the
 // decoded size in both, so MB/s compare directly).
 func BenchmarkAnalyze(b *testing.B) {
 	data := bigLog(b)
-	a, _, err := eventlog.Replay(context.Background(), bytes.NewReader(data), eventlog.ReplayOptions{Name: "big"})
+	a, _, err := replay.Read(context.Background(), bytes.NewReader(data), replay.Options{Name: "big"})
 	if err != nil {
 		b.Fatal(err)
 	}

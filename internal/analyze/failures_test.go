@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // scenarioResults analyzes a real-Spark scenario's recorded logs, one per
@@ -24,7 +25,7 @@ func scenarioResults(t *testing.T, name string) map[string]*analyze.Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+		a, _, err := replay.Log(context.Background(), logs[0], replay.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestFailuresExecutorLost(t *testing.T) {
 // Spark 1.2's failed job (shared corpus): the JVM exception and the REPL
 // line that threw it, and the job it aborted.
 func TestFailuresSharedJVM(t *testing.T) {
-	r := analyze.Analyze(replay(t, "spark-events", "local-1422981780767"))
+	r := analyze.Analyze(replayShared(t, "spark-events", "local-1422981780767"))
 	f := r.Failures
 	if len(f.Causes) != 1 || len(f.Jobs) != 1 {
 		t.Fatalf("causes %+v jobs %+v", f.Causes, f.Jobs)
@@ -126,7 +127,7 @@ func TestFailuresSharedJVM(t *testing.T) {
 // and job failures point at a cause in range.
 func TestFailuresAddUp(t *testing.T) {
 	for _, rel := range sharedLogs(t) {
-		r := analyze.Analyze(replay(t, rel))
+		r := analyze.Analyze(replayShared(t, rel))
 		failed := 0
 		for _, s := range r.Stages {
 			failed += s.Failed

@@ -9,6 +9,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkDiagnose(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, _, err := eventlog.Replay(ctx, bytes.NewReader(data), eventlog.ReplayOptions{Name: "big"})
+	a, _, err := replay.Read(ctx, bytes.NewReader(data), replay.Options{Name: "big"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // TestFetchFailureAfterExecutorLoss: executor 2 dies (exit 137) after the
@@ -35,7 +35,7 @@ func TestFetchFailureAfterExecutorLoss(t *testing.T) {
 	end = f.job(1, -1, s1, s2)
 	f.appEnd(end + 5*sec)
 
-	a, _, err := eventlog.Replay(context.Background(), bytes.NewReader(f.bytes()), eventlog.ReplayOptions{Name: "fetchloss", Strict: true})
+	a, _, err := replay.Read(context.Background(), bytes.NewReader(f.bytes()), replay.Options{Name: "fetchloss", Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}

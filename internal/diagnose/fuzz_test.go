@@ -9,7 +9,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // FuzzDiagnose feeds arbitrary logs through replay, Analyze and every
@@ -22,7 +22,7 @@ func FuzzDiagnose(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, _, err := eventlog.Replay(context.Background(), bytes.NewReader(data), eventlog.ReplayOptions{Name: "fuzz"})
+		a, _, err := replay.Read(context.Background(), bytes.NewReader(data), replay.Options{Name: "fuzz"})
 		if err != nil {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -21,7 +22,7 @@ func diagnoseShared(t *testing.T, rel ...string) []diagnose.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+	a, _, err := replay.Log(context.Background(), logs[0], replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ type taskEnd struct {
 	} `json:"Task Info"`
 }
 
-// rawTaskEnds decodes the log's TaskEnd events independently of eventlog.
+// rawTaskEnds decodes the log's TaskEnd events independently of sparkevent.
 func rawTaskEnds(t *testing.T, rel ...string) []taskEnd {
 	t.Helper()
 	fh, err := os.Open(sparktest.Path(t, rel...))

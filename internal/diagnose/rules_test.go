@@ -14,8 +14,8 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata fixtures from fixtures_rules_test.go")
@@ -118,7 +118,7 @@ func replayFile(t *testing.T, path string) *model.Attempt {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	a, st, err := eventlog.Replay(context.Background(), fh, eventlog.ReplayOptions{Name: path, Strict: true})
+	a, st, err := replay.Read(context.Background(), fh, replay.Options{Name: path, Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}

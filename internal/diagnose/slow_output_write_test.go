@@ -8,7 +8,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // TestSlowOutputWriteRecipeByDestination: a slow write to S3 points to the
@@ -34,7 +34,7 @@ func TestSlowOutputWriteRecipeByDestination(t *testing.T) {
 			})})
 			f.sqlEnd(1, end+sec)
 			f.appEnd(end + 10*sec)
-			a, _, err := eventlog.Replay(context.Background(), bytes.NewReader(f.bytes()), eventlog.ReplayOptions{Name: "sow", Strict: true})
+			a, _, err := replay.Read(context.Background(), bytes.NewReader(f.bytes()), replay.Options{Name: "sow", Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}

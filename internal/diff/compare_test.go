@@ -9,6 +9,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -21,7 +22,7 @@ func realRun(t testing.TB, rel string) Input {
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("open %s: %d logs, %v", rel, len(logs), err)
 	}
-	a, stats, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{})
+	a, stats, err := replay.Log(ctx, logs[0], replay.Options{})
 	if err != nil {
 		t.Fatalf("replay %s: %v", rel, err)
 	}
@@ -80,7 +81,7 @@ func editedRun(t *testing.T, edit func(line string) (string, bool)) Input {
 			out = append(out, l2)
 		}
 	}
-	a, stats, err := eventlog.Replay(context.Background(), strings.NewReader(strings.Join(out, "\n")), eventlog.ReplayOptions{})
+	a, stats, err := replay.Read(context.Background(), strings.NewReader(strings.Join(out, "\n")), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

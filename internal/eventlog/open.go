@@ -1,3 +1,9 @@
+// Package eventlog finds and reads Spark event logs: it opens them (a
+// file, a rolling directory, a Databricks-style rotation, a directory of
+// logs, s3://, a stream) and reads their decoded bytes in order, whatever
+// Spark's codec (package codec), a whole log or a part from where an
+// earlier read stopped. What the bytes mean is not its business: package
+// sparkevent decodes the lines and package replay applies the events.
 package eventlog
 
 import (

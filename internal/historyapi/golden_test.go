@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -31,7 +31,7 @@ func loadDir(t *testing.T, dir string) *API {
 	t.Helper()
 	v, _ := loadOnce.LoadOrStore(dir, &loaded{})
 	l := v.(*loaded)
-	l.once.Do(func() { l.apps, l.err = eventlog.LoadApps(context.Background(), dir, eventlog.ReplayOptions{}) })
+	l.once.Do(func() { l.apps, l.err = replay.LoadApps(context.Background(), dir, replay.Options{}) })
 	if l.err != nil {
 		t.Fatalf("load %s: %v", dir, l.err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -96,7 +96,7 @@ func differential(t *testing.T, line sparktest.SparkLine, set logSet, tally map[
 			t.Fatal(err)
 		}
 	}
-	apps, err := eventlog.LoadApps(context.Background(), dir, eventlog.ReplayOptions{})
+	apps, err := replay.LoadApps(context.Background(), dir, replay.Options{})
 	if err != nil {
 		t.Fatalf("sparkdx: %v", err)
 	}

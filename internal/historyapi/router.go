@@ -40,7 +40,7 @@ type API struct {
 // lacks "credential"), as the History Server applies it to the environment.
 const DefaultRedaction = redact.SparkDefault
 
-// New returns an API over apps (as eventlog.GroupApps orders them).
+// New returns an API over apps (as replay.GroupApps orders them).
 func New(apps []*model.App) *API {
 	return &API{apps: apps, Redaction: regexp.MustCompile(DefaultRedaction), metrics: model.TaskMetricFields()}
 }

@@ -1,7 +1,7 @@
 // Package model holds the Spark vocabulary sparkdx reasons about: an
 // application and its attempts, executors, jobs, stages, tasks, storage, SQL
 // executions and streaming progress, as Spark's AppStatusListener would hold
-// them at the end of a replay. It does no I/O; package eventlog fills it.
+// them at the end of a replay. It does no I/O; package replay fills it.
 package model
 
 // NoTime marks an epoch-millisecond time that Spark did not record.

@@ -14,6 +14,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
@@ -75,10 +76,10 @@ var ErrNotSpark = errors.New("no SparkListenerApplicationStart: not a Spark even
 // Replay replays one log eventlog.Open found and says what was read. A
 // malformed line's error (with opts.Strict) names the log; a log with no
 // application start is ErrNotSpark, wrapped with its path.
-func Replay(ctx context.Context, l *eventlog.Log, opts eventlog.ReplayOptions) (*model.Attempt, Source, *eventlog.ReplayStats, error) {
-	a, stats, err := eventlog.ReplayLog(ctx, l, opts)
+func Replay(ctx context.Context, l *eventlog.Log, opts replay.Options) (*model.Attempt, Source, *replay.Stats, error) {
+	a, stats, err := replay.Log(ctx, l, opts)
 	if err != nil {
-		if le, ok := errors.AsType[*eventlog.LineError](err); ok {
+		if le, ok := errors.AsType[*replay.LineError](err); ok {
 			le.Name = l.Path
 		}
 		return nil, Source{}, stats, err

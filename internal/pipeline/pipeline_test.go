@@ -12,6 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -22,7 +23,7 @@ func TestReplayAndDiagnose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, src, stats, err := Replay(ctx, logs[0], eventlog.ReplayOptions{})
+	a, src, stats, err := Replay(ctx, logs[0], replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,16 +52,16 @@ func TestReplayErrors(t *testing.T) {
 		}
 		return l
 	}
-	_, _, _, err := Replay(ctx, open(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"), eventlog.ReplayOptions{})
+	_, _, _, err := Replay(ctx, open(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}`+"\n"), replay.Options{})
 	if !errors.Is(err, ErrNotSpark) || !strings.Contains(err.Error(), "piped.log") {
 		t.Errorf("no application start: got %v, want ErrNotSpark naming the log", err)
 	}
 	start := `{"Event":"SparkListenerApplicationStart","App Name":"t","App ID":"app-1","Timestamp":1000,"User":"u"}` + "\n"
-	_, _, _, err = Replay(ctx, open(start+"{not json\n"), eventlog.ReplayOptions{Strict: true})
-	if le, ok := errors.AsType[*eventlog.LineError](err); !ok || le.Name != "piped.log" || le.Line != 2 {
+	_, _, _, err = Replay(ctx, open(start+"{not json\n"), replay.Options{Strict: true})
+	if le, ok := errors.AsType[*replay.LineError](err); !ok || le.Name != "piped.log" || le.Line != 2 {
 		t.Errorf("strict bad line: got %v, want a LineError naming piped.log line 2", err)
 	}
-	a, src, _, err := Replay(ctx, open(start+"{not json\n"), eventlog.ReplayOptions{})
+	a, src, _, err := Replay(ctx, open(start+"{not json\n"), replay.Options{})
 	if err != nil || a.AppID != "app-1" || src.Log.BadLines != 1 {
 		t.Errorf("lenient bad line: got %v, app %v, %d bad lines; want app-1 with one bad line counted", err, a, src.Log.BadLines)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/diff"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -35,7 +35,7 @@ func editedInput(t *testing.T, edit func(line string) (string, bool)) *Input {
 			out = append(out, l2)
 		}
 	}
-	a, stats, err := eventlog.Replay(context.Background(), strings.NewReader(strings.Join(out, "\n")), eventlog.ReplayOptions{})
+	a, stats, err := replay.Read(context.Background(), strings.NewReader(strings.Join(out, "\n")), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

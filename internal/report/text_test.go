@@ -13,6 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -60,7 +61,7 @@ func realInput(t testing.TB, rel string) *Input {
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("open %s: %d logs, %v", rel, len(logs), err)
 	}
-	a, stats, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{})
+	a, stats, err := replay.Log(ctx, logs[0], replay.Options{})
 	if err != nil {
 		t.Fatalf("replay %s: %v", rel, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -39,7 +40,7 @@ func build(t *testing.T, dir string) []*reportv1.Report {
 	}
 	var out []*reportv1.Report
 	for _, l := range logs {
-		a, st, err := eventlog.ReplayLog(context.Background(), l, eventlog.ReplayOptions{})
+		a, st, err := replay.Log(context.Background(), l, replay.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", l.Path, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // Scenario is one directory of the library: workload.py, scenario.json and
@@ -211,7 +212,7 @@ func Diagnose(ctx context.Context, path string) (*Diagnosis, error) {
 		return nil, fmt.Errorf("scenario: %s holds %d logs, want 1", path, len(logs))
 	}
 	l := logs[0]
-	a, src, _, err := pipeline.Replay(ctx, l, eventlog.ReplayOptions{Strict: true})
+	a, src, _, err := pipeline.Replay(ctx, l, replay.Options{Strict: true})
 	if err != nil {
 		return nil, err
 	}

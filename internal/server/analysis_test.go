@@ -13,6 +13,7 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -246,7 +247,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, stats, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{})
+	a, stats, err := replay.Log(ctx, logs[0], replay.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -368,7 +368,7 @@ func (s *Server) skeletonApps() []*model.App {
 		a.LogPath, a.LogName = r.Path, r.Name
 		atts = append(atts, a)
 	}
-	return eventlog.GroupApps(atts)
+	return replay.GroupApps(atts)
 }
 
 // fullApp returns an application with every attempt's model, read-locked
@@ -402,7 +402,7 @@ func (s *Server) fullApp(ctx context.Context, appID string) (*model.App, func(),
 		release()
 		return nil, nil, errUnknownApp
 	}
-	return eventlog.GroupApps(atts)[0], release, nil
+	return replay.GroupApps(atts)[0], release, nil
 }
 
 var errUnknownApp = errors.New("unknown app")

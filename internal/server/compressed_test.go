@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -80,7 +80,7 @@ func TestServeCompressedDir(t *testing.T) {
 	if byStatus["completed"] != 18 || byStatus["running"] != 4 {
 		t.Errorf("got %v, want 18 completed and 4 running", byStatus)
 	}
-	plain, _, err := eventlog.Replay(context.Background(), mustOpen(t, sparktest.Path(t, "spark-events", tailApp)), eventlog.ReplayOptions{})
+	plain, _, err := replay.Read(context.Background(), mustOpen(t, sparktest.Path(t, "spark-events", tailApp)), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func mustOpen(t *testing.T, path string) *os.File {
 // appViews answers the History Server views of one attempt.
 func appViews(t *testing.T, a *model.Attempt) map[string]string {
 	t.Helper()
-	api := historyapi.New(eventlog.GroupApps([]*model.Attempt{a}))
+	api := historyapi.New(replay.GroupApps([]*model.Attempt{a}))
 	out := map[string]string{}
 	for _, v := range []string{"/jobs", "/stages", "/allexecutors", "/environment"} {
 		x, err := api.Get("/api/v1/applications/" + a.AppID + v)

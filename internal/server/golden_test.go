@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -174,7 +174,7 @@ func TestAppListMatchesModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	apps, err := eventlog.LoadApps(context.Background(), logs, eventlog.ReplayOptions{})
+	apps, err := replay.LoadApps(context.Background(), logs, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

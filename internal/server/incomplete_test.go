@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -41,7 +41,7 @@ func TestIncompleteAppDurationIsToLastEvent(t *testing.T) {
 		t.Fatalf("got %d apps, want 1", len(apps))
 	}
 	// What `sparkdx analyze` says for the same events (2m40s).
-	at, _, err := eventlog.Replay(context.Background(), strings.NewReader(head.String()), eventlog.ReplayOptions{})
+	at, _, err := replay.Read(context.Background(), strings.NewReader(head.String()), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -97,7 +97,7 @@ func TestTailReplacedLog(t *testing.T) {
 }
 
 func offlineJobs(t *testing.T, path, app string) int {
-	apps, err := eventlog.LoadApps(context.Background(), path, eventlog.ReplayOptions{})
+	apps, err := replay.LoadApps(context.Background(), path, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

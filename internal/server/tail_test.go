@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -49,7 +49,7 @@ func appSummary(t *testing.T, ts *testServer, id string) (AppSummary, bool) {
 
 // offlineViews is what a whole offline replay answers for the app.
 func offlineViews(t *testing.T, path string) map[string]string {
-	apps, err := eventlog.LoadApps(context.Background(), path, eventlog.ReplayOptions{})
+	apps, err := replay.LoadApps(context.Background(), path, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestTailInProgressFile(t *testing.T) {
 	// The stored report equals an offline analysis of the same log.
 	var got, want map[string]json.RawMessage
 	ts.getJSON(t, "/api/sparkdx/v1/apps/"+tailApp+"/report", &got)
-	a, _, err := eventlog.Replay(context.Background(), bytes.NewReader(data), eventlog.ReplayOptions{})
+	a, _, err := replay.Read(context.Background(), bytes.NewReader(data), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

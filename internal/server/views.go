@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 )
 
@@ -32,7 +32,7 @@ func Views(in ingest.Input) (map[string][]byte, error) {
 	if !a.Completed {
 		return out, nil // running-time dependent answers: computed per request
 	}
-	api := historyapi.New(eventlog.GroupApps([]*model.Attempt{a}))
+	api := historyapi.New(replay.GroupApps([]*model.Attempt{a}))
 	for res := range storedResources {
 		x, err := api.Get("/api/v1/applications/" + a.AppID + "/" + res)
 		if err != nil {

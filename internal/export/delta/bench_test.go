@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -39,7 +40,7 @@ func BenchmarkWriteApp(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, stats, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{})
+	a, stats, err := replay.Log(ctx, logs[0], replay.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

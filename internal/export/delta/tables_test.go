@@ -12,9 +12,9 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -42,7 +42,7 @@ func analyse(t *testing.T, name string) analysed {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	a, stats, err := eventlog.Replay(context.Background(), f, eventlog.ReplayOptions{})
+	a, stats, err := replay.Read(context.Background(), f, replay.Options{})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

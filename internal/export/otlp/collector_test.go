@@ -141,7 +141,7 @@ func readMetricNames(t *testing.T, path string) []string {
 func TestCollectorReceives(t *testing.T) {
 	for _, proto := range []string{ProtocolGRPC, ProtocolHTTP} {
 		t.Run(proto, func(t *testing.T) {
-			a, r := replay(t, "local-1422981759269") // four jobs
+			a, r := replayShared(t, "local-1422981759269") // four jobs
 			a.Env.SparkProperties = append(a.Env.SparkProperties, [2]string{"spark.otel.traceparent", appParent})
 			a.Jobs[1].TraceParent = jobParent
 			c := sparktest.StartCollector(t, sparktest.CollectorOptions{})
@@ -243,7 +243,7 @@ func checkCollected(t *testing.T, a *model.Attempt, spans []otlpSpan) {
 // A collector that is not there costs at most about Timeout, not the
 // SDK's default minutes of retries, and ExportApp says so.
 func TestDeadCollector(t *testing.T) {
-	a, r := replay(t, "local-1430917381534")
+	a, r := replayShared(t, "local-1430917381534")
 	for _, proto := range []string{ProtocolGRPC, ProtocolHTTP} {
 		t.Run(proto, func(t *testing.T) {
 			addr := "http://" + sparktest.FreeAddr(t) // closed again: nothing listens

@@ -17,6 +17,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -56,7 +57,7 @@ func (m *metricSink) names() []string {
 	return out
 }
 
-func replay(t testing.TB, name string) (*model.Attempt, *analyze.Result) {
+func replayShared(t testing.TB, name string) (*model.Attempt, *analyze.Result) {
 	t.Helper()
 	a, r, _ := replayPath(t, "spark-events", name)
 	return a, r
@@ -69,7 +70,7 @@ func replayPath(t testing.TB, elem ...string) (*model.Attempt, *analyze.Result, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, st, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+	a, st, err := replay.Log(context.Background(), logs[0], replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestTraceTree(t *testing.T) {
 	for _, name := range []string{"local-1430917381534", "application_1553914137147_0018", "app-20161115172038-0000",
 		"local-1422981759269"} { // the last from Spark 1.2: jobs without times
 		t.Run(name, func(t *testing.T) {
-			a, r := replay(t, name)
+			a, r := replayShared(t, name)
 			e, spans, metrics := newTestExporter(t, Config{})
 			if err := e.ExportApp(context.Background(), a, r); err != nil {
 				t.Fatal(err)
@@ -240,7 +241,7 @@ const (
 // job's own traceparent parents that job (linked back to the application),
 // and its stages follow the job.
 func TestTraceParents(t *testing.T) {
-	a, r := replay(t, "local-1430917381534")
+	a, r := replayShared(t, "local-1430917381534")
 	a.Env.SparkProperties = append(a.Env.SparkProperties, [2]string{"spark.otel.traceparent", appParent},
 		[2]string{"spark.openlineage.parentJobNamespace", "airflow"}, [2]string{"spark.openlineage.parentJobName", "dag.task"},
 		[2]string{"spark.openlineage.parentRunId", "01890e3a-0000-7000-8000-000000000001"})
@@ -282,7 +283,7 @@ func TestTraceParents(t *testing.T) {
 // A running application exports its finished jobs and stages; later calls
 // add only what finished since, and the application span comes last.
 func TestRunningAppExportsOnce(t *testing.T) {
-	a, r := replay(t, "local-1430917381534")
+	a, r := replayShared(t, "local-1430917381534")
 	e, spans, _ := newTestExporter(t, Config{})
 	running := *r
 	running.Completed = false
@@ -319,7 +320,7 @@ func TestRunningAppExportsOnce(t *testing.T) {
 }
 
 func TestSampling(t *testing.T) {
-	a, r := replay(t, "local-1430917381534")
+	a, r := replayShared(t, "local-1430917381534")
 	tasks := 0
 	for _, s := range a.Stages {
 		for _, k := range s.Tasks {
@@ -489,7 +490,7 @@ func TestStreamingMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _, err := eventlog.ReplayLog(context.Background(), logs[0], eventlog.ReplayOptions{})
+	a, _, err := replay.Log(context.Background(), logs[0], replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 )
 
 // fuzzLog is a small application: one job of one stage with two tasks.
@@ -30,7 +30,7 @@ func FuzzTraceParent(f *testing.F) {
 	f.Add("00-00000000000000000000000000000000-00f067aa0ba902b7-01", "", "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "")
 	f.Add("garbage", "=", "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra", "x")
 	f.Fuzz(func(t *testing.T, appTP, appTS, jobTP, jobTS string) {
-		a, _, err := eventlog.Replay(context.Background(), strings.NewReader(fuzzLog), eventlog.ReplayOptions{Name: "fuzz.log"})
+		a, _, err := replay.Read(context.Background(), strings.NewReader(fuzzLog), replay.Options{Name: "fuzz.log"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -58,7 +59,7 @@ func loadApps(t testing.TB, names ...string) []App {
 			t.Fatal(err)
 		}
 		for _, l := range logs {
-			a, _, err := eventlog.ReplayLog(context.Background(), l, eventlog.ReplayOptions{})
+			a, _, err := replay.Log(context.Background(), l, replay.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

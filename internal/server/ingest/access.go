@@ -10,6 +10,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -107,7 +108,7 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	if len(logs) != 1 {
 		return nil, nil, fmt.Errorf("ingest: %s: %d logs, want 1", rec.Path, len(logs))
 	}
-	a, _, err := eventlog.ReplayLog(ctx, logs[0], eventlog.ReplayOptions{Workers: 1, Redaction: in.cfg.Redaction})
+	a, _, err := replay.Log(ctx, logs[0], replay.Options{Workers: 1, Redaction: in.cfg.Redaction})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,7 +144,7 @@ func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
 }
 
-func reportLog(rec store.LogRecord, st *eventlog.ReplayStats) reportv1.Log {
+func reportLog(rec store.LogRecord, st *replay.Stats) reportv1.Log {
 	l := reportv1.Log{Path: rec.Path, Codec: rec.Codec, Bytes: rec.Size, Events: rec.Events, BadLines: rec.Bad}
 	if st != nil {
 		l.Bytes, l.Events, l.BadLines, l.UnknownEvents, l.Truncated = st.Bytes, st.Events, st.BadLines, st.Unknown, st.Truncated

@@ -27,6 +27,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -241,7 +242,7 @@ type logEntry struct {
 	// mu guards tail and the live attempt's contents: readers hold it
 	// shared while they read the model, the worker exclusively to apply.
 	mu   sync.RWMutex
-	tail *eventlog.Tail // set under mu by the worker holding the entry
+	tail *replay.Tail // set under mu by the worker holding the entry
 
 	sched schedState // under Ingester.mu
 	read  readState  // the worker holding the entry's alone

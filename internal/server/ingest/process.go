@@ -12,6 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -59,7 +60,7 @@ func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog
 		rctx, cancel = context.WithTimeoutCause(ctx, in.cfg.SlowAfter, errSlow)
 		defer cancel()
 	}
-	a, st, err := eventlog.ReplayLog(rctx, l, eventlog.ReplayOptions{Workers: 1, Redaction: in.cfg.Redaction})
+	a, st, err := replay.Log(rctx, l, replay.Options{Workers: 1, Redaction: in.cfg.Redaction})
 	if ctx.Err() != nil {
 		return false
 	}
@@ -88,7 +89,7 @@ func (in *Ingester) replayFinished(ctx context.Context, e *logEntry, l *eventlog
 var errSlow = errors.New("replay outlasted the slow-lane limit")
 
 // finish stores the analysis of a complete log and keeps its model cached.
-func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) {
+func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a *model.Attempt, st *replay.Stats) {
 	rec := fillRecord(e.rec.get(), l, a, st)
 	rec.Done, rec.Error = true, ""
 	var rep []byte
@@ -146,7 +147,7 @@ func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
 }
 
 // fillRecord fills a log record from the log and its attempt.
-func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *eventlog.ReplayStats) store.LogRecord {
+func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *replay.Stats) store.LogRecord {
 	rec.Path, rec.Name, rec.Codec, rec.Rolling = l.Path, l.Name, string(l.Codec), l.Rolling
 	rec.Size, rec.ModTime = l.Size, l.ModTime.UnixNano()
 	if st != nil {
@@ -190,7 +191,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.restore(ctx, e, l)
 	}
 	if e.tail == nil {
-		t := eventlog.NewTail(eventlog.ReplayOptions{Name: l.Name, Redaction: in.cfg.Redaction})
+		t := replay.NewTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
 		e.tail, e.read.part, e.read.offset, e.read.last = t, 0, 0, e.read.last[:0]

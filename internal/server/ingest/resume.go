@@ -11,6 +11,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -142,9 +143,9 @@ func (in *Ingester) restore(ctx context.Context, e *logEntry, l *eventlog.Log) b
 	if err == nil {
 		err = checkLast(ctx, l, i, p)
 	}
-	var t *eventlog.Tail
+	var t *replay.Tail
 	if err == nil {
-		t, err = eventlog.RestoreTail(eventlog.ReplayOptions{Name: l.Name, Redaction: in.cfg.Redaction}, snap)
+		t, err = replay.RestoreTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction}, snap)
 	}
 	if err != nil {
 		in.cfg.Logger.Info("resume: reading the log from its start", "log", e.key, "reason", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -72,7 +73,7 @@ func TestResumeS3(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
-		want, _, err := eventlog.Replay(ctx, bytes.NewReader(src), eventlog.ReplayOptions{})
+		want, _, err := replay.Read(ctx, bytes.NewReader(src), replay.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

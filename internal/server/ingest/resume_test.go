@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -254,7 +254,7 @@ func TestResumeRollingDir(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer release()
-			wantA, _, err := eventlog.Replay(context.Background(), bytes.NewReader(src), eventlog.ReplayOptions{Name: app})
+			wantA, _, err := replay.Read(context.Background(), bytes.NewReader(src), replay.Options{Name: app})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +333,7 @@ func TestResumeCompressedLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer release()
-			want, _, err := eventlog.Replay(context.Background(), bytes.NewReader(plain), eventlog.ReplayOptions{Name: app})
+			want, _, err := replay.Read(context.Background(), bytes.NewReader(plain), replay.Options{Name: app})
 			if err != nil {
 				t.Fatal(err)
 			}

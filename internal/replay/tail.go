@@ -1,0 +1,156 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/sparkevent"
+)
+
+// Tail replays a log that is still being written: it keeps the replay state
+// between calls, so bytes appended later continue the same model.Attempt
+// exactly as one Read of the whole log would.
+//
+// Decoding and applying are separate steps so that a server can decode
+// (the costly part) without holding the lock its readers take, and hold it
+// only to apply. A Tail is used by one goroutine at a time.
+type Tail struct {
+	st    *state
+	dec   *sparkevent.Decoder
+	opts  Options
+	carry []byte // a last line without its '\n' yet
+	line  int64  // number of the next line to decode
+	stats Stats
+	// lastBad is the last non-blank line applied so far when it failed to
+	// parse as a cut line does: counted bad while more lines may follow,
+	// it is the log's cut last line if End finds nothing after it (as
+	// Read of an in-progress log counts it).
+	lastBad *LineError
+	// snapSize is the size of the last Snapshot, to size the next one.
+	snapSize int
+}
+
+// TailBatch is the decoded events of some whole lines of a tailed log.
+type TailBatch struct {
+	c   chunk
+	end bool  // from End: the log is complete
+	err error // the held-back line grew past Options.MaxLine
+}
+
+// Events is the number of events in the batch.
+func (b *TailBatch) Events() int { return len(b.c.events) }
+
+// NewTail starts replaying a log into a new attempt; opts.Name names the
+// log in errors and opts.Strict makes a malformed line an error of Apply.
+func NewTail(opts Options) *Tail {
+	a := model.NewAttempt()
+	a.LogName = opts.Name
+	opts.InProgress = true
+	opts.Redaction = opts.rules()
+	return &Tail{st: newState(a), dec: sparkevent.NewDecoder(), opts: opts, line: 1,
+		stats: Stats{Unknown: map[string]int{}}}
+}
+
+// Attempt is the attempt being built; it changes only in Apply and Finish.
+func (t *Tail) Attempt() *model.Attempt { return t.st.a }
+
+// Stats counts what has been applied so far.
+func (t *Tail) Stats() *Stats { return &t.stats }
+
+// Pending is the number of bytes held back: a last line whose '\n' has not
+// been written yet.
+func (t *Tail) Pending() int { return len(t.carry) }
+
+// Decode decodes the whole lines of data, the bytes of the log that follow
+// those given before, and holds back a trailing partial line for the next
+// call. It does not touch the attempt. The batch may use data: leave it
+// unchanged until the batch is applied.
+func (t *Tail) Decode(data []byte) *TailBatch {
+	i := bytes.LastIndexByte(data, '\n')
+	if i < 0 {
+		if len(t.carry)+len(data) > t.opts.maxLine() {
+			// Hold no more: the log is failed, and its memory released.
+			t.carry = nil
+			return &TailBatch{err: &LineError{Name: t.opts.Name, Line: t.line,
+				Err: fmt.Errorf("%w (%d bytes)", ErrLineTooLong, t.opts.maxLine())}}
+		}
+		t.carry = append(t.carry, data...)
+		return &TailBatch{}
+	}
+	buf := data[:i+1]
+	if len(t.carry) > 0 {
+		buf = make([]byte, 0, len(t.carry)+i+1)
+		buf = append(append(buf, t.carry...), data[:i+1]...)
+	}
+	t.carry = append(t.carry[:0], data[i+1:]...)
+	return t.decode(buf, false)
+}
+
+// End decodes the held-back partial line as the log's last line: the log
+// is complete, so a cut line is counted as truncated rather than awaited.
+func (t *Tail) End() *TailBatch {
+	if len(t.carry) == 0 {
+		return &TailBatch{end: true}
+	}
+	buf := t.carry
+	t.carry = nil
+	b := t.decode(buf, true)
+	b.end = true
+	return b
+}
+
+func (t *Tail) decode(buf []byte, last bool) *TailBatch {
+	b := &TailBatch{c: chunk{buf: buf, data: buf, firstLine: t.line, last: last}}
+	b.c.lines = int64(bytes.Count(buf, []byte{'\n'}))
+	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
+		b.c.lines++
+	}
+	t.line += b.c.lines
+	decodeChunk(t.dec, &b.c, t.opts.Name)
+	return b
+}
+
+// Apply applies a decoded batch to the attempt, in the order the batches
+// were decoded. With Options.Strict a malformed line is returned as
+// an error and the batch's later events are not applied.
+func (t *Tail) Apply(b *TailBatch) error {
+	if b.err != nil {
+		return b.err
+	}
+	if b.c.data == nil {
+		if b.end {
+			t.endCut()
+		}
+		return nil
+	}
+	err := t.st.applyChunk(&b.c, &t.stats, t.opts)
+	t.st.finish()
+	if b.c.nonBlank {
+		t.lastBad = nil
+		if b.c.lastCut && !b.c.cutLast && !t.opts.Strict && len(b.c.bad) > 0 {
+			t.lastBad = b.c.bad[len(b.c.bad)-1]
+		}
+	}
+	if b.end && !b.c.nonBlank {
+		t.endCut()
+	}
+	return err
+}
+
+// endCut counts a malformed last line that ended in '\n' as the log's cut
+// last line instead of a bad one, once the log is known to be complete.
+func (t *Tail) endCut() {
+	if t.lastBad == nil {
+		return
+	}
+	t.stats.BadLines--
+	for i, b := range t.stats.FirstBad {
+		if b == t.lastBad {
+			t.stats.FirstBad = append(t.stats.FirstBad[:i], t.stats.FirstBad[i+1:]...)
+			break
+		}
+	}
+	t.stats.Truncated = true
+	t.lastBad = nil
+}
