@@ -2,9 +2,9 @@ package diff
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // diffStage is one stage (all its attempts) of one run.
@@ -29,7 +29,7 @@ func stagesOf(r *analyze.Result) []diffStage {
 		if !ok {
 			i = len(out)
 			byID[s.StageID] = i
-			out = append(out, diffStage{StageIDs: []int{s.StageID}, Name: oneLine(s.Name), first: s.SubmissionTime})
+			out = append(out, diffStage{StageIDs: []int{s.StageID}, Name: units.OneLine(s.Name), first: s.SubmissionTime})
 		}
 		d := &out[i]
 		d.first = min(d.first, s.SubmissionTime)
@@ -55,29 +55,4 @@ func matchStages(b, a []diffStage) []Pair {
 		return out
 	}
 	return Stages(names(b), names(a))
-}
-
-// oneLine folds newlines and tabs into spaces and drops other control
-// characters, as the renderers show text from the log (report's oneLine,
-// which this package cannot import): stage names are matched and written
-// into the document folded.
-func oneLine(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			continue
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return strings.TrimRight(b.String(), " ")
 }

@@ -7,36 +7,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 )
 
-// bomb writes a zstd file that decodes to 256 MiB, thousands of times its
-// stored size.
+// bomb is a zstd file of 22 KiB that decodes to 256 MiB, 12,000 times its
+// stored size (eventlog/testdata/README.md).
 func bomb(t *testing.T) (path string, stored int) {
 	t.Helper()
-	line := `{"Event":"SparkListenerLogStart","Spark Version":"3.5.0"}` + "\n"
-	var raw bytes.Buffer
-	w, err := zstd.NewWriter(&raw, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	path = filepath.Join("testdata", "app-bomb.zstd")
+	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunk := []byte(strings.Repeat(line, 1<<14))
-	for written := 0; written < 256<<20; written += len(chunk) {
-		if _, err := w.Write(chunk); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path = filepath.Join(t.TempDir(), "app-bomb.zstd")
-	if err := os.WriteFile(path, raw.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, raw.Len()
+	return path, int(fi.Size())
 }
 
 // TestReaderLimitRatio: a reader with the ratio limit refuses a

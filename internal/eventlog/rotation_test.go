@@ -44,7 +44,7 @@ func TestTestdataDirectory(t *testing.T) {
 	}
 	// compact/ holds a rolling dir one level down, so it is not a log
 	// itself.
-	if strings.Join(got, " ") != "rotation" || strings.Join(skipped, " ") != "README.md compact compact.jsonl rotation.jsonl" {
+	if strings.Join(got, " ") != "app-bomb.zstd rotation" || strings.Join(skipped, " ") != "README.md compact compact.jsonl rotation.jsonl" {
 		t.Errorf("got logs %v, skipped %v", got, skipped)
 	}
 }

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,28 +14,9 @@ import (
 // FuzzApply: no line may panic the replay of the event it decodes to. It
 // starts from the lines sparkevent's FuzzDecodeLine starts from.
 func FuzzApply(f *testing.F) {
-	for _, name := range []string{"app-20161115172038-0000", "app-20200706201101-0003", "local-1642039451826", "application_1555004656427_0144"} {
-		fh, err := os.Open(sparktest.Path(f, "spark-events", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(nil, 1<<24)
-		seen := map[string]bool{}
-		for sc.Scan() {
-			ln := sc.Bytes()
-			key := eventNameOf(ln)
-			// Long lines (SQL plans) make the fuzzer spend its time
-			// minimising; one short line per event kind covers the decoder.
-			if !seen[key] && len(ln) <= 8<<10 {
-				seen[key] = true
-				f.Add(append([]byte(nil), ln...))
-			}
-		}
-		fh.Close()
+	for _, ln := range sparktest.SeedLines(f) {
+		f.Add(ln)
 	}
-	f.Add([]byte(`{"Event":"SparkListenerTaskEnd","Task Info":null,"Task Metrics":[]}`))
-	f.Add([]byte(`{"Event":"SparkListenerJobStart","Stage Infos":[{"RDD Info":[{"Storage Level":7}]}]}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		d := sparkevent.NewDecoder()
 		ev, err := d.DecodeLine(line)

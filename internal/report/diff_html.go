@@ -44,7 +44,7 @@ func WriteDiffHTML(w io.Writer, d *diff.Diff, before, after *Input) error {
 	if err != nil {
 		return err
 	}
-	page.Title = "sparkdx diff · " + oneLine(d.Before.AppID) + " → " + oneLine(d.After.AppID)
+	page.Title = "sparkdx diff · " + units.OneLine(d.Before.AppID) + " → " + units.OneLine(d.After.AppID)
 	page.Diff = htmlDiffOf(d)
 	for i, in := range []*Input{before, after} {
 		if in != nil {

@@ -36,17 +36,17 @@ func writeDiffHeader(w io.Writer, d *diff.Diff, st style) {
 		label string
 		run   diff.Run
 	}{{"before", d.Before}, {"after ", d.After}} {
-		id := oneLine(r.run.AppID)
+		id := units.OneLine(r.run.AppID)
 		if r.run.AttemptID != "" {
-			id += " attempt " + oneLine(r.run.AttemptID)
+			id += " attempt " + units.OneLine(r.run.AttemptID)
 		}
 		status := ""
 		if !r.run.Completed {
 			status = st.wrap(sgrYellow, " incomplete")
 		}
-		fmt.Fprintf(w, "%s  %s %q  %s  %s%s\n", st.dim(r.label), st.bold(id), oneLine(r.run.Name),
+		fmt.Fprintf(w, "%s  %s %q  %s  %s%s\n", st.dim(r.label), st.bold(id), units.OneLine(r.run.Name),
 			fmtTime(r.run.StartTime), st.bold(fmtDuration(r.run.DurationMs)), status)
-		fmt.Fprintf(w, "        %s\n", st.dim(oneLine(r.run.Log)))
+		fmt.Fprintf(w, "        %s\n", st.dim(units.OneLine(r.run.Log)))
 	}
 	fmt.Fprintf(w, "%s\n", verdict(d, st))
 }
@@ -217,8 +217,8 @@ func writeFindingChanges(w io.Writer, f diff.FindingChanges, st style, width int
 				shown = c.BeforeSeverity
 			}
 			fmt.Fprintf(w, "  %s  %s  %s  %s\n", label, st.severity(shown, fmt.Sprintf("%-8s", strings.ToUpper(sev))),
-				st.bold(oneLine(c.Title)), st.dim("["+oneLine(c.Rule)+"]"))
-			for _, l := range wrap(oneLine(c.Detail), width-19) {
+				st.bold(units.OneLine(c.Title)), st.dim("["+units.OneLine(c.Rule)+"]"))
+			for _, l := range wrap(units.OneLine(c.Detail), width-19) {
 				fmt.Fprintf(w, "%19s%s\n", "", l)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/docs/recipes"
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // The page is one self-contained file: the CSS, the script and every chart
@@ -89,7 +90,7 @@ func WriteHTML(w io.Writer, ins []*Input) error {
 	}
 	page.Title = "sparkdx report"
 	if len(ins) == 1 {
-		page.Title = "sparkdx · " + oneLine(ins[0].Report.App.ID) + " · " + oneLine(ins[0].Report.App.Name)
+		page.Title = "sparkdx · " + units.OneLine(ins[0].Report.App.ID) + " · " + units.OneLine(ins[0].Report.App.Name)
 	}
 	return renderPage(w, page)
 }
@@ -113,7 +114,7 @@ func renderPage(w io.Writer, page *htmlPage) error {
 		"bytes":    fmtBytes,
 		"time":     fmtTime,
 		"upper":    strings.ToUpper,
-		"oneLine":  oneLine,
+		"oneLine":  units.OneLine,
 		"add":      func(a, b int) int { return a + b },
 		"pctWidth": func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
 	}).ParseFS(assets, "assets/report.html.tmpl")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 const (
@@ -122,7 +123,7 @@ func stageTimeline(r *analyze.Result) svgChart {
 		}
 		c.Rects = append(c.Rects, svgRect{X: x(s.SubmissionTime), Y: y + 1, W: max(x(end)-x(s.SubmissionTime), 1),
 			H: rowH - 2, Class: class,
-			Tip: fmt.Sprintf("%s %s: %s, %d tasks, %s, task p50 %s max %s", id, oneLine(s.Name), fmtDuration(s.DurationMs),
+			Tip: fmt.Sprintf("%s %s: %s, %d tasks, %s, task p50 %s max %s", id, units.OneLine(s.Name), fmtDuration(s.DurationMs),
 				s.NumTasks, lowerStatus(s.Status), fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.Max))})
 	}
 	axisY := top + float64(len(ss))*rowH + 4
@@ -139,7 +140,7 @@ func stageTimeline(r *analyze.Result) svgChart {
 }
 
 func lowerStatus(s string) string {
-	b := []byte(oneLine(s))
+	b := []byte(units.OneLine(s))
 	for i, ch := range b {
 		if ch >= 'A' && ch <= 'Z' {
 			b[i] = ch + 'a' - 'A'

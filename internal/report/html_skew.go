@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 const skewStages = 12 // stages the skew chart shows
@@ -53,7 +54,7 @@ func skewChart(r *analyze.Result) svgChart {
 		}{{s.TaskDurationMs.P50, "sk-p50", "median"}, {s.TaskDurationMs.P95, "sk-p95", "p95"}, {s.TaskDurationMs.Max, "sk-max", "max"}}
 		for k, b := range bars {
 			c.Rects = append(c.Rects, svgRect{X: labelW, Y: y + 2 + float64(k)*barH, W: max(x(b.v), 1), H: barH - 1,
-				Class: b.class, Tip: fmt.Sprintf("%s %s: %s task %s", id, oneLine(s.Name), b.name, fmtDuration(b.v))})
+				Class: b.class, Tip: fmt.Sprintf("%s %s: %s task %s", id, units.OneLine(s.Name), b.name, fmtDuration(b.v))})
 		}
 		c.Texts = append(c.Texts, svgText{X: labelW + x(s.TaskDurationMs.Max) + 6, Y: y + 2 + 2.6*barH, Class: "note",
 			Text: fmtDuration(s.TaskDurationMs.Max)})

@@ -86,21 +86,21 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 
 func writeAppLine(w io.Writer, in *Input, st style) {
 	a := in.Report.App
-	parts := []string{st.bold(oneLine(a.ID))}
+	parts := []string{st.bold(units.OneLine(a.ID))}
 	if a.AttemptID != "" {
-		parts[0] += st.bold(" attempt " + oneLine(a.AttemptID))
+		parts[0] += st.bold(" attempt " + units.OneLine(a.AttemptID))
 	}
 	if a.Name != "" {
-		parts = append(parts, fmt.Sprintf("%q", oneLine(a.Name)))
+		parts = append(parts, fmt.Sprintf("%q", units.OneLine(a.Name)))
 	}
 	if a.User != "" {
-		parts = append(parts, "user "+oneLine(a.User))
+		parts = append(parts, "user "+units.OneLine(a.User))
 	}
 	if a.SparkVersion != "" {
-		parts = append(parts, "Spark "+oneLine(a.SparkVersion))
+		parts = append(parts, "Spark "+units.OneLine(a.SparkVersion))
 	}
 	if a.Master != "" {
-		parts = append(parts, oneLine(a.Master))
+		parts = append(parts, units.OneLine(a.Master))
 	}
 	fmt.Fprintln(w, strings.Join(parts, " · "))
 
@@ -114,7 +114,7 @@ func writeAppLine(w io.Writer, in *Input, st style) {
 	}
 	fmt.Fprintf(w, "  %s  %s  %s\n", fmtTime(a.StartTime), st.bold(fmtDuration(dur)), status)
 	l := in.Report.Log
-	logLine := fmt.Sprintf("  log %s  %s, %d events", oneLine(l.Path), fmtBytes(l.Bytes), l.Events)
+	logLine := fmt.Sprintf("  log %s  %s, %d events", units.OneLine(l.Path), fmtBytes(l.Bytes), l.Events)
 	if l.Codec != "" && l.Codec != "none" {
 		logLine += ", " + l.Codec
 	}
@@ -324,11 +324,11 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 	for i, f := range fs {
 		sev := f.Severity.String()
 		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
-		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(oneLine(f.Title)), st.dim("["+oneLine(f.Rule)+"]"))
+		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(units.OneLine(f.Title)), st.dim("["+units.OneLine(f.Rule)+"]"))
 		if i >= detailedFindings {
 			continue // past a screenful, one line each
 		}
-		for _, l := range wrap(oneLine(f.Detail), width-len(indent)) {
+		for _, l := range wrap(units.OneLine(f.Detail), width-len(indent)) {
 			fmt.Fprintf(w, "%s%s\n", indent, l)
 		}
 		if c := f.Cost.String(); c != "" {
@@ -348,7 +348,7 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 			}
 		}
 		if f.Recipe != "" {
-			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), oneLine(recipePath(f.Recipe)))
+			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), units.OneLine(recipePath(f.Recipe)))
 		}
 	}
 }
@@ -359,7 +359,7 @@ func fmtEvidence(ev map[string]any) string {
 	keys := sortedKeys(ev)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, oneLine(k)+"="+oneLine(evidenceValue(k, ev[k])))
+		parts = append(parts, units.OneLine(k)+"="+units.OneLine(evidenceValue(k, ev[k])))
 	}
 	return strings.Join(parts, " ")
 }
@@ -427,9 +427,9 @@ func writeTopStages(w io.Writer, r *analyze.Result, st style, n int) {
 			id += fmt.Sprintf(".%d", s.AttemptID)
 		}
 		var paint func(string) string
-		name := oneLine(s.Name)
+		name := units.OneLine(s.Name)
 		if s.Status != "COMPLETE" {
-			name = units.ShortName(name, 34-width(s.Status)-3) + " (" + strings.ToLower(oneLine(s.Status)) + ")"
+			name = units.ShortName(name, 34-width(s.Status)-3) + " (" + strings.ToLower(units.OneLine(s.Status)) + ")"
 			paint = func(l string) string { return st.wrap(sgrRed, l) }
 		}
 		t.add(paint, id, units.ShortName(name, 34),
@@ -467,9 +467,9 @@ func writeLostExecutors(w io.Writer, r *analyze.Result, st style) {
 		if e.Loss.ExitCode >= 0 {
 			code = fmt.Sprintf("%d", e.Loss.ExitCode)
 		}
-		t.add(nil, oneLine(e.ID), oneLine(e.Host), string(e.Loss.Cause), code,
+		t.add(nil, units.OneLine(e.ID), units.OneLine(e.Host), string(e.Loss.Cause), code,
 			fmt.Sprintf("%d", e.Loss.FailedTasks), fmtBytesOrDash(e.PeakJVMHeapBytes),
-			truncate(oneLine(e.RemovedReason), 48))
+			truncate(units.OneLine(e.RemovedReason), 48))
 	}
 	t.write(w, st, "  ")
 }

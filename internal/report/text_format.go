@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -103,30 +102,6 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
-}
-
-// oneLine folds newlines and tabs (stage names and details from the log
-// carry them) into spaces and drops other control characters, so that
-// text from the log cannot move the cursor or inject terminal escapes.
-func oneLine(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			continue
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return strings.TrimRight(b.String(), " ")
 }
 
 // width is the number of terminal columns s takes (one per rune; the text

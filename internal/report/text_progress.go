@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // Progress draws a one-line progress bar for reading a long log. It stays
@@ -82,7 +84,7 @@ func (p *Progress) line(now time.Time) string {
 	if secs := now.Sub(p.start).Seconds(); secs > 0 {
 		rate = fmt.Sprintf("  %s/s", fmtBytes(int64(float64(p.done)/secs)))
 	}
-	label := truncate(oneLine(p.Label), 40)
+	label := truncate(units.OneLine(p.Label), 40)
 	done := p.done
 	if p.Stored != nil {
 		done = p.Stored()

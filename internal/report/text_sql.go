@@ -113,7 +113,7 @@ func writeTopQueries(w io.Writer, r *analyze.Result, st style) {
 	}
 	for _, q := range top {
 		var paint func(string) string
-		desc := oneLine(q.x.Description)
+		desc := units.OneLine(q.x.Description)
 		if q.failed {
 			desc = "(failed) " + desc
 			paint = func(l string) string { return st.wrap(sgrRed, l) }
@@ -123,7 +123,7 @@ func writeTopQueries(w io.Writer, r *analyze.Result, st style) {
 		if len(q.heavy) > 0 {
 			var parts []string
 			for _, h := range q.heavy {
-				parts = append(parts, oneLine(h.name)+" "+h.what)
+				parts = append(parts, units.OneLine(h.name)+" "+h.what)
 			}
 			t.add(func(l string) string { return st.dim(l) }, "", "", "", "", "", units.TruncateMiddle("└ "+strings.Join(parts, " · "), 80))
 		}

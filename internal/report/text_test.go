@@ -208,7 +208,6 @@ func TestFmt(t *testing.T) {
 		{fmtRatio(3.21), "3.2×"},
 		{truncate("abcdef", 4), "abc…"},
 		{truncate("abc", 4), "abc"},
-		{oneLine("a\n\tb  \x1b[1mc\r\n"), "a b [1mc"},
 	}
 	for i, tt := range tests {
 		if tt.got != tt.want {

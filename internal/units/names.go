@@ -35,3 +35,29 @@ func TruncateMiddle(s string, n int) string {
 	head := n - 1 - tail
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
+
+// OneLine folds newlines and tabs (stage names and details from the log
+// carry them) into spaces and drops other control characters, so that
+// text from the log cannot move the cursor or inject terminal escapes, and
+// a stage name reads (and matches across runs) the same however Spark
+// wrapped it.
+func OneLine(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return strings.TrimRight(b.String(), " ")
+}

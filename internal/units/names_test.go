@@ -37,3 +37,16 @@ func TestTruncateMiddle(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\n\tb  \x1b[1mc\r\n":         "a b [1mc",
+		"collect at\n  job.py:3":       "collect at job.py:3",
+		"\u0085next line\u009b31m red": "next line31m red",
+		"":                             "",
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
