@@ -151,36 +151,12 @@ func isSuccessReason(raw []byte) bool { return string(raw) == successReason }
 func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 	s.object(func(k []byte) {
 		switch string(k) {
-		case "Task ID":
-			ti.TaskID = s.int()
-		case "Index":
-			ti.Index = int(s.int())
-		case "Attempt":
-			ti.Attempt = int(s.int())
 		case "Partition ID":
 			if c := s.peek(); c == '-' || (c >= '0' && c <= '9') {
 				ti.PartitionID = int(s.int())
 			} else {
 				s.skip()
 			}
-		case "Launch Time":
-			ti.LaunchTime = s.int()
-		case "Getting Result Time":
-			ti.GettingResultTime = s.int()
-		case "Finish Time":
-			ti.FinishTime = s.int()
-		case "Executor ID":
-			ti.ExecutorID = d.intern(s.str())
-		case "Host":
-			ti.Host = d.intern(s.str())
-		case "Locality":
-			ti.Locality = d.intern(s.str())
-		case "Speculative":
-			ti.Speculative = s.bool()
-		case "Failed":
-			ti.Failed = s.bool()
-		case "Killed":
-			ti.Killed = s.bool()
 		case "Accumulables":
 			d.sqlScratch = d.sqlScratch[:0]
 			ti.Accumulables = d.fastAccumulables(s, &d.sqlScratch)
@@ -188,7 +164,19 @@ func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 				ti.SQLUpdates = slices.Clone(d.sqlScratch)
 			}
 		default:
-			s.skip()
+			i64, i, str, b := taskInfoSlot(ti, k)
+			switch {
+			case i64 != nil:
+				*i64 = s.int()
+			case i != nil:
+				*i = int(s.int())
+			case str != nil:
+				*str = d.intern(s.str())
+			case b != nil:
+				*b = s.bool()
+			default:
+				s.skip()
+			}
 		}
 	})
 }

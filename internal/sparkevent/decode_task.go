@@ -12,6 +12,42 @@ import (
 // The task events are most of a log, so their objects are walked once with
 // Visit instead of looked up key by key.
 
+// taskInfoSlot is where the value of a "Task Info" key goes: one of the
+// pointers for a scalar key sparkdx keeps, none for the others ("Partition
+// ID", which may be absent or null, and "Accumulables" are read apart).
+// Both decoders — fastjson below, the scanner in decode_fast.go — read a
+// value their own way and store it through the slot, so the key → field
+// map exists once.
+func taskInfoSlot(ti *TaskInfo, k []byte) (i64 *int64, i *int, str *string, b *bool) {
+	switch string(k) {
+	case "Task ID":
+		i64 = &ti.TaskID
+	case "Index":
+		i = &ti.Index
+	case "Attempt":
+		i = &ti.Attempt
+	case "Launch Time":
+		i64 = &ti.LaunchTime
+	case "Getting Result Time":
+		i64 = &ti.GettingResultTime
+	case "Finish Time":
+		i64 = &ti.FinishTime
+	case "Executor ID":
+		str = &ti.ExecutorID
+	case "Host":
+		str = &ti.Host
+	case "Locality":
+		str = &ti.Locality
+	case "Speculative":
+		b = &ti.Speculative
+	case "Failed":
+		b = &ti.Failed
+	case "Killed":
+		b = &ti.Killed
+	}
+	return i64, i, str, b
+}
+
 func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 	ti := TaskInfo{PartitionID: -1}
 	if v == nil || v.Type() != fastjson.TypeObject {
@@ -20,39 +56,27 @@ func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 	o, _ := v.Object()
 	o.Visit(func(k []byte, x *fastjson.Value) {
 		switch string(k) {
-		case "Task ID":
-			ti.TaskID = x.GetInt64()
-		case "Index":
-			ti.Index = x.GetInt()
-		case "Attempt":
-			ti.Attempt = x.GetInt()
 		case "Partition ID":
 			if x.Type() == fastjson.TypeNumber {
 				ti.PartitionID = x.GetInt()
 			}
-		case "Launch Time":
-			ti.LaunchTime = x.GetInt64()
-		case "Getting Result Time":
-			ti.GettingResultTime = x.GetInt64()
-		case "Finish Time":
-			ti.FinishTime = x.GetInt64()
-		case "Executor ID":
-			ti.ExecutorID = d.intern(x.GetStringBytes())
-		case "Host":
-			ti.Host = d.intern(x.GetStringBytes())
-		case "Locality":
-			ti.Locality = d.intern(x.GetStringBytes())
-		case "Speculative":
-			ti.Speculative = x.GetBool()
-		case "Failed":
-			ti.Failed = x.GetBool()
-		case "Killed":
-			ti.Killed = x.GetBool()
 		case "Accumulables":
 			d.sqlScratch = d.sqlScratch[:0]
 			ti.Accumulables = d.accumulables(x, false, &d.sqlScratch)
 			if len(d.sqlScratch) > 0 {
 				ti.SQLUpdates = slices.Clone(d.sqlScratch)
+			}
+		default:
+			i64, i, str, b := taskInfoSlot(&ti, k)
+			switch {
+			case i64 != nil:
+				*i64 = x.GetInt64()
+			case i != nil:
+				*i = x.GetInt()
+			case str != nil:
+				*str = d.intern(x.GetStringBytes())
+			case b != nil:
+				*b = x.GetBool()
 			}
 		}
 	})
