@@ -1,0 +1,204 @@
+package deploy
+
+import (
+	"bufio"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
+)
+
+// dockerfile is the repository's Dockerfile read as instructions: each
+// stage's base image, and the RUN, COPY and ENTRYPOINT lines with their
+// continuation lines joined.
+type dockerfile struct {
+	stages []dockerStage
+}
+
+type dockerStage struct {
+	from, name string
+	runs       []string
+	copies     []string
+	entrypoint string
+}
+
+func readDockerfile(t *testing.T, path string) dockerfile {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	var df dockerfile
+	var cur strings.Builder
+	sc := bufio.NewScanner(fh)
+	flush := func() {
+		line := strings.TrimSpace(cur.String())
+		cur.Reset()
+		if line == "" {
+			return
+		}
+		op, arg, _ := strings.Cut(line, " ")
+		arg = strings.TrimSpace(arg)
+		if op == "FROM" {
+			from, name, _ := strings.Cut(arg, " AS ")
+			df.stages = append(df.stages, dockerStage{from: from, name: name})
+			return
+		}
+		if len(df.stages) == 0 {
+			t.Fatalf("%s: %s before FROM", path, op)
+		}
+		s := &df.stages[len(df.stages)-1]
+		switch op {
+		case "RUN":
+			s.runs = append(s.runs, arg)
+		case "COPY":
+			s.copies = append(s.copies, arg)
+		case "ENTRYPOINT":
+			s.entrypoint = arg
+		}
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if strings.HasSuffix(line, "\\") {
+			cur.WriteString(strings.TrimSuffix(line, "\\") + " ")
+			continue
+		}
+		cur.WriteString(line)
+		flush()
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(df.stages) != 2 {
+		t.Fatalf("%s: got %d stages, want a build and a runtime stage", path, len(df.stages))
+	}
+	return df
+}
+
+// TestDockerfile checks, without a Docker engine (none runs on the test
+// machines), what the image promises: its build stage's Go is go.mod's and
+// its build command, run here as written, makes a static binary that runs;
+// the runtime stage is the Debian release of this machine, whose package
+// it installs puts jcmd (the agent's heap dumps) on PATH; the entrypoint is
+// the binary the build stage's output was copied to.
+func TestDockerfile(t *testing.T) {
+	df := readDockerfile(t, filepath.Join("..", "Dockerfile"))
+	build, runtime := df.stages[0], df.stages[1]
+
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(gomod)
+	if goVersion == nil || !strings.HasPrefix(build.from, "golang:"+string(goVersion[1])+"-") {
+		t.Errorf("build stage FROM %s: want golang:%s-… (go.mod)", build.from, goVersion[1])
+	}
+
+	// The build command, as written, with its output redirected here.
+	var buildCmd string
+	for _, r := range build.runs {
+		if strings.Contains(r, "go build") {
+			buildCmd = r
+		}
+	}
+	m := regexp.MustCompile(`-o (\S+) `).FindStringSubmatch(buildCmd)
+	if m == nil || !strings.Contains(buildCmd, "CGO_ENABLED=0") {
+		t.Fatalf("build RUN %q: want CGO_ENABLED=0 go build -o OUT ./cmd/sparkdx", buildCmd)
+	}
+	imageBin := m[1]
+	bin := filepath.Join(t.TempDir(), "sparkdx")
+	cmd := exec.Command("sh", "-c", strings.Replace(buildCmd, "-o "+imageBin+" ", "-o "+bin+" ", 1))
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", buildCmd, err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s: has a program interpreter: not a static binary", bin)
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("%s: links %v: not a static binary", bin, libs)
+	}
+	f.Close()
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "sparkdx") {
+		t.Errorf("%s --version: %v: %s", bin, err, out)
+	}
+	// Everything the build reads is copied into the build stage (and not
+	// excluded by .dockerignore): the packages and the embedded docs.
+	copied := strings.Join(build.copies, " ")
+	for _, dir := range []string{"go.mod", "cmd", "internal", "docs"} {
+		if !strings.Contains(copied, dir) {
+			t.Errorf("build stage copies %q: want %s copied", copied, dir)
+		}
+	}
+	ignore, err := os.ReadFile(filepath.Join("..", ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(ignore), "\n") {
+		if l = strings.TrimSpace(l); slices.Contains([]string{"cmd", "internal", "docs", "go.mod", "go.sum"}, l) {
+			t.Errorf(".dockerignore excludes %s, which the build needs", l)
+		}
+	}
+
+	if want := "[\"" + "/usr/local/bin/sparkdx" + "\"]"; runtime.entrypoint != want ||
+		!slices.ContainsFunc(runtime.copies, func(c string) bool { return c == "--from=build "+imageBin+" /usr/local/bin/sparkdx" }) {
+		t.Errorf("runtime stage: ENTRYPOINT %s, COPY %v: want the build's %s as /usr/local/bin/sparkdx", runtime.entrypoint, runtime.copies, imageBin)
+	}
+
+	// The runtime packages are checked against this machine's Debian: the
+	// image's release must be it.
+	osRelease, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		sparktest.Missing(t, "/etc/os-release")
+	}
+	codename := regexp.MustCompile(`(?m)^VERSION_CODENAME=(\w+)`).FindSubmatch(osRelease)
+	if codename == nil || runtime.from != "debian:"+string(codename[1])+"-slim" {
+		t.Fatalf("runtime FROM %s: want debian:%s-slim, this machine's release, to check its packages here", runtime.from, codename[1])
+	}
+	var pkgs []string
+	for _, r := range runtime.runs {
+		if _, after, ok := strings.Cut(r, "apt-get install -y --no-install-recommends "); ok {
+			pkgs = strings.Fields(strings.Split(after, "&&")[0])
+		}
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("runtime stage installs no package: want the JDK that brings jcmd")
+	}
+	jcmd, err := exec.LookPath("jcmd")
+	if err != nil {
+		sparktest.Missing(t, "jcmd")
+	}
+	real, err := filepath.EvalSymlinks(jcmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("dpkg-query", "-S", real).CombinedOutput()
+	if err != nil {
+		sparktest.Missing(t, "jcmd from a Debian package: "+string(out))
+	}
+	owner, _, _ := strings.Cut(strings.TrimSpace(string(out)), ":")
+	if !slices.Contains(pkgs, owner) {
+		t.Errorf("jcmd (%s) comes from %s; the image installs %v", real, owner, pkgs)
+	}
+	// The package registers jcmd as an alternative, so it is on PATH as
+	// the agent looks for it (agent.Config.Jcmd "jcmd").
+	if alt, err := exec.Command("update-alternatives", "--list", "jcmd").Output(); err != nil || !strings.Contains(string(alt), real) {
+		t.Errorf("update-alternatives --list jcmd: %q, %v: want %s", alt, err, real)
+	}
+}
