@@ -2,7 +2,6 @@ package diff
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -71,17 +70,8 @@ func TestCompareShiftedCopy(t *testing.T) {
 // editedRun replays local-1430917381534 after edit rewrote its lines.
 func editedRun(t *testing.T, edit func(line string) (string, bool)) Input {
 	t.Helper()
-	raw, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1430917381534"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(raw), "\n") {
-		if l2, keep := edit(l); keep {
-			out = append(out, l2)
-		}
-	}
-	a, stats, err := replay.Read(context.Background(), strings.NewReader(strings.Join(out, "\n")), replay.Options{})
+	log := sparktest.EditedLog(t, edit, "spark-events", "local-1430917381534")
+	a, stats, err := replay.Read(context.Background(), strings.NewReader(log), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -25,17 +24,8 @@ func compare(before, after *Input) *diff.Diff {
 // editedInput replays local-1430917381534 after edit rewrote its lines.
 func editedInput(t *testing.T, edit func(line string) (string, bool)) *Input {
 	t.Helper()
-	raw, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1430917381534"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(raw), "\n") {
-		if l2, keep := edit(l); keep {
-			out = append(out, l2)
-		}
-	}
-	a, stats, err := replay.Read(context.Background(), strings.NewReader(strings.Join(out, "\n")), replay.Options{})
+	log := sparktest.EditedLog(t, edit, "spark-events", "local-1430917381534")
+	a, stats, err := replay.Read(context.Background(), strings.NewReader(log), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package sparktest
 import (
 	"bufio"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fastjson"
@@ -40,4 +41,23 @@ func SeedLines(t testing.TB) [][]byte {
 	}
 	return append(out, []byte(`{"Event":"SparkListenerTaskEnd","Task Info":null,"Task Metrics":[]}`),
 		[]byte(`{"Event":"SparkListenerJobStart","Stage Infos":[{"RDD Info":[{"Storage Level":7}]}]}`))
+}
+
+// EditedLog is a shared log (elem under the Spark test data, a plain JSON
+// lines file) with every line passed through edit, which rewrites it or
+// drops it: the same application with its code moved or a stage gone, for
+// the tests of run comparison.
+func EditedLog(t testing.TB, edit func(line string) (string, bool), elem ...string) string {
+	t.Helper()
+	raw, err := os.ReadFile(Path(t, elem...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l2, keep := edit(l); keep {
+			out = append(out, l2)
+		}
+	}
+	return strings.Join(out, "\n")
 }
