@@ -36,7 +36,7 @@ func TestReaderLimitRatio(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	n, err := io.Copy(io.Discard, r.LimitRatio(0))
+	n, err := io.Copy(io.Discard, r.LimitRatio(r, 0))
 	if !errors.Is(err, ErrRatio) {
 		t.Fatalf("got %v after %d bytes, want ErrRatio", err, n)
 	}
@@ -58,7 +58,7 @@ func TestReaderLimitRatio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := io.ReadAll(r.LimitRatio(1))
+		got, err := io.ReadAll(r.LimitRatio(r, 1))
 		r.Close()
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s under a 1× limit: got %d bytes, %v; want its %d bytes (under the 64 MiB floor)", path, len(got), err, len(want))

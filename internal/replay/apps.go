@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
@@ -24,10 +25,12 @@ func Log(ctx context.Context, l *eventlog.Log, opts Options) (*model.Attempt, *S
 	if opts.SizeHint == 0 {
 		opts.SizeHint = l.Size
 	}
-	in := r.LimitRatio(opts.MaxRatio)
+	var in io.Reader = r
 	if opts.Wrap != nil {
 		in = opts.Wrap(r)
 	}
+	// Outside the wrap, so a progress bar does not lift the limit.
+	in = r.LimitRatio(in, opts.MaxRatio)
 	a, stats, err := Read(ctx, in, opts)
 	if err != nil {
 		return nil, stats, err
