@@ -16,7 +16,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/agent"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -27,6 +27,8 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	format := fs.String("format", "json", "output format of --once: json")
 	heapAt := fs.Float64("heap-dump-at", 0, "dump a JVM's heap when old-gen/heap used ÷ max stays above this fraction (0: never)")
 	heapDir := fs.String("heap-dump-dir", "", "absolute directory for heap dumps")
+	heapUpload := fs.String("heap-dump-upload", "", "copy each heap dump to s3://bucket/prefix once written (its event names the object)")
+	s3f := addS3Flags(fs)
 	otlp := fs.String("otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
 	otlpProtocol := fs.String("otlp-protocol", agent.ProtocolHTTP, "OTLP protocol: http/protobuf or grpc")
 	procRoot := fs.String("proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
@@ -46,7 +48,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	a, err := agent.New(agent.Config{ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
-		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, Logger: logger})
+		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpUpload: *heapUpload, S3: s3f.config(), Logger: logger})
 	if err != nil {
 		return usageErr("%v", err)
 	}

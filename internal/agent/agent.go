@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"github.com/sparkdx/sparkdx/internal/s3"
 )
 
 // Config configures an Agent. The zero value of every field but Host has a
@@ -31,6 +32,11 @@ type Config struct {
 	HeapDumpDir   string
 	HeapDumpEvery time.Duration // at most one dump per this period per role (driver, executor, ...); default 10m
 	Jcmd          string        // jcmd program; default "jcmd" on PATH
+	// HeapDumpUpload, when set (s3://bucket/prefix), is where each dump is
+	// copied once written, through S3: a dump written on a node, or inside
+	// a container that is about to die, reaches a person that way.
+	HeapDumpUpload string
+	S3             s3.Config // for HeapDumpUpload
 
 	Logger *slog.Logger
 }
@@ -48,6 +54,14 @@ func (c Config) Validate() error {
 	}
 	if c.HeapDumpDir != "" && !filepath.IsAbs(c.HeapDumpDir) {
 		return fmt.Errorf("heap dump directory %s: must be absolute (the JVM writes it)", c.HeapDumpDir)
+	}
+	if c.HeapDumpUpload != "" {
+		if c.HeapDumpDir == "" {
+			return errors.New("heap dump upload set without a heap dump directory")
+		}
+		if _, _, err := s3.Split(c.HeapDumpUpload); err != nil {
+			return fmt.Errorf("heap dump upload %s: want s3://bucket[/prefix]", c.HeapDumpUpload)
+		}
 	}
 	return nil
 }
@@ -137,6 +151,13 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.HeapDumpAt > 0 {
 		a.dumps = newHeapDumper(cfg)
+		if cfg.HeapDumpUpload != "" {
+			up, err := newDumpUploader(cfg.HeapDumpUpload, cfg.S3)
+			if err != nil {
+				return nil, err
+			}
+			a.dumps.upload = up
+		}
 	}
 	return a, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/jvm/hprof"
 )
 
 // Event types.
@@ -30,6 +32,12 @@ type Event struct {
 	Cause      string `json:"cause,omitempty"`
 	Detail     string `json:"detail,omitempty"`
 	HeapDump   string `json:"heapDump,omitempty"`
+	// For a heap dump: where it was uploaded (s3://…), its largest
+	// classes and what they mean to a Spark user, so the event alone says
+	// what filled the heap.
+	HeapDumpURL string            `json:"heapDumpUrl,omitempty"`
+	HeapTop     []hprof.ClassStat `json:"heapTop,omitempty"`
+	HeapNotes   []hprof.Note      `json:"heapNotes,omitempty"`
 	// Last is the process's last sample before it disappeared.
 	Last *Process `json:"last,omitempty"`
 }

@@ -22,6 +22,7 @@ type heapDumper struct {
 	every   time.Duration
 	jcmd    string
 	timeout time.Duration
+	upload  *dumpUploader // nil: dumps stay on the node
 
 	above   map[procKey]int
 	done    map[procKey]bool
@@ -88,6 +89,7 @@ func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now tim
 			ev.Detail = join(ev.Detail, err.Error())
 		} else {
 			ev.HeapDump = path
+			h.summarize(ctx, &ev)
 		}
 		h.results <- dumpResult{key, ev}
 	}()

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/sparkdx/sparkdx/internal/s3"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // fakeJcmd writes a jcmd stand-in that creates the dump file it is asked
@@ -131,34 +135,7 @@ func TestRealHeapDump(t *testing.T) {
 	p.do(t, "gc")
 	dir := t.TempDir()
 	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: dir})
-	// Sample until the dump has finished, then a few times more.
-	var events []Event
-	var onProcess string
-	after := -1
-	deadline := time.Now().Add(60 * time.Second)
-	for i := 0; after < 3; i++ {
-		s := sample(t, a)
-		for _, ev := range s.Events {
-			if ev.PID == p.PID {
-				events = append(events, ev)
-			}
-		}
-		if got := byPID(s)[p.PID]; got.HeapDump != "" {
-			onProcess = got.HeapDump
-		}
-		if got := byPID(s)[p.PID]; i == 0 && got.JVM != nil {
-			used, max := heapFill(got.JVM)
-			t.Logf("old generation %d of %d bytes", used, max)
-		}
-		switch {
-		case after >= 0 || len(events) > 0:
-			after++
-		case time.Now().After(deadline):
-			t.Fatal("no heap dump within 60s")
-		default:
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+	events, onProcess := dumpEvents(t, a, p.PID)
 	dumps, _ := filepath.Glob(filepath.Join(dir, "*.hprof"))
 	if len(dumps) != 1 || len(events) != 1 {
 		t.Fatalf("got dumps %v and events %+v, want exactly one of each", dumps, events)
@@ -181,5 +158,72 @@ func TestRealHeapDump(t *testing.T) {
 	defer f.Close()
 	if _, err := f.Read(head); err != nil || string(head) != "JAVA PROFILE 1.0.2" {
 		t.Errorf("got header %q (%v), want JAVA PROFILE 1.0.2", head, err)
+	}
+}
+
+// dumpEvents samples with a until p's heap dump has finished, then a few
+// times more: p's events and the heap dump its process carried.
+func dumpEvents(t *testing.T, a *Agent, pid int) (events []Event, onProcess string) {
+	t.Helper()
+	after := -1
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; after < 3; i++ {
+		s := sample(t, a)
+		for _, ev := range s.Events {
+			if ev.PID == pid {
+				events = append(events, ev)
+			}
+		}
+		if got := byPID(s)[pid]; got.HeapDump != "" {
+			onProcess = got.HeapDump
+		}
+		if got := byPID(s)[pid]; i == 0 && got.JVM != nil {
+			used, max := heapFill(got.JVM)
+			t.Logf("old generation %d of %d bytes", used, max)
+		}
+		switch {
+		case after >= 0 || len(events) > 0:
+			after++
+		case time.Now().After(deadline):
+			t.Fatal("no heap dump within 60s")
+		default:
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return events, onProcess
+}
+
+// TestRealHeapDumpUpload: a dump is uploaded to S3 (a real MinIO) under the
+// configured prefix, byte for byte, and its event names the object and
+// carries the dump's largest classes — the byte arrays the JVM holds first.
+func TestRealHeapDumpUpload(t *testing.T) {
+	m := sparktest.StartMinIO(t)
+	c := m.Bucket(t, "dumps")
+	p := startJVM(t, nil, []string{"-Xmx128m", "-XX:+UseG1GC"}, executorClass, executorArgs("app-up", "2")...)
+	p.do(t, "fill 0.7")
+	p.do(t, "gc")
+	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: t.TempDir(), HeapDumpUpload: "s3://dumps/node-1/",
+		S3: s3.Config{Endpoint: "http://" + m.Addr, AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}})
+	events, _ := dumpEvents(t, a, p.PID)
+	if len(events) != 1 || events[0].HeapDump == "" {
+		t.Fatalf("got events %+v, want one heap dump", events)
+	}
+	ev := events[0]
+	want := "s3://dumps/node-1/" + filepath.Base(ev.HeapDump)
+	if ev.HeapDumpURL != want {
+		t.Fatalf("got heapDumpUrl %q (detail %q), want %s", ev.HeapDumpURL, ev.Detail, want)
+	}
+	local, err := os.Stat(ev.HeapDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.StatObject(context.Background(), "dumps", "node-1/"+filepath.Base(ev.HeapDump), minio.StatObjectOptions{})
+	if err != nil || info.Size != local.Size() {
+		t.Fatalf("uploaded object: %+v, %v; want %d bytes", info, err, local.Size())
+	}
+	// Named as jcmd GC.class_histogram names them ([B is byte[]); the
+	// dump holds live objects only (jcmd GC.heap_dump collects first).
+	if len(ev.HeapTop) == 0 || ev.HeapTop[0].Class != "[B" || ev.HeapTop[0].Bytes < 32<<20 {
+		t.Errorf("got heapTop %+v, want [B first with the tens of MB the JVM holds", ev.HeapTop)
 	}
 }
