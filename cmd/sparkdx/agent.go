@@ -16,7 +16,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/agent"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -26,6 +26,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	once := fs.Bool("once", false, "take one snapshot, print it and exit")
 	format := fs.String("format", "json", "output format of --once: json")
 	heapAt := fs.Float64("heap-dump-at", 0, "dump a JVM's heap when old-gen/heap used ÷ max stays above this fraction (0: never)")
+	heapAtDriver := fs.Float64("heap-dump-at-driver", -1, "the driver's threshold, when it differs from --heap-dump-at (0: never dump the driver)")
 	heapDir := fs.String("heap-dump-dir", "", "absolute directory for heap dumps")
 	heapUpload := fs.String("heap-dump-upload", "", "copy each heap dump to s3://bucket/prefix once written (its event names the object)")
 	s3f := addS3Flags(fs)
@@ -47,7 +48,11 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return usageErr("--interval %v: must be positive", *interval)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	a, err := agent.New(agent.Config{ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
+	var atRole map[agent.Role]float64
+	if *heapAtDriver >= 0 {
+		atRole = map[agent.Role]float64{agent.RoleDriver: *heapAtDriver}
+	}
+	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
 		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpUpload: *heapUpload, S3: s3f.config(), Logger: logger})
 	if err != nil {
 		return usageErr("%v", err)

@@ -28,10 +28,13 @@ type Config struct {
 	// HeapDumpAt, when above 0, asks for one heap dump per JVM whose old
 	// generation (or whole heap) stays above this fraction of its maximum
 	// for two consecutive samples.
-	HeapDumpAt    float64
-	HeapDumpDir   string
-	HeapDumpEvery time.Duration // at most one dump per this period per role (driver, executor, ...); default 10m
-	Jcmd          string        // jcmd program; default "jcmd" on PATH
+	HeapDumpAt float64
+	// HeapDumpAtRole overrides HeapDumpAt for a role (a driver, whose
+	// loss ends the application, dumped earlier than executors; 0: never).
+	HeapDumpAtRole map[Role]float64
+	HeapDumpDir    string
+	HeapDumpEvery  time.Duration // at most one dump of a JVM per this period; default 10m
+	Jcmd           string        // jcmd program; default "jcmd" on PATH
 	// HeapDumpUpload, when set (s3://bucket/prefix), is where each dump is
 	// copied once written, through S3: a dump written on a node, or inside
 	// a container that is about to die, reaches a person that way.
@@ -49,7 +52,14 @@ func (c Config) Validate() error {
 	if c.HeapDumpAt < 0 || c.HeapDumpAt >= 1 {
 		return fmt.Errorf("heap dump threshold %v: must be above 0 and below 1", c.HeapDumpAt)
 	}
-	if c.HeapDumpAt > 0 && c.HeapDumpDir == "" {
+	dumps := c.HeapDumpAt > 0
+	for role, at := range c.HeapDumpAtRole {
+		if at < 0 || at >= 1 {
+			return fmt.Errorf("heap dump threshold %v for %s: must be above 0 and below 1", at, role)
+		}
+		dumps = dumps || at > 0
+	}
+	if dumps && c.HeapDumpDir == "" {
 		return errors.New("heap dump threshold set without a heap dump directory")
 	}
 	if c.HeapDumpDir != "" && !filepath.IsAbs(c.HeapDumpDir) {
@@ -64,6 +74,19 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// dumps tells whether any role's heap is to be dumped.
+func (c Config) dumps() bool {
+	if c.HeapDumpAt > 0 {
+		return true
+	}
+	for _, at := range c.HeapDumpAtRole {
+		if at > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (c Config) withDefaults() Config {
@@ -149,7 +172,7 @@ func New(cfg Config) (*Agent, error) {
 		errors: map[string]uint64{},
 		exits:  map[exitKey]uint64{},
 	}
-	if cfg.HeapDumpAt > 0 {
+	if cfg.dumps() {
 		a.dumps = newHeapDumper(cfg)
 		if cfg.HeapDumpUpload != "" {
 			up, err := newDumpUploader(cfg.HeapDumpUpload, cfg.S3)

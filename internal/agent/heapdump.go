@@ -11,23 +11,24 @@ import (
 	"time"
 )
 
-// heapDumper takes one heap dump per JVM whose heap stays above a threshold
-// for two consecutive samples, at most one dump per period node-wide for
-// each role (a driver's dump is never held back by an executor's: the
-// driver is the one JVM whose loss ends the application), and only when the
-// target directory has room for it.
+// heapDumper dumps the heap of a JVM whose heap stays above its role's
+// threshold for two consecutive samples: at most once per period for each
+// JVM (another JVM near OOM on the same node — the driver beside an
+// executor, two executors — is never held back by it), and only when the
+// target directory has room for it beside the dumps still being written.
 type heapDumper struct {
 	at      float64
+	atRole  map[Role]float64 // thresholds of roles that have their own
 	dir     string
 	every   time.Duration
 	jcmd    string
 	timeout time.Duration
 	upload  *dumpUploader // nil: dumps stay on the node
 
-	above   map[procKey]int
-	done    map[procKey]bool
-	last    map[Role]time.Time // the last dump of each role
-	results chan dumpResult    // dumps that finished, in the background
+	above    map[procKey]int
+	last     map[procKey]time.Time // each JVM's last dump
+	inflight map[procKey]uint64    // room the dumps being written need
+	results  chan dumpResult       // dumps that finished, in the background
 }
 
 // dumpResult is the outcome of one background dump.
@@ -37,8 +38,9 @@ type dumpResult struct {
 }
 
 func newHeapDumper(cfg Config) *heapDumper {
-	return &heapDumper{at: cfg.HeapDumpAt, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery, jcmd: cfg.Jcmd,
-		timeout: 10 * time.Minute, above: map[procKey]int{}, done: map[procKey]bool{}, last: map[Role]time.Time{}, results: make(chan dumpResult, 64)}
+	return &heapDumper{at: cfg.HeapDumpAt, atRole: cfg.HeapDumpAtRole, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery,
+		jcmd: cfg.Jcmd, timeout: 10 * time.Minute, above: map[procKey]int{}, last: map[procKey]time.Time{},
+		inflight: map[procKey]uint64{}, results: make(chan dumpResult, 64)}
 }
 
 // heapFill is the fill of the old generation when the JVM reports its
@@ -56,11 +58,15 @@ func heapFill(j *JVM) (used, max uint64) {
 // it failed, comes out of finished. A dump skipped for want of disk space
 // is returned at once.
 func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now time.Time) (Event, bool) {
-	if p.JVM == nil || h.done[key] {
+	if p.JVM == nil {
 		return Event{}, false
 	}
+	at := h.at
+	if v, ok := h.atRole[p.Role]; ok {
+		at = v
+	}
 	used, max := heapFill(p.JVM)
-	if max == 0 || float64(used)/float64(max) < h.at {
+	if at <= 0 || max == 0 || float64(used)/float64(max) < at {
 		delete(h.above, key)
 		return Event{}, false
 	}
@@ -68,20 +74,31 @@ func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now tim
 	if h.above[key] < 2 {
 		return Event{}, false
 	}
-	if last, ok := h.last[p.Role]; ok && now.Sub(last) < h.every {
-		return Event{}, false // rate limit: try again next cycle
+	if _, writing := h.inflight[key]; writing {
+		return Event{}, false
 	}
-	h.done[key] = true
-	h.last[p.Role] = now
+	if last, ok := h.last[key]; ok && now.Sub(last) < h.every {
+		return Event{}, false // this JVM was dumped within the period
+	}
+	h.last[key] = now
 	ev := Event{Type: EventHeapDump, Time: now.UnixMilli(), PID: p.PID, Role: p.Role, AppID: p.AppID,
 		ExecutorID: p.ExecutorID, Detail: fmt.Sprintf("heap %d of %d bytes (%.0f%%)", used, max, 100*float64(used)/float64(max))}
-	if free, err := freeBytes(h.dir); err != nil {
+	free, err := freeBytes(h.dir)
+	if err != nil {
 		ev.Detail = join(ev.Detail, err.Error())
 		return ev, true
-	} else if need := p.JVM.HeapUsedBytes + p.JVM.HeapUsedBytes/4 + 64<<20; free < need {
-		ev.Detail = join(ev.Detail, fmt.Sprintf("skipped: %s has %d bytes free, dump needs about %d", h.dir, free, need))
+	}
+	var reserved uint64
+	for _, n := range h.inflight {
+		reserved += n
+	}
+	need := p.JVM.HeapUsedBytes + p.JVM.HeapUsedBytes/4 + 64<<20
+	if free < reserved+need {
+		ev.Detail = join(ev.Detail, fmt.Sprintf("skipped: %s has %d bytes free (%d of them for dumps being written), dump needs about %d",
+			h.dir, free, reserved, need))
 		return ev, true
 	}
+	h.inflight[key] = need
 	path := filepath.Join(h.dir, dumpName(p, now))
 	pid, uid, gid := p.PID, p.UID, p.gid
 	go func() {
@@ -102,6 +119,7 @@ func (h *heapDumper) finished() []dumpResult {
 	for {
 		select {
 		case r := <-h.results:
+			delete(h.inflight, r.key)
 			out = append(out, r)
 		default:
 			return out
@@ -156,5 +174,5 @@ func freeBytes(dir string) (uint64, error) {
 // forget drops what the dumper keeps about a process that is gone.
 func (h *heapDumper) forget(key procKey) {
 	delete(h.above, key)
-	delete(h.done, key)
+	delete(h.last, key)
 }

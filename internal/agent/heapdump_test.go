@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,9 +32,11 @@ func fakeJcmd(t *testing.T) (path, log string) {
 func TestHeapDumpRules(t *testing.T) {
 	jcmd, log := fakeJcmd(t)
 	dir := t.TempDir()
-	h := newHeapDumper(Config{HeapDumpAt: 0.9, HeapDumpDir: dir, HeapDumpEvery: time.Hour, Jcmd: jcmd}.withDefaults())
+	// Executors at 90 %, the driver at 97 %; one dump of a JVM per hour.
+	h := newHeapDumper(Config{HeapDumpAt: 0.9, HeapDumpAtRole: map[Role]float64{RoleDriver: 0.97}, HeapDumpDir: dir,
+		HeapDumpEvery: time.Hour, Jcmd: jcmd}.withDefaults())
 	proc := func(pid int, fill float64) *Process {
-		p := &Process{PID: pid, Role: RoleExecutor, AppID: "app-1", ExecutorID: "2", JVM: &JVM{HeapUsedBytes: 1 << 20, HeapMaxBytes: 2 << 20,
+		p := &Process{PID: pid, Role: RoleExecutor, AppID: "app-1", ExecutorID: strconv.Itoa(pid), JVM: &JVM{HeapUsedBytes: 1 << 20, HeapMaxBytes: 2 << 20,
 			OldGenUsedBytes: uint64(fill * 1000), OldGenMaxBytes: 1000}}
 		if pid == 9 {
 			p.Role, p.ExecutorID = RoleDriver, "driver"
@@ -41,50 +45,58 @@ func TestHeapDumpRules(t *testing.T) {
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	steps := []struct {
+		at     time.Duration // after now
 		pid    int
 		fill   float64
 		dumped bool
 	}{
-		{1, 0.95, false}, // first sample above: wait for a second
-		{3, 0.95, false},
-		{3, 0.50, false}, // pid 3 drops below: its count restarts
-		{1, 0.95, true},  // second consecutive sample above: dump
-		{1, 0.99, false}, // once per process
-		{2, 0.95, false},
-		{2, 0.95, false}, // would dump, but one executor dump per hour node-wide
-		{3, 0.95, false},
-		{9, 0.98, false}, // the driver: first sample above
-		{9, 0.98, true},  // its dump is not held back by the executor's
+		{1 * time.Second, 1, 0.95, false}, // first sample above: wait for a second
+		{2 * time.Second, 3, 0.95, false},
+		{3 * time.Second, 3, 0.50, false}, // pid 3 drops below: its count restarts
+		{4 * time.Second, 1, 0.95, true},  // second consecutive sample above: dump
+		{5 * time.Second, 1, 0.99, false}, // once per hour per JVM
+		{6 * time.Second, 2, 0.95, false},
+		{7 * time.Second, 2, 0.95, true},           // another executor is not held back by the first
+		{8 * time.Second, 9, 0.95, false},          // the driver: under its own threshold
+		{9 * time.Second, 9, 0.98, false},          // above it: first sample
+		{10 * time.Second, 9, 0.98, true},          // second: dump
+		{time.Hour + 5*time.Second, 1, 0.99, true}, // an hour after its first dump, still near OOM: dumped again
 	}
+	var want []string
 	for i, s := range steps {
 		p := proc(s.pid, s.fill)
-		if ev, ok := h.check(context.Background(), procKey{s.pid, 1}, p, now.Add(time.Duration(i)*time.Second)); ok {
+		if ev, ok := h.check(context.Background(), procKey{s.pid, 1}, p, now.Add(s.at)); ok {
 			t.Errorf("step %d: got immediate event %+v, want none", i, ev)
 		}
 		if !s.dumped {
 			continue
 		}
-		select {
-		case r := <-h.results:
-			if r.ev.Type != EventHeapDump || r.ev.HeapDump == "" || r.key.pid != s.pid || r.ev.AppID != "app-1" {
-				t.Errorf("step %d: got %+v, want a heap-dump event with its path for pid %d", i, r, s.pid)
+		want = append(want, fmt.Sprintf("%d GC.heap_dump %s", s.pid, filepath.Join(dir, dumpName(p, now.Add(s.at)))))
+		deadline := time.After(10 * time.Second)
+		for done := false; !done; {
+			select {
+			case <-deadline:
+				t.Fatalf("step %d: no dump finished within 10s", i)
+			case <-time.After(20 * time.Millisecond):
+				for _, r := range h.finished() {
+					if r.ev.Type != EventHeapDump || r.ev.HeapDump == "" || r.key.pid != s.pid || r.ev.AppID != "app-1" {
+						t.Errorf("step %d: got %+v, want a heap-dump event with its path for pid %d", i, r, s.pid)
+					}
+					done = true
+				}
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("step %d: no dump finished within 10s", i)
 		}
 	}
 	time.Sleep(100 * time.Millisecond)
 	if extra := h.finished(); len(extra) != 0 {
-		t.Errorf("got further dumps %+v, want only the executor's and the driver's", extra)
+		t.Errorf("got further dumps %+v", extra)
 	}
 	calls, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "1 GC.heap_dump " + filepath.Join(dir, "app-1-2-pid1-20260102T030408Z.hprof") + "\n" +
-		"9 GC.heap_dump " + filepath.Join(dir, "app-1-driver-pid9-20260102T030414Z.hprof") + "\n"
-	if string(calls) != want {
-		t.Errorf("got jcmd calls %q, want %q", calls, want)
+	if got := strings.Fields(strings.ReplaceAll(string(calls), "\n", " ")); strings.Join(got, " ") != strings.Join(strings.Fields(strings.Join(want, " ")), " ") {
+		t.Errorf("jcmd calls:\n%s\nwant:\n%s", calls, strings.Join(want, "\n"))
 	}
 }
 
