@@ -47,11 +47,13 @@ type table struct {
 	children map[int][]int
 }
 
-// found is a Spark JVM with the processes below it that are not Spark JVMs.
+// found is a Spark JVM with the processes below it that are not Spark JVMs
+// and, for a driver, the Python process that launched it.
 type found struct {
 	info        *procInfo
 	id          Identity
 	descendants []*procInfo
+	launcher    *procInfo
 }
 
 // scan walks /proc once, reading the stat of every process and the command
@@ -109,8 +111,36 @@ func discover(t *table) []found {
 	sort.Slice(out, func(i, j int) bool { return out[i].info.proc.PID < out[j].info.proc.PID })
 	for i := range out {
 		out[i].descendants = t.descendants(out[i].info.proc.PID)
+		if out[i].id.Role == RoleDriver {
+			out[i].launcher = t.launcher(out[i].info)
+		}
 	}
 	return out
+}
+
+// launcherDepth bounds the walk from a driver JVM up to the Python process
+// that started it: pyspark's launch_gateway runs spark-submit, whose
+// scripts exec java, so the JVM's parent is Python itself; a shell left in
+// between (sh -c, a wrapper script) is passed over.
+const launcherDepth = 3
+
+// launcher finds the Python process a driver JVM was started by — python
+// job.py, a notebook kernel, an orchestrator's task (an Airflow task runs
+// Python) — among its nearest ancestors; nil when spark-submit started it
+// (its Python program, if any, is then a child of the JVM).
+func (t *table) launcher(driver *procInfo) *procInfo {
+	pid := driver.stat.PPID
+	for range launcherDepth {
+		pi := t.byPID[pid]
+		if pi == nil || pi.spark || pid <= 1 {
+			return nil
+		}
+		if pi.kind == KindPython {
+			return pi
+		}
+		pid = pi.stat.PPID
+	}
+	return nil
 }
 
 // descendants lists the processes below pid, not descending into other Spark

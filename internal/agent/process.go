@@ -86,6 +86,10 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 		s.CPUUserSeconds, s.CPUSystemSeconds = float64(t[0])/userHZ, float64(t[1])/userHZ
 		p.Tree[k] = s
 	}
+	if f.launcher != nil {
+		ch := c.child(f.launcher, errs)
+		p.Launcher = &ch
+	}
 	return p
 }
 

@@ -149,6 +149,11 @@ func collectProcessMetrics(e emitter, p *Process) {
 		perf = 1
 	}
 	e.gauge("sparkdx_process_jvm_perfdata_available", "1 when the JVM's hsperfdata was read; 0 for example under -XX:-UsePerfData.", perf)
+	if l := p.Launcher; l != nil {
+		e.gauge("sparkdx_process_launcher_resident_memory_bytes", "Resident set size of the Python process that started a driver JVM (python job.py, a notebook kernel, an Airflow task).", float64(l.RSSBytes))
+		e.counter("sparkdx_process_launcher_cpu_seconds_total", "CPU time of the Python process that started a driver JVM, by mode.", l.CPUUserSeconds, "mode", "user")
+		e.counter("sparkdx_process_launcher_cpu_seconds_total", "CPU time of the Python process that started a driver JVM, by mode.", l.CPUSystemSeconds, "mode", "system")
+	}
 	for _, k := range []Kind{KindJVM, KindPython, KindOther} {
 		t, ok := p.Tree[k]
 		if !ok {

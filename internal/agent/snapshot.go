@@ -54,7 +54,12 @@ type Process struct {
 	// started with -XX:-UsePerfData); /proc data is still reported.
 	JVMUnavailable string  `json:"jvmUnavailable,omitempty"`
 	Children       []Child `json:"children,omitempty"`
-	HeapDump       string  `json:"heapDump,omitempty"` // path of a dump that finished this cycle
+	// Launcher is the Python process that started a driver JVM (python
+	// job.py, a notebook kernel, an Airflow task): the user's program, whose
+	// memory and CPU belong to the application though it is not below the
+	// JVM.
+	Launcher *Child `json:"launcher,omitempty"`
+	HeapDump string `json:"heapDump,omitempty"` // path of a dump that finished this cycle
 
 	startTicks uint64
 	gid        int
