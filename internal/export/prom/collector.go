@@ -7,6 +7,7 @@
 package prom
 
 import (
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/model"
 )
 
 // Source lists what the collector reports. Implementations must be safe
@@ -116,6 +118,10 @@ func labelsOf(m metric) []string {
 		return with("rule", "severity")
 	case scopeStream:
 		return with("query_id", "query_name")
+	case scopeRunningJob:
+		return with("job_id")
+	case scopeRunningStage:
+		return with("stage_id", "stage_attempt_id")
 	}
 	return nil
 }
@@ -233,6 +239,24 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 	case scopeExecutor:
 		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
 			send(m.exec(e), e.ID, e.Host)
+		}
+	case scopeRunningJob:
+		if !a.Result.Running {
+			return
+		}
+		for i := range a.Result.Jobs {
+			if j := &a.Result.Jobs[i]; j.Status == model.JobRunning && j.SubmissionTime > 0 {
+				send(m.job(a, j), strconv.Itoa(j.ID))
+			}
+		}
+	case scopeRunningStage:
+		if !a.Result.Running {
+			return
+		}
+		for i := range a.Result.Stages {
+			if s := &a.Result.Stages[i]; s.Status == model.StageActive && s.SubmissionTime > 0 {
+				send(m.stage(a, s), strconv.Itoa(s.StageID), strconv.Itoa(s.AttemptID))
+			}
 		}
 	case scopeStream:
 		for _, q := range a.Result.LatestQueries(c.cfg.MaxQueriesPerApp) {

@@ -23,6 +23,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	spark "github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -40,16 +41,20 @@ func (s *fakeSource) Health() Health { return s.health }
 
 // goldenLogs are real Spark logs: a local app, a YARN app with executor
 // metrics, a YARN app with resource wait, skew and speculation findings,
-// a standalone app with failing tasks, and a Structured Streaming query
-// (the streaming scenario on Spark 4.3).
+// a standalone app with failing tasks, a Structured Streaming query (the
+// streaming scenario on Spark 4.3), and an application still running (the
+// incomplete-app scenario's driver, killed with a job and a stage under
+// way, analysed two minutes after its last event).
 var goldenLogs = []string{"local-1430917381534", "application_1553914137147_0018",
-	"application_1628109047826_1317105", "app-20161115172038-0000", "scenario:streaming/spark-4.3.0"}
+	"application_1628109047826_1317105", "app-20161115172038-0000", "scenario:streaming/spark-4.3.0",
+	"running:scenario:incomplete-app/spark-3.5.9"}
 
 // loadApps replays, analyzes and diagnoses shared Spark logs.
 func loadApps(t testing.TB, names ...string) []App {
 	t.Helper()
 	var apps []App
 	for _, n := range names {
+		n, running := strings.CutPrefix(n, "running:")
 		path := sparktest.Path(t, "spark-events", n)
 		if strings.HasPrefix(n, "scenario:") { // a log of the repository's real-Spark scenarios
 			path = filepath.Join("..", "..", "..", "testdata", "scenarios", strings.TrimPrefix(n, "scenario:"))
@@ -64,6 +69,9 @@ func loadApps(t testing.TB, names ...string) []App {
 				t.Fatal(err)
 			}
 			r := analyze.Analyze(a)
+			if running {
+				r = analyze.AnalyzeAt(a, analyze.LastEventTime(a)+120_000)
+			}
 			fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: r}, diagnose.All)
 			apps = append(apps, NewApp(a, r, fs))
 		}
@@ -184,7 +192,8 @@ func TestMetricTable(t *testing.T) {
 		for _, st := range a.Result.Stages {
 			want += uint64(st.Succeeded)
 		}
-		if got := counts[a.Result.AppID]; got != want || want == 0 {
+		// The running app was killed before any task finished.
+		if got := counts[a.Result.AppID]; got != want || (want == 0 && !a.Result.Running) {
 			t.Errorf("%s: histogram counts %d tasks, want %d (and more than 0)", a.Result.AppID, got, want)
 		}
 	}
@@ -362,6 +371,35 @@ func BenchmarkCollect(b *testing.B) {
 	for b.Loop() {
 		if _, err := reg.Gather(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Running jobs and stages are reported while the app runs, for as long as
+// they have run, and not once the app has ended.
+func TestRunningWork(t *testing.T) {
+	app := func(running bool) App {
+		r := &analyze.Result{AppID: "app-1", EndTime: 1_000_000, Running: running,
+			Jobs: []analyze.Job{{ID: 3, Status: spark.JobRunning, SubmissionTime: 910_000}, {ID: 2, Status: spark.JobSucceeded, SubmissionTime: 500_000}},
+			Stages: []analyze.Stage{{StageID: 7, AttemptID: 1, Status: spark.StageActive, SubmissionTime: 940_000},
+				{StageID: 8, Status: spark.StagePending}, {StageID: 6, Status: spark.StageComplete, SubmissionTime: 900_000}}}
+		return App{Result: r, TaskDurations: map[StageKind]*Histogram{}}
+	}
+	for _, running := range []bool{true, false} {
+		c, err := NewCollector(&fakeSource{apps: []App{app(running)}}, goldenConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fams := parse(t, scrape(t, c))
+		jobs, stages := fams["spark_job_running_seconds"].GetMetric(), fams["spark_stage_running_seconds"].GetMetric()
+		if !running {
+			if len(jobs)+len(stages) != 0 {
+				t.Errorf("an ended app: got %d job and %d stage series, want none", len(jobs), len(stages))
+			}
+			continue
+		}
+		if len(jobs) != 1 || jobs[0].GetGauge().GetValue() != 90 || len(stages) != 1 || stages[0].GetGauge().GetValue() != 60 {
+			t.Errorf("got jobs %v stages %v, want job 3 at 90 s and stage 7.1 at 60 s", jobs, stages)
 		}
 	}
 }

@@ -20,6 +20,8 @@ const (
 	scopeServer
 	scopeTaskHistogram
 	scopeStream
+	scopeRunningJob
+	scopeRunningStage
 )
 
 // appLabels name every per-application series.
@@ -36,6 +38,8 @@ type metric struct {
 	kind       func(*kindStats) float64
 	exec       func(*analyze.Executor) float64
 	stream     func(*analyze.StreamingQuery) float64
+	job        func(*App, *analyze.Job) float64
+	stage      func(*App, *analyze.Stage) float64
 	server     func(*serverState) float64
 }
 
@@ -196,6 +200,15 @@ func table() []metric {
 			help: "Task attempts that failed on the executor.",
 			exec: func(e *analyze.Executor) float64 { return float64(e.FailedTasks) }},
 
+		// Jobs and stages still running in a running application, for
+		// alerts on work that runs longer than it should (only running
+		// ones: bounded by what an app runs at once).
+		{name: "spark_job_running_seconds", typ: g, scope: scopeRunningJob,
+			help: "How long a job of a running application has been running (since its submission).",
+			job:  func(a *App, j *analyze.Job) float64 { return ms(a.Result.EndTime - j.SubmissionTime) }},
+		{name: "spark_stage_running_seconds", typ: g, scope: scopeRunningStage,
+			help:  "How long an active stage of a running application has been running (since its submission).",
+			stage: func(a *App, s *analyze.Stage) float64 { return ms(a.Result.EndTime - s.SubmissionTime) }},
 		// Structured Streaming: each query's last micro-batch, as Spark's
 		// own streaming metrics source reports it (lastProgress).
 		{name: "spark_streaming_batches", typ: g, scope: scopeStream,
