@@ -8,6 +8,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -16,21 +17,17 @@ import (
 // realRun replays, analyzes and diagnoses one shared log.
 func realRun(t testing.TB, rel string) Input {
 	t.Helper()
-	ctx := context.Background()
-	logs, err := eventlog.Open(ctx, sparktest.Path(t, strings.Split(rel, "/")...), eventlog.OpenOptions{})
+	logs, err := eventlog.Open(context.Background(), sparktest.Path(t, strings.Split(rel, "/")...), eventlog.OpenOptions{})
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("open %s: %d logs, %v", rel, len(logs), err)
 	}
-	a, stats, err := replay.Log(ctx, logs[0], replay.Options{})
+	a, src, _, err := pipeline.Replay(context.Background(), logs[0], replay.Options{})
 	if err != nil {
 		t.Fatalf("replay %s: %v", rel, err)
 	}
-	log := reportv1.Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
-		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}
-	res := analyze.Analyze(a)
-	fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res,
-		Log: diagnose.LogInfo{InProgress: logs[0].InProgress, Truncated: stats.Truncated}}, diagnose.All)
-	return Input{Report: reportv1.Build(a, res, fs, log), Result: res}
+	src.Log.Path = rel
+	d := pipeline.Diagnose(a, nil, src, nil)
+	return Input{Report: d.Report, Result: d.Result}
 }
 
 // TestCompareShiftedCopy diffs a log with its copy shifted in time

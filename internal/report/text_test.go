@@ -13,8 +13,8 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
-	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -55,22 +55,17 @@ var realLogs = []string{
 // the data lives.
 func realInput(t testing.TB, rel string) *Input {
 	t.Helper()
-	path := sparktest.Path(t, strings.Split(rel, "/")...)
-	ctx := context.Background()
-	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{})
+	logs, err := eventlog.Open(context.Background(), sparktest.Path(t, strings.Split(rel, "/")...), eventlog.OpenOptions{})
 	if err != nil || len(logs) != 1 {
 		t.Fatalf("open %s: %d logs, %v", rel, len(logs), err)
 	}
-	a, stats, err := replay.Log(ctx, logs[0], replay.Options{})
+	a, src, _, err := pipeline.Replay(context.Background(), logs[0], replay.Options{})
 	if err != nil {
 		t.Fatalf("replay %s: %v", rel, err)
 	}
-	log := reportv1.Log{Path: rel, Codec: "none", Bytes: stats.Bytes, Events: stats.Events, BadLines: stats.BadLines,
-		UnknownEvents: stats.Unknown, Truncated: stats.Truncated}
-	res := analyze.Analyze(a)
-	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res,
-		Log: diagnose.LogInfo{InProgress: logs[0].InProgress, Truncated: stats.Truncated}}, diagnose.All)
-	return NewInput(a, res, findings, log)
+	src.Log.Path = rel
+	d := pipeline.Diagnose(a, nil, src, nil)
+	return NewInput(a, d.Result, d.Findings, src.Log)
 }
 
 // goldenName turns a log path into a golden file name.
