@@ -32,7 +32,24 @@ type appView struct {
 	Stages     []stageRow
 	Executors  []execRow
 	SQL        []sqlRow
-	Root       *rootCause // what failed the application, when a job failed
+	Streaming  []streamRow // Structured Streaming query runs
+	Root       *rootCause  // what failed the application, when a job failed
+}
+
+// streamRow is one Structured Streaming query run as the analysis sees it:
+// its last batch as Spark reported it, and its rates over the recent
+// batches (analyze.StreamingQuery).
+type streamRow struct {
+	Name, ID           string
+	Batches            int
+	LastBatchMs        int64
+	EarlyBatchMs       int64
+	InputPerSec        float64 // over the recent batches
+	ProcessedPerSec    float64
+	StateRows          int64
+	StateMemoryBytes   int64
+	Exception          string
+	RecentBatchesRated bool // enough batches for the rates
 }
 
 // rootCause is what failed an application: its first failed job and the
@@ -246,6 +263,12 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 		}
 		r.Joins = joins(q.Plan, nil)
 		v.SQL = append(v.SQL, r)
+	}
+	for _, q := range res.Streaming {
+		v.Streaming = append(v.Streaming, streamRow{Name: q.Name, ID: q.ID, Batches: q.Batches, LastBatchMs: q.LastBatchMs,
+			EarlyBatchMs: q.EarlyBatchMs, InputPerSec: q.InputRowsPerSecond, ProcessedPerSec: q.ProcessedRowsPerSecond,
+			StateRows: q.Last.StateRows, StateMemoryBytes: q.Last.StateMemoryBytes, Exception: q.Exception,
+			RecentBatchesRated: q.Recent >= analyze.MinRecentBatches})
 	}
 	return v
 }
