@@ -127,6 +127,29 @@ func TestHelmTemplate(t *testing.T) {
 		{"full", append([]string{"-f", filepath.Join(chart, "ci", "full-values.yaml")}, operatorAPIs...),
 			append(slices.Clone(base), "ConfigMap/rel-sparkdx-rules", "PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx",
 				"ServiceMonitor/rel-sparkdx-server"), true, checkFull},
+		// Spark's own endpoints on driver pods, both paths on the UI port.
+		{"spark pod monitor", append([]string{"--set", "sparkPodMonitor.enabled=true"}, operatorAPIs...),
+			append(slices.Clone(base), "PodMonitor/rel-sparkdx-agent", "PodMonitor/rel-sparkdx-spark-drivers", "PrometheusRule/rel-sparkdx",
+				"ServiceMonitor/rel-sparkdx-server"), false, func(t *testing.T, objs map[string]object) {
+				pm := objs["PodMonitor/rel-sparkdx-spark-drivers"]
+				if got := str(pm, "spec", "selector", "matchLabels", "spark-role"); got != "driver" {
+					t.Errorf("spark pod monitor selects spark-role %q, want driver", got)
+				}
+				if get(pm, "spec", "namespaceSelector", "any") != true {
+					t.Errorf("spark pod monitor: namespaceSelector %v, want any (Spark apps run in their own namespaces)", get(pm, "spec", "namespaceSelector"))
+				}
+				eps, _ := get(pm, "spec", "podMetricsEndpoints").([]any)
+				var paths []string
+				for _, ep := range eps {
+					if port := str(ep, "port"); port != "spark-ui" {
+						t.Errorf("endpoint port %q, want spark-ui (the driver pod's UI port)", port)
+					}
+					paths = append(paths, str(ep, "path"))
+				}
+				if !slices.Equal(paths, []string{"/metrics/executors/prometheus", "/metrics/prometheus"}) {
+					t.Errorf("got paths %v, want the executors' and the driver's endpoints", paths)
+				}
+			}},
 		// The chart's default protocol is grpc: agents push over it too.
 		{"otlp over grpc", []string{"--set", "monitoring.openTelemetry.enabled=true",
 			"--set", "monitoring.openTelemetry.endpoint=http://collector:4317"}, base, true, func(t *testing.T, objs map[string]object) {
@@ -219,6 +242,9 @@ func checkWorkloads(t *testing.T, objs map[string]object) {
 				t.Errorf("%s: endpoint port %q, want the Service's http", key, p)
 			}
 		case "PodMonitor":
+			if str(o, "spec", "selector", "matchLabels", "spark-role") != "" {
+				continue // Spark's own pods, not the chart's: checked by its case
+			}
 			if p := str(o, "spec", "podMetricsEndpoints", 0, "port"); !ports[p] {
 				t.Errorf("%s: port %q is no container port", key, p)
 			}
