@@ -243,9 +243,16 @@ type promServer struct {
 
 func startPrometheus(t *testing.T, bin string, targets ...string) *promServer {
 	t.Helper()
+	return startPrometheusScraping(t, bin, fmt.Sprintf("  - job_name: sparkdx\n    static_configs:\n      - targets: [%s]\n",
+		strings.Join(quoteAll(targets), ", ")))
+}
+
+// startPrometheusScraping runs a real Prometheus with these scrape configs
+// (YAML list items), every second.
+func startPrometheusScraping(t *testing.T, bin, scrapeConfigs string) *promServer {
+	t.Helper()
 	dir := t.TempDir()
-	conf := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: sparkdx\n    static_configs:\n      - targets: [%s]\n",
-		strings.Join(quoteAll(targets), ", "))
+	conf := "global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n" + scrapeConfigs
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
