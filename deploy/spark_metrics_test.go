@@ -1,14 +1,9 @@
 package deploy
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -24,7 +19,6 @@ func TestSparkEndpointsAgainstPrometheus(t *testing.T) {
 	line := sparktest.SparkLines(t)[0]
 	ui := sparktest.FreeAddr(t)
 	_, port, _ := strings.Cut(ui, ":")
-	job := filepath.Join(t.TempDir(), "job.py")
 	src := fmt.Sprintf(`import sys
 from pyspark.sql import SparkSession
 s = (SparkSession.builder.master("local[2]").appName("prom")
@@ -39,48 +33,7 @@ print("ready", s.sparkContext.applicationId, flush=True)
 sys.stdin.readline()
 s.stop()
 `, port)
-	if err := os.WriteFile(job, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(line.Python, job)
-	cmd.Env = append(os.Environ(), "SPARK_HOME="+line.Home, "PYSPARK_PYTHON="+line.Python)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "ready "); ok {
-				ready <- rest
-			}
-		}
-	}()
-	var app string
-	select {
-	case app = <-ready:
-	case <-time.After(120 * time.Second):
-		t.Fatal("the Spark driver did not start within 120 s")
-	}
+	_, app := sparktest.StartPySpark(t, line, src)
 	p := startPrometheusScraping(t, promBin, fmt.Sprintf(`  - job_name: spark-executors
     metrics_path: /metrics/executors/prometheus
     static_configs: [{targets: ["%[1]s"]}]

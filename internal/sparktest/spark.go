@@ -139,3 +139,23 @@ func Jars(t testing.TB, name string) (SparkLine, []string) {
 	}
 	return sparkLine(t, version), jars
 }
+
+// StartPySpark runs a PySpark program the way a user does — `python
+// job.py` with line's pyspark, which starts its driver JVM as a child —
+// and waits for it to print "ready <application id>"; the program then
+// waits on stdin, which is closed when the test ends (StartJVM).
+func StartPySpark(t testing.TB, line SparkLine, program string) (job *JVM, appID string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "job.py")
+	if err := os.WriteFile(path, []byte(program), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job = StartJVM(t, []string{line.Python, path}, "SPARK_HOME="+line.Home, "PYSPARK_PYTHON="+line.Python)
+	for job.Lines.Scan() {
+		if id, ok := strings.CutPrefix(job.Lines.Text(), "ready "); ok {
+			return job, id
+		}
+	}
+	t.Fatalf("%s (pid %d) exited before printing its application id", path, job.PID)
+	return nil, ""
+}
