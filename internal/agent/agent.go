@@ -52,14 +52,12 @@ func (c Config) Validate() error {
 	if c.HeapDumpAt < 0 || c.HeapDumpAt >= 1 {
 		return fmt.Errorf("heap dump threshold %v: must be above 0 and below 1", c.HeapDumpAt)
 	}
-	dumps := c.HeapDumpAt > 0
 	for role, at := range c.HeapDumpAtRole {
 		if at < 0 || at >= 1 {
 			return fmt.Errorf("heap dump threshold %v for %s: must be above 0 and below 1", at, role)
 		}
-		dumps = dumps || at > 0
 	}
-	if dumps && c.HeapDumpDir == "" {
+	if c.dumps() && c.HeapDumpDir == "" {
 		return errors.New("heap dump threshold set without a heap dump directory")
 	}
 	if c.HeapDumpDir != "" && !filepath.IsAbs(c.HeapDumpDir) {
