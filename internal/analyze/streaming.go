@@ -35,6 +35,15 @@ type StreamingQuery struct {
 	Last          model.StreamingProgress // the last batch as Spark reported it
 }
 
+// RateRatio is process rate ÷ input rate over the recent batches; ok is
+// false when there are too few batches to judge or no input arrived.
+func (q *StreamingQuery) RateRatio() (ratio float64, ok bool) {
+	if q.Recent < MinRecentBatches || q.RecentRows == 0 || q.InputRowsPerSecond <= 0 {
+		return 0, false
+	}
+	return q.ProcessedRowsPerSecond / q.InputRowsPerSecond, true
+}
+
 // MinRecentBatches is the fewest batches the rates are measured over when
 // the run has them: fewer say nothing about a trend (nor are judged on).
 const MinRecentBatches = 5

@@ -34,7 +34,8 @@ func runStreamingBehind(p *Pass) []Finding {
 	var out []Finding
 	for i := range p.Result.Streaming {
 		q := &p.Result.Streaming[i]
-		if q.Recent < analyze.MinRecentBatches || q.RecentRows == 0 || q.InputRowsPerSecond <= 0 {
+		ratio, ok := q.RateRatio()
+		if !ok {
 			continue
 		}
 		// Batches that do not grow are not a backlog building up: a query
@@ -43,7 +44,6 @@ func runStreamingBehind(p *Pass) []Finding {
 		if float64(q.RecentBatchMs) < batchGrowth*float64(q.EarlyBatchMs) {
 			continue
 		}
-		ratio := q.ProcessedRowsPerSecond / q.InputRowsPerSecond
 		sev := streamingRate.Level(ratio)
 		if sev == None {
 			continue

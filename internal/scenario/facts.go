@@ -153,10 +153,10 @@ func (d *Diagnosis) holds(f Fact) Outcome {
 func streamingRateRatio(d *Diagnosis, pick func(a, b float64) float64) float64 {
 	v := -1.0
 	for _, q := range d.Result.Streaming {
-		if q.Recent < analyze.MinRecentBatches || q.InputRowsPerSecond <= 0 {
+		r, ok := q.RateRatio()
+		if !ok {
 			continue
 		}
-		r := q.ProcessedRowsPerSecond / q.InputRowsPerSecond
 		if v < 0 {
 			v = r
 		}
