@@ -264,11 +264,13 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 		r.Joins = joins(q.Plan, nil)
 		v.SQL = append(v.SQL, r)
 	}
-	for _, q := range res.Streaming {
+	for i := range res.Streaming {
+		q := &res.Streaming[i]
+		_, rated := q.RateRatio()
 		v.Streaming = append(v.Streaming, streamRow{Name: q.Name, ID: q.ID, Batches: q.Batches, LastBatchMs: q.LastBatchMs,
 			EarlyBatchMs: q.EarlyBatchMs, InputPerSec: q.InputRowsPerSecond, ProcessedPerSec: q.ProcessedRowsPerSecond,
 			StateRows: q.Last.StateRows, StateMemoryBytes: q.Last.StateMemoryBytes, Exception: q.Exception,
-			RecentBatchesRated: q.Recent >= analyze.MinRecentBatches})
+			RecentBatchesRated: rated})
 	}
 	return v
 }
