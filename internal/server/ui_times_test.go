@@ -32,7 +32,9 @@ func TestAppPageTimesAgreeWithCLI(t *testing.T) {
 	stageRow := regexp.MustCompile(`class="stage-link" href="[^"]*">(\d+)\.(\d+)</a></td><td>.*?</td><td>[A-Z]+</td><td class="num">\d+/\d+</td><td class="num">([^<]*)</td>`)
 	jobLink := regexp.MustCompile(`href="(/apps/[^/"]+/jobs/\d+[^"]*)"`)
 	jobStageRow := regexp.MustCompile(`class="stage-link" href="[^"]*">(\d+)\.(\d+)</a></td><td title=.*?</td><td class="st-[A-Z]+">[A-Z]+</td><td class="num">[^<]*</td><td class="num">([^<]*)</td>`)
-	checked, jobRows := 0, 0
+	appQuery := regexp.MustCompile(`class="query-link" href="[^"]*">(\d+)</a></td><td>.*?</td><td class="num">([^<]*)</td>`)
+	listQuery := regexp.MustCompile(`class="query-link" href="[^"]*">(\d+)</a></td><td>.*?</td><td>[^<]*</td><td>[^<]*</td><td class="num">([^<]*)</td>`)
+	checked, jobRows, sqlRows := 0, 0, 0
 	for _, root := range roots {
 		ents, err := os.ReadDir(root)
 		if err != nil {
@@ -92,6 +94,25 @@ func TestAppPageTimesAgreeWithCLI(t *testing.T) {
 					t.Errorf("%s: stage %s.%s lasts %s on the page, %s in the CLI", e.Name(), m[1], m[2], got, want)
 				}
 			}
+			// SQL queries: the app page's table and the SQL list page.
+			queries := map[string]string{}
+			for _, q := range r.SQL {
+				queries[strconv.FormatInt(q.ID, 10)] = units.Millis(q.DurationMs)
+			}
+			_, list := ts.get(t, "/apps/"+r.App.ID+"/sql"+strings.TrimPrefix(path, "/apps/"+r.App.ID))
+			for _, pg := range []struct {
+				name, body string
+				re         *regexp.Regexp
+			}{{"app page", page, appQuery}, {"SQL page", string(list), listQuery}} {
+				for _, m := range pg.re.FindAllStringSubmatch(pg.body, -1) {
+					if want, ok := queries[m[1]]; ok {
+						if got := html.UnescapeString(m[2]); got != want {
+							t.Errorf("%s: %s: query %s lasts %s, %s in the CLI", e.Name(), pg.name, m[1], got, want)
+						}
+						sqlRows++
+					}
+				}
+			}
 			// Each job page's stage rows too (they read the API's documents).
 			_, jobs := ts.get(t, "/apps/"+r.App.ID+"/jobs"+strings.TrimPrefix(path, "/apps/"+r.App.ID))
 			for _, j := range jobLink.FindAllStringSubmatch(string(jobs), -1) {
@@ -109,8 +130,11 @@ func TestAppPageTimesAgreeWithCLI(t *testing.T) {
 	if checked < 20 {
 		t.Errorf("checked %d applications, want every shared log and both scenarios", checked)
 	}
+	if sqlRows < 8 {
+		t.Errorf("compared %d SQL rows, want the queries of the SQL apps on both pages", sqlRows)
+	}
 	if jobRows < 50 {
 		t.Errorf("compared %d stage rows of job pages, want the stages of every job", jobRows)
 	}
-	t.Logf("%d applications: durations, phases and stage durations agree (and %d stage rows of job pages)", checked, jobRows)
+	t.Logf("%d applications: durations, phases and stage durations agree (and %d stage rows of job pages, %d SQL rows)", checked, jobRows, sqlRows)
 }
