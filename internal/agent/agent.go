@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -33,8 +34,13 @@ type Config struct {
 	// loss ends the application, dumped earlier than executors; 0: never).
 	HeapDumpAtRole map[Role]float64
 	HeapDumpDir    string
-	HeapDumpEvery  time.Duration // at most one dump of a JVM per this period; default 10m
-	Jcmd           string        // jcmd program; default "jcmd" on PATH
+	// HeapDumpApps, when not empty, limits dumps to the JVMs of these
+	// applications (ids or path.Match patterns: app-2026*): a platform
+	// engineer chasing one application's OOM leaves the rest of the node
+	// alone.
+	HeapDumpApps  []string
+	HeapDumpEvery time.Duration // at most one dump of a JVM per this period; default 10m
+	Jcmd          string        // jcmd program; default "jcmd" on PATH
 	// HeapDumpUpload, when set (s3://bucket/prefix), is where each dump is
 	// copied once written, through S3: a dump written on a node, or inside
 	// a container that is about to die, reaches a person that way.
@@ -62,6 +68,11 @@ func (c Config) Validate() error {
 	}
 	if c.HeapDumpDir != "" && !filepath.IsAbs(c.HeapDumpDir) {
 		return fmt.Errorf("heap dump directory %s: must be absolute (the JVM writes it)", c.HeapDumpDir)
+	}
+	for _, pat := range c.HeapDumpApps {
+		if _, err := path.Match(pat, ""); err != nil {
+			return fmt.Errorf("heap dump application %q: %v", pat, err)
+		}
 	}
 	if c.HeapDumpUpload != "" {
 		if c.HeapDumpDir == "" {

@@ -129,6 +129,8 @@ func TestConfigValidate(t *testing.T) {
 		{"negative threshold", Config{HeapDumpAt: -0.1, HeapDumpDir: "/tmp"}, false},
 		{"relative dir", Config{HeapDumpAt: 0.9, HeapDumpDir: "dumps"}, false},
 		{"negative interval", Config{Interval: -time.Second}, false},
+		{"application patterns", Config{HeapDumpAt: 0.9, HeapDumpDir: "/tmp", HeapDumpApps: []string{"app-2026*", "local-1"}}, true},
+		{"bad application pattern", Config{HeapDumpAt: 0.9, HeapDumpDir: "/tmp", HeapDumpApps: []string{"app-[2026"}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
