@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,11 +23,7 @@ func TestHeapDumpOfSparkExecutor(t *testing.T) {
 	sparktest.Program(t, "jcmd")
 	line := sparktest.SparkLines(t)[0]
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 1, MemoryPerWorker: "1g"})
-	dir := t.TempDir()
-	ready, done, events := filepath.Join(dir, "ready"), filepath.Join(dir, "done"), filepath.Join(dir, "events")
-	if err := os.Mkdir(events, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	events := t.TempDir()
 	prog, err := filepath.Abs("testdata/spark_cache_grow.py")
 	if err != nil {
 		t.Fatal(err)
@@ -38,16 +31,6 @@ func TestHeapDumpOfSparkExecutor(t *testing.T) {
 	conf := sparktest.DefaultConf(t, events)
 	conf["spark.executor.memory"] = "512m"
 	conf["spark.memory.fraction"] = "0.8"
-	finished := make(chan sparktest.Submitted, 1)
-	go func() {
-		res, err := c.Submit(context.Background(), sparktest.Submission{Program: prog, Args: []string{ready, done, "0.6"},
-			Conf: conf, EventLogDir: events, Timeout: 6 * time.Minute})
-		if err != nil {
-			res.Output += "\n" + err.Error()
-		}
-		finished <- res
-	}()
-	t.Cleanup(func() { _ = os.WriteFile(done, nil, 0o644) })
 	var facts struct {
 		CachedMemSize int64  `json:"cachedMemSize"`
 		CachedBlocks  int64  `json:"cachedBlocks"`
@@ -55,22 +38,8 @@ func TestHeapDumpOfSparkExecutor(t *testing.T) {
 		StorageUsed   int64  `json:"storageUsed"`
 		AppID         string `json:"appId"`
 	}
-	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(300 * time.Millisecond) {
-		if b, err := os.ReadFile(ready); err == nil {
-			if err := json.Unmarshal(b, &facts); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-		select {
-		case res := <-finished:
-			t.Fatalf("workload ended before its cache grew (exit %d):\n%s\n%s", res.ExitCode, res.Output, c.Logs())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cache never grew:\n%s", c.Logs())
-		}
-	}
+	held := c.Hold(t, sparktest.Submission{Program: prog, Args: []string{"0.6"}, Conf: conf, EventLogDir: events,
+		Timeout: 6 * time.Minute}, &facts)
 	t.Logf("Spark: %d blocks cached, %d bytes; storage memory %d of %d bytes in use", facts.CachedBlocks, facts.CachedMemSize,
 		facts.StorageUsed, facts.StorageMax)
 	pids := c.ExecutorPIDs()
@@ -134,4 +103,5 @@ func TestHeapDumpOfSparkExecutor(t *testing.T) {
 	if !strings.Contains(ev.Detail, "heap") {
 		t.Errorf("event detail %q does not say how full the heap was", ev.Detail)
 	}
+	held.Release()
 }
