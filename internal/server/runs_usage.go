@@ -129,3 +129,12 @@ func (p Peak) AsCores() string { return strconv.FormatFloat(p.Value, 'f', 2, 64)
 
 // AppHref is the page of the application the peak was seen in.
 func (p Peak) AppHref() string { return "/apps/" + url.PathEscape(p.AppID) }
+
+// Process names the process the peak was seen in: "driver" or
+// "executor N".
+func (p Peak) Process() string {
+	if p.ExecutorID == "driver" {
+		return "driver"
+	}
+	return "executor " + p.ExecutorID
+}
