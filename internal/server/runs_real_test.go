@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,13 +26,14 @@ while not os.path.exists(sys.argv[1]):
 s.stop()
 `
 
-// TestRunsRealSpark submits two real PySpark applications (Spark 3.5, a
-// standalone cluster) with the OpenLineage parent run Airflow passes
-// (--conf spark.openlineage.parentRunId=…: one Airflow task that submits
-// two applications), while a real sparkdx agent on
-// this machine samples their processes and pushes OTLP to serve: serve's
-// API has them as one run, with their executor JVMs' and Python workers'
-// peaks from the agent.
+// TestRunsRealSpark runs two real PySpark applications on a Spark 3.5
+// standalone cluster with the OpenLineage parent run Airflow passes (one
+// Airflow task's two applications): one by spark-submit --conf
+// spark.openlineage.parentRunId=…, one by python job.py with the same
+// properties in its session builder. A real sparkdx agent on this machine
+// samples their processes and pushes OTLP to serve: serve's API has them as
+// one run, with the peaks of their drivers, executors, Python workers and
+// the second one's launcher.
 func TestRunsRealSpark(t *testing.T) {
 	line := sparktest.SparkLines(t)[0]
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 1, MemoryPerWorker: "1g"})
@@ -52,35 +55,25 @@ func TestRunsRealSpark(t *testing.T) {
 	}
 
 	const run = "0195a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b"
-	var apps []string
-	for i := range 2 {
+	conf := func() map[string]string {
 		conf := sparktest.DefaultConf(t, logs)
 		conf["spark.openlineage.parentRunId"] = run
 		conf["spark.openlineage.parentJobNamespace"] = "airflow"
 		conf["spark.openlineage.parentJobName"] = "nightly.load"
-		release := filepath.Join(t.TempDir(), "release")
-		type result struct {
-			res sparktest.Submitted
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			res, err := c.Submit(ctx, sparktest.Submission{Program: program, Args: []string{release}, Conf: conf})
-			done <- result{res, err}
-		}()
-		// Sample until this application's executor has had Python workers
-		// in three samples (CPU needs two), pushing each sample to serve.
-		app, seen := "", 0
+		return conf
+	}
+	// sampleUntil samples (pushing each sample to serve) until ok has held
+	// in three samples (CPU needs two), failing the test after 3 minutes or
+	// when stop says the application ended.
+	sampleUntil := func(what string, ok func(*agent.Snapshot) bool, stop func() bool) {
+		t.Helper()
 		deadline := time.Now().Add(3 * time.Minute)
-		for seen < 3 {
-			select {
-			case r := <-done:
-				t.Fatalf("app %d ended before the agent saw its Python workers: %v (exit %d)\n%s", i, r.err, r.res.ExitCode, r.res.Output)
-			default:
+		for seen := 0; seen < 3; {
+			if stop() {
+				t.Fatalf("the application ended before the agent saw %s", what)
 			}
 			if time.Now().After(deadline) {
-				os.WriteFile(release, nil, 0o644)
-				t.Fatalf("app %d: the agent saw no executor with Python workers in 3 minutes\n%s", i, c.Logs())
+				t.Fatalf("the agent did not see %s in 3 minutes\n%s", what, c.Logs())
 			}
 			s, err := ag.Sample(ctx)
 			if err != nil {
@@ -89,22 +82,81 @@ func TestRunsRealSpark(t *testing.T) {
 			if err := o.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range s.Processes {
-				if p.Role == agent.RoleExecutor && p.AppID != "" && !contains(apps, p.AppID) && p.Tree[agent.KindPython].Processes > 0 {
-					app = p.AppID
-					seen++
-				}
+			if ok(s) {
+				seen++
 			}
 			time.Sleep(time.Second)
 		}
-		if err := os.WriteFile(release, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if r := <-done; r.err != nil || r.res.ExitCode != 0 {
-			t.Fatalf("app %d: spark-submit: %v (exit %d)\n%s", i, r.err, r.res.ExitCode, r.res.Output)
-		}
-		apps = append(apps, app)
 	}
+	// ofApp finds the driver and an executor with Python workers of an
+	// application (the first one not in skip when app is "").
+	ofApp := func(s *agent.Snapshot, app string, skip []string) (driver *agent.Process, exec string) {
+		for i := range s.Processes {
+			p := &s.Processes[i]
+			if p.AppID == "" || contains(skip, p.AppID) || app != "" && p.AppID != app {
+				continue
+			}
+			if p.Role == agent.RoleExecutor && p.Tree[agent.KindPython].Processes > 0 && exec == "" {
+				exec = p.AppID
+			}
+		}
+		for i := range s.Processes {
+			if p := &s.Processes[i]; p.Role == agent.RoleDriver && p.AppID != "" && p.AppID == exec {
+				driver = p
+			}
+		}
+		return driver, exec
+	}
+
+	// The first application: spark-submit --conf …, as Airflow's
+	// SparkSubmitOperator runs it.
+	release := filepath.Join(t.TempDir(), "release")
+	type result struct {
+		res sparktest.Submitted
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := c.Submit(ctx, sparktest.Submission{Program: program, Args: []string{release}, Conf: conf()})
+		done <- result{res, err}
+	}()
+	var first string
+	sampleUntil("the spark-submit application's driver and Python workers", func(s *agent.Snapshot) bool {
+		d, app := ofApp(s, "", nil)
+		first = app
+		return d != nil
+	}, func() bool { return len(done) > 0 })
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.err != nil || r.res.ExitCode != 0 {
+		t.Fatalf("spark-submit: %v (exit %d)\n%s", r.err, r.res.ExitCode, r.res.Output)
+	}
+
+	// The second: python job.py against the cluster with the same
+	// properties in its session builder, as a PythonOperator runs it; the
+	// Python program is the driver's launcher.
+	props, err := json.Marshal(conf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, second := sparktest.StartPySpark(t, line, "import json, sys\nfrom pyspark.sql import SparkSession\n"+
+		"b = SparkSession.builder.master("+strconv.Quote(c.MasterURL)+")\n"+
+		"for k, v in json.loads("+strconv.Quote(string(props))+").items():\n    b = b.config(k, v)\n"+
+		"s = b.getOrCreate()\n"+
+		"print('sum', s.sparkContext.parallelize(range(300000), 2).map(lambda x: x * x).sum(), flush=True)\n"+
+		"print('ready', s.sparkContext.applicationId, flush=True)\nsys.stdin.readline()\ns.stop()\n")
+	sampleUntil("the python job.py application's driver, launcher and Python workers", func(s *agent.Snapshot) bool {
+		d, _ := ofApp(s, second, nil)
+		return d != nil && d.Launcher != nil
+	}, func() bool { return job.Cmd.ProcessState != nil })
+	if _, err := job.Stdin.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Cmd.Wait(); err != nil {
+		t.Fatalf("python job.py: %v", err)
+	}
+	apps := []string{first, second}
 
 	var d RunDetail
 	waitFor(t, "serve to have both applications, finished, in the run", func() (bool, string) {
@@ -128,12 +180,15 @@ func TestRunsRealSpark(t *testing.T) {
 	for _, p := range d.Processes {
 		rows[p.Type] = p
 	}
-	e, py := rows["executor"], rows["python"]
-	if e.Processes != 2 || e.MaxRSSBytes == nil || e.MaxRSSBytes.Value < 50<<20 || e.MaxCPUCores == nil || e.MaxCPUCores.Value <= 0 {
-		t.Errorf("executor JVMs: got %+v, want 2 processes, an RSS over 50 MiB and some CPU", e)
-	}
-	if py.Processes != 2 || py.MaxRSSBytes == nil || py.MaxRSSBytes.Value < 5<<20 {
-		t.Errorf("Python workers: got %+v, want 2 executors' workers with their RSS", py)
+	for _, w := range []struct {
+		typ       string
+		processes int
+		rss       float64
+	}{{"driver", 2, 50 << 20}, {"executor", 2, 50 << 20}, {"python", 2, 5 << 20}, {"launcher", 1, 10 << 20}} {
+		p := rows[w.typ]
+		if p.Processes < w.processes || p.MaxRSSBytes == nil || p.MaxRSSBytes.Value < w.rss || p.MaxCPUCores == nil {
+			t.Errorf("%s: got %+v, want %d processes or more, an RSS over %.0f MiB and a CPU peak", w.typ, p, w.processes, w.rss/(1<<20))
+		}
 	}
 	for _, p := range d.Processes {
 		t.Logf("%s: %d processes, max CPU %+v, max RSS %+v", p.Type, p.Processes, p.MaxCPUCores, p.MaxRSSBytes)
