@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,24 +89,23 @@ func TestRunsRealSpark(t *testing.T) {
 			time.Sleep(time.Second)
 		}
 	}
-	// ofApp finds the driver and an executor with Python workers of an
-	// application (the first one not in skip when app is "").
-	ofApp := func(s *agent.Snapshot, app string, skip []string) (driver *agent.Process, exec string) {
+	// ofApp finds an application's driver when the sample also has one of
+	// its executors with Python workers.
+	ofApp := func(s *agent.Snapshot, app string) (driver *agent.Process, ok bool) {
 		for i := range s.Processes {
 			p := &s.Processes[i]
-			if p.AppID == "" || contains(skip, p.AppID) || app != "" && p.AppID != app {
-				continue
-			}
-			if p.Role == agent.RoleExecutor && p.Tree[agent.KindPython].Processes > 0 && exec == "" {
-				exec = p.AppID
-			}
-		}
-		for i := range s.Processes {
-			if p := &s.Processes[i]; p.Role == agent.RoleDriver && p.AppID != "" && p.AppID == exec {
+			switch {
+			case p.AppID != app:
+			case p.Role == agent.RoleExecutor && p.Tree[agent.KindPython].Processes > 0:
+				ok = true
+			case p.Role == agent.RoleDriver:
 				driver = p
 			}
 		}
-		return driver, exec
+		if !ok {
+			return nil, false
+		}
+		return driver, true
 	}
 
 	// The first application: spark-submit --conf …, as Airflow's
@@ -120,10 +120,18 @@ func TestRunsRealSpark(t *testing.T) {
 		res, err := c.Submit(ctx, sparktest.Submission{Program: program, Args: []string{release}, Conf: conf()})
 		done <- result{res, err}
 	}()
+	// Its id is the name of the event log it writes in logs: other tests'
+	// Spark processes on this machine are sampled too.
 	var first string
 	sampleUntil("the spark-submit application's driver and Python workers", func(s *agent.Snapshot) bool {
-		d, app := ofApp(s, "", nil)
-		first = app
+		if first == "" {
+			ms, _ := filepath.Glob(filepath.Join(logs, "*.inprogress"))
+			if len(ms) == 0 {
+				return false
+			}
+			first = strings.TrimSuffix(filepath.Base(ms[0]), ".inprogress")
+		}
+		d, _ := ofApp(s, first)
 		return d != nil
 	}, func() bool { return len(done) > 0 })
 	if err := os.WriteFile(release, nil, 0o644); err != nil {
@@ -147,7 +155,7 @@ func TestRunsRealSpark(t *testing.T) {
 		"print('sum', s.sparkContext.parallelize(range(300000), 2).map(lambda x: x * x).sum(), flush=True)\n"+
 		"print('ready', s.sparkContext.applicationId, flush=True)\nsys.stdin.readline()\ns.stop()\n")
 	sampleUntil("the python job.py application's driver, launcher and Python workers", func(s *agent.Snapshot) bool {
-		d, _ := ofApp(s, second, nil)
+		d, _ := ofApp(s, second)
 		return d != nil && d.Launcher != nil
 	}, func() bool { return job.Cmd.ProcessState != nil })
 	if _, err := job.Stdin.Write([]byte("\n")); err != nil {
