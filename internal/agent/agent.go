@@ -224,6 +224,17 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 			}
 			f.id = k.id
 		}
+		if k.id.Role == RoleDriver && k.id.AppID == "" && k.fdTries < appIDTries {
+			// A client-mode driver (spark-submit, python job.py) has its
+			// id on no command line or environment: its event log names it.
+			k.fdTries++
+			if targets, err := f.info.proc.FileDescriptorTargets(); err == nil {
+				k.id.AppID = appFromOpenFiles(targets)
+				f.id = k.id
+			} else {
+				errs["fd targets"]++
+			}
+		}
 		p := pc.collect(f, errs)
 		p.Container = a.cont.collect(f.info.proc, k, errs)
 		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)

@@ -74,6 +74,7 @@ type AppSummary struct {
 	EndTime    int64            `json:"endTime"` // -1 while running
 	DurationMs int64            `json:"durationMs"`
 	Tags       []string         `json:"tags"`
+	Run        *store.Run       `json:"run,omitempty"`
 	Stages     int              `json:"stages"`
 	Tasks      int              `json:"tasks"`
 	Events     int64            `json:"events"`
@@ -124,7 +125,7 @@ func (s *Server) summaries() []AppSummary {
 			continue
 		}
 		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
-			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Stages: r.Stages, Tasks: r.Tasks,
+			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Run: r.Run, Stages: r.Stages, Tasks: r.Tasks,
 			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{}}
 		if a.Tags == nil {
 			a.Tags = []string{}
@@ -257,7 +258,8 @@ func summaryOf(b []byte) (map[string]int64, []Finding) {
 }
 
 // filter keeps the summaries a query asks for: user, status, rule, tag,
-// q (name or id substring), from/to (start time, epoch ms or YYYY-MM-DD).
+// run (run id), q (name or id substring), from/to (start time, epoch ms or
+// YYYY-MM-DD).
 func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
 	from, err := timeParam(q.Get("from"))
 	if err != nil {
@@ -285,6 +287,9 @@ func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
 			continue
 		}
 		if tag := q.Get("tag"); tag != "" && !contains(a.Tags, tag) {
+			continue
+		}
+		if run := q.Get("run"); run != "" && (a.Run == nil || a.Run.ID != run) {
 			continue
 		}
 		if s := strings.ToLower(q.Get("q")); s != "" &&

@@ -36,6 +36,8 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}/executors", s.executorsPage)
 	m.HandleFunc("GET /apps/{id}/sql", s.sqlListPage)
 	m.HandleFunc("GET /apps/{id}/sql/{query}", s.sqlQueryPage)
+	m.HandleFunc("GET /runs", s.runsPage)
+	m.HandleFunc("GET /runs/{run}", s.runDetailPage)
 	m.HandleFunc("GET /compare", s.comparePage)
 	m.HandleFunc("GET /recipes/{path...}", s.recipePage)
 	m.HandleFunc("GET /logs", s.logsPage)
@@ -145,7 +147,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 
 func flat(q url.Values) map[string]string {
 	m := map[string]string{}
-	for _, k := range []string{"q", "user", "status", "rule", "tag", "from", "to"} {
+	for _, k := range []string{"q", "user", "status", "rule", "tag", "run", "from", "to"} {
 		m[k] = q.Get(k)
 	}
 	return m
