@@ -1,10 +1,13 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,6 +258,46 @@ func summaryOf(b []byte) (map[string]int64, []Finding) {
 		return rep.Phases, []Finding{}
 	}
 	return rep.Phases, rep.Findings
+}
+
+// appOrders are the ?sort= keys of the application lists.
+var appOrders = map[string]func(a, b AppSummary) int{
+	"start":    func(a, b AppSummary) int { return cmp.Compare(a.StartTime, b.StartTime) },
+	"duration": func(a, b AppSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
+	"name":     func(a, b AppSummary) int { return strings.Compare(a.Name, b.Name) },
+	"user":     func(a, b AppSummary) int { return strings.Compare(a.User, b.User) },
+	"stages":   func(a, b AppSummary) int { return cmp.Compare(a.Stages, b.Stages) },
+	"tasks":    func(a, b AppSummary) int { return cmp.Compare(a.Tasks, b.Tasks) },
+	"severity": func(a, b AppSummary) int { return cmp.Compare(worstRank(a), worstRank(b)) },
+}
+
+func worstRank(a AppSummary) int {
+	if a.Worst == nil {
+		return 0
+	}
+	return severityRank[a.Worst.Severity]
+}
+
+// appList is the application attempts of all a list asks for: filtered (see
+// filter), sorted by ?sort= (default newest first) and cut at
+// ?offset=/?length= (length defaults to defLength; 0: all).
+func appList(all []AppSummary, q url.Values, defLength int) ([]AppSummary, listing, error) {
+	l, err := parseListing(q, slices.Sorted(maps.Keys(appOrders)), "-start")
+	if err != nil {
+		return nil, l, err
+	}
+	if q.Get("length") == "" {
+		l.Length = defLength
+	}
+	apps, err := filter(all, q)
+	if err != nil {
+		return nil, l, err
+	}
+	apps = page(apps, &l, appOrders, func(a AppSummary) string { return a.key })
+	if apps == nil {
+		apps = []AppSummary{}
+	}
+	return apps, l, nil
 }
 
 // filter keeps the summaries a query asks for: user, status, rule, tag,

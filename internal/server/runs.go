@@ -1,10 +1,10 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -104,38 +104,25 @@ func runSummary(atts []AppSummary) RunSummary {
 	return r
 }
 
-// runOrders are the ?sort= values of the runs list; "-" is descending.
-var runOrders = map[string]func(a, b RunSummary) bool{
-	"start":    func(a, b RunSummary) bool { return a.StartTime < b.StartTime },
-	"name":     func(a, b RunSummary) bool { return a.Name < b.Name },
-	"apps":     func(a, b RunSummary) bool { return a.Apps < b.Apps },
-	"duration": func(a, b RunSummary) bool { return a.DurationMs < b.DurationMs },
+// runOrders are the ?sort= keys of the runs list.
+var runOrders = map[string]func(a, b RunSummary) int{
+	"start":    func(a, b RunSummary) int { return cmp.Compare(a.StartTime, b.StartTime) },
+	"name":     func(a, b RunSummary) int { return strings.Compare(a.Name, b.Name) },
+	"apps":     func(a, b RunSummary) int { return cmp.Compare(a.Apps, b.Apps) },
+	"duration": func(a, b RunSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
 }
 
 // runPage is one page of runs: filtered by status and q (name or id
 // substring), sorted (default newest first) and cut at offset/length.
 type runPage struct {
-	Runs   []RunSummary
-	Total  int // runs matching the filter, before paging
-	Offset int
-	Length int // 0: all
-	Sort   string
+	Runs []RunSummary
+	listing
 }
 
 func (s *Server) runList(q url.Values) (runPage, error) {
-	p := runPage{Sort: q.Get("sort")}
-	if p.Sort == "" {
-		p.Sort = "-start"
-	}
-	less, ok := runOrders[strings.TrimPrefix(p.Sort, "-")]
-	if !ok {
-		return p, errors.New("unknown sort: " + p.Sort + " (want start, name, apps or duration, - for descending)")
-	}
-	var err error
-	if p.Offset, err = intParam(q, "offset"); err != nil {
-		return p, err
-	}
-	if p.Length, err = intParam(q, "length"); err != nil {
+	l, err := parseListing(q, []string{"start", "name", "apps", "duration"}, "-start")
+	p := runPage{listing: l}
+	if err != nil {
 		return p, err
 	}
 	status := q.Get("status")
@@ -156,39 +143,11 @@ func (s *Server) runList(q url.Values) (runPage, error) {
 		}
 		out = append(out, r)
 	}
-	desc := strings.HasPrefix(p.Sort, "-")
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if desc {
-			a, b = b, a
-		}
-		if less(a, b) != less(b, a) {
-			return less(a, b)
-		}
-		return out[i].ID < out[j].ID
-	})
-	p.Total = len(out)
-	out = out[min(p.Offset, len(out)):]
-	if p.Length > 0 && p.Length < len(out) {
-		out = out[:p.Length]
-	}
-	p.Runs = out
+	p.Runs = page(out, &p.listing, runOrders, func(r RunSummary) string { return r.ID })
 	if p.Runs == nil {
 		p.Runs = []RunSummary{}
 	}
 	return p, nil
-}
-
-func intParam(q url.Values, k string) (int, error) {
-	v := q.Get(k)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, errors.New("bad " + k + ": " + v + " (want a number ≥ 0)")
-	}
-	return n, nil
 }
 
 // RunDetail is a run with its application attempts and, per process
@@ -250,20 +209,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		data["Error"] = err.Error()
 	}
-	if p.Length > 0 {
-		next := url.Values{}
-		for k, v := range q {
-			next[k] = v
-		}
-		if p.Offset > 0 {
-			next.Set("offset", strconv.Itoa(max(p.Offset-p.Length, 0)))
-			data["Prev"] = "/runs?" + next.Encode()
-		}
-		if p.Offset+p.Length < p.Total {
-			next.Set("offset", strconv.Itoa(p.Offset+p.Length))
-			data["Next"] = "/runs?" + next.Encode()
-		}
-	}
+	data["Prev"], data["Next"] = pageLinks("/runs", q, p.listing)
 	for _, x := range p.Runs {
 		if x.Status == "running" {
 			data["Live"] = true
