@@ -118,8 +118,40 @@ func statusOf(r store.LogRecord) string {
 	}
 }
 
+// summaryList is a list summaries() built: for the ingest version it saw,
+// at a time (a running application's duration runs to now).
+type summaryList struct {
+	version uint64
+	built   time.Time
+	running bool
+	apps    []AppSummary
+}
+
 // summaries returns every application attempt known, newest start first.
+// The list is shared by the requests of one ingest version (callers must
+// not change it); while an application runs it is built again once it is
+// a second old, so that running durations keep up with the clock.
 func (s *Server) summaries() []AppSummary {
+	v, now := s.cfg.Ingest.Version(), s.cfg.Now()
+	s.sumMu.Lock()
+	c := s.list
+	s.sumMu.Unlock()
+	if c.apps != nil && c.version == v && (!c.running || now.Sub(c.built) < time.Second) {
+		return c.apps
+	}
+	apps := s.buildSummaries()
+	c = summaryList{version: v, built: now, apps: apps}
+	for _, a := range apps {
+		c.running = c.running || a.Status == "running"
+	}
+	s.sumMu.Lock()
+	s.list = c
+	s.sumMu.Unlock()
+	return apps
+}
+
+// buildSummaries makes summaries' list from ingest's records.
+func (s *Server) buildSummaries() []AppSummary {
 	recs := s.cfg.Ingest.Records()
 	now := s.cfg.Now().UnixMilli()
 	out := make([]AppSummary, 0, len(recs))
