@@ -8,6 +8,11 @@
 // analysis of a log or none of it, and restart re-reads only logs without
 // a finished analysis. The access pattern is key-value (log by path, samples
 // by app and time), so SQL would add weight without use.
+//
+// Reports, views and replay states are stored zstd-compressed (about 5x
+// smaller: 53 → 10 KB for a small application); a value written
+// uncompressed by an older sparkdx still reads, told apart by the frame's
+// magic number, which no JSON document or replay state starts with.
 package store
 
 import (
@@ -21,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -37,6 +43,8 @@ var ErrNotFound = errors.New("store: not found")
 
 // Store is an open database. Its methods are safe for concurrent use.
 type Store struct {
+	enc  *zstd.Encoder // EncodeAll and DecodeAll are safe for concurrent use
+	dec  *zstd.Decoder
 	db   *bolt.DB
 	path string
 }
@@ -63,11 +71,50 @@ func Open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
-	return &Store{db: db, path: path}, nil
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxValue))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &Store{enc: enc, dec: dec, db: db, path: path}, nil
+}
+
+// maxValue bounds a decompressed value (a replay state of the largest
+// logs is tens of MB).
+const maxValue = 1 << 30
+
+// packMin is the size from which a value is compressed (a frame costs
+// about a dozen bytes).
+const packMin = 256
+
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// pack compresses a value to store.
+func (s *Store) pack(v []byte) []byte {
+	if len(v) < packMin {
+		return v
+	}
+	return s.enc.EncodeAll(v, make([]byte, 0, len(v)/4))
+}
+
+// unpack reads a stored value into a new slice.
+func (s *Store) unpack(v []byte) ([]byte, error) {
+	if !bytes.HasPrefix(v, zstdMagic) {
+		return bytes.Clone(v), nil
+	}
+	return s.dec.DecodeAll(v, nil)
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.dec.Close()
+	return errors.Join(s.enc.Close(), s.db.Close())
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
@@ -146,7 +193,7 @@ func (s *Store) PutLog(rec LogRecord) error {
 func (s *Store) PutTail(rec LogRecord, state []byte) error {
 	rec.Done = false
 	return s.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketTails).Put([]byte(rec.Key), state); err != nil {
+		if err := tx.Bucket(bucketTails).Put([]byte(rec.Key), s.pack(state)); err != nil {
 			return err
 		}
 		return putJSON(tx.Bucket(bucketLogs), rec.Key, rec)
@@ -161,7 +208,7 @@ func (s *Store) Tail(key string) ([]byte, error) { return s.get(bucketTails, []b
 func (s *Store) PutAnalysis(rec LogRecord, report []byte, views map[string][]byte) error {
 	rec.Done = true
 	return s.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketReports).Put([]byte(rec.Key), report); err != nil {
+		if err := tx.Bucket(bucketReports).Put([]byte(rec.Key), s.pack(report)); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketTails).Delete([]byte(rec.Key)); err != nil {
@@ -172,7 +219,7 @@ func (s *Store) PutAnalysis(rec LogRecord, report []byte, views map[string][]byt
 			return err
 		}
 		for name, v := range views {
-			if err := vb.Put(viewKey(rec.Key, name), v); err != nil {
+			if err := vb.Put(viewKey(rec.Key, name), s.pack(v)); err != nil {
 				return err
 			}
 		}
@@ -241,7 +288,10 @@ func (s *Store) get(bucket []byte, key []byte) ([]byte, error) {
 		if v == nil {
 			return ErrNotFound
 		}
-		out = bytes.Clone(v)
+		var err error
+		if out, err = s.unpack(v); err != nil {
+			return fmt.Errorf("%s %q: %w", bucket, key, err)
+		}
 		return nil
 	})
 	return out, err
