@@ -384,3 +384,47 @@ func startWorkloadNoWait(t testing.TB, argv []string, env ...string) *workload {
 	j := sparktest.StartJVM(t, argv, env...)
 	return &workload{cmd: j.Cmd, pid: j.PID, in: j.Stdin, lines: j.Lines}
 }
+
+// TestLiveCodeCache: the compiler counters hsperfdata has on a real JVM —
+// the code bytes compiled grow as the JVM compiles more and never exceed
+// the nmethod sizes they are part of; the reserved code cache is the one
+// the JVM was started with, and zero when it chose its own.
+func TestLiveCodeCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := sparktest.JDK(t, "17")
+	classes := compile(t, home)
+	java := filepath.Join(home, "bin", "java")
+	read := func(pid int) JIT {
+		t.Helper()
+		path, err := FindFile("/proc", pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.JVM().JIT
+	}
+	w := startWorkload(t, []string{java, "-XX:ReservedCodeCacheSize=3m", "-Xmx128m", "-cp", classes, "Workload"})
+	before := read(w.pid)
+	if before.ReservedCodeCache != 3<<20 {
+		t.Errorf("got reserved code cache %d, want 3 MiB from -XX:ReservedCodeCacheSize=3m", before.ReservedCodeCache)
+	}
+	w.do(t, "alloc 64", "classes 200", "alloc 64", "gc", "alloc 64")
+	after := read(w.pid)
+	if after.Compiles <= before.Compiles || after.CodeBytes <= before.CodeBytes {
+		t.Errorf("got compiles %d → %d, code bytes %d → %d; want both to grow with the work", before.Compiles,
+			after.Compiles, before.CodeBytes, after.CodeBytes)
+	}
+	if after.NMethodBytes < after.CodeBytes {
+		t.Errorf("got nmethod bytes %d below their code bytes %d", after.NMethodBytes, after.CodeBytes)
+	}
+
+	d := startWorkload(t, []string{java, "-Xmx64m", "-cp", classes, "Workload"})
+	if got := read(d.pid).ReservedCodeCache; got != 0 {
+		t.Errorf("a JVM without -XX:ReservedCodeCacheSize: got reserved code cache %d, want 0 (its own default)", got)
+	}
+}
