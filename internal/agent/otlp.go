@@ -87,6 +87,7 @@ type otlpInstruments struct {
 	treeMem                         metric.Int64ObservableUpDownCounter
 	nodeMemAvailable, nodeMemTotal  metric.Int64ObservableUpDownCounter
 	exits                           metric.Int64ObservableCounter
+	jitCode                         metric.Int64ObservableCounter
 }
 
 func registerOTLP(m metric.Meter, a *Agent) error {
@@ -129,6 +130,7 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	i64(&in.treeMem, "sparkdx.process.tree.memory.usage", "By", "RSS summed over the Spark process's tree by kind.")
 	i64(&in.nodeMemAvailable, "system.memory.available", "By", "Node MemAvailable.")
 	i64(&in.nodeMemTotal, "system.memory.limit", "By", "Node MemTotal.")
+	c64(&in.jitCode, "sparkdx.jvm.jit.compiled_code", "By", "Machine code bytes the JIT compiled since start (hsperfdata sun.ci.nmethodCodeSize).")
 	c64(&in.exits, "sparkdx.process.exits", "{process}", "Spark processes that disappeared, by role and exit cause.")
 	if err != nil {
 		return fmt.Errorf("otlp instruments: %w", err)
@@ -136,7 +138,7 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	obs := []metric.Observable{in.memUsed, in.memCommitted, in.memLimit, in.gcDuration, in.gcCount, in.classLoaded,
 		in.classUnloaded, in.classCount, in.threadCount, in.procMemUsage, in.procMemPSS, in.procCPU, in.procThreads,
 		in.procFDs, in.procDiskIO, in.cgLimit, in.cgUsage, in.cgOOMKills, in.cgThrottled, in.treeMem,
-		in.nodeMemAvailable, in.nodeMemTotal, in.exits}
+		in.nodeMemAvailable, in.nodeMemTotal, in.exits, in.jitCode}
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		if s := a.Last(); s != nil {
 			in.observe(o, s)
@@ -197,6 +199,7 @@ func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
 			o.ObserveFloat64(in.gcDuration, g.Seconds, kv)
 			o.ObserveInt64(in.gcCount, int64(g.Collections), kv)
 		}
+		o.ObserveInt64(in.jitCode, int64(j.JITCodeBytes), with())
 		o.ObserveInt64(in.classLoaded, int64(j.ClassesLoaded), with())
 		o.ObserveInt64(in.classUnloaded, int64(j.ClassesUnloaded), with())
 		o.ObserveInt64(in.classCount, int64(j.ClassesLoaded)-int64(j.ClassesUnloaded), with())

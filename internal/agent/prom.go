@@ -206,5 +206,11 @@ func collectJVMMetrics(e emitter, j *JVM) {
 	e.counter("jvm_safepoints_total", "JVM safepoints reached.", float64(j.Safepoints))
 	e.counter("jvm_safepoint_duration_seconds_total", "JVM time spent at safepoints.", j.SafepointSeconds)
 	e.counter("jvm_jit_compilation_duration_seconds_total", "JVM JIT compilation time.", j.JITCompileSeconds)
+	e.counter("jvm_jit_compilations_total", "JVM JIT compilations (sun.ci.totalCompiles).", float64(j.JITCompilations))
+	e.counter("jvm_jit_bailouts_total", "JVM JIT compilations that bailed out (sun.ci.totalBailouts).", float64(j.JITBailouts))
+	e.counter("jvm_jit_compiled_code_bytes_total", "Machine code bytes the JIT compiled since start (sun.ci.nmethodCodeSize; cumulative: hsperfdata has no code cache usage gauge).", float64(j.JITCodeBytes))
+	if j.CodeCacheReservedBytes > 0 {
+		e.gauge("jvm_code_cache_reserved_bytes", "Code cache size the JVM was started with (-XX:ReservedCodeCacheSize; absent when the JVM chose its default).", float64(j.CodeCacheReservedBytes))
+	}
 	e.gauge("jvm_start_time_seconds", "JVM start time since the epoch.", float64(j.StartTime)/1000)
 }
