@@ -108,7 +108,7 @@ func TestConfValue(t *testing.T) {
 // restDriverNode copies node1 and makes its driver (pid 200) listen on
 // the test server's port, beside a port that is not the UI (refused) and
 // a listener of another process; it returns the tree's root.
-func restDriverNode(t *testing.T, ui string) string {
+func restDriverNode(t testing.TB, ui string) string {
 	t.Helper()
 	root := copyFixture(t, "node1")
 	_, port, _ := net.SplitHostPort(ui)
@@ -134,7 +134,7 @@ func restDriverNode(t *testing.T, ui string) string {
 }
 
 // sparktestFreePort returns a loopback port nothing listens on.
-func sparktestFreePort(t *testing.T) int {
+func sparktestFreePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -146,7 +146,7 @@ func sparktestFreePort(t *testing.T) int {
 
 // sparkDriverServer serves the REST answers a real Spark 3.5.9 driver gave
 // (testdata/sparkrest, recorded by TestRealSparkExecutorMemory -update).
-func sparkDriverServer(t *testing.T) (*httptest.Server, string) {
+func sparkDriverServer(t testing.TB) (*httptest.Server, string) {
 	t.Helper()
 	apps, err := os.ReadFile(filepath.Join("testdata", "sparkrest", "applications.json"))
 	if err != nil {
