@@ -325,6 +325,14 @@ func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
 	}
 }
 
+// WaitSparkREST waits for the drivers' REST reads in flight (Config.SparkREST),
+// whose answers the next cycle reports: `agent --once` samples again after it.
+func (a *Agent) WaitSparkREST() {
+	if a.rest != nil {
+		a.rest.wait()
+	}
+}
+
 // Last returns the most recent snapshot, or nil before the first cycle.
 func (a *Agent) Last() *Snapshot {
 	a.mu.Lock()
