@@ -41,9 +41,15 @@ s.stop()
 // executors' memory from its REST API, and reports what the driver itself
 // answers — storage memory used above 0 while the DataFrame is cached, 0
 // once it is unpersisted — in the snapshot and in /metrics; the executors'
-// peak memory metrics follow their heartbeats.
+// peak memory metrics follow their heartbeats. On every Spark line (3.5
+// and 4); -update records the 3.5 driver's answers as testdata/sparkrest.
 func TestRealSparkExecutorMemory(t *testing.T) {
-	line := sparktest.SparkLines(t)[0]
+	for i, line := range sparktest.SparkLines(t) {
+		t.Run(line.Version, func(t *testing.T) { realSparkExecutorMemory(t, line, i == 0) })
+	}
+}
+
+func realSparkExecutorMemory(t *testing.T, line sparktest.SparkLine, record bool) {
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, MemoryPerWorker: "1g"})
 	prog := filepath.Join(t.TempDir(), "job.py")
 	if err := os.WriteFile(prog, []byte(cacheJob), 0o644); err != nil {
@@ -89,7 +95,7 @@ func TestRealSparkExecutorMemory(t *testing.T) {
 	t.Logf("driver's REST found at %s; agent errors so far %v", got.URL, a.Stats().Errors)
 	var want []SparkExecutor
 	getJSON(t, got.URL+"/api/v1/applications/"+app+"/executors", &want)
-	if *update {
+	if *update && record {
 		saveREST(t, got.URL, app)
 	}
 	used := storageUsed(t, got)

@@ -299,3 +299,20 @@ func TestSparkRESTOff(t *testing.T) {
 		t.Errorf("got poller %v, server polled %v; want neither", a.rest != nil, polled.Load())
 	}
 }
+
+// FuzzParseListeners: any /proc/net/tcp{,6} content gives listeners or an
+// error, never a panic; every listener has a valid address.
+func FuzzParseListeners(f *testing.F) {
+	f.Add("  sl  local_address rem_address   st\n   0: 0100007F:0FC8 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4711 1\n")
+	f.Add("h\n   0: 0000000000000000FFFF00000100007F:1F91 00000000000000000000000000000000:0000 0A 0 0 0 1000 0 5002 1\n")
+	f.Add("h\n   0: 0100007F:0FC8 0100007F:D2F0 01 0 0 0 1000 0 4713\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ls, _ := parseListeners(strings.NewReader(in))
+		for _, l := range ls {
+			if !l.addr.IsValid() {
+				t.Errorf("listener %+v: invalid address", l)
+			}
+		}
+		localAddrs(strings.NewReader(in))
+	})
+}
