@@ -62,7 +62,6 @@ type sparkREST struct {
 	procRoot string
 	every    time.Duration
 	client   *http.Client
-	sameNet  func(pid int) bool
 
 	mu      sync.Mutex
 	drivers map[procKey]*restDriver
@@ -83,7 +82,7 @@ type restDriver struct {
 const maxRESTBody = 32 << 20
 
 func newSparkREST(procRoot string, every, timeout time.Duration) *sparkREST {
-	r := &sparkREST{
+	return &sparkREST{
 		procRoot: procRoot,
 		every:    every,
 		// No proxy: the driver is on this node.
@@ -91,8 +90,6 @@ func newSparkREST(procRoot string, every, timeout time.Duration) *sparkREST {
 		drivers: map[procKey]*restDriver{},
 		errs:    map[string]int{},
 	}
-	r.sameNet = r.sameNetNS
-	return r
 }
 
 // driver returns the latest answer of the driver process key (nil before
@@ -246,7 +243,7 @@ func (r *sparkREST) discover(pid int, argv []string) string {
 // addr in pid's network namespace; "" when it cannot (loopback of another
 // namespace).
 func (r *sparkREST) reach(pid int, addr netip.Addr) string {
-	same := r.sameNet(pid)
+	same := r.sameNetNS(pid)
 	switch {
 	case addr.IsUnspecified():
 		if same {

@@ -316,3 +316,47 @@ func FuzzParseListeners(f *testing.F) {
 		localAddrs(strings.NewReader(in))
 	})
 }
+
+// TestReach: where the agent connects for a driver's listening socket —
+// loopback in its own network namespace; in a pod's, the pod's address for
+// a socket on every address and nothing for the pod's loopback.
+func TestReach(t *testing.T) {
+	root := t.TempDir()
+	link := func(pid, target string) {
+		dir := filepath.Join(root, pid, "ns")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, "net")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("self", "net:[4026531840]")
+	link("10", "net:[4026531840]")
+	link("20", "net:[4026532999]")
+	if err := os.MkdirAll(filepath.Join(root, "20", "net"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fib := "Local:\n  +-- 0.0.0.0/0 3 0 5\n        |-- 10.244.1.17\n           /32 host LOCAL\n        |-- 127.0.0.1\n           /32 host LOCAL\n"
+	if err := os.WriteFile(filepath.Join(root, "20", "net", "fib_trie"), []byte(fib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newSparkREST(root, time.Minute, time.Second)
+	for _, tt := range []struct {
+		pid        int
+		addr, want string
+	}{
+		{10, "0.0.0.0", "127.0.0.1"},
+		{10, "::", "127.0.0.1"},
+		{10, "127.0.0.1", "127.0.0.1"},
+		{10, "10.0.0.9", "10.0.0.9"},
+		{20, "0.0.0.0", "10.244.1.17"},
+		{20, "127.0.0.1", ""},
+		{20, "10.244.1.17", "10.244.1.17"},
+		{30, "0.0.0.0", "127.0.0.1"}, // unreadable namespace: taken as the agent's
+	} {
+		if got := r.reach(tt.pid, netip.MustParseAddr(tt.addr)); got != tt.want {
+			t.Errorf("reach(pid %d, %s): got %q, want %q", tt.pid, tt.addr, got, tt.want)
+		}
+	}
+}
