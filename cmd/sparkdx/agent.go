@@ -11,12 +11,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/agent"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -28,6 +29,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	heapAt := fs.Float64("heap-dump-at", 0, "dump a JVM's heap when old-gen/heap used ÷ max stays above this fraction (0: never)")
 	heapAtDriver := fs.Float64("heap-dump-at-driver", -1, "the driver's threshold, when it differs from --heap-dump-at (0: never dump the driver)")
 	heapDir := fs.String("heap-dump-dir", "", "absolute directory for heap dumps")
+	heapApps := fs.String("heap-dump-apps", "", "dump only the JVMs of these applications (comma-separated ids or patterns: app-2026*; default all)")
 	heapUpload := fs.String("heap-dump-upload", "", "copy each heap dump to s3://bucket/prefix once written (its event names the object)")
 	s3f := addS3Flags(fs)
 	otlp := fs.String("otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
@@ -57,7 +59,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		atRole = map[agent.Role]float64{agent.RoleDriver: *heapAtDriver}
 	}
 	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
-		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpUpload: *heapUpload, S3: s3f.config(), SparkREST: *sparkREST, Logger: logger})
+		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, S3: s3f.config(), SparkREST: *sparkREST, Logger: logger})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -129,4 +131,15 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		return nil
 	}
+}
+
+// splitList is a flag's comma-separated values, blanks dropped.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

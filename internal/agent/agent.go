@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -33,8 +34,13 @@ type Config struct {
 	// loss ends the application, dumped earlier than executors; 0: never).
 	HeapDumpAtRole map[Role]float64
 	HeapDumpDir    string
-	HeapDumpEvery  time.Duration // at most one dump of a JVM per this period; default 10m
-	Jcmd           string        // jcmd program; default "jcmd" on PATH
+	// HeapDumpApps, when not empty, limits dumps to the JVMs of these
+	// applications (ids or path.Match patterns: app-2026*): a platform
+	// engineer chasing one application's OOM leaves the rest of the node
+	// alone.
+	HeapDumpApps  []string
+	HeapDumpEvery time.Duration // at most one dump of a JVM per this period; default 10m
+	Jcmd          string        // jcmd program; default "jcmd" on PATH
 	// HeapDumpUpload, when set (s3://bucket/prefix), is where each dump is
 	// copied once written, through S3: a dump written on a node, or inside
 	// a container that is about to die, reaches a person that way.
@@ -70,6 +76,11 @@ func (c Config) Validate() error {
 	}
 	if c.HeapDumpDir != "" && !filepath.IsAbs(c.HeapDumpDir) {
 		return fmt.Errorf("heap dump directory %s: must be absolute (the JVM writes it)", c.HeapDumpDir)
+	}
+	for _, pat := range c.HeapDumpApps {
+		if _, err := path.Match(pat, ""); err != nil {
+			return fmt.Errorf("heap dump application %q: %v", pat, err)
+		}
 	}
 	if c.SparkREST < 0 || c.SparkRESTTimeout < 0 {
 		return fmt.Errorf("spark REST interval %v, timeout %v: must not be negative", c.SparkREST, c.SparkRESTTimeout)
@@ -230,6 +241,17 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 				errs["environ"]++
 			}
 			f.id = k.id
+		}
+		if k.id.Role == RoleDriver && k.id.AppID == "" && k.fdTries < appIDTries {
+			// A client-mode driver (spark-submit, python job.py) has its
+			// id on no command line or environment: its event log names it.
+			k.fdTries++
+			if targets, err := f.info.proc.FileDescriptorTargets(); err == nil {
+				k.id.AppID = appFromOpenFiles(targets)
+				f.id = k.id
+			} else {
+				errs["fd targets"]++
+			}
 		}
 		p := pc.collect(f, errs)
 		p.Container = a.cont.collect(f.info.proc, k, errs)

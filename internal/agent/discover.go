@@ -31,6 +31,9 @@ type known struct {
 	id   Identity
 	ok   bool // a Spark JVM
 	env  bool // environment already consulted
+	// fdTries counts the cycles a driver's open files were read for its
+	// application id (appFromOpenFiles).
+	fdTries int
 
 	cgroup   *cgroupDirs // nil until resolved
 	cgroupOK bool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 type heapDumper struct {
 	at      float64
 	atRole  map[Role]float64 // thresholds of roles that have their own
+	apps    []string         // application ids or patterns; empty: all
 	dir     string
 	every   time.Duration
 	jcmd    string
@@ -38,9 +40,23 @@ type dumpResult struct {
 }
 
 func newHeapDumper(cfg Config) *heapDumper {
-	return &heapDumper{at: cfg.HeapDumpAt, atRole: cfg.HeapDumpAtRole, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery,
+	return &heapDumper{at: cfg.HeapDumpAt, atRole: cfg.HeapDumpAtRole, apps: cfg.HeapDumpApps, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery,
 		jcmd: cfg.Jcmd, timeout: 10 * time.Minute, above: map[procKey]int{}, last: map[procKey]time.Time{},
 		inflight: map[procKey]uint64{}, results: make(chan dumpResult, 64)}
+}
+
+// dumpsApp tells whether the JVMs of application id may be dumped: any
+// application when no list is configured, else those matching an entry.
+func (h *heapDumper) dumpsApp(id string) bool {
+	if len(h.apps) == 0 {
+		return true
+	}
+	for _, pat := range h.apps {
+		if ok, _ := path.Match(pat, id); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // heapFill is the fill of the old generation when the JVM reports its
@@ -64,6 +80,9 @@ func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now tim
 	at := h.at
 	if v, ok := h.atRole[p.Role]; ok {
 		at = v
+	}
+	if !h.dumpsApp(p.AppID) {
+		at = 0
 	}
 	used, max := heapFill(p.JVM)
 	if at <= 0 || max == 0 || float64(used)/float64(max) < at {

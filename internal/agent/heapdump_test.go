@@ -129,6 +129,8 @@ func TestConfigValidate(t *testing.T) {
 		{"negative threshold", Config{HeapDumpAt: -0.1, HeapDumpDir: "/tmp"}, false},
 		{"relative dir", Config{HeapDumpAt: 0.9, HeapDumpDir: "dumps"}, false},
 		{"negative interval", Config{Interval: -time.Second}, false},
+		{"application patterns", Config{HeapDumpAt: 0.9, HeapDumpDir: "/tmp", HeapDumpApps: []string{"app-2026*", "local-1"}}, true},
+		{"bad application pattern", Config{HeapDumpAt: 0.9, HeapDumpDir: "/tmp", HeapDumpApps: []string{"app-[2026"}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +148,7 @@ func TestRealHeapDump(t *testing.T) {
 	p.do(t, "fill 0.7")
 	p.do(t, "gc")
 	dir := t.TempDir()
-	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: dir})
+	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: dir, HeapDumpApps: []string{"app-heap"}})
 	events, onProcess := dumpEvents(t, a, p.PID)
 	dumps, _ := filepath.Glob(filepath.Join(dir, "*.hprof"))
 	if len(dumps) != 1 || len(events) != 1 {
@@ -214,7 +216,7 @@ func TestRealHeapDumpUpload(t *testing.T) {
 	p := startJVM(t, nil, []string{"-Xmx128m", "-XX:+UseG1GC"}, executorClass, executorArgs("app-up", "2")...)
 	p.do(t, "fill 0.7")
 	p.do(t, "gc")
-	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: t.TempDir(), HeapDumpUpload: "s3://dumps/node-1/",
+	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: t.TempDir(), HeapDumpApps: []string{"app-up"}, HeapDumpUpload: "s3://dumps/node-1/",
 		S3: s3.Config{Endpoint: "http://" + m.Addr, AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}})
 	events, _ := dumpEvents(t, a, p.PID)
 	if len(events) != 1 || events[0].HeapDump == "" {

@@ -85,6 +85,9 @@ type otlpInstruments struct {
 	cgOOMKills                      metric.Int64ObservableCounter
 	cgThrottled                     metric.Float64ObservableCounter
 	treeMem                         metric.Int64ObservableUpDownCounter
+	treeCPU                         metric.Float64ObservableCounter
+	launcherMem                     metric.Int64ObservableUpDownCounter
+	launcherCPU                     metric.Float64ObservableCounter
 	nodeMemAvailable, nodeMemTotal  metric.Int64ObservableUpDownCounter
 	exits                           metric.Int64ObservableCounter
 	jitCode                         metric.Int64ObservableCounter
@@ -130,6 +133,9 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	c64(&in.cgOOMKills, "sparkdx.cgroup.oom_kills", "{kill}", "OOM kills inside the process's cgroup.")
 	f64(&in.cgThrottled, "sparkdx.cgroup.cpu.throttled_time", "s", "Time the process's cgroup was CPU-throttled.")
 	i64(&in.treeMem, "sparkdx.process.tree.memory.usage", "By", "RSS summed over the Spark process's tree by kind.")
+	f64(&in.treeCPU, "sparkdx.process.tree.cpu.time", "s", "CPU seconds summed over the Spark process's tree by kind and mode.")
+	i64(&in.launcherMem, "sparkdx.process.launcher.memory.usage", "By", "RSS of the Python process that started a driver JVM (python job.py, a notebook kernel, an Airflow task).")
+	f64(&in.launcherCPU, "sparkdx.process.launcher.cpu.time", "s", "CPU seconds of the Python process that started a driver JVM, by mode.")
 	i64(&in.nodeMemAvailable, "system.memory.available", "By", "Node MemAvailable.")
 	i64(&in.nodeMemTotal, "system.memory.limit", "By", "Node MemTotal.")
 	c64(&in.jitCode, "sparkdx.jvm.jit.compiled_code", "By", "Machine code bytes the JIT compiled since start (hsperfdata sun.ci.nmethodCodeSize).")
@@ -142,7 +148,7 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	}
 	obs := []metric.Observable{in.memUsed, in.memCommitted, in.memLimit, in.gcDuration, in.gcCount, in.classLoaded,
 		in.classUnloaded, in.classCount, in.threadCount, in.procMemUsage, in.procMemPSS, in.procCPU, in.procThreads,
-		in.procFDs, in.procDiskIO, in.cgLimit, in.cgUsage, in.cgOOMKills, in.cgThrottled, in.treeMem,
+		in.procFDs, in.procDiskIO, in.cgLimit, in.cgUsage, in.cgOOMKills, in.cgThrottled, in.treeMem, in.treeCPU, in.launcherMem, in.launcherCPU,
 		in.nodeMemAvailable, in.nodeMemTotal, in.exits, in.jitCode,
 		in.sparkPeak, in.sparkStorageUsed, in.sparkStorage}
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
@@ -181,7 +187,15 @@ func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
 			in.observeSpark(o, p.Spark)
 		}
 		for k, t := range p.Tree {
-			o.ObserveInt64(in.treeMem, int64(t.RSSBytes), with(attribute.String("sparkdx.process.kind", string(k))))
+			kind := attribute.String("sparkdx.process.kind", string(k))
+			o.ObserveInt64(in.treeMem, int64(t.RSSBytes), with(kind))
+			o.ObserveFloat64(in.treeCPU, t.CPUUserSeconds, with(kind, attribute.String("cpu.mode", "user")))
+			o.ObserveFloat64(in.treeCPU, t.CPUSystemSeconds, with(kind, attribute.String("cpu.mode", "system")))
+		}
+		if l := p.Launcher; l != nil {
+			o.ObserveInt64(in.launcherMem, int64(l.RSSBytes), with())
+			o.ObserveFloat64(in.launcherCPU, l.CPUUserSeconds, with(attribute.String("cpu.mode", "user")))
+			o.ObserveFloat64(in.launcherCPU, l.CPUSystemSeconds, with(attribute.String("cpu.mode", "system")))
 		}
 		if c := p.Container; c != nil {
 			if c.MemoryLimitBytes > 0 {

@@ -94,7 +94,7 @@ func TestOTLPPush(t *testing.T) {
 	sort.Strings(names)
 	for _, want := range []string{"jvm.memory.used", "jvm.memory.committed", "jvm.memory.limit", "jvm.gc.duration", "jvm.class.loaded",
 		"jvm.class.count", "jvm.thread.count", "process.memory.usage", "process.cpu.time", "process.thread.count",
-		"sparkdx.cgroup.memory.limit", "sparkdx.cgroup.oom_kills"} {
+		"sparkdx.cgroup.memory.limit", "sparkdx.cgroup.oom_kills", "sparkdx.process.tree.memory.usage", "sparkdx.process.tree.cpu.time"} {
 		if metrics[want] == nil {
 			t.Errorf("metric %s missing; got %v", want, names)
 		}
@@ -127,6 +127,20 @@ func TestOTLPPush(t *testing.T) {
 	}
 	if !actions["end of minor GC"] || !actions["end of major GC"] {
 		t.Errorf("jvm.gc.count actions: got %v, want minor and major collections", actions)
+	}
+	// Python workers' CPU, by mode, for serve's per-run table.
+	modes := map[string]bool{}
+	for _, dp := range metrics["sparkdx.process.tree.cpu.time"].GetSum().GetDataPoints() {
+		attrs := map[string]string{}
+		for _, kv := range dp.Attributes {
+			attrs[kv.Key] = kv.Value.GetStringValue()
+		}
+		if attrs["sparkdx.process.kind"] == "python" {
+			modes[attrs["cpu.mode"]] = true
+		}
+	}
+	if !modes["user"] || !modes["system"] {
+		t.Errorf("sparkdx.process.tree.cpu.time: python points by mode %v, want user and system", modes)
 	}
 	if s := metrics["jvm.class.loaded"].GetSum(); s == nil || !s.IsMonotonic {
 		t.Errorf("jvm.class.loaded: got %v, want a monotonic sum", metrics["jvm.class.loaded"])

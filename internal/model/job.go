@@ -23,9 +23,10 @@ type Job struct {
 	Status         string
 	ErrorMessage   string // a failed job's exception message; "" otherwise
 	SQLExecutionID int64  // -1 when not part of a SQL execution
-	// TraceParent and TraceState are the W3C trace context a caller set as
-	// the job's local properties "traceparent"/"tracestate" (a Spark Connect
-	// operation, an Airflow task); "" when unset.
+	// TraceParent and TraceState are the W3C trace context a caller gave
+	// the job (a Spark Connect operation, an Airflow task): local properties
+	// "traceparent"/"tracestate", a "traceparent=…" job tag, or the
+	// session's spark.otel.traceparent/tracestate; "" when unset.
 	TraceParent, TraceState string
 
 	NumTasks         int

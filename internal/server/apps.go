@@ -1,10 +1,13 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +77,7 @@ type AppSummary struct {
 	EndTime    int64            `json:"endTime"` // -1 while running
 	DurationMs int64            `json:"durationMs"`
 	Tags       []string         `json:"tags"`
+	Run        *store.Run       `json:"run,omitempty"`
 	Stages     int              `json:"stages"`
 	Tasks      int              `json:"tasks"`
 	Events     int64            `json:"events"`
@@ -124,7 +128,7 @@ func (s *Server) summaries() []AppSummary {
 			continue
 		}
 		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
-			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Stages: r.Stages, Tasks: r.Tasks,
+			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Run: r.Run, Stages: r.Stages, Tasks: r.Tasks,
 			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{}}
 		if a.Tags == nil {
 			a.Tags = []string{}
@@ -256,8 +260,49 @@ func summaryOf(b []byte) (map[string]int64, []Finding) {
 	return rep.Phases, rep.Findings
 }
 
+// appOrders are the ?sort= keys of the application lists.
+var appOrders = map[string]func(a, b AppSummary) int{
+	"start":    func(a, b AppSummary) int { return cmp.Compare(a.StartTime, b.StartTime) },
+	"duration": func(a, b AppSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
+	"name":     func(a, b AppSummary) int { return strings.Compare(a.Name, b.Name) },
+	"user":     func(a, b AppSummary) int { return strings.Compare(a.User, b.User) },
+	"stages":   func(a, b AppSummary) int { return cmp.Compare(a.Stages, b.Stages) },
+	"tasks":    func(a, b AppSummary) int { return cmp.Compare(a.Tasks, b.Tasks) },
+	"severity": func(a, b AppSummary) int { return cmp.Compare(worstRank(a), worstRank(b)) },
+}
+
+func worstRank(a AppSummary) int {
+	if a.Worst == nil {
+		return 0
+	}
+	return severityRank[a.Worst.Severity]
+}
+
+// appList is the application attempts of all a list asks for: filtered (see
+// filter), sorted by ?sort= (default newest first) and cut at
+// ?offset=/?length= (length defaults to defLength; 0: all).
+func appList(all []AppSummary, q url.Values, defLength int) ([]AppSummary, listing, error) {
+	l, err := parseListing(q, slices.Sorted(maps.Keys(appOrders)), "-start")
+	if err != nil {
+		return nil, l, err
+	}
+	if q.Get("length") == "" {
+		l.Length = defLength
+	}
+	apps, err := filter(all, q)
+	if err != nil {
+		return nil, l, err
+	}
+	apps = page(apps, &l, appOrders, func(a AppSummary) string { return a.key })
+	if apps == nil {
+		apps = []AppSummary{}
+	}
+	return apps, l, nil
+}
+
 // filter keeps the summaries a query asks for: user, status, rule, tag,
-// q (name or id substring), from/to (start time, epoch ms or YYYY-MM-DD).
+// run (run id), q (name or id substring), from/to (start time, epoch ms or
+// YYYY-MM-DD).
 func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
 	from, err := timeParam(q.Get("from"))
 	if err != nil {
@@ -285,6 +330,9 @@ func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
 			continue
 		}
 		if tag := q.Get("tag"); tag != "" && !contains(a.Tags, tag) {
+			continue
+		}
+		if run := q.Get("run"); run != "" && (a.Run == nil || a.Run.ID != run) {
 			continue
 		}
 		if s := strings.ToLower(q.Get("q")); s != "" &&

@@ -235,8 +235,16 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 	span := max(end-start, 1)
 	v.Start, v.End = start, end
 	x := xScale(start, span)
+	dur := make(map[[2]int]int64, len(res.Stages))
+	for _, s := range res.Stages {
+		dur[[2]int{s.StageID, s.AttemptID}] = s.DurationMs
+	}
 	for _, s := range a.Stages {
-		v.Stages = append(v.Stages, newStageRow(s))
+		r := newStageRow(s)
+		if ms, ok := dur[[2]int{s.StageID, s.AttemptID}]; ok && s.SubmissionTime != model.NoTime {
+			r.DurationMs = ms // the analysis's, as `sparkdx analyze` and Spark's UI: first task launch to completion
+		}
+		v.Stages = append(v.Stages, r)
 	}
 	v.Gantt = stageGantt(a, x, end, span)
 	if v.Gantt != nil {
@@ -277,13 +285,9 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 
 func newStageRow(s *model.StageAttempt) stageRow {
 	m := &s.Metrics
-	r := stageRow{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
+	return stageRow{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status, NumTasks: s.NumTasks,
 		Done: s.CompletedTasks, Input: m.InputBytesRead, ShuffleRead: m.ShuffleRead.RemoteBytesRead + m.ShuffleRead.LocalBytesRead,
 		ShuffleWrite: m.ShuffleWrite.BytesWritten, Spill: m.DiskBytesSpilled, GC: m.JvmGcTime, DurationMs: -1}
-	if s.SubmissionTime > 0 && s.CompletionTime > 0 {
-		r.DurationMs = s.CompletionTime - s.SubmissionTime
-	}
-	return r
 }
 
 // withSamples draws the agent's samples, one chart per metric.

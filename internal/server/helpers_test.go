@@ -30,21 +30,34 @@ type testServer struct {
 // startServer runs ingest and HTTP over roots with a store in dataDir.
 func startServer(t testing.TB, dataDir, token string, roots ...string) *testServer {
 	t.Helper()
+	return startServerWith(t, dataDir, roots, func(ic *ingest.Config, sc *Config) {
+		ic.Poll = 50 * time.Millisecond
+		sc.AuthToken = token
+		sc.MetricsWindow = 100 * 365 * 24 * time.Hour
+	})
+}
+
+// startServerWith is startServer with serve's defaults, changed by set.
+func startServerWith(t testing.TB, dataDir string, roots []string, set func(*ingest.Config, *Config)) *testServer {
+	t.Helper()
 	st, err := store.Open(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: 50 * time.Millisecond, Watch: true, Views: Views,
-		Analyze: AnalyzeFunc(st)})
+	icfg := ingest.Config{Roots: roots, Store: st, Watch: true, Views: Views, Analyze: AnalyzeFunc(st)}
+	var scfg Config
+	set(&icfg, &scfg)
+	in, err := ingest.New(icfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { in.Run(ctx); close(done) }()
-	srv := New(Config{Ingest: in, Store: st, AuthToken: token, MetricsWindow: 100 * 365 * 24 * time.Hour})
+	scfg.Ingest, scfg.Store = in, st
+	srv := New(scfg)
 	hs := httptest.NewServer(srv) // binds 127.0.0.1
-	ts := &testServer{url: hs.URL, in: in, st: st, srv: srv, token: token}
+	ts := &testServer{url: hs.URL, in: in, st: st, srv: srv, token: scfg.AuthToken}
 	ts.stop = func() {
 		hs.Close()
 		cancel()

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/diff"
@@ -72,14 +73,12 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
-	apps, err := filter(s.summaries(), r.URL.Query())
+	apps, l, err := appList(s.summaries(), r.URL.Query(), 0)
 	if err != nil {
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if apps == nil {
-		apps = []AppSummary{}
-	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(l.Total))
 	writeJSON(w, http.StatusOK, apps)
 }
 

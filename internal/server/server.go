@@ -87,6 +87,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}", s.apiApp)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/report", s.apiReport)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/samples", s.apiSamples)
+	m.HandleFunc("GET /api/sparkdx/v1/runs", s.apiRuns)
+	m.HandleFunc("GET /api/sparkdx/v1/runs/{run}", s.apiRun)
 	m.HandleFunc("GET /api/sparkdx/v1/findings", s.apiFindings)
 	m.HandleFunc("GET /api/sparkdx/v1/diff", s.apiDiff)
 	m.HandleFunc("GET /api/sparkdx/v1/status", s.apiStatus)

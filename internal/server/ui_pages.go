@@ -36,6 +36,8 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}/executors", s.executorsPage)
 	m.HandleFunc("GET /apps/{id}/sql", s.sqlListPage)
 	m.HandleFunc("GET /apps/{id}/sql/{query}", s.sqlQueryPage)
+	m.HandleFunc("GET /runs", s.runsPage)
+	m.HandleFunc("GET /runs/{run}", s.runDetailPage)
 	m.HandleFunc("GET /compare", s.comparePage)
 	m.HandleFunc("GET /recipes/{path...}", s.recipePage)
 	m.HandleFunc("GET /logs", s.logsPage)
@@ -121,9 +123,10 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	}
 	all := s.summaries()
 	q := r.URL.Query()
-	apps, err := filter(all, q)
-	data := map[string]any{"Title": "Fleet", "Apps": apps, "Total": len(all), "Q": flat(q),
-		"Statuses": []string{"running", "completed", "incomplete"}, "Status": s.cfg.Ingest.Status()}
+	apps, l, err := appList(all, q, fleetPageLength)
+	data := map[string]any{"Title": "Fleet", "Apps": apps, "Total": len(all), "Matched": l.Total, "Offset": l.Offset,
+		"Q": flat(q), "Statuses": []string{"running", "completed", "incomplete"}, "Status": s.cfg.Ingest.Status(), "Sorts": fleetSorts}
+	data["Prev"], data["Next"] = pageLinks("/", q, l)
 	if err != nil {
 		data["Error"] = err.Error()
 	}
@@ -143,9 +146,16 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	writeHTML(w, http.StatusOK, body)
 }
 
+// fleetSorts are the fleet page's orders (?sort= of the apps API).
+var fleetSorts = []struct{ Key, Label string }{{"-start", "newest"}, {"start", "oldest"}, {"-duration", "longest"},
+	{"-severity", "worst finding"}, {"-tasks", "most tasks"}, {"name", "name"}, {"user", "user"}}
+
+// fleetPageLength is how many application attempts a fleet page lists.
+const fleetPageLength = 100
+
 func flat(q url.Values) map[string]string {
 	m := map[string]string{}
-	for _, k := range []string{"q", "user", "status", "rule", "tag", "from", "to"} {
+	for _, k := range []string{"q", "user", "status", "rule", "tag", "run", "from", "to", "sort"} {
 		m[k] = q.Get(k)
 	}
 	return m

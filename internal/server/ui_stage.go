@@ -490,26 +490,33 @@ func (s *Server) executorsPage(w http.ResponseWriter, r *http.Request) {
 
 // jobStage is one stage attempt of a job, as the job page lists it.
 type jobStage struct {
-	StageID           int    `json:"stageId"`
-	AttemptID         int    `json:"attemptId"`
-	Name              string `json:"name"`
-	Status            string `json:"status"`
-	NumTasks          int    `json:"numTasks"`
-	NumCompleteTasks  int    `json:"numCompleteTasks"`
-	NumFailedTasks    int    `json:"numFailedTasks"`
-	SubmissionTime    string `json:"submissionTime"`
-	CompletionTime    string `json:"completionTime"`
-	ExecutorRunTime   int64  `json:"executorRunTime"`
-	InputBytes        int64  `json:"inputBytes"`
-	ShuffleReadBytes  int64  `json:"shuffleReadBytes"`
-	ShuffleWriteBytes int64  `json:"shuffleWriteBytes"`
-	DiskBytesSpilled  int64  `json:"diskBytesSpilled"`
-	FailureReason     string `json:"failureReason"`
+	StageID               int    `json:"stageId"`
+	AttemptID             int    `json:"attemptId"`
+	Name                  string `json:"name"`
+	Status                string `json:"status"`
+	NumTasks              int    `json:"numTasks"`
+	NumCompleteTasks      int    `json:"numCompleteTasks"`
+	NumFailedTasks        int    `json:"numFailedTasks"`
+	SubmissionTime        string `json:"submissionTime"`
+	FirstTaskLaunchedTime string `json:"firstTaskLaunchedTime"`
+	CompletionTime        string `json:"completionTime"`
+	ExecutorRunTime       int64  `json:"executorRunTime"`
+	InputBytes            int64  `json:"inputBytes"`
+	ShuffleReadBytes      int64  `json:"shuffleReadBytes"`
+	ShuffleWriteBytes     int64  `json:"shuffleWriteBytes"`
+	DiskBytesSpilled      int64  `json:"diskBytesSpilled"`
+	FailureReason         string `json:"failureReason"`
 }
 
-// DurationMs is the stage attempt's wall time, -1 while it runs.
+// DurationMs is the stage attempt's duration as Spark's UI and `sparkdx
+// analyze` define it — first task launch to completion (submission to
+// completion when no task ran) —, -1 while it runs.
 func (s jobStage) DurationMs() int64 {
-	from, err1 := time.Parse(sparkDate, s.SubmissionTime)
+	start := s.FirstTaskLaunchedTime
+	if start == "" {
+		start = s.SubmissionTime
+	}
+	from, err1 := time.Parse(sparkDate, start)
 	to, err2 := time.Parse(sparkDate, s.CompletionTime)
 	if err1 != nil || err2 != nil {
 		return -1

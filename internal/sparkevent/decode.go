@@ -371,6 +371,23 @@ func accumInt(v *fastjson.Value) (int64, bool) {
 	return 0, false
 }
 
+// tagTraceParent is the value of a job tag "traceparent=…" as Spark
+// writes the tags a session added: Spark Connect's
+// "SparkConnect_SessionTag_User_<user>_Session_<id>_Tag_traceparent=…",
+// a classic session's "spark-session-<id>-thread-<id>-traceparent=…", or
+// the bare tag SparkContext.addJobTag sets. A tag cannot carry a
+// tracestate: commas separate tags.
+func tagTraceParent(tags []string) string {
+	const key = "traceparent="
+	for _, tag := range tags {
+		i := strings.LastIndex(tag, key)
+		if i == 0 || i > 0 && (tag[i-1] == '_' || tag[i-1] == '-') {
+			return tag[i+len(key):]
+		}
+	}
+	return ""
+}
+
 func jobProps(v *fastjson.Value) JobProps {
 	p := JobProps{SQLExecutionID: -1}
 	if v == nil {
@@ -397,22 +414,18 @@ func jobProps(v *fastjson.Value) JobProps {
 		}
 		slices.Sort(p.JobTags)
 	}
-	// The caller's W3C trace context: "traceparent" set as a local property
-	// (an Airflow or Connect server integration); else the session's
-	// spark.otel.traceparent, which spark.conf.set copies into the properties
-	// of the jobs it runs (a Spark Connect client, a notebook); else a job
-	// tag "traceparent=…" (Spark Connect's addTag; a tag cannot carry a
-	// tracestate, whose commas separate tags).
+	// The caller's W3C trace context, the most specific first: "traceparent"
+	// set as a local property (an Airflow or Connect server integration);
+	// else a job tag ending in "traceparent=…" (addTag: one operation's);
+	// else the session's spark.otel.traceparent, which Spark copies into
+	// the properties of every SQL job (spark.conf.set in a Spark Connect
+	// session, or the submit-time value).
 	p.TraceParent, p.TraceState = str(v, "traceparent"), str(v, "tracestate")
 	if p.TraceParent == "" {
-		p.TraceParent, p.TraceState = str(v, "spark.otel.traceparent"), str(v, "spark.otel.tracestate")
+		p.TraceParent = tagTraceParent(p.JobTags)
 	}
 	if p.TraceParent == "" {
-		for _, tag := range p.JobTags {
-			if tp, ok := strings.CutPrefix(tag, "traceparent="); ok {
-				p.TraceParent, p.TraceState = tp, ""
-			}
-		}
+		p.TraceParent, p.TraceState = str(v, "spark.otel.traceparent"), str(v, "spark.otel.tracestate")
 	}
 	return p
 }

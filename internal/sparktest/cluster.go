@@ -302,6 +302,65 @@ func (c *Cluster) Submit(ctx context.Context, s Submission) (Submitted, error) {
 	return SubmitTo(ctx, c.Line, c.MasterURL, c.Dir, s)
 }
 
+// Held is a submitted program waiting at its ready point (see Hold).
+type Held struct {
+	t        testing.TB
+	done     string
+	finished chan Submitted
+}
+
+// Hold submits s in the background with two arguments put first — a ready
+// file and a done file — and waits (up to 4 minutes) until the program has
+// written its facts, a JSON object, to the ready file (decoded into facts);
+// the program then keeps its state (a cache, a heap) until the done file
+// exists, which Release or the end of the test writes. A program that
+// ends first fails the test with its output and the cluster's logs.
+func (c *Cluster) Hold(t testing.TB, s Submission, facts any) *Held {
+	t.Helper()
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	h := &Held{t: t, done: filepath.Join(dir, "done"), finished: make(chan Submitted, 1)}
+	s.Args = append([]string{ready, h.done}, s.Args...)
+	go func() {
+		res, err := c.Submit(context.Background(), s)
+		if err != nil {
+			res.Output += "\n" + err.Error()
+		}
+		h.finished <- res
+	}()
+	t.Cleanup(func() { _ = os.WriteFile(h.done, nil, 0o644) })
+	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(300 * time.Millisecond) {
+		if b, err := os.ReadFile(ready); err == nil {
+			if err := json.Unmarshal(b, facts); err != nil {
+				t.Fatalf("%s wrote %q: %v", s.Program, b, err)
+			}
+			return h
+		}
+		select {
+		case res := <-h.finished:
+			t.Fatalf("%s ended before its ready point (exit %d):\n%s\n%s", s.Program, res.ExitCode, res.Output, c.Logs())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never reached its ready point:\n%s", s.Program, c.Logs())
+		}
+	}
+}
+
+// Release lets the held program end and waits for it; a non-zero exit
+// fails the test.
+func (h *Held) Release() Submitted {
+	h.t.Helper()
+	if err := os.WriteFile(h.done, nil, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	res := <-h.finished
+	if res.ExitCode != 0 {
+		h.t.Fatalf("exit %d:\n%s", res.ExitCode, res.Output)
+	}
+	return res
+}
+
 // DefaultConf is the configuration every submission starts from: event
 // logging on, executor metrics on, every port free and on loopback.
 func DefaultConf(t testing.TB, eventLogDir string) map[string]string {

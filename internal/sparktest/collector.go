@@ -155,6 +155,9 @@ type Span struct {
 		Value struct {
 			StringValue string
 			IntValue    string
+			ArrayValue  struct {
+				Values []struct{ StringValue string }
+			}
 		}
 	}
 }
@@ -168,6 +171,19 @@ func (s Span) Attr(k string) string {
 		}
 	}
 	return ""
+}
+
+// Strings is the string array attribute k (nil when absent).
+func (s Span) Strings(k string) []string {
+	var out []string
+	for _, a := range s.Attributes {
+		if a.Key == k {
+			for _, v := range a.Value.ArrayValue.Values {
+				out = append(out, v.StringValue)
+			}
+		}
+	}
+	return out
 }
 
 // Spans reads the spans the collector has written (stop it first so that

@@ -97,10 +97,23 @@ func newAppTrace(tr trace.Tracer, a *model.Attempt, r *analyze.Result, ratio, ta
 func (t *appTrace) jobContext(j *model.Job) trace.SpanContext {
 	cfg := trace.SpanContextConfig{TraceID: t.appSC.TraceID(), TraceFlags: t.appSC.TraceFlags(),
 		SpanID: spanIDFor(t.a.AppID, t.a.AttemptID, "job", strconv.Itoa(j.ID))}
-	if p, ok := remoteParent(j.TraceParent, j.TraceState); ok {
+	if p, ok := t.jobParent(j); ok {
 		cfg.TraceID, cfg.TraceFlags = p.TraceID(), p.TraceFlags()
 	}
 	return trace.NewSpanContext(cfg)
+}
+
+// jobParent is the caller's span that owns job j, if any: the job's own
+// traceparent, unless it is the application's (Spark copies the
+// submit-time spark.otel.traceparent into every SQL job's properties). A
+// span of the application's own trace counts: an Airflow task that
+// submitted the application can own one of its jobs through a child span.
+func (t *appTrace) jobParent(j *model.Job) (trace.SpanContext, bool) {
+	p, ok := remoteParent(j.TraceParent, j.TraceState)
+	if !ok || p.TraceID() == t.parent.TraceID() && p.SpanID() == t.parent.SpanID() {
+		return trace.SpanContext{}, false
+	}
+	return p, true
 }
 
 // start begins a span with a fixed id under parent.
@@ -201,10 +214,10 @@ func (t *appTrace) job(j *model.Job) {
 	self := t.jobSpan[j.ID]
 	parent := t.appSC
 	var opts []trace.SpanStartOption
-	if self.TraceID() != t.appSC.TraceID() {
+	if p, ok := t.jobParent(j); ok {
 		// The caller's operation owns this job: parent it there, and
-		// keep the way back to the application's trace as a link.
-		parent, _ = remoteParent(j.TraceParent, j.TraceState)
+		// keep the way back to the application span as a link.
+		parent = p
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: t.appSC,
 			Attributes: []attribute.KeyValue{attribute.String("spark.link", "application")}}))
 	}

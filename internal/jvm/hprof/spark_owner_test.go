@@ -2,7 +2,6 @@ package hprof
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +24,6 @@ func TestOwnersOnSparkExecutor(t *testing.T) {
 	jcmd := sparktest.Program(t, "jcmd")
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 2, MemoryPerWorker: "1g"})
 	dir := t.TempDir()
-	ready, done := filepath.Join(dir, "ready"), filepath.Join(dir, "done")
 	prog, err := filepath.Abs("testdata/spark_cache.py")
 	if err != nil {
 		t.Fatal(err)
@@ -36,35 +34,10 @@ func TestOwnersOnSparkExecutor(t *testing.T) {
 	}
 	conf := sparktest.DefaultConf(t, events)
 	conf["spark.executor.memory"] = "768m"
-	finished := make(chan sparktest.Submitted, 1)
-	go func() {
-		res, err := c.Submit(context.Background(), sparktest.Submission{Program: prog, Args: []string{ready, done},
-			Conf: conf, EventLogDir: events, Timeout: 6 * time.Minute})
-		if err != nil {
-			res.Output += "\n" + err.Error()
-		}
-		finished <- res
-	}()
-	t.Cleanup(func() { _ = os.WriteFile(done, nil, 0o644) })
 	var facts struct {
 		CachedMemSize int64 `json:"cachedMemSize"`
 	}
-	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(300 * time.Millisecond) {
-		if b, err := os.ReadFile(ready); err == nil {
-			if err := json.Unmarshal(b, &facts); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-		select {
-		case res := <-finished:
-			t.Fatalf("workload ended before caching (exit %d):\n%s\n%s", res.ExitCode, res.Output, c.Logs())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("workload never cached its data:\n%s", c.Logs())
-		}
-	}
+	held := c.Hold(t, sparktest.Submission{Program: prog, Conf: conf, EventLogDir: events, Timeout: 6 * time.Minute}, &facts)
 	pids := c.ExecutorPIDs()
 	if len(pids) != 1 {
 		t.Fatalf("got executor pids %v, want one", pids)
@@ -72,9 +45,6 @@ func TestOwnersOnSparkExecutor(t *testing.T) {
 	dump := filepath.Join(dir, "executor.hprof")
 	if out, err := exec.Command(jcmd, strconv.Itoa(pids[0]), "GC.heap_dump", dump).CombinedOutput(); err != nil {
 		t.Fatalf("jcmd GC.heap_dump: %v\n%s", err, out)
-	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
-		t.Fatal(err)
 	}
 	_, r, err := ReadFileRetained(context.Background(), dump, RetainedOptions{Top: 10})
 	if err != nil {
@@ -103,8 +73,5 @@ func TestOwnersOnSparkExecutor(t *testing.T) {
 	if owners[threadStacks].Objects == 0 {
 		t.Errorf("no thread-stack owner on an executor with running threads")
 	}
-	res := <-finished
-	if res.ExitCode != 0 {
-		t.Fatalf("workload exit %d:\n%s", res.ExitCode, res.Output)
-	}
+	held.Release()
 }

@@ -156,7 +156,7 @@ func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *repl
 	rec.AppID, rec.AttemptID, rec.AppName, rec.User = a.AppID, a.AttemptID, a.AppName, a.SparkUser
 	rec.SparkVersion, rec.StartTime, rec.EndTime, rec.Completed = a.SparkVersion, a.StartTime, a.EndTime, a.Completed
 	rec.LastUpdated, rec.LastEvent, rec.ExitCode = a.LastUpdated, analyze.LastEventTime(a), a.ExitCode
-	rec.Tags = tags(a)
+	rec.Tags, rec.Run = tags(a), attemptRun(a)
 	rec.Stages, rec.Tasks = len(a.Stages), 0
 	for _, s := range a.Stages {
 		rec.Tasks += len(s.Tasks)

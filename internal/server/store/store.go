@@ -111,8 +111,20 @@ type LogRecord struct {
 	// 4.3 writes it); nil when the log has none.
 	ExitCode *int     `json:"exitCode,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
-	Tasks    int      `json:"tasks"`
-	Stages   int      `json:"stages"`
+	// Run is the orchestrator run the application belongs to (an Airflow
+	// DAG run, a spark.sparkdx.run value); nil when it names none.
+	Run    *Run `json:"run,omitempty"`
+	Tasks  int  `json:"tasks"`
+	Stages int  `json:"stages"`
+}
+
+// Run is the orchestrator run an application belongs to, as its Spark
+// properties name it (package ingest decides which).
+type Run struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Source string `json:"source"`         // the properties it was read from: sparkdx, openlineage-root, openlineage, airflow-k8s
+	Task   string `json:"task,omitempty"` // the orchestrator's task that started the application, when named
 }
 
 // PutLog records a log's progress (a running or unreadable log). A log

@@ -1,0 +1,65 @@
+package ingest
+
+import (
+	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// The properties Airflow's OpenLineage provider injects (keys as
+// inject_parent_job_information_into_spark_properties writes them).
+var (
+	olParent = [][2]string{{"spark.openlineage.parentJobNamespace", "default"},
+		{"spark.openlineage.parentJobName", "etl_daily.load_orders"},
+		{"spark.openlineage.parentRunId", "01931885-2800-7be7-aa8d-aaa15c337267"}}
+	olRoot = [][2]string{{"spark.openlineage.rootParentJobNamespace", "default"},
+		{"spark.openlineage.rootParentJobName", "etl_daily"},
+		{"spark.openlineage.rootParentRunId", "01931885-2800-799d-8041-88a263ffa0d8"}}
+	k8sLabels = [][2]string{{"spark.kubernetes.driver.label.dag_id", "etl_daily"},
+		{"spark.kubernetes.driver.label.task_id", "load_orders"},
+		{"spark.kubernetes.driver.label.run_id", "scheduled__2026-11-25T0000000000-4f1c2b"}}
+)
+
+func cat(xs ...[][2]string) [][2]string {
+	var out [][2]string
+	for _, x := range xs {
+		out = append(out, x...)
+	}
+	return out
+}
+
+func TestRunOf(t *testing.T) {
+	own := [][2]string{{"spark.sparkdx.run", " nightly-42 "}}
+	tests := []struct {
+		name  string
+		props [][2]string
+		want  *store.Run
+	}{
+		{name: "none", props: [][2]string{{"spark.app.name", "x"}, {"spark.yarn.tags", "airflow,dag_id=etl"}}},
+		{name: "sparkdx key", props: own, want: &store.Run{ID: "nightly-42", Name: "nightly-42", Source: "sparkdx"}},
+		{name: "sparkdx key first", props: cat(olParent, olRoot, k8sLabels, own),
+			want: &store.Run{ID: "nightly-42", Name: "nightly-42", Source: "sparkdx"}},
+		{name: "openlineage root over parent", props: cat(olParent, olRoot, k8sLabels),
+			want: &store.Run{ID: "01931885-2800-799d-8041-88a263ffa0d8", Name: "default/etl_daily", Source: "openlineage-root",
+				Task: "etl_daily.load_orders"}},
+		{name: "openlineage parent", props: cat(k8sLabels, olParent),
+			want: &store.Run{ID: "01931885-2800-7be7-aa8d-aaa15c337267", Name: "default/etl_daily.load_orders", Source: "openlineage"}},
+		{name: "openlineage parent without a name", props: [][2]string{{"spark.openlineage.parentRunId", "r1"}},
+			want: &store.Run{ID: "r1", Name: "r1", Source: "openlineage"}},
+		{name: "airflow kubernetes labels", props: k8sLabels,
+			want: &store.Run{ID: "etl_daily/scheduled__2026-11-25T0000000000-4f1c2b", Name: "etl_daily", Source: "airflow-k8s",
+				Task: "load_orders"}},
+		{name: "dag id without a run id", props: k8sLabels[:2]},
+		{name: "empty values", props: [][2]string{{"spark.sparkdx.run", " "}, {"spark.openlineage.parentRunId", ""}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runOf(tc.props)
+			switch {
+			case got == nil && tc.want == nil:
+			case got == nil || tc.want == nil || *got != *tc.want:
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// listing is how a list endpoint (applications, runs) was asked to order
+// and cut its items: ?sort=KEY or -KEY (descending), ?offset=, ?length=
+// (0: all). Total is how many matched before the cut, for X-Total-Count
+// and the pages' "N of M".
+type listing struct {
+	Sort                  string
+	Total, Offset, Length int
+}
+
+// parseListing reads a listing from q against the sort keys a list knows
+// (def when none is asked).
+func parseListing(q url.Values, keys []string, def string) (listing, error) {
+	l := listing{Sort: q.Get("sort")}
+	if l.Sort == "" {
+		l.Sort = def
+	}
+	if !slices.Contains(keys, strings.TrimPrefix(l.Sort, "-")) {
+		return l, errors.New("unknown sort: " + l.Sort + " (want " + strings.Join(keys, ", ") + "; - for descending)")
+	}
+	var err error
+	if l.Offset, err = intParam(q, "offset"); err != nil {
+		return l, err
+	}
+	if l.Length, err = intParam(q, "length"); err != nil {
+		return l, err
+	}
+	return l, nil
+}
+
+// page sorts items by l.Sort with orders (ties broken by key, so pages
+// never overlap), records the total in l and returns the asked page.
+func page[T any](items []T, l *listing, orders map[string]func(a, b T) int, key func(T) string) []T {
+	cmp := orders[strings.TrimPrefix(l.Sort, "-")]
+	desc := strings.HasPrefix(l.Sort, "-")
+	sort.SliceStable(items, func(i, j int) bool {
+		c := cmp(items[i], items[j])
+		if c == 0 {
+			c = strings.Compare(key(items[i]), key(items[j]))
+		}
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	})
+	l.Total = len(items)
+	items = items[min(l.Offset, len(items)):]
+	if l.Length > 0 && l.Length < len(items) {
+		items = items[:l.Length]
+	}
+	return items
+}
+
+// pageLinks are the previous and next pages' URLs of a paged list at
+// path, empty where there is none.
+func pageLinks(path string, q url.Values, l listing) (prev, next string) {
+	if l.Length <= 0 {
+		return "", ""
+	}
+	v := url.Values{}
+	for k, x := range q {
+		v[k] = x
+	}
+	if l.Offset > 0 {
+		v.Set("offset", strconv.Itoa(max(l.Offset-l.Length, 0)))
+		prev = path + "?" + v.Encode()
+	}
+	if l.Offset+l.Length < l.Total {
+		v.Set("offset", strconv.Itoa(l.Offset+l.Length))
+		next = path + "?" + v.Encode()
+	}
+	return prev, next
+}
+
+func intParam(q url.Values, k string) (int, error) {
+	v := q.Get(k)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, errors.New("bad " + k + ": " + v + " (want a number ≥ 0)")
+	}
+	return n, nil
+}
