@@ -380,7 +380,7 @@ func checkFull(t *testing.T, objs map[string]object) {
 	}
 	agentArgs := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any)
 	for _, want := range []string{"--heap-dump-at=0.95", "--heap-dump-upload=s3://spark-dumps/heap", "--heap-dump-at-driver=0.9", "--otlp-endpoint=http://otel-collector.observability:4318",
-		"--otlp-protocol=http/protobuf", "--interval=5s"} {
+		"--otlp-protocol=http/protobuf", "--interval=5s", "--spark-rest-interval=1m"} {
 		if !slices.Contains(agentArgs, any(want)) {
 			t.Errorf("agent args %v lack %s", agentArgs, want)
 		}

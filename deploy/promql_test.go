@@ -126,6 +126,21 @@ func ruleQueries(t *testing.T) []query {
 	return qs
 }
 
+// fromSpark tells whether a query reads series only a running Spark
+// driver gives: Spark's own executor endpoint (metrics_executor_*) or the
+// agent's reading of a driver's REST API (spark_executor_storage_memory_*,
+// spark_executor_peak_memory_bytes). TestSparkEndpointsAgainstPrometheus
+// runs those against a real Spark driver; TestQueriesAgainstPrometheus,
+// whose JVMs only look like Spark's, the others.
+func fromSpark(expr string) bool {
+	for _, s := range []string{"metrics_executor_", "spark_executor_storage_memory_", "spark_executor_peak_memory_bytes"} {
+		if strings.Contains(expr, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // substitute replaces Grafana's variables with values Prometheus takes:
 // every app, executor and host; a one-minute rate window.
 func substitute(expr string) string {

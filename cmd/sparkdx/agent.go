@@ -17,7 +17,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/agent"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -34,6 +34,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	s3f := addS3Flags(fs)
 	otlp := fs.String("otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
 	otlpProtocol := fs.String("otlp-protocol", agent.ProtocolHTTP, "OTLP protocol: http/protobuf or grpc")
+	sparkREST := fs.Duration("spark-rest-interval", 30*time.Second, "how often each driver's REST API (its UI port, found from its sockets) is read for its executors' memory (0: never)")
 	procRoot := fs.String("proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
 	cgroupRoot := fs.String("cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
 	host := fs.String("host", os.Getenv("NODE_NAME"), "host label (default: $NODE_NAME, as a DaemonSet sets it from spec.nodeName, else the hostname)")
@@ -49,13 +50,16 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *interval <= 0 {
 		return usageErr("--interval %v: must be positive", *interval)
 	}
+	if *sparkREST < 0 {
+		return usageErr("--spark-rest-interval %v: must not be negative (0: never)", *sparkREST)
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var atRole map[agent.Role]float64
 	if *heapAtDriver >= 0 {
 		atRole = map[agent.Role]float64{agent.RoleDriver: *heapAtDriver}
 	}
 	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
-		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, S3: s3f.config(), Logger: logger})
+		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, S3: s3f.config(), SparkREST: *sparkREST, Logger: logger})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -63,6 +67,14 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		snap, err := a.Sample(ctx)
 		if err != nil {
 			return inputErr(err)
+		}
+		if *sparkREST > 0 {
+			// The drivers' REST answers come beside a cycle: one more
+			// cycle once they are in.
+			a.WaitSparkREST()
+			if snap, err = a.Sample(ctx); err != nil {
+				return inputErr(err)
+			}
 		}
 		return snap.WriteJSON(stdout)
 	}

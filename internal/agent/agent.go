@@ -47,6 +47,14 @@ type Config struct {
 	HeapDumpUpload string
 	S3             s3.Config // for HeapDumpUpload
 
+	// SparkREST, when above 0, is how often each driver's REST API (its
+	// UI port, found from its listening sockets) is read for its
+	// executors' memory; 0 never reads it. SparkRESTTimeout bounds each
+	// request; default 5s (Spark starts its REST API on the first
+	// request: seconds). Polls run beside the cycles, never delaying one.
+	SparkREST        time.Duration
+	SparkRESTTimeout time.Duration
+
 	Logger *slog.Logger
 }
 
@@ -73,6 +81,9 @@ func (c Config) Validate() error {
 		if _, err := path.Match(pat, ""); err != nil {
 			return fmt.Errorf("heap dump application %q: %v", pat, err)
 		}
+	}
+	if c.SparkREST < 0 || c.SparkRESTTimeout < 0 {
+		return fmt.Errorf("spark REST interval %v, timeout %v: must not be negative", c.SparkREST, c.SparkRESTTimeout)
 	}
 	if c.HeapDumpUpload != "" {
 		if c.HeapDumpDir == "" {
@@ -117,6 +128,9 @@ func (c Config) withDefaults() Config {
 	if c.HeapDumpEvery == 0 {
 		c.HeapDumpEvery = 10 * time.Minute
 	}
+	if c.SparkRESTTimeout == 0 {
+		c.SparkRESTTimeout = 5 * time.Second
+	}
 	if c.Jcmd == "" {
 		c.Jcmd = "jcmd"
 	}
@@ -141,6 +155,7 @@ type Agent struct {
 	cont  containerCollector
 	jvm   jvmCollector
 	dumps *heapDumper
+	rest  *sparkREST // nil when off
 
 	prev     map[procKey]Process
 	memory   map[procKey]*known
@@ -180,6 +195,9 @@ func New(cfg Config) (*Agent, error) {
 		dumped: map[procKey]string{},
 		errors: map[string]uint64{},
 		exits:  map[exitKey]uint64{},
+	}
+	if cfg.SparkREST > 0 {
+		a.rest = newSparkREST(cfg.ProcRoot, cfg.SparkREST, cfg.SparkRESTTimeout)
 	}
 	if cfg.dumps() {
 		a.dumps = newHeapDumper(cfg)
@@ -239,6 +257,9 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 		p.Container = a.cont.collect(f.info.proc, k, errs)
 		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)
 		key := procKey{p.PID, p.startTicks}
+		if a.rest != nil && p.Role == RoleDriver {
+			p.Spark = a.rest.driver(key, k.argv, now)
+		}
 		if a.dumps != nil {
 			if ev, ok := a.dumps.check(ctx, key, &p, now); ok {
 				snap.Events = append(snap.Events, ev)
@@ -249,6 +270,9 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	}
 	if a.dumps != nil {
 		a.finishedDumps(snap, seen)
+	}
+	if a.rest != nil {
+		a.rest.cycleDone(seen, errs)
 	}
 	snap.Events = append(snap.Events, a.exitEvents(seen, node, now)...)
 	if len(errs) > 0 {
@@ -320,6 +344,14 @@ func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
 			return nil
 		case <-tick.C:
 		}
+	}
+}
+
+// WaitSparkREST waits for the drivers' REST reads in flight (Config.SparkREST),
+// whose answers the next cycle reports: `agent --once` samples again after it.
+func (a *Agent) WaitSparkREST() {
+	if a.rest != nil {
+		a.rest.wait()
 	}
 }
 

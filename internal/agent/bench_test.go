@@ -179,3 +179,44 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); re
 func (c *countingWriter) WriteHeader(int)             {}
 
 func newRequest() *http.Request { return httptest.NewRequest(http.MethodGet, "/metrics", nil) }
+
+// BenchmarkCycleSparkREST is a cycle over node1 (one driver, three
+// executors) with the driver's REST polling off, and on with a poll of
+// every cycle waited for — the worst case, Config.SparkREST at most one a
+// cycle — against a server replaying a real Spark 3.5.9 driver's answers
+// (two executors). The server runs in the benchmark's process, so
+// cpu-ns/op includes its side of each request too.
+func BenchmarkCycleSparkREST(b *testing.B) {
+	srv, _ := sparkDriverServer(b)
+	root := restDriverNode(b, srv.Listener.Addr().String())
+	for _, bc := range []struct {
+		name  string
+		every time.Duration
+	}{{"off", 0}, {"poll-every-cycle", time.Nanosecond}} {
+		b.Run(bc.name, func(b *testing.B) {
+			a := fixtureAgent(b, root, Config{Host: "bench", SparkREST: bc.every})
+			ctx := context.Background()
+			cycle := func() {
+				if _, err := a.Sample(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if a.rest != nil {
+					a.rest.wait()
+				}
+			}
+			cycle()
+			cycle()
+			if s := a.Last(); bc.every > 0 && byPID(s)[200].Spark == nil {
+				b.Fatalf("no REST answer: errors %v", a.Stats().Errors)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := cpuTime()
+			for i := 0; i < b.N; i++ {
+				cycle()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

@@ -32,7 +32,7 @@ func fixtureAgent(t testing.TB, root string, cfg Config) *Agent {
 
 // copyFixture copies a fixture tree to a temporary directory a test may
 // change.
-func copyFixture(t *testing.T, name string) string {
+func copyFixture(t testing.TB, name string) string {
 	t.Helper()
 	src := filepath.Join("testdata", name)
 	dst := filepath.Join(t.TempDir(), name)

@@ -30,6 +30,15 @@ type JVM struct {
 	Safepoints         uint64  `json:"safepoints"`
 	SafepointSeconds   float64 `json:"safepointSeconds"`
 	JITCompileSeconds  float64 `json:"jitCompileSeconds"`
+	JITCompilations    uint64  `json:"jitCompilations"`
+	JITBailouts        uint64  `json:"jitBailouts,omitempty"`
+	// JITCodeBytes is the machine code compiled since start, summed
+	// (sun.ci.nmethodCodeSize): hsperfdata has no code cache gauge, so
+	// this and the reserved size are what the agent can say about it.
+	JITCodeBytes uint64 `json:"jitCodeBytes"`
+	// CodeCacheReservedBytes is -XX:ReservedCodeCacheSize when the JVM
+	// was started with it; omitted when the JVM chose its default.
+	CodeCacheReservedBytes uint64 `json:"codeCacheReservedBytes,omitempty"`
 }
 
 // GC is one garbage collector's cumulative work.
@@ -102,21 +111,25 @@ func (c jvmCollector) collect(pid int, startMillis int64, k *known, errs map[str
 // fromHsperf keeps what the agent reports of hsperf's typed view.
 func fromHsperf(path string, hj *hsperf.JVM) *JVM {
 	j := &JVM{
-		HsperfPath:         path,
-		Collector:          hj.Collector,
-		HeapUsedBytes:      nonNeg(hj.Heap.Used),
-		HeapCommittedBytes: nonNeg(hj.Heap.Committed),
-		HeapMaxBytes:       nonNeg(hj.Heap.Max),
-		OldGenUsedBytes:    nonNeg(hj.Heap.OldUsed),
-		OldGenMaxBytes:     nonNeg(hj.Heap.OldMax),
-		ClassesLoaded:      nonNeg(hj.Classes.Loaded),
-		ClassesUnloaded:    nonNeg(hj.Classes.Unloaded),
-		ThreadsLive:        nonNeg(hj.Threads.Live),
-		ThreadsDaemon:      nonNeg(hj.Threads.Daemon),
-		ThreadsPeak:        nonNeg(hj.Threads.Peak),
-		Safepoints:         nonNeg(hj.Safepoints.Count),
-		SafepointSeconds:   seconds(hj.Safepoints.Time),
-		JITCompileSeconds:  seconds(hj.JIT.CompileTime),
+		HsperfPath:             path,
+		Collector:              hj.Collector,
+		HeapUsedBytes:          nonNeg(hj.Heap.Used),
+		HeapCommittedBytes:     nonNeg(hj.Heap.Committed),
+		HeapMaxBytes:           nonNeg(hj.Heap.Max),
+		OldGenUsedBytes:        nonNeg(hj.Heap.OldUsed),
+		OldGenMaxBytes:         nonNeg(hj.Heap.OldMax),
+		ClassesLoaded:          nonNeg(hj.Classes.Loaded),
+		ClassesUnloaded:        nonNeg(hj.Classes.Unloaded),
+		ThreadsLive:            nonNeg(hj.Threads.Live),
+		ThreadsDaemon:          nonNeg(hj.Threads.Daemon),
+		ThreadsPeak:            nonNeg(hj.Threads.Peak),
+		Safepoints:             nonNeg(hj.Safepoints.Count),
+		SafepointSeconds:       seconds(hj.Safepoints.Time),
+		JITCompileSeconds:      seconds(hj.JIT.CompileTime),
+		JITCompilations:        nonNeg(hj.JIT.Compiles),
+		JITBailouts:            nonNeg(hj.JIT.Bailouts),
+		JITCodeBytes:           nonNeg(hj.JIT.CodeBytes),
+		CodeCacheReservedBytes: nonNeg(hj.JIT.ReservedCodeCache),
 	}
 	if !hj.StartTime.IsZero() {
 		j.StartTime = hj.StartTime.UnixMilli()

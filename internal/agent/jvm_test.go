@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -220,5 +221,27 @@ func TestRealPerfDataDisabled(t *testing.T) {
 	}
 	if got.RSSBytes == 0 || got.Threads == 0 || got.AppID != "app-noperf" {
 		t.Errorf("got rss %d threads %d app %q, want /proc data and app-noperf", got.RSSBytes, got.Threads, got.AppID)
+	}
+}
+
+// TestRealJITState: a real JVM started with -XX:ReservedCodeCacheSize
+// reports its reserve and the code its JIT compiled, in the snapshot and
+// in /metrics under its labels.
+func TestRealJITState(t *testing.T) {
+	p := startJVM(t, nil, []string{"-Xmx64m", "-XX:ReservedCodeCacheSize=48m", "-Dsdx.classloop=true"}, executorClass,
+		executorArgs("app-jit", "4")...)
+	a := realAgent(t, Config{})
+	j := jvmSample(t, a, p.PID)
+	if j.CodeCacheReservedBytes != 48<<20 || j.JITCodeBytes == 0 || j.JITCompilations == 0 {
+		t.Errorf("got reserved %d, code bytes %d, compilations %d; want 48 MiB and some compiled code",
+			j.CodeCacheReservedBytes, j.JITCodeBytes, j.JITCompilations)
+	}
+	m := series(t, a)
+	labels := fmt.Sprintf(`{app_id="app-jit",executor_id="4",host=%q,pid="%d",role="executor"}`, a.cfg.Host, p.PID)
+	if v := m["jvm_code_cache_reserved_bytes"+labels]; v != 48<<20 {
+		t.Errorf("/metrics jvm_code_cache_reserved_bytes%s: got %v, want %d", labels, v, 48<<20)
+	}
+	if v := m["jvm_jit_compiled_code_bytes_total"+labels]; v <= 0 {
+		t.Errorf("/metrics jvm_jit_compiled_code_bytes_total%s: got %v, want > 0", labels, v)
 	}
 }

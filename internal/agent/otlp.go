@@ -90,6 +90,9 @@ type otlpInstruments struct {
 	launcherCPU                     metric.Float64ObservableCounter
 	nodeMemAvailable, nodeMemTotal  metric.Int64ObservableUpDownCounter
 	exits                           metric.Int64ObservableCounter
+	jitCode                         metric.Int64ObservableCounter
+	sparkPeak                       metric.Int64ObservableUpDownCounter
+	sparkStorageUsed, sparkStorage  metric.Int64ObservableUpDownCounter
 }
 
 func registerOTLP(m metric.Meter, a *Agent) error {
@@ -135,6 +138,10 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	f64(&in.launcherCPU, "sparkdx.process.launcher.cpu.time", "s", "CPU seconds of the Python process that started a driver JVM, by mode.")
 	i64(&in.nodeMemAvailable, "system.memory.available", "By", "Node MemAvailable.")
 	i64(&in.nodeMemTotal, "system.memory.limit", "By", "Node MemTotal.")
+	c64(&in.jitCode, "sparkdx.jvm.jit.compiled_code", "By", "Machine code bytes the JIT compiled since start (hsperfdata sun.ci.nmethodCodeSize).")
+	i64(&in.sparkPeak, "spark.executor.memory.peak", "By", "Highest value of one of Spark's executor memory metrics since the executor started (the driver's REST peakMemoryMetrics), by spark.memory.kind.")
+	i64(&in.sparkStorageUsed, "spark.executor.storage_memory.used", "By", "Storage memory cached blocks use, spark.memory.kind on_heap or off_heap (the driver's REST memoryMetrics).")
+	i64(&in.sparkStorage, "spark.executor.storage_memory.limit", "By", "Storage memory available to cached blocks, spark.memory.kind on_heap or off_heap.")
 	c64(&in.exits, "sparkdx.process.exits", "{process}", "Spark processes that disappeared, by role and exit cause.")
 	if err != nil {
 		return fmt.Errorf("otlp instruments: %w", err)
@@ -142,7 +149,8 @@ func registerOTLP(m metric.Meter, a *Agent) error {
 	obs := []metric.Observable{in.memUsed, in.memCommitted, in.memLimit, in.gcDuration, in.gcCount, in.classLoaded,
 		in.classUnloaded, in.classCount, in.threadCount, in.procMemUsage, in.procMemPSS, in.procCPU, in.procThreads,
 		in.procFDs, in.procDiskIO, in.cgLimit, in.cgUsage, in.cgOOMKills, in.cgThrottled, in.treeMem, in.treeCPU, in.launcherMem, in.launcherCPU,
-		in.nodeMemAvailable, in.nodeMemTotal, in.exits}
+		in.nodeMemAvailable, in.nodeMemTotal, in.exits, in.jitCode,
+		in.sparkPeak, in.sparkStorageUsed, in.sparkStorage}
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		if s := a.Last(); s != nil {
 			in.observe(o, s)
@@ -175,6 +183,9 @@ func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
 		o.ObserveInt64(in.procFDs, int64(p.OpenFDs), with())
 		o.ObserveInt64(in.procDiskIO, int64(p.ReadBytes), with(attribute.String("disk.io.direction", "read")))
 		o.ObserveInt64(in.procDiskIO, int64(p.WriteBytes), with(attribute.String("disk.io.direction", "write")))
+		if p.Spark != nil {
+			in.observeSpark(o, p.Spark)
+		}
 		for k, t := range p.Tree {
 			kind := attribute.String("sparkdx.process.kind", string(k))
 			o.ObserveInt64(in.treeMem, int64(t.RSSBytes), with(kind))
@@ -211,11 +222,34 @@ func (in *otlpInstruments) observe(o metric.Observer, s *Snapshot) {
 			o.ObserveFloat64(in.gcDuration, g.Seconds, kv)
 			o.ObserveInt64(in.gcCount, int64(g.Collections), kv)
 		}
+		o.ObserveInt64(in.jitCode, int64(j.JITCodeBytes), with())
 		o.ObserveInt64(in.classLoaded, int64(j.ClassesLoaded), with())
 		o.ObserveInt64(in.classUnloaded, int64(j.ClassesUnloaded), with())
 		o.ObserveInt64(in.classCount, int64(j.ClassesLoaded)-int64(j.ClassesUnloaded), with())
 		o.ObserveInt64(in.threadCount, int64(j.ThreadsDaemon), with(attribute.Bool("jvm.thread.daemon", true)))
 		o.ObserveInt64(in.threadCount, int64(j.ThreadsLive)-int64(j.ThreadsDaemon), with(attribute.Bool("jvm.thread.daemon", false)))
+	}
+}
+
+// observeSpark reports a driver's executors under their own application
+// and executor ids: serve keeps them as samples of those executors
+// (spark.executor.memory.peak{JVMHeapMemory}, ...).
+func (in *otlpInstruments) observeSpark(o metric.Observer, app *SparkApp) {
+	for i := range app.Executors {
+		x := &app.Executors[i]
+		with := func(kind string) metric.MeasurementOption {
+			return metric.WithAttributes(attribute.String("spark.app.id", app.AppID),
+				attribute.String("spark.executor.id", x.ID), attribute.String("spark.memory.kind", kind))
+		}
+		if m := x.Storage; m != nil {
+			o.ObserveInt64(in.sparkStorageUsed, m.UsedOnHeap, with("on_heap"))
+			o.ObserveInt64(in.sparkStorageUsed, m.UsedOffHeap, with("off_heap"))
+			o.ObserveInt64(in.sparkStorage, m.TotalOnHeap, with("on_heap"))
+			o.ObserveInt64(in.sparkStorage, m.TotalOffHeap, with("off_heap"))
+		}
+		for _, kind := range sparkPeakKinds(x.Peak) {
+			o.ObserveInt64(in.sparkPeak, x.Peak[kind], with(kind))
+		}
 	}
 }
 

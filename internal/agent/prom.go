@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,7 +110,47 @@ func (c promCollector) Collect(ch chan<- prometheus.Metric) {
 		if p.JVM != nil {
 			collectJVMMetrics(e, p.JVM)
 		}
+		if p.Spark != nil {
+			collectSparkMetrics(emitter{ch: ch, descs: c.descs, names: []string{"host", "app_id"},
+				values: []string{host, p.Spark.AppID}}, p.Spark)
+		}
 	}
+}
+
+// collectSparkMetrics exports what a driver's REST API said about its
+// executors, one series per executor (the driver's "driver" included).
+func collectSparkMetrics(e emitter, app *SparkApp) {
+	e.gauge("sparkdx_spark_rest_read_timestamp_seconds", "When the driver's REST API was last read for its executors.", float64(app.Time)/1000)
+	for i := range app.Executors {
+		x := &app.Executors[i]
+		if m := x.Storage; m != nil {
+			const used, total = "Storage memory cached blocks use, on or off heap (Spark's memoryMetrics).", "Storage memory available to cached blocks, on or off heap (Spark's memoryMetrics)."
+			e.gauge("spark_executor_storage_memory_used_bytes", used, float64(m.UsedOnHeap), "executor_id", x.ID, "area", "on_heap")
+			e.gauge("spark_executor_storage_memory_used_bytes", used, float64(m.UsedOffHeap), "executor_id", x.ID, "area", "off_heap")
+			e.gauge("spark_executor_storage_memory_total_bytes", total, float64(m.TotalOnHeap), "executor_id", x.ID, "area", "on_heap")
+			e.gauge("spark_executor_storage_memory_total_bytes", total, float64(m.TotalOffHeap), "executor_id", x.ID, "area", "off_heap")
+		} else {
+			e.gauge("spark_executor_storage_memory_used_bytes", "Storage memory cached blocks use (Spark's memoryUsed when memoryMetrics is absent).", float64(x.MemoryUsed), "executor_id", x.ID, "area", "all")
+		}
+		for _, kind := range sparkPeakKinds(x.Peak) {
+			e.gauge("spark_executor_peak_memory_bytes", "Highest value of one of Spark's executor memory metrics since the executor started (peakMemoryMetrics, from its heartbeats), by Spark's metric name.",
+				float64(x.Peak[kind]), "executor_id", x.ID, "kind", kind)
+		}
+	}
+}
+
+// sparkPeakKinds are the memory metrics (JVMHeapMemory, DirectPoolMemory,
+// ProcessTreePythonRSSMemory, ...) among Spark's peak executor metrics,
+// sorted; the GC counts and times are left out.
+func sparkPeakKinds(peak map[string]int64) []string {
+	kinds := make([]string, 0, len(peak))
+	for k := range peak {
+		if strings.HasSuffix(k, "Memory") {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 func collectNodeMetrics(e emitter, n Node) {
@@ -206,5 +247,11 @@ func collectJVMMetrics(e emitter, j *JVM) {
 	e.counter("jvm_safepoints_total", "JVM safepoints reached.", float64(j.Safepoints))
 	e.counter("jvm_safepoint_duration_seconds_total", "JVM time spent at safepoints.", j.SafepointSeconds)
 	e.counter("jvm_jit_compilation_duration_seconds_total", "JVM JIT compilation time.", j.JITCompileSeconds)
+	e.counter("jvm_jit_compilations_total", "JVM JIT compilations (sun.ci.totalCompiles).", float64(j.JITCompilations))
+	e.counter("jvm_jit_bailouts_total", "JVM JIT compilations that bailed out (sun.ci.totalBailouts).", float64(j.JITBailouts))
+	e.counter("jvm_jit_compiled_code_bytes_total", "Machine code bytes the JIT compiled since start (sun.ci.nmethodCodeSize; cumulative: hsperfdata has no code cache usage gauge).", float64(j.JITCodeBytes))
+	if j.CodeCacheReservedBytes > 0 {
+		e.gauge("jvm_code_cache_reserved_bytes", "Code cache size the JVM was started with (-XX:ReservedCodeCacheSize; absent when the JVM chose its default).", float64(j.CodeCacheReservedBytes))
+	}
 	e.gauge("jvm_start_time_seconds", "JVM start time since the epoch.", float64(j.StartTime)/1000)
 }

@@ -60,6 +60,8 @@ type Process struct {
 	// JVM.
 	Launcher *Child `json:"launcher,omitempty"`
 	HeapDump string `json:"heapDump,omitempty"` // path of a dump that finished this cycle
+	// Spark is a driver's last answer from its REST API (Config.SparkREST).
+	Spark *SparkApp `json:"spark,omitempty"`
 
 	startTicks uint64
 	gid        int

@@ -64,7 +64,7 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 // qualifiers are the point attributes kept in a sample's metric name
 // (jvm.memory.used{heap}); other attributes (pool, collector) are summed
 // over.
-var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode", "disk.io.direction"}
+var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode", "disk.io.direction", "spark.memory.kind"}
 
 // Series the driver-degradation rule needs, kept beside the summed ones:
 // the old generation's pool and major (full) collections.

@@ -1,6 +1,7 @@
 package hsperf
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,12 +143,31 @@ type Safepoints struct {
 	Time, SyncTime time.Duration
 }
 
-// JIT are compiler counters.
+// JIT are compiler counters. HotSpot publishes no code cache gauge in
+// hsperfdata (codeCache.cpp creates no PerfData; the code heaps are seen
+// through JMX or jcmd Compiler.codecache) and no "compilation disabled"
+// state (CompileBroker's _should_compile_new_jobs and stopped count are
+// plain fields): what there is are cumulative compiler counters and the
+// -XX:ReservedCodeCacheSize the JVM was started with.
 type JIT struct {
 	CompileTime   time.Duration // java.ci.totalTime
 	Compiles      int64         // sun.ci.totalCompiles
 	Bailouts      int64         // sun.ci.totalBailouts
 	Invalidations int64         // sun.ci.totalInvalidates
+	// CodeBytes is sun.ci.nmethodCodeSize: machine code bytes of every
+	// method compiled since start, summed; it never falls when the code
+	// cache flushes methods, so it is the rate of code put into the cache.
+	CodeBytes int64
+	// NMethodBytes is sun.ci.nmethodSize: the same with each compiled
+	// method's metadata (relocations, scopes, oops).
+	NMethodBytes int64
+	// LastFailedMethod is sun.ci.lastFailedMethod: the last compilation
+	// that bailed out ("" when none did).
+	LastFailedMethod string
+	// ReservedCodeCache is -XX:ReservedCodeCacheSize from the JVM's
+	// arguments (java.rt.vmArgs, JAVA_TOOL_OPTIONS included), in bytes; 0 when the JVM chose its default
+	// (240 MiB with tiered compilation on JDK 17).
+	ReservedCodeCache int64
 }
 
 // Heap are totals over the generations, and the old generation on its own
@@ -239,10 +259,13 @@ func (s *Snapshot) JVM() JVM {
 			SyncTime: dur("sun.rt.safepointSyncTime"),
 		},
 		JIT: JIT{
-			CompileTime:   dur("java.ci.totalTime"),
-			Compiles:      long("sun.ci.totalCompiles"),
-			Bailouts:      long("sun.ci.totalBailouts"),
-			Invalidations: long("sun.ci.totalInvalidates"),
+			CompileTime:      dur("java.ci.totalTime"),
+			Compiles:         long("sun.ci.totalCompiles"),
+			Bailouts:         long("sun.ci.totalBailouts"),
+			Invalidations:    long("sun.ci.totalInvalidates"),
+			CodeBytes:        long("sun.ci.nmethodCodeSize"),
+			NMethodBytes:     long("sun.ci.nmethodSize"),
+			LastFailedMethod: str("sun.ci.lastFailedMethod"),
 		},
 	}
 	if ms, ok := s.Long("sun.rt.createVmBeginTime"); ok && ms > 0 {
@@ -251,6 +274,7 @@ func (s *Snapshot) JVM() JVM {
 	if f := strings.Fields(j.Command); len(f) > 0 {
 		j.MainClass, j.Args = f[0], f[1:]
 	}
+	j.JIT.ReservedCodeCache = xxSize(j.JVMArgs, "ReservedCodeCacheSize")
 	j.Collectors, j.Generations = s.gc(hz)
 	j.Heap = heapTotals(j.Collector, j.Collectors, j.Generations)
 	return j
@@ -472,4 +496,39 @@ func oldGeneration(gens []Generation) *Generation {
 		}
 	}
 	return nil
+}
+
+// xxSize reads the last -XX:name=size in args (the JVM keeps the last
+// one), with HotSpot's k, m, g and t suffixes; 0 when absent or unreadable.
+func xxSize(args, name string) int64 {
+	var size int64
+	for _, a := range strings.Fields(args) {
+		v, ok := strings.CutPrefix(a, "-XX:"+name+"=")
+		if !ok {
+			continue
+		}
+		mult := int64(1)
+		if n := len(v); n > 0 {
+			switch v[n-1] {
+			case 'k', 'K':
+				mult = 1 << 10
+			case 'm', 'M':
+				mult = 1 << 20
+			case 'g', 'G':
+				mult = 1 << 30
+			case 't', 'T':
+				mult = 1 << 40
+			}
+			if mult > 1 {
+				v = v[:n-1]
+			}
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/mult {
+			size = 0
+			continue
+		}
+		size = n * mult
+	}
+	return size
 }

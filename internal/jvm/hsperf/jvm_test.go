@@ -137,7 +137,7 @@ func checkJVM(t *testing.T, j JVM, jdk string) {
 	if j.Safepoints.Count <= 0 || j.Safepoints.Time <= 0 || j.Safepoints.SyncTime <= 0 {
 		t.Errorf("got safepoints %+v", j.Safepoints)
 	}
-	if j.JIT.CompileTime <= 0 || j.JIT.Compiles <= 0 {
+	if j.JIT.CompileTime <= 0 || j.JIT.Compiles <= 0 || j.JIT.CodeBytes <= 0 || j.JIT.NMethodBytes < j.JIT.CodeBytes {
 		t.Errorf("got JIT %+v", j.JIT)
 	}
 }
@@ -219,6 +219,26 @@ func TestTicksToDuration(t *testing.T) {
 	for _, tt := range tests {
 		if got := ticksToDuration(tt.ticks, tt.hz); got != tt.want {
 			t.Errorf("ticksToDuration(%d, %d): got %v, want %v", tt.ticks, tt.hz, got, tt.want)
+		}
+	}
+}
+
+func TestXXSize(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		want int64
+	}{
+		{"-Xmx1g -XX:ReservedCodeCacheSize=3m", 3 << 20},
+		{"-XX:ReservedCodeCacheSize=240M -XX:ReservedCodeCacheSize=512k", 512 << 10}, // the last one wins
+		{"-XX:ReservedCodeCacheSize=1g", 1 << 30},
+		{"-XX:ReservedCodeCacheSize=2621440", 2621440},
+		{"-XX:ReservedCodeCacheSize=lots", 0},
+		{"-XX:ReservedCodeCacheSize=99999999999t", 0},
+		{"-XX:InitialCodeCacheSize=3m", 0},
+		{"", 0},
+	} {
+		if got := xxSize(c.args, "ReservedCodeCacheSize"); got != c.want {
+			t.Errorf("xxSize(%q): got %d, want %d", c.args, got, c.want)
 		}
 	}
 }

@@ -384,3 +384,112 @@ func startWorkloadNoWait(t testing.TB, argv []string, env ...string) *workload {
 	j := sparktest.StartJVM(t, argv, env...)
 	return &workload{cmd: j.Cmd, pid: j.PID, in: j.Stdin, lines: j.Lines}
 }
+
+// TestLiveCodeCache: the compiler counters hsperfdata has on a real JVM —
+// the code bytes compiled grow as the JVM compiles more and never exceed
+// the nmethod sizes they are part of; the reserved code cache is the one
+// the JVM was started with, and zero when it chose its own.
+func TestLiveCodeCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVMs")
+	}
+	home := sparktest.JDK(t, "17")
+	classes := compile(t, home)
+	java := filepath.Join(home, "bin", "java")
+	read := func(pid int) JIT {
+		t.Helper()
+		path, err := FindFile("/proc", pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.JVM().JIT
+	}
+	w := startWorkload(t, []string{java, "-XX:ReservedCodeCacheSize=3m", "-Xmx128m", "-cp", classes, "Workload"})
+	before := read(w.pid)
+	if before.ReservedCodeCache != 3<<20 {
+		t.Errorf("got reserved code cache %d, want 3 MiB from -XX:ReservedCodeCacheSize=3m", before.ReservedCodeCache)
+	}
+	w.do(t, "alloc 64", "classes 200", "alloc 64", "gc", "alloc 64")
+	after := read(w.pid)
+	if after.Compiles <= before.Compiles || after.CodeBytes <= before.CodeBytes {
+		t.Errorf("got compiles %d → %d, code bytes %d → %d; want both to grow with the work", before.Compiles,
+			after.Compiles, before.CodeBytes, after.CodeBytes)
+	}
+	if after.NMethodBytes < after.CodeBytes {
+		t.Errorf("got nmethod bytes %d below their code bytes %d", after.NMethodBytes, after.CodeBytes)
+	}
+
+	d := startWorkload(t, []string{java, "-Xmx64m", "-cp", classes, "Workload"})
+	if got := read(d.pid).ReservedCodeCache; got != 0 {
+		t.Errorf("a JVM without -XX:ReservedCodeCacheSize: got reserved code cache %d, want 0 (its own default)", got)
+	}
+}
+
+// TestLiveCodeCacheFull fills a real JDK 17 JVM's code cache (2496 KiB,
+// the least it takes, flushing off) with thousands of hot methods until
+// HotSpot prints "CodeCache is full. Compiler has been disabled." — and
+// records what hsperfdata shows of it: the compilation that failed
+// (sun.ci.totalBailouts, sun.ci.lastFailedMethod), and no counter of its
+// own saying compilation is off.
+func TestLiveCodeCacheFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a JVM for half a minute")
+	}
+	home := sparktest.JDK(t, "17")
+	dir := t.TempDir()
+	var src strings.Builder
+	const methods = 4000
+	src.WriteString("public class Fill {\n")
+	for i := 0; i < methods; i++ {
+		fmt.Fprintf(&src, "  static long m%d(long x) { long s = x; for (int j = 0; j < 50; j++) { s = s * 31 + j * %d + (s >>> 7) ^ %d; } return s; }\n", i, i, i)
+	}
+	src.WriteString("  static long run(long r) { long t = 0;\n")
+	for i := 0; i < methods; i++ {
+		fmt.Fprintf(&src, "    t += m%d(r);\n", i)
+	}
+	src.WriteString("    return t; }\n  public static void main(String[] a) throws Exception {\n" +
+		"    long t = 0; for (int r = 0; r < 3000; r++) t += run(r);\n" +
+		"    System.out.println(\"done \" + t); System.in.read(); }\n}\n")
+	if err := os.WriteFile(filepath.Join(dir, "Fill.java"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sparktest.CompileJava(filepath.Join(home, "bin", "javac"), dir, filepath.Join(dir, "Fill.java")); err != nil {
+		t.Fatal(err)
+	}
+	j := sparktest.StartJVM(t, []string{filepath.Join(home, "bin", "java"), "-XX:ReservedCodeCacheSize=2496k",
+		"-XX:-SegmentedCodeCache", "-XX:-UseCodeCacheFlushing", "-Xlog:codecache=warning:stdout", "-cp", dir, "Fill"})
+	full := false
+	for j.Lines.Scan() {
+		line := j.Lines.Text()
+		full = full || strings.Contains(line, "CodeCache is full. Compiler has been disabled")
+		if strings.HasPrefix(line, "done ") {
+			break
+		}
+	}
+	if !full {
+		t.Fatal("the JVM never said its code cache was full")
+	}
+	path, err := FindFile("/proc", j.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jit := s.JVM().JIT
+	if jit.Bailouts < 1 || !strings.HasPrefix(jit.LastFailedMethod, "Fill m") || jit.ReservedCodeCache != 2496<<10 {
+		t.Errorf("got %+v, want a bailout of one of Fill's methods and the 2496 KiB reserve", jit)
+	}
+	for _, e := range s.Entries {
+		if n := strings.ToLower(e.Name); strings.Contains(n, "codecache") || strings.Contains(n, "code_cache") ||
+			strings.Contains(n, "codeheap") || strings.Contains(n, "compilation.disabled") {
+			t.Errorf("hsperfdata has %s: the agent could export it", e.Name)
+		}
+	}
+	t.Logf("code cache full: %+v", jit)
+}
