@@ -16,6 +16,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
+	"github.com/sparkdx/sparkdx/internal/export/prom"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/s3"
 	"github.com/sparkdx/sparkdx/internal/server"
@@ -45,6 +46,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	retention := fs.Duration("retention", 7*24*time.Hour, "how long agent samples are kept")
 	rawLogs := fs.Bool("serve-raw-logs", false, "serve /api/v1/.../logs (zips of the raw, unredacted event logs)")
 	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
+	metricsMax := fs.Int("metrics-max-finished", prom.DefaultMaxFinishedApps, "at most this many finished applications in /metrics (those that ended last)")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
 	resumeEvery := fs.Duration("resume-every", 30*time.Second, "how often a running log's replay state is stored, so a restart continues it instead of reading it again (a kill -9 re-reads at most this much)")
 	s3f := addS3Flags(fs)
@@ -86,6 +88,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	rules, err := redact.New(*redaction)
 	if err != nil {
 		return usageErr("--redaction-regex: %v", err)
+	}
+	if *metricsMax < 1 {
+		return usageErr("--metrics-max-finished %d: must be at least 1", *metricsMax)
 	}
 	var token string
 	if *tokenFile != "" {
@@ -129,7 +134,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	limits := server.DefaultHTTPLimits()
 	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
-		MetricsWindow: *metricsWindow, RawLogs: *rawLogs, Metrics: exp}), limits)
+		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp}), limits)
 	ln = server.LimitListener(ln, limits.MaxConns)
 	fmt.Fprintf(stdout, "sparkdx serve: listening on http://%s (data %s)\n", ln.Addr(), *data)
 

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,9 +24,11 @@ import (
 type promSource struct {
 	s      *Server
 	window time.Duration
+	max    int // finished applications reported
 
-	mu   sync.Mutex
-	apps map[string]promApp // by log key
+	mu      sync.Mutex
+	apps    map[string]promApp // by log key
+	omitted int                // finished applications inWindow left out
 }
 
 type promApp struct {
@@ -37,13 +41,7 @@ func (p *promSource) Apps() []prom.App {
 	now := p.s.cfg.Now().UnixMilli()
 	var out []prom.App
 	live := map[string]bool{}
-	for _, r := range p.s.cfg.Ingest.Records() {
-		if r.AppID == "" {
-			continue
-		}
-		if r.Done && max(r.EndTime, r.LastUpdated) < now-p.window.Milliseconds() {
-			continue // outside the window: the collector would drop it
-		}
+	for _, r := range p.inWindow(now) {
 		live[r.Key] = true
 		version := fmt.Sprint(r.Done, r.Events, r.ModTime)
 		if !r.Done {
@@ -76,6 +74,45 @@ func (p *promSource) Apps() []prom.App {
 	return out
 }
 
+// inWindow is the logs /metrics reports: every running one, and the
+// finished ones that ended inside the window, the last max of them — so
+// that only those are analysed (a restart over a directory of old logs
+// copied today analyses none of them).
+func (p *promSource) inWindow(now int64) []store.LogRecord {
+	var running, finished []store.LogRecord
+	recs, unnamed := p.s.cfg.Ingest.Records(), 0
+	for _, r := range recs {
+		switch {
+		case r.AppID == "":
+			unnamed++
+		case !r.Done:
+			running = append(running, r)
+		case recordEnd(r) >= now-p.window.Milliseconds():
+			finished = append(finished, r)
+		}
+	}
+	if len(finished) > p.max {
+		slices.SortFunc(finished, func(a, b store.LogRecord) int { return cmp.Compare(recordEnd(b), recordEnd(a)) })
+		finished = finished[:p.max]
+	}
+	p.mu.Lock()
+	p.omitted = len(recs) - len(running) - len(finished) - unnamed
+	p.mu.Unlock()
+	return append(running, finished...)
+}
+
+// recordEnd is when a finished log's application ended: its end event,
+// else its last event (as the analysis says), else the file's time.
+func recordEnd(r store.LogRecord) int64 {
+	switch {
+	case r.EndTime > 0:
+		return r.EndTime
+	case r.LastEvent > 0:
+		return r.LastEvent
+	}
+	return r.LastUpdated
+}
+
 func (p *promSource) analyse(r store.LogRecord) (prom.App, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -89,11 +126,17 @@ func (p *promSource) analyse(r store.LogRecord) (prom.App, error) {
 	return prom.NewApp(a, an.Result, an.Report.Findings), nil
 }
 
+func (p *promSource) omittedNow() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.omitted
+}
+
 // Health implements prom.Source.
 func (p *promSource) Health() prom.Health {
 	st := p.s.cfg.Ingest.Status()
 	return prom.Health{IngestLag: time.Duration(st.LagMs) * time.Millisecond, QueueDepth: st.QueueDepth,
-		ParseErrors: uint64(st.BadLines), Logs: st.Logs}
+		ParseErrors: uint64(st.BadLines), Logs: st.Logs, Omitted: p.omittedNow()}
 }
 
 // ingestCollector exports the ingest counters prom.Collector does not.
@@ -148,11 +191,14 @@ func (c *ingestCollector) Collect(ch chan<- prometheus.Metric) {
 // metricsHandler serves /metrics: the applications (package prom) and
 // ingest's own counters.
 func (s *Server) metricsHandler() (http.Handler, error) {
-	src := &promSource{s: s, window: s.cfg.MetricsWindow, apps: map[string]promApp{}}
+	src := &promSource{s: s, window: s.cfg.MetricsWindow, max: s.cfg.MetricsMaxFinished, apps: map[string]promApp{}}
 	if src.window <= 0 {
 		src.window = time.Hour
 	}
-	c, err := prom.NewCollector(src, prom.Config{Window: src.window, Now: s.cfg.Now})
+	if src.max <= 0 {
+		src.max = prom.DefaultMaxFinishedApps
+	}
+	c, err := prom.NewCollector(src, prom.Config{Window: src.window, MaxFinishedApps: src.max, Now: s.cfg.Now})
 	if err != nil {
 		return nil, err
 	}

@@ -2,15 +2,21 @@ package server
 
 import (
 	"bytes"
+	"cmp"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -57,5 +63,35 @@ func TestMetrics(t *testing.T) {
 	}
 	if !strings.Contains(string(body), "sparkdx_serve_logs_running 1") {
 		t.Errorf("want sparkdx_serve_logs_running 1")
+	}
+}
+
+// TestMetricsFinishedBound: /metrics reports the finished applications
+// that ended last, at most MetricsMaxFinished of them, and counts the
+// others as dropped.
+func TestMetricsFinishedBound(t *testing.T) {
+	ts := startServerWith(t, t.TempDir(), []string{sparktest.Path(t, "spark-events")}, func(ic *ingest.Config, sc *Config) {
+		ic.Poll = 50 * time.Millisecond
+		sc.MetricsWindow = 100 * 365 * 24 * time.Hour
+		sc.MetricsMaxFinished = 3
+	})
+	ts.waitIdle(t)
+	var apps []AppSummary
+	ts.getJSON(t, "/api/sparkdx/v1/apps?sort=-start", &apps)
+	slices.SortStableFunc(apps, func(a, b AppSummary) int { return cmp.Compare(b.EndTime, a.EndTime) })
+	want := map[string]bool{}
+	for _, a := range apps[:3] {
+		want[a.ID] = true
+	}
+	_, body := ts.get(t, "/metrics")
+	got := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^spark_app_info\{[^}]*app_id="([^"]+)"`).FindAllStringSubmatch(string(body), -1) {
+		got[m[1]] = true
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("/metrics reports %v, want the three that ended last %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+	}
+	if m := regexp.MustCompile(`(?m)^sparkdx_serve_apps_dropped (\d+)`).FindStringSubmatch(string(body)); m == nil || m[1] != strconv.Itoa(len(apps)-3) {
+		t.Errorf("sparkdx_serve_apps_dropped %v, want %d", m, len(apps)-3)
 	}
 }

@@ -35,6 +35,9 @@ type Config struct {
 	// MetricsWindow keeps finished applications in /metrics this long
 	// after they end (default 1h).
 	MetricsWindow time.Duration
+	// MetricsMaxFinished bounds the finished applications in /metrics: the
+	// ones that ended last (default prom.DefaultMaxFinishedApps).
+	MetricsMaxFinished int
 	// Metrics also receives every OTLP metrics request stored (the Delta
 	// samples table); none when nil.
 	Metrics MetricsSink

@@ -7,6 +7,8 @@
 package prom
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +37,10 @@ type Health struct {
 	QueueDepth  int           // logs waiting to be read
 	ParseErrors uint64        // unparsable lines since start
 	Logs        int           // logs known
+	// Omitted counts the finished applications the source left out of
+	// Apps itself (outside the window, beyond MaxFinishedApps) before
+	// analysing them; they are reported as dropped too.
+	Omitted int
 }
 
 // Config bounds what the collector exports.
@@ -48,6 +54,11 @@ type Config struct {
 	// MaxQueriesPerApp bounds per-query streaming series: the queries
 	// that reported a batch last are kept (default 50).
 	MaxQueriesPerApp int
+	// MaxFinishedApps bounds the finished applications reported: the ones
+	// that ended last inside the window are kept (default 500; every
+	// running application is reported). A platform that ends thousands of
+	// applications an hour would otherwise scrape a million series.
+	MaxFinishedApps int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -62,6 +73,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxQueriesPerApp < 0 {
 		return errorf("max queries per app %d: must not be negative", c.MaxQueriesPerApp)
+	}
+	if c.MaxFinishedApps < 0 {
+		return errorf("max finished apps %d: must not be negative", c.MaxFinishedApps)
 	}
 	return nil
 }
@@ -88,6 +102,9 @@ func NewCollector(src Source, cfg Config) (*Collector, error) {
 	}
 	if cfg.MaxQueriesPerApp == 0 {
 		cfg.MaxQueriesPerApp = 50
+	}
+	if cfg.MaxFinishedApps == 0 {
+		cfg.MaxFinishedApps = DefaultMaxFinishedApps
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -145,6 +162,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	apps := c.src.Apps()
 	cutoff := c.cfg.Now().Add(-c.cfg.Window).UnixMilli()
 	st := serverState{Health: c.src.Health()}
+	st.dropped = st.Omitted
 	kept := apps[:0:0]
 	seen := map[[2]string]int{} // app and attempt id → index in kept
 	for i := range apps {
@@ -169,6 +187,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		seen[key] = len(kept)
 		kept = append(kept, *a)
 	}
+	kept, st.dropped = lastFinished(kept, c.cfg.MaxFinishedApps, st.dropped)
 	st.reported = len(kept)
 	for _, m := range c.metrics {
 		d := c.descs[m.name]
@@ -180,6 +199,34 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			c.collectApp(ch, m, d, &kept[i])
 		}
 	}
+}
+
+// DefaultMaxFinishedApps is Config.MaxFinishedApps's default.
+const DefaultMaxFinishedApps = 500
+
+// lastFinished keeps every running application of apps and the max
+// finished ones that ended last, adding those it leaves to dropped.
+func lastFinished(apps []App, max, dropped int) ([]App, int) {
+	finished := 0
+	for i := range apps {
+		if !apps[i].Running() {
+			finished++
+		}
+	}
+	if finished <= max {
+		return apps, dropped
+	}
+	slices.SortStableFunc(apps, func(a, b App) int {
+		if a.Running() != b.Running() {
+			if a.Running() {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.Result.EndTime, a.Result.EndTime)
+	})
+	cut := len(apps) - (finished - max)
+	return apps[:cut], dropped + len(apps) - cut
 }
 
 // phases maps the analyzer's phases to the phase label values.

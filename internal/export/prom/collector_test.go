@@ -244,6 +244,50 @@ func TestWindow(t *testing.T) {
 	}
 }
 
+// MaxFinishedApps bounds the finished applications: those that ended
+// last are kept, every running one is, the rest are counted as dropped.
+func TestFinishedAppsBound(t *testing.T) {
+	apps := loadApps(t, "local-1430917381534", "application_1553914137147_0018", "local-1422981759269",
+		"application_1578436911597_0052")
+	res := *apps[3].Result
+	res.Completed = false
+	apps[3].Result = &res
+	running := res.AppID
+	// The finished ones from the one that ended last.
+	fin := slices.Clone(apps[:3])
+	slices.SortFunc(fin, func(a, b App) int { return int(b.Result.EndTime - a.Result.EndTime) })
+	for _, tc := range []struct {
+		max      int
+		wantApps []string
+	}{
+		{1, []string{fin[0].Result.AppID, running}},
+		{2, []string{fin[0].Result.AppID, fin[1].Result.AppID, running}},
+		{3, []string{fin[0].Result.AppID, fin[1].Result.AppID, fin[2].Result.AppID, running}},
+	} {
+		c, err := NewCollector(&fakeSource{apps: slices.Clone(apps)}, Config{Window: 100 * 365 * 24 * time.Hour, MaxFinishedApps: tc.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fams := parse(t, scrape(t, c))
+		var got []string
+		for _, s := range fams["spark_app_info"].GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "app_id" {
+					got = append(got, l.GetValue())
+				}
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(tc.wantApps)
+		if strings.Join(got, ",") != strings.Join(tc.wantApps, ",") {
+			t.Errorf("max %d: got apps %v, want %v", tc.max, got, tc.wantApps)
+		}
+		if d := fams["sparkdx_serve_apps_dropped"].GetMetric()[0].GetGauge().GetValue(); d != float64(3-tc.max) {
+			t.Errorf("max %d: got %v dropped, want %d", tc.max, d, 3-tc.max)
+		}
+	}
+}
+
 // MaxExecutorsPerApp bounds executor series, keeping the driver and the
 // largest heaps.
 func TestExecutorBound(t *testing.T) {
@@ -333,6 +377,7 @@ func TestConfigValidate(t *testing.T) {
 		{"zero", Config{}, true},
 		{"negative window", Config{Window: -time.Second}, false},
 		{"negative executors", Config{MaxExecutorsPerApp: -1}, false},
+		{"negative finished apps", Config{MaxFinishedApps: -1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewCollector(&fakeSource{}, tc.cfg)

@@ -245,7 +245,7 @@ func table() []metric {
 			help:   "Event logs the server knows.",
 			server: func(h *serverState) float64 { return float64(h.Logs) }},
 		{name: "sparkdx_serve_apps_dropped", typ: g, scope: scopeServer,
-			help:   "Finished applications left out of /metrics because they ended before the window.",
+			help:   "Finished applications left out of /metrics: ended before the window, or beyond the most recently ended ones kept.",
 			server: func(h *serverState) float64 { return float64(h.dropped) }},
 		{name: "sparkdx_serve_apps_reported", typ: g, scope: scopeServer,
 			help:   "Applications /metrics reports (running, or finished within the window).",
