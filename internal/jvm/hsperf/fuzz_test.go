@@ -2,6 +2,7 @@ package hsperf
 
 import (
 	"encoding/binary"
+	"path/filepath"
 	"testing"
 )
 
@@ -62,5 +63,33 @@ func FuzzHsperf(f *testing.F) {
 			order.PutUint32(g[28:], uint32(entries))
 			check(g)
 		}
+	})
+}
+
+// FuzzReader: a Reader reading a buffer and then another one (the second
+// often the first with bytes changed, as a live JVM changes its file)
+// returns for the second exactly what a fresh parse does.
+func FuzzReader(f *testing.F) {
+	for _, name := range fixtures {
+		b := readFixture(f, name)
+		s, err := Parse(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		used := b[:s.Used]
+		f.Add(used, uint16(200), byte(7), uint16(0))
+		f.Add(used, uint16(s.EntryOffset+40), byte(0xff), uint16(len(used)/2))
+		f.Add(used, uint16(16), byte(1), uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, at uint16, xor byte, cut uint16) {
+		second := append([]byte(nil), b...)
+		if int(at) < len(second) {
+			second[at] ^= xor
+		}
+		if c := int(cut); c > 0 && c < len(second) {
+			second = second[:c]
+		}
+		path := filepath.Join(t.TempDir(), "77")
+		readTwice(t, path, b, second)
 	})
 }

@@ -137,6 +137,8 @@ type Entry struct {
 	Text string
 	// Raw holds the data of any other type, in the buffer's byte order.
 	Raw []byte
+
+	data, size int // where the value lies in the buffer, its bytes
 }
 
 // IsLong reports whether the entry is a long scalar, the type of every
@@ -357,6 +359,7 @@ func parseEntry(b []byte, text string, off int, bo binary.ByteOrder) (Entry, int
 	e.Name = name
 
 	d := off + dataOff
+	e.data, e.size = d, n
 	switch {
 	case e.IsLong():
 		e.Long = int64(bo.Uint64(b[d:]))
