@@ -156,6 +156,7 @@ type Agent struct {
 	jvm   jvmCollector
 	dumps *heapDumper
 	rest  *sparkREST // nil when off
+	stat  *statReader
 
 	prev     map[procKey]Process
 	memory   map[procKey]*known
@@ -191,6 +192,7 @@ func New(cfg Config) (*Agent, error) {
 		fs:     fs,
 		cont:   containerCollector{root: cfg.CgroupRoot, procRoot: cfg.ProcRoot},
 		jvm:    jvmCollector{procRoot: cfg.ProcRoot},
+		stat:   &statReader{root: cfg.ProcRoot},
 		prev:   map[procKey]Process{},
 		dumped: map[procKey]string{},
 		errors: map[string]uint64{},
@@ -223,7 +225,7 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, memory, err := scan(a.fs, a.memory, errs)
+	t, memory, err := scan(a.fs, a.stat, a.memory, errs)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +256,7 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 			}
 		}
 		p := pc.collect(f, errs)
-		p.Container = a.cont.collect(f.info.proc, k, errs)
+		p.Container = a.cont.collect(f.info.proc, k, now, errs)
 		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)
 		key := procKey{p.PID, p.startTicks}
 		if a.rest != nil && p.Role == RoleDriver {

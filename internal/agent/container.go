@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prometheus/procfs"
 )
@@ -19,7 +20,8 @@ type Container struct {
 	CgroupVersion int    `json:"cgroupVersion"`
 	Path          string `json:"path"`
 	// MemoryLimitBytes is the smallest limit on the cgroup and its
-	// ancestors; 0 means unlimited.
+	// ancestors; 0 means unlimited. It and the CPU quota are read once a
+	// minute (a resized container shows its new limits within a minute).
 	MemoryLimitBytes    uint64  `json:"memoryLimitBytes,omitempty"`
 	MemoryUsageBytes    uint64  `json:"memoryUsageBytes"`
 	OOMKills            uint64  `json:"oomKills"`
@@ -47,12 +49,22 @@ type cgroupDirs struct {
 	// parentLimit is the smallest memory limit on the ancestors, read when
 	// the cgroup is first resolved; 0 means none.
 	parentLimit uint64
+
+	// The cgroup's own memory limit and CPU quota, read again once they
+	// are limitsEvery old (a container is resized rarely; its usage and
+	// counters are read every cycle).
+	limitsRead time.Time
+	memLimit   uint64
+	cpuQuota   float64
 }
+
+// limitsEvery is how long a cgroup's limits are reused.
+const limitsEvery = time.Minute
 
 // collect returns the cgroup figures of a process, or nil when the process
 // has no cgroup the agent can read. Where the cgroup lives is looked up
 // once per process.
-func (c containerCollector) collect(p procfs.Proc, k *known, errs map[string]int) *Container {
+func (c containerCollector) collect(p procfs.Proc, k *known, now time.Time, errs map[string]int) *Container {
 	if k.cgroup == nil {
 		cgs, err := p.Cgroups()
 		if err != nil {
@@ -68,8 +80,13 @@ func (c containerCollector) collect(p procfs.Proc, k *known, errs map[string]int
 	if !k.cgroupOK {
 		return nil
 	}
+	if now.Sub(k.cgroup.limitsRead) >= limitsEvery {
+		k.cgroup.readLimits(errs)
+		k.cgroup.limitsRead = now
+	}
 	d := *k.cgroup
-	out := &Container{CgroupVersion: d.version, Path: d.path, memDir: d.mem}
+	out := &Container{CgroupVersion: d.version, Path: d.path, memDir: d.mem, MemoryLimitBytes: d.memLimit,
+		CPUQuotaCores: d.cpuQuota}
 	if d.version == 2 {
 		c.readV2(d, out, errs)
 	} else {
@@ -147,16 +164,31 @@ func pathIn(p string, own bool) string {
 	return p
 }
 
+// readLimits reads the cgroup's memory limit (its own, or its ancestors'
+// when smaller) and CPU quota.
+func (d *cgroupDirs) readLimits(errs map[string]int) {
+	d.memLimit = ownLimit(*d, errs)
+	d.cpuQuota = 0
+	switch {
+	case d.version == 2:
+		if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.max")); err == nil {
+			d.cpuQuota = parseCPUMax(b)
+		}
+	case d.cpu != "":
+		quota := readInt(filepath.Join(d.cpu, "cpu.cfs_quota_us"))
+		period := readInt(filepath.Join(d.cpu, "cpu.cfs_period_us"))
+		if quota > 0 && period > 0 {
+			d.cpuQuota = float64(quota) / float64(period)
+		}
+	}
+}
+
 func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string]int) {
-	out.MemoryLimitBytes = ownLimit(d, errs)
 	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.current"), errs)
 	if b, err := os.ReadFile(filepath.Join(d.mem, "memory.events")); err == nil {
 		out.OOMKills = parseKeyed(b)["oom_kill"]
 	} else if !os.IsNotExist(err) {
 		errs["cgroup"]++
-	}
-	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.max")); err == nil {
-		out.CPUQuotaCores = parseCPUMax(b)
 	}
 	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.stat")); err == nil {
 		kv := parseKeyed(b)
@@ -166,16 +198,10 @@ func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string
 }
 
 func (c containerCollector) readV1(d cgroupDirs, out *Container, errs map[string]int) {
-	out.MemoryLimitBytes = ownLimit(d, errs)
 	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.usage_in_bytes"), errs)
 	out.OOMKills, _ = oomKills(1, d.mem)
 	if d.cpu == "" {
 		return
-	}
-	quota := readInt(filepath.Join(d.cpu, "cpu.cfs_quota_us"))
-	period := readInt(filepath.Join(d.cpu, "cpu.cfs_period_us"))
-	if quota > 0 && period > 0 {
-		out.CPUQuotaCores = float64(quota) / float64(period)
 	}
 	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.stat")); err == nil {
 		kv := parseKeyed(b)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestContainerCollectorFixture(t *testing.T) {
@@ -110,5 +111,40 @@ func TestContainerSeenFromAnotherCgroupNamespace(t *testing.T) {
 	c := byPID(sample(t, fixtureAgent(t, root, Config{})))[100].Container
 	if c == nil || c.MemoryLimitBytes != 1073741824 || c.MemoryUsageBytes != 900000000 || c.OOMKills != 4 {
 		t.Errorf("got %+v, want the container's own view: limit 1073741824, usage 900000000, 4 OOM kills", c)
+	}
+}
+
+// TestContainerLimitsReread: a cgroup's usage is read every cycle, its
+// limits (memory.max, cpu.max) once a minute — a resized container shows
+// its new limit within limitsEvery.
+func TestContainerLimitsReread(t *testing.T) {
+	root := copyFixture(t, "node1")
+	a := fixtureAgent(t, root, Config{})
+	p, err := a.fs.Proc(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "sys/fs/cgroup/kubepods/burstable/pod1/ctr-exec7")
+	write := func(name, v string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := &known{}
+	t0 := time.Unix(1_800_000_000, 0)
+	c := a.cont.collect(p, k, t0, map[string]int{})
+	if c.MemoryLimitBytes != 6442450944 || c.CPUQuotaCores != 4 {
+		t.Fatalf("first read: %+v", c)
+	}
+	write("memory.max", "8589934592\n")
+	write("cpu.max", "600000 100000\n")
+	write("memory.current", "2400000000\n")
+	c = a.cont.collect(p, k, t0.Add(10*time.Second), map[string]int{})
+	if c.MemoryUsageBytes != 2400000000 || c.MemoryLimitBytes != 6442450944 || c.CPUQuotaCores != 4 {
+		t.Errorf("10 s later: %+v, want the new usage and the limits of the first read", c)
+	}
+	c = a.cont.collect(p, k, t0.Add(limitsEvery), map[string]int{})
+	if c.MemoryLimitBytes != 8589934592 || c.CPUQuotaCores != 6 {
+		t.Errorf("a minute later: %+v, want the resized limits", c)
 	}
 }

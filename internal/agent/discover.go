@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"github.com/sparkdx/sparkdx/internal/jvm/hsperf"
 )
 
 // procInfo is what discovery reads for every process on the node: enough to
@@ -37,8 +38,8 @@ type known struct {
 
 	cgroup   *cgroupDirs // nil until resolved
 	cgroupOK bool
-	hsperf   string // hsperfdata file, "" until found
-	noPerf   string // why the JVM writes no hsperfdata (-XX:-UsePerfData)
+	hsperf   *hsperf.Reader // of the hsperfdata file, nil until found
+	noPerf   string         // why the JVM writes no hsperfdata (-XX:-UsePerfData)
 
 	pss   uint64 // last proportional set size read, and when
 	pssAt time.Time
@@ -63,7 +64,7 @@ type found struct {
 // line of those it has not seen before. Processes that vanish mid-walk or
 // whose files cannot be read are skipped and counted. It returns the
 // memory of the processes seen, to be passed to the next scan.
-func scan(fs procfs.FS, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
+func scan(fs procfs.FS, sr *statReader, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
 	procs, err := fs.AllProcs()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list processes: %w", err)
@@ -71,7 +72,7 @@ func scan(fs procfs.FS, memory map[procKey]*known, errs map[string]int) (*table,
 	t := &table{byPID: make(map[int]*procInfo, len(procs)), children: make(map[int][]int, len(procs))}
 	next := make(map[procKey]*known, len(procs))
 	for _, p := range procs {
-		st, err := p.Stat()
+		st, err := sr.read(p.PID)
 		if err != nil {
 			errs["stat"]++
 			continue

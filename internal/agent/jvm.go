@@ -72,20 +72,22 @@ func (c jvmCollector) collect(pid int, startMillis int64, k *known, errs map[str
 	if k.noPerf != "" {
 		return nil, k.noPerf
 	}
-	path := k.hsperf
-	if path == "" {
-		var err error
-		if path, err = hsperf.FindFile(c.procRoot, pid); err != nil {
+	r := k.hsperf
+	if r == nil {
+		path, err := hsperf.FindFile(c.procRoot, pid)
+		if err != nil {
 			if errors.Is(err, hsperf.ErrPerfDataDisabled) {
 				k.noPerf = err.Error() // an option the process cannot change
 			}
 			return nil, err.Error()
 		}
+		r = hsperf.NewReader(path)
 	}
-	snap, err := hsperf.ReadFile(path)
-	if err != nil && k.hsperf != "" {
+	path := r.Path()
+	snap, err := r.Read()
+	if err != nil && k.hsperf != nil {
 		// The remembered file went away; look again.
-		k.hsperf = ""
+		k.hsperf = nil
 		return c.collect(pid, startMillis, k, errs)
 	}
 	if err != nil {
@@ -98,7 +100,7 @@ func (c jvmCollector) collect(pid int, startMillis int64, k *known, errs map[str
 		// A JVM adding counters while we read; what was read is consistent.
 		errs["hsperf_partial"]++
 	}
-	k.hsperf = path
+	k.hsperf = r
 	hj := snap.JVM()
 	// The JVM starts after its process; a file from before the process
 	// started belongs to a dead JVM that had the same pid.

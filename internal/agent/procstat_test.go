@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/procfs"
+)
+
+// TestParseStatAgainstProcfs: on every process of this machine, the fields
+// the agent reads are what procfs's own parser reads; odd command names
+// (spaces, parentheses) and damaged lines are handled.
+func TestParseStatAgainstProcfs(t *testing.T) {
+	fs, err := procfs.NewFS("/proc")
+	if err != nil {
+		t.Skip(err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &statReader{root: "/proc"}
+	n := 0
+	for _, p := range procs {
+		want, err := p.Stat()
+		if err != nil {
+			continue // gone meanwhile
+		}
+		got, err := r.read(p.PID)
+		if err != nil {
+			continue
+		}
+		// CPU and memory move between the two reads; a process's identity
+		// and shape do not.
+		if got.PID != want.PID || got.Comm != want.Comm || got.PPID != want.PPID || got.Starttime != want.Starttime ||
+			got.UTime < want.UTime || got.STime < want.STime || (got.RSS == 0) != (want.RSS == 0) {
+			t.Errorf("pid %d: got %+v, procfs %+v", p.PID, got, want)
+		}
+		n++
+	}
+	if n < 3 {
+		t.Fatalf("compared %d processes", n)
+	}
+	self, _ := r.read(os.Getpid())
+	if self.NumThreads < 1 || self.State == "" || self.VSize == 0 {
+		t.Errorf("this process: %+v", self)
+	}
+
+	line := "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 -5 0 20 -10 9 0 12345 1000 77 18446744073709551615\n"
+	s, err := parseStat(42, []byte(line))
+	if err != nil || s.Comm != "a (b) c" || s.State != "S" || s.PPID != 1 || s.UTime != 7 || s.STime != 3 ||
+		s.NumThreads != 9 || s.Starttime != 12345 || s.VSize != 1000 || s.RSS != 77 {
+		t.Errorf("odd command: %+v, %v", s, err)
+	}
+	for _, bad := range []string{"", "42 no-parens S 1", "42 (x) S 1 2 3", "42 (x) S 1 2 3 4 5 6 7 8 9 10 x 12 13 14 15 16 17 18 19 20 21 22"} {
+		if _, err := parseStat(42, []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		} else if !strings.Contains(err.Error(), "field") && !strings.Contains(err.Error(), "command") {
+			t.Errorf("%q: error %v does not say what is wrong", bad, err)
+		}
+	}
+}
