@@ -88,6 +88,15 @@ type AppSummary struct {
 	// LastUpdated is when the log last changed (epoch ms).
 	LastUpdated int64 `json:"lastUpdated"`
 	key         string
+	search      string // name and id in lower case, for ?q=
+}
+
+// lower is the name and id in lower case, what ?q= searches.
+func (a *AppSummary) lower() string {
+	if a.search == "" {
+		return strings.ToLower(a.Name + "\x00" + a.ID)
+	}
+	return a.search
 }
 
 // cachedSummary is the report-derived part of a log's summary.
@@ -161,7 +170,8 @@ func (s *Server) buildSummaries() []AppSummary {
 		}
 		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
 			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Run: r.Run, Stages: r.Stages, Tasks: r.Tasks,
-			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{}}
+			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{},
+			search: strings.ToLower(r.AppName + "\x00" + r.AppID)}
 		if a.Tags == nil {
 			a.Tags = []string{}
 		}
@@ -293,17 +303,17 @@ func summaryOf(b []byte) (map[string]int64, []Finding) {
 }
 
 // appOrders are the ?sort= keys of the application lists.
-var appOrders = map[string]func(a, b AppSummary) int{
-	"start":    func(a, b AppSummary) int { return cmp.Compare(a.StartTime, b.StartTime) },
-	"duration": func(a, b AppSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
-	"name":     func(a, b AppSummary) int { return strings.Compare(a.Name, b.Name) },
-	"user":     func(a, b AppSummary) int { return strings.Compare(a.User, b.User) },
-	"stages":   func(a, b AppSummary) int { return cmp.Compare(a.Stages, b.Stages) },
-	"tasks":    func(a, b AppSummary) int { return cmp.Compare(a.Tasks, b.Tasks) },
-	"severity": func(a, b AppSummary) int { return cmp.Compare(worstRank(a), worstRank(b)) },
+var appOrders = map[string]func(a, b *AppSummary) int{
+	"start":    func(a, b *AppSummary) int { return cmp.Compare(a.StartTime, b.StartTime) },
+	"duration": func(a, b *AppSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
+	"name":     func(a, b *AppSummary) int { return strings.Compare(a.Name, b.Name) },
+	"user":     func(a, b *AppSummary) int { return strings.Compare(a.User, b.User) },
+	"stages":   func(a, b *AppSummary) int { return cmp.Compare(a.Stages, b.Stages) },
+	"tasks":    func(a, b *AppSummary) int { return cmp.Compare(a.Tasks, b.Tasks) },
+	"severity": func(a, b *AppSummary) int { return cmp.Compare(worstRank(a), worstRank(b)) },
 }
 
-func worstRank(a AppSummary) int {
+func worstRank(a *AppSummary) int {
 	if a.Worst == nil {
 		return 0
 	}
@@ -313,7 +323,7 @@ func worstRank(a AppSummary) int {
 // appList is the application attempts of all a list asks for: filtered (see
 // filter), sorted by ?sort= (default newest first) and cut at
 // ?offset=/?length= (length defaults to defLength; 0: all).
-func appList(all []AppSummary, q url.Values, defLength int) ([]AppSummary, listing, error) {
+func appList(all []AppSummary, q url.Values, defLength int) ([]*AppSummary, listing, error) {
 	l, err := parseListing(q, slices.Sorted(maps.Keys(appOrders)), "-start")
 	if err != nil {
 		return nil, l, err
@@ -325,9 +335,9 @@ func appList(all []AppSummary, q url.Values, defLength int) ([]AppSummary, listi
 	if err != nil {
 		return nil, l, err
 	}
-	apps = page(apps, &l, appOrders, func(a AppSummary) string { return a.key })
+	apps = page(apps, &l, appOrders, func(a *AppSummary) string { return a.key })
 	if apps == nil {
-		apps = []AppSummary{}
+		apps = []*AppSummary{}
 	}
 	return apps, l, nil
 }
@@ -335,7 +345,7 @@ func appList(all []AppSummary, q url.Values, defLength int) ([]AppSummary, listi
 // filter keeps the summaries a query asks for: user, status, rule, tag,
 // run (run id), q (name or id substring), from/to (start time, epoch ms or
 // YYYY-MM-DD).
-func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
+func filter(apps []AppSummary, q url.Values) ([]*AppSummary, error) {
 	from, err := timeParam(q.Get("from"))
 	if err != nil {
 		return nil, err
@@ -350,25 +360,26 @@ func filter(apps []AppSummary, q url.Values) ([]AppSummary, error) {
 	default:
 		return nil, errors.New("unknown status: " + status)
 	}
-	var out []AppSummary
-	for _, a := range apps {
-		if u := q.Get("user"); u != "" && a.User != u {
+	user, rule, tag, run, sub := q.Get("user"), q.Get("rule"), q.Get("tag"), q.Get("run"), strings.ToLower(q.Get("q"))
+	var out []*AppSummary
+	for i := range apps {
+		a := &apps[i]
+		if user != "" && a.User != user {
 			continue
 		}
 		if status != "" && a.Status != status {
 			continue
 		}
-		if rule := q.Get("rule"); rule != "" && !hasRule(a.Findings, rule) {
+		if rule != "" && !hasRule(a.Findings, rule) {
 			continue
 		}
-		if tag := q.Get("tag"); tag != "" && !contains(a.Tags, tag) {
+		if tag != "" && !contains(a.Tags, tag) {
 			continue
 		}
-		if run := q.Get("run"); run != "" && (a.Run == nil || a.Run.ID != run) {
+		if run != "" && (a.Run == nil || a.Run.ID != run) {
 			continue
 		}
-		if s := strings.ToLower(q.Get("q")); s != "" &&
-			!strings.Contains(strings.ToLower(a.Name), s) && !strings.Contains(strings.ToLower(a.ID), s) {
+		if sub != "" && !strings.Contains(a.lower(), sub) {
 			continue
 		}
 		if from > 0 && a.StartTime < from || to > 0 && a.StartTime >= to {

@@ -48,8 +48,9 @@ func BenchmarkFleetScale(b *testing.B) {
 		b.Logf("store: %d MB, %d bytes per application", fi.Size()>>20, fi.Size()/int64(n))
 	}
 
-	for _, p := range []string{"/api/v1/applications?limit=50", "/api/v1/applications", "/api/sparkdx/v1/apps",
-		"/api/sparkdx/v1/apps?status=completed&q=shell", "/?q=shell", "/", "/metrics"} {
+	for _, p := range []string{"/api/v1/applications?limit=50", "/api/v1/applications", "/api/sparkdx/v1/apps?length=50",
+		"/api/sparkdx/v1/apps?length=50&offset=5000&sort=-duration&status=completed&q=shell", "/api/sparkdx/v1/apps",
+		"/?q=shell&sort=-severity", "/", "/metrics"} {
 		b.Run(p, func(b *testing.B) {
 			// The first request builds what the next ones share (the
 			// summaries of this ingest version, a page's cache entry).

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -39,20 +38,24 @@ func parseListing(q url.Values, keys []string, def string) (listing, error) {
 }
 
 // page sorts items by l.Sort with orders (ties broken by key, so pages
-// never overlap), records the total in l and returns the asked page.
+// never overlap), records the total in l and returns the asked page. Items
+// already in that order (the summaries come newest first) are not sorted.
 func page[T any](items []T, l *listing, orders map[string]func(a, b T) int, key func(T) string) []T {
-	cmp := orders[strings.TrimPrefix(l.Sort, "-")]
+	by := orders[strings.TrimPrefix(l.Sort, "-")]
 	desc := strings.HasPrefix(l.Sort, "-")
-	sort.SliceStable(items, func(i, j int) bool {
-		c := cmp(items[i], items[j])
+	cmp := func(a, b T) int {
+		c := by(a, b)
 		if c == 0 {
-			c = strings.Compare(key(items[i]), key(items[j]))
+			c = strings.Compare(key(a), key(b))
 		}
 		if desc {
-			return c > 0
+			return -c
 		}
-		return c < 0
-	})
+		return c
+	}
+	if !slices.IsSortedFunc(items, cmp) {
+		slices.SortFunc(items, cmp)
+	}
 	l.Total = len(items)
 	items = items[min(l.Offset, len(items)):]
 	if l.Length > 0 && l.Length < len(items) {

@@ -54,7 +54,7 @@ func TestAppsListing(t *testing.T) {
 			if i == 0 {
 				continue
 			}
-			c := appOrders[strings.TrimPrefix(order, "-")](pages[i-1], a)
+			c := appOrders[strings.TrimPrefix(order, "-")](&pages[i-1], &pages[i])
 			if strings.HasPrefix(order, "-") {
 				c = -c
 			}
