@@ -61,3 +61,22 @@ func TestParseStatAgainstProcfs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseStat: any line parses or fails with a message, never panics,
+// and a parsed line's command is what lies between its first '(' and its
+// last ')'.
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte("42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 -5 0 20 -10 9 0 12345 1000 77 18446744073709551615\n"))
+	f.Add([]byte("1 (systemd) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 9 10 11"))
+	f.Add([]byte("7 () R 1 1 1 0 -1 0 0 0 0 0 99999999999999999999 0 0 0 0 0 0 0 0 0 0 0"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := parseStat(7, b)
+		if err != nil {
+			return
+		}
+		l, r := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+		if s.Comm != string(b[l+1:r]) || s.PID != 7 {
+			t.Fatalf("comm %q pid %d from %q", s.Comm, s.PID, b)
+		}
+	})
+}
