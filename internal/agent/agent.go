@@ -156,7 +156,7 @@ type Agent struct {
 	jvm   jvmCollector
 	dumps *heapDumper
 	rest  *sparkREST // nil when off
-	stat  *statReader
+	files *procReader
 
 	prev     map[procKey]Process
 	memory   map[procKey]*known
@@ -190,9 +190,9 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{
 		cfg:    cfg,
 		fs:     fs,
-		cont:   containerCollector{root: cfg.CgroupRoot, procRoot: cfg.ProcRoot},
+		cont:   containerCollector{root: cfg.CgroupRoot, procRoot: cfg.ProcRoot, buf: new([]byte)},
 		jvm:    jvmCollector{procRoot: cfg.ProcRoot},
-		stat:   &statReader{root: cfg.ProcRoot},
+		files:  &procReader{root: cfg.ProcRoot},
 		prev:   map[procKey]Process{},
 		dumped: map[procKey]string{},
 		errors: map[string]uint64{},
@@ -225,12 +225,13 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, memory, err := scan(a.fs, a.stat, a.memory, errs)
+	t, memory, err := scan(a.fs, a.files, a.memory, errs)
 	if err != nil {
 		return nil, err
 	}
 	a.memory = memory
-	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery}
+	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery,
+		files: a.files}
 	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}
 	seen := make(map[procKey]Process, len(a.prev))
 	for _, f := range discover(t) {

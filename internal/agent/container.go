@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"github.com/sparkdx/sparkdx/internal/rawfile"
 )
 
 // Container is the cgroup a Spark process runs in: its memory limit and
@@ -39,6 +40,7 @@ type Container struct {
 type containerCollector struct {
 	root     string
 	procRoot string
+	buf      *[]byte // reused by every read of a cycle
 }
 
 // cgroupDirs is where a process's memory and cpu controllers live.
@@ -183,30 +185,40 @@ func (d *cgroupDirs) readLimits(errs map[string]int) {
 	}
 }
 
+// read reads a cgroup file each cycle into the collector's buffer; the
+// bytes are good until the next read.
+func (c containerCollector) read(path string) ([]byte, error) {
+	b, err := rawfile.Read(path, *c.buf)
+	*c.buf = b
+	return b, err
+}
+
 func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string]int) {
-	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.current"), errs)
-	if b, err := os.ReadFile(filepath.Join(d.mem, "memory.events")); err == nil {
-		out.OOMKills = parseKeyed(b)["oom_kill"]
+	out.MemoryUsageBytes = c.readUint(filepath.Join(d.mem, "memory.current"), errs)
+	if b, err := c.read(filepath.Join(d.mem, "memory.events")); err == nil {
+		out.OOMKills, _ = keyed(b, "oom_kill")
 	} else if !os.IsNotExist(err) {
 		errs["cgroup"]++
 	}
-	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.stat")); err == nil {
-		kv := parseKeyed(b)
-		out.CPUPeriods, out.CPUThrottledPeriods = kv["nr_periods"], kv["nr_throttled"]
-		out.CPUThrottledSeconds = float64(kv["throttled_usec"]) / 1e6
+	if b, err := c.read(filepath.Join(d.cpu, "cpu.stat")); err == nil {
+		out.CPUPeriods, _ = keyed(b, "nr_periods")
+		out.CPUThrottledPeriods, _ = keyed(b, "nr_throttled")
+		usec, _ := keyed(b, "throttled_usec")
+		out.CPUThrottledSeconds = float64(usec) / 1e6
 	}
 }
 
 func (c containerCollector) readV1(d cgroupDirs, out *Container, errs map[string]int) {
-	out.MemoryUsageBytes = readUint(filepath.Join(d.mem, "memory.usage_in_bytes"), errs)
+	out.MemoryUsageBytes = c.readUint(filepath.Join(d.mem, "memory.usage_in_bytes"), errs)
 	out.OOMKills, _ = oomKills(1, d.mem)
 	if d.cpu == "" {
 		return
 	}
-	if b, err := os.ReadFile(filepath.Join(d.cpu, "cpu.stat")); err == nil {
-		kv := parseKeyed(b)
-		out.CPUPeriods, out.CPUThrottledPeriods = kv["nr_periods"], kv["nr_throttled"]
-		out.CPUThrottledSeconds = float64(kv["throttled_time"]) / 1e9
+	if b, err := c.read(filepath.Join(d.cpu, "cpu.stat")); err == nil {
+		out.CPUPeriods, _ = keyed(b, "nr_periods")
+		out.CPUThrottledPeriods, _ = keyed(b, "nr_throttled")
+		ns, _ := keyed(b, "throttled_time")
+		out.CPUThrottledSeconds = float64(ns) / 1e9
 	}
 }
 
@@ -221,8 +233,7 @@ func oomKills(version int, dir string) (uint64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	n, ok := parseKeyed(b)["oom_kill"]
-	return n, ok
+	return keyed(b, "oom_kill")
 }
 
 func limitFile(version int) string {
@@ -299,26 +310,24 @@ func parseCPUMax(b []byte) float64 {
 	return q / p
 }
 
-// parseKeyed reads "key value" lines (memory.events, cpu.stat,
-// memory.oom_control); lines that do not parse are skipped.
-func parseKeyed(b []byte) map[string]uint64 {
-	out := make(map[string]uint64, 8)
+// keyed returns the value of key in a file of "key value" lines
+// (memory.events, cpu.stat, memory.oom_control, /proc/vmstat); false when
+// no line has the key with a number.
+func keyed(b []byte, key string) (uint64, bool) {
 	for line := range bytes.Lines(b) {
 		k, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte{' '})
-		if !ok {
+		if !ok || string(k) != key {
 			continue
 		}
-		n, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64)
-		if err != nil {
-			continue
+		if n, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64); err == nil {
+			return n, true
 		}
-		out[string(k)] = n
 	}
-	return out
+	return 0, false
 }
 
-func readUint(path string, errs map[string]int) uint64 {
-	b, err := os.ReadFile(path)
+func (c containerCollector) readUint(path string, errs map[string]int) uint64 {
+	b, err := c.read(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			errs["cgroup"]++

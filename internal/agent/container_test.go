@@ -63,9 +63,16 @@ func TestParseCgroupFiles(t *testing.T) {
 			t.Errorf("parseCPUMax(%q): got %v, want %v", c.in, got, c.want)
 		}
 	}
-	kv := parseKeyed([]byte("oom 2\noom_kill 1\nbad\nneg -1\n  spaced   7 \n"))
-	if kv["oom"] != 2 || kv["oom_kill"] != 1 || len(kv) != 3 || kv["spaced"] != 7 {
-		t.Errorf("parseKeyed: got %v, want oom=2 oom_kill=1 spaced=7", kv)
+	b := []byte("oom 2\noom_kill 1\nbad\nneg -1\n  spaced   7 \n")
+	for key, want := range map[string]uint64{"oom": 2, "oom_kill": 1, "spaced": 7} {
+		if got, ok := keyed(b, key); !ok || got != want {
+			t.Errorf("keyed %s: got %d, %v; want %d", key, got, ok, want)
+		}
+	}
+	for _, key := range []string{"bad", "neg", "missing", "oom_k"} {
+		if got, ok := keyed(b, key); ok {
+			t.Errorf("keyed %s: got %d, want none", key, got)
+		}
 	}
 }
 
@@ -81,7 +88,11 @@ func FuzzCgroupFiles(f *testing.F) {
 		if c := parseCPUMax(b); c < 0 {
 			t.Errorf("parseCPUMax(%q) = %v, want >= 0", b, c)
 		}
-		parseKeyed(b)
+		for _, key := range []string{"oom_kill", "nr_periods", "throttled_usec"} {
+			if n, ok := keyed(b, key); !ok && n != 0 {
+				t.Errorf("keyed(%q, %s): no value but %d", b, key, n)
+			}
+		}
 	})
 }
 

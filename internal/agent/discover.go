@@ -64,7 +64,7 @@ type found struct {
 // line of those it has not seen before. Processes that vanish mid-walk or
 // whose files cannot be read are skipped and counted. It returns the
 // memory of the processes seen, to be passed to the next scan.
-func scan(fs procfs.FS, sr *statReader, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
+func scan(fs procfs.FS, pr *procReader, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
 	procs, err := fs.AllProcs()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list processes: %w", err)
@@ -72,7 +72,7 @@ func scan(fs procfs.FS, sr *statReader, memory map[procKey]*known, errs map[stri
 	t := &table{byPID: make(map[int]*procInfo, len(procs)), children: make(map[int][]int, len(procs))}
 	next := make(map[procKey]*known, len(procs))
 	for _, p := range procs {
-		st, err := sr.read(p.PID)
+		st, err := pr.stat(p.PID)
 		if err != nil {
 			errs["stat"]++
 			continue

@@ -63,7 +63,7 @@ func collectNode(fs procfs.FS, procRoot string, errs map[string]int) (Node, erro
 		n.Load1, n.Load5, n.Load15 = la.Load1, la.Load5, la.Load15
 	}
 	if b, err := os.ReadFile(filepath.Join(procRoot, "vmstat")); err == nil {
-		n.OOMKills = parseKeyed(b)["oom_kill"]
+		n.OOMKills, _ = keyed(b, "oom_kill")
 	}
 	return n, nil
 }

@@ -19,6 +19,7 @@ type processCollector struct {
 	bootTime uint64 // seconds since the epoch, from /proc/stat btime
 	now      time.Time
 	pssEvery time.Duration
+	files    *procReader
 }
 
 // collect fills the /proc figures of a Spark JVM and of its descendants, and
@@ -45,23 +46,21 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 		startTicks:  pi.stat.Starttime,
 	}
 	p.CPUUserSeconds, p.CPUSystemSeconds = cpuSeconds(pi.stat)
-	if st, err := pi.proc.NewStatus(); err != nil {
+	if st, err := c.files.status(p.PID); err != nil {
 		errs["status"]++
 	} else {
-		p.UID, p.gid = int(st.UIDs[0]), int(st.GIDs[0])
+		p.UID, p.gid = st.UID, st.GID
 		p.RSSBytes = st.VmRSS
 		p.RSSPeakBytes = st.VmHWM
-		if n := len(st.NSpids); n > 1 {
-			p.NSPid = int(st.NSpids[n-1])
-		}
+		p.NSPid = st.NSpid
 	}
 	p.PSSBytes = c.pss(pi.proc, pi.known, errs)
-	if io, err := pi.proc.IO(); err != nil {
+	if r, w, err := c.files.io(p.PID); err != nil {
 		errs["io"]++
 	} else {
-		p.ReadBytes, p.WriteBytes = io.ReadBytes, io.WriteBytes
+		p.ReadBytes, p.WriteBytes = r, w
 	}
-	if n, err := pi.proc.FileDescriptorsLen(); err != nil {
+	if n, err := c.files.fds(p.PID); err != nil {
 		errs["fd"]++
 	} else {
 		p.OpenFDs = n

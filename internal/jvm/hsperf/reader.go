@@ -1,13 +1,11 @@
 package hsperf
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
+
+	"github.com/sparkdx/sparkdx/internal/rawfile"
 )
 
 // Reader reads one JVM's hsperfdata file again and again, as an agent does
@@ -71,25 +69,9 @@ func (r *Reader) Read() (*Snapshot, error) {
 
 // fill reads the whole file into r.buf, reusing it.
 func (r *Reader) fill() error {
-	f, err := os.Open(r.path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r.buf = r.buf[:0]
-	for {
-		if len(r.buf) == cap(r.buf) {
-			r.buf = slices.Grow(r.buf, max(cap(r.buf), 32<<10))
-		}
-		m, err := f.Read(r.buf[len(r.buf):cap(r.buf)])
-		r.buf = r.buf[:len(r.buf)+m]
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	b, err := rawfile.Read(r.path, r.buf)
+	r.buf = b
+	return err
 }
 
 // sameLayout tells whether two prologues describe the same entries.

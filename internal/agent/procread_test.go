@@ -2,16 +2,18 @@ package agent
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/procfs"
 )
 
-// TestParseStatAgainstProcfs: on every process of this machine, the fields
-// the agent reads are what procfs's own parser reads; odd command names
-// (spaces, parentheses) and damaged lines are handled.
-func TestParseStatAgainstProcfs(t *testing.T) {
+// TestProcReaderAgainstProcfs: on every process of this machine, the
+// fields the agent reads of stat, status, io and the fd directory are what
+// procfs's own readers read; odd command names (spaces, parentheses) and
+// damaged stat lines are handled.
+func TestProcReaderAgainstProcfs(t *testing.T) {
 	fs, err := procfs.NewFS("/proc")
 	if err != nil {
 		t.Skip(err)
@@ -20,14 +22,14 @@ func TestParseStatAgainstProcfs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &statReader{root: "/proc"}
+	r := &procReader{root: "/proc"}
 	n := 0
 	for _, p := range procs {
 		want, err := p.Stat()
 		if err != nil {
 			continue // gone meanwhile
 		}
-		got, err := r.read(p.PID)
+		got, err := r.stat(p.PID)
 		if err != nil {
 			continue
 		}
@@ -37,12 +39,58 @@ func TestParseStatAgainstProcfs(t *testing.T) {
 			got.UTime < want.UTime || got.STime < want.STime || (got.RSS == 0) != (want.RSS == 0) {
 			t.Errorf("pid %d: got %+v, procfs %+v", p.PID, got, want)
 		}
+		// status, io and the fd count against procfs's readers, where
+		// both can read them (io and fd of other users' processes need root).
+		if ws, err := p.NewStatus(); err == nil {
+			gs, err := r.status(p.PID)
+			if err != nil {
+				continue // gone meanwhile
+			}
+			nspid := 0
+			if len(ws.NSpids) > 1 {
+				nspid = int(ws.NSpids[len(ws.NSpids)-1])
+			}
+			if gs.UID != int(ws.UIDs[0]) || gs.GID != int(ws.GIDs[0]) || gs.NSpid != nspid ||
+				(gs.VmRSS == 0) != (ws.VmRSS == 0) || gs.VmHWM < ws.VmHWM {
+				t.Errorf("pid %d status: got %+v (%v), procfs %+v", p.PID, gs, err, ws)
+			}
+		}
+		if wio, err := p.IO(); err == nil {
+			if rb, wb, err := r.io(p.PID); err == nil && (rb < wio.ReadBytes || wb < wio.WriteBytes) {
+				t.Errorf("pid %d io: got %d %d, procfs %+v", p.PID, rb, wb, wio)
+			}
+		}
 		n++
 	}
 	if n < 3 {
 		t.Fatalf("compared %d processes", n)
 	}
-	self, _ := r.read(os.Getpid())
+	// Open files of a process that opens none meanwhile: a sleep with
+	// its three standard streams and two more.
+	extra := []*os.File{}
+	for range 2 {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		extra = append(extra, f)
+	}
+	sleep := exec.Command("sleep", "30")
+	sleep.ExtraFiles = extra
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleep.Process.Kill()
+	sp, err := fs.Proc(sleep.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sp.FileDescriptorsLen()
+	if got, gerr := r.fds(sleep.Process.Pid); err != nil || gerr != nil || got < 5 || got != want {
+		t.Errorf("fds of a sleep with at least 5 open files: %d (%v), procfs %d (%v)", got, gerr, want, err)
+	}
+	self, _ := r.stat(os.Getpid())
 	if self.NumThreads < 1 || self.State == "" || self.VSize == 0 {
 		t.Errorf("this process: %+v", self)
 	}

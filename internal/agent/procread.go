@@ -1,0 +1,244 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/prometheus/procfs"
+	"github.com/sparkdx/sparkdx/internal/rawfile"
+)
+
+// procReader reads the /proc files the agent reads of every process each
+// cycle (stat, status, io, the fd directory) into one reused buffer and
+// parses only the fields it uses, without fmt: procfs's Stat scans all 52
+// fields with fmt.Fscan and IO with fmt.Sscanf, and with the new buffer of
+// each read they were a third of a cycle on a node of 150 processes.
+type procReader struct {
+	root string
+	buf  []byte
+}
+
+// stat returns the process's state, parent, CPU ticks, threads, start and
+// memory pages, as procfs.Proc.Stat would (the fields the agent reads).
+func (r *procReader) stat(pid int) (procfs.ProcStat, error) {
+	path := filepath.Join(r.root, strconv.Itoa(pid), "stat")
+	b, err := rawfile.Read(path, r.buf)
+	if err != nil {
+		return procfs.ProcStat{}, err
+	}
+	r.buf = b
+	s, err := parseStat(pid, b)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// parseStat parses a /proc/<pid>/stat line (proc(5)): the command in
+// parentheses (which may hold spaces and parentheses itself: it ends at the
+// last ')'), then space-separated fields from the state (field 3) on.
+func parseStat(pid int, b []byte) (procfs.ProcStat, error) {
+	s := procfs.ProcStat{PID: pid}
+	l, r := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if l < 0 || r < l {
+		return s, errors.New("no command in parentheses")
+	}
+	s.Comm = string(b[l+1 : r])
+	rest := b[r+1:]
+	field := 2 // the last field read
+	next := func() []byte {
+		for len(rest) > 0 && rest[0] == ' ' {
+			rest = rest[1:]
+		}
+		i := bytes.IndexAny(rest, " \n")
+		if i < 0 {
+			i = len(rest)
+		}
+		f := rest[:i]
+		rest = rest[i:]
+		field++
+		return f
+	}
+	num := func(f []byte) (uint64, error) {
+		if len(f) > 1 && f[0] == '-' {
+			f = f[1:] // a negative value (cutime, nice, priority): never one the agent reads
+		}
+		var v uint64
+		for _, c := range f {
+			if c < '0' || c > '9' || v > (1<<63)/10 {
+				return 0, fmt.Errorf("field %d: %q is not a number", field, f)
+			}
+			v = v*10 + uint64(c-'0')
+		}
+		return v, nil
+	}
+	for field < 24 {
+		f := next()
+		if len(f) == 0 {
+			return s, fmt.Errorf("%d fields, want at least 24", field-1)
+		}
+		if field == 3 {
+			s.State = string(f)
+			continue
+		}
+		v, err := num(f)
+		if err != nil {
+			return s, err
+		}
+		switch field {
+		case 4:
+			s.PPID = int(v)
+		case 14:
+			s.UTime = uint(v)
+		case 15:
+			s.STime = uint(v)
+		case 20:
+			s.NumThreads = int(v)
+		case 22:
+			s.Starttime = v
+		case 23:
+			s.VSize = uint(v)
+		case 24:
+			s.RSS = int(v)
+		}
+	}
+	return s, nil
+}
+
+// procStatus is what the agent reads of /proc/<pid>/status.
+type procStatus struct {
+	UID, GID     int
+	VmRSS, VmHWM uint64 // bytes
+	NSpid        int    // the pid in the innermost namespace; 0 when none
+}
+
+// status reads /proc/<pid>/status: the real uid and gid, resident and
+// peak resident memory, and the pid inside the process's PID namespace.
+func (r *procReader) status(pid int) (procStatus, error) {
+	var s procStatus
+	path := filepath.Join(r.root, strconv.Itoa(pid), "status")
+	b, err := rawfile.Read(path, r.buf)
+	if err != nil {
+		return s, err
+	}
+	r.buf = b
+	for line := range bytes.Lines(b) {
+		k, v, ok := bytes.Cut(line, []byte{':'})
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		switch string(k) {
+		case "Uid":
+			s.UID = int(atou(f[0]))
+		case "Gid":
+			s.GID = int(atou(f[0]))
+		case "VmRSS":
+			s.VmRSS = atou(f[0]) << 10 // kB
+		case "VmHWM":
+			s.VmHWM = atou(f[0]) << 10
+		case "NSpid":
+			if len(f) > 1 {
+				s.NSpid = int(atou(f[len(f)-1]))
+			}
+		}
+	}
+	return s, nil
+}
+
+// io reads /proc/<pid>/io's bytes read from and written to storage.
+func (r *procReader) io(pid int) (read, write uint64, err error) {
+	path := filepath.Join(r.root, strconv.Itoa(pid), "io")
+	b, err := rawfile.Read(path, r.buf)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.buf = b
+	var seen int
+	for line := range bytes.Lines(b) {
+		k, v, ok := bytes.Cut(line, []byte{':'})
+		if !ok {
+			continue
+		}
+		switch string(k) {
+		case "read_bytes":
+			read, seen = atou(bytes.TrimSpace(v)), seen+1
+		case "write_bytes":
+			write, seen = atou(bytes.TrimSpace(v)), seen+1
+		}
+	}
+	if seen != 2 {
+		return 0, 0, fmt.Errorf("%s: no read_bytes and write_bytes", path)
+	}
+	return read, write, nil
+}
+
+// fds counts the entries of /proc/<pid>/fd without building their names.
+func (r *procReader) fds(pid int) (int, error) {
+	path := filepath.Join(r.root, strconv.Itoa(pid), "fd")
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	if cap(r.buf) < 8192 {
+		r.buf = make([]byte, 8192)
+	}
+	buf := r.buf[:cap(r.buf)]
+	n := 0
+	for {
+		m, err := syscall.ReadDirent(fd, buf)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 0, &os.PathError{Op: "readdirent", Path: path, Err: err}
+		}
+		if m <= 0 {
+			return n, nil
+		}
+		n += countDirents(buf[:m])
+	}
+}
+
+// countDirents counts the linux_dirent64 records of b that are not "." or
+// "..": d_ino (8), d_off (8), d_reclen (2), d_type (1), then the name.
+func countDirents(b []byte) int {
+	n := 0
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		name := b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if string(name) != "." && string(name) != ".." {
+			n++
+		}
+		b = b[reclen:]
+	}
+	return n
+}
+
+// atou is the decimal number b starts with (0 when none).
+func atou(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v
+}
