@@ -211,8 +211,16 @@ func startAgent(t *testing.T, bin string) string {
 	startJVM(t, []string{java, "-Xmx64m", "-Dspark.app.id=" + app, "-Dsdx.classloop=true", "-cp", classes,
 		"org.apache.spark.deploy.SparkSubmit", "--master", "spark://127.0.0.1:7077", "--class", "org.example.Job", "job.jar"})
 
+	return runAgent(t, bin, "--host", "e2e-node")
+}
+
+// runAgent runs `sparkdx agent` sampling every second with flags, listening
+// on a free loopback address it returns; its stderr is logged when the
+// test fails.
+func runAgent(t *testing.T, bin string, flags ...string) string {
+	t.Helper()
 	addr := sparktest.FreeAddr(t)
-	cmd := exec.Command(bin, "agent", "--listen", addr, "--interval", "1s", "--host", "e2e-node")
+	cmd := exec.Command(bin, append([]string{"agent", "--listen", addr, "--interval", "1s"}, flags...)...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Start(); err != nil {

@@ -1,10 +1,7 @@
 package deploy
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -94,19 +91,5 @@ s.stop()
 // every second and returns its /metrics address.
 func startSparkRESTAgent(t *testing.T, bin string) string {
 	t.Helper()
-	addr := sparktest.FreeAddr(t)
-	cmd := exec.Command(bin, "agent", "--listen", addr, "--interval", "1s", "--spark-rest-interval", "1s", "--host", "spark-node")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("agent stderr:\n%s", stderr.String())
-		}
-	})
-	return addr
+	return runAgent(t, bin, "--spark-rest-interval", "1s", "--host", "spark-node")
 }

@@ -42,15 +42,7 @@ func TestRealDriverAppID(t *testing.T) {
 		"print('ready', s.sparkContext.applicationId, flush=True)\nsys.stdin.readline()\ns.stop()\n")
 	a := realAgent(t, Config{})
 	s := sample(t, a)
-	var driver *Process
-	for i := range s.Processes {
-		if p := &s.Processes[i]; p.Role == RoleDriver && p.PPID == job.PID {
-			driver = p
-		}
-	}
-	if driver == nil {
-		t.Fatalf("no driver JVM whose parent is the Python job (pid %d)", job.PID)
-	}
+	driver := driverStartedBy(t, s, job.PID)
 	if driver.AppID != app || driver.Launcher == nil {
 		t.Errorf("driver %d: got app id %q and launcher %v, want %q and its launcher", driver.PID, driver.AppID, driver.Launcher, app)
 	}

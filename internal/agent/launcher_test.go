@@ -21,15 +21,7 @@ func TestRealPythonLauncher(t *testing.T) {
 		"print('ready', s.sparkContext.applicationId, flush=True)\nsys.stdin.readline()\ns.stop()\n")
 	a := realAgent(t, Config{})
 	s := sample(t, a)
-	var driver *Process
-	for i := range s.Processes {
-		if p := &s.Processes[i]; p.Role == RoleDriver && p.PPID == job.PID {
-			driver = p
-		}
-	}
-	if driver == nil {
-		t.Fatalf("no driver JVM whose parent is the Python job (pid %d)", job.PID)
-	}
+	driver := driverStartedBy(t, s, job.PID)
 	l := driver.Launcher
 	if l == nil || l.PID != job.PID || l.Kind != KindPython || l.Name != "job.py" || l.RSSBytes < 10<<20 {
 		t.Fatalf("driver %d: got launcher %+v, want the Python job (pid %d, job.py, its RSS)", driver.PID, l, job.PID)
@@ -58,4 +50,17 @@ func TestRealPythonLauncher(t *testing.T) {
 	if !found {
 		t.Errorf("/metrics has no sparkdx_process_launcher_resident_memory_bytes for the driver (%s)", want)
 	}
+}
+
+// driverStartedBy is the driver JVM of s whose parent is the process pid
+// (a Python program that started it); the test fails without one.
+func driverStartedBy(t *testing.T, s *Snapshot, pid int) *Process {
+	t.Helper()
+	for i := range s.Processes {
+		if p := &s.Processes[i]; p.Role == RoleDriver && p.PPID == pid {
+			return p
+		}
+	}
+	t.Fatalf("no driver JVM whose parent is the Python job (pid %d)", pid)
+	return nil
 }

@@ -23,6 +23,12 @@ func scrape(t *testing.T, node string) string {
 	t.Helper()
 	a := fixtureAgent(t, filepath.Join("testdata", node), Config{})
 	sample(t, a)
+	return metricsText(t, a)
+}
+
+// metricsText is the agent's /metrics as its handler serves it.
+func metricsText(t *testing.T, a *Agent) string {
+	t.Helper()
 	srv := httptest.NewServer(a.Handler())
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,16 +213,8 @@ func saveREST(t *testing.T, base, app string) {
 // series returns the agent's /metrics as series → value.
 func series(t *testing.T, a *Agent) map[string]float64 {
 	t.Helper()
-	srv := httptest.NewServer(a.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
 	out := map[string]float64{}
-	for line := range strings.Lines(string(body)) {
+	for line := range strings.Lines(metricsText(t, a)) {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}

@@ -22,27 +22,13 @@ func TestRunsChromium(t *testing.T) {
 	c := sparktest.StartPage(t, bin, 1280, 900)
 	// The hostile run's row, found without putting its id in a selector.
 	xssRow := fmt.Sprintf(`[...document.querySelectorAll("#runs tbody tr")].find(r => r.dataset.run === %q)`, xssRun)
-	click := func(selector string) {
-		t.Helper()
-		if c.EvalString(fmt.Sprintf(`(() => { const a = document.querySelector(%q); if (!a) return "none"; a.click(); return "ok" })()`, selector)) != "ok" {
-			t.Fatalf("%s: nothing to click on %s", selector, c.EvalString(`location.pathname`))
-		}
-		c.WaitLoad()
-	}
-	fits := func(page string) {
-		t.Helper()
-		if w := c.EvalInt(`document.documentElement.scrollWidth`); w > 1280 {
-			t.Errorf("%s: %d px wide at a 1280 px window, want no horizontal overflow", page, w)
-		}
-		c.CheckClean(page)
-	}
 
 	c.Navigate(ts.url + "/")
 	if got := c.EvalString(`document.querySelector('tr[data-app="` + runAppXSS + `"] a.run-link').textContent`); got != xssRun {
 		t.Errorf("fleet: the app's run shown as %q, want the literal text", got)
 	}
-	fits("fleet")
-	click(`#runs-link`)
+	c.CheckFits("fleet", 1280)
+	c.Click(`#runs-link`)
 	if p := c.EvalString(`location.pathname`); p != "/runs" {
 		t.Fatalf("fleet's runs link led to %s", p)
 	}
@@ -53,7 +39,7 @@ func TestRunsChromium(t *testing.T) {
 		t.Errorf("runs page: hostile run name shown as %q", got)
 	}
 	c.Screenshot("runs")
-	fits("runs page")
+	c.CheckFits("runs page", 1280)
 
 	// The hostile run's page: its name is text, its id one path segment.
 	c.Eval(xssRow + `.querySelector("a.run-link").click(); true`)
@@ -64,10 +50,10 @@ func TestRunsChromium(t *testing.T) {
 	if n := c.EvalInt(`document.querySelectorAll("#run-apps tbody tr").length`); n != 1 {
 		t.Errorf("hostile run page: %d applications, want 1", n)
 	}
-	fits("hostile run page")
+	c.CheckFits("hostile run page", 1280)
 
 	c.Navigate(ts.url + "/runs")
-	click(`tr[data-run="` + dagRun + `"] a.run-link`)
+	c.Click(`tr[data-run="` + dagRun + `"] a.run-link`)
 	if got := c.EvalString(`location.pathname`); got != "/runs/"+url.PathEscape(dagRun) {
 		t.Errorf("DAG run link led to %s", got)
 	}
@@ -82,10 +68,10 @@ func TestRunsChromium(t *testing.T) {
 		t.Errorf("process table: got %q, want %q", types, want)
 	}
 	c.Screenshot("run")
-	fits("DAG run page")
+	c.CheckFits("DAG run page", 1280)
 
 	// One of its applications names the run and its task; back by the link.
-	click(`tr[data-app="` + runAppB + `"] a.app-link`)
+	c.Click(`tr[data-app="` + runAppB + `"] a.app-link`)
 	if got := c.EvalString(`location.pathname`); got != "/apps/"+runAppB {
 		t.Fatalf("the run's app link led to %s", got)
 	}
@@ -93,10 +79,10 @@ func TestRunsChromium(t *testing.T) {
 		!strings.Contains(got, "task etl_daily.report") {
 		t.Errorf("app page: %q, want its run and task named", got)
 	}
-	fits("app page")
-	click(`#run-link`)
+	c.CheckFits("app page", 1280)
+	c.Click(`#run-link`)
 	if got := c.EvalString(`document.querySelector("#run-id").textContent`); got != dagRun {
 		t.Errorf("the app page's run link led to run %q", got)
 	}
-	fits("run page again")
+	c.CheckFits("run page again", 1280)
 }

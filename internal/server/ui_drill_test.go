@@ -21,26 +21,12 @@ func TestDrillDownChromium(t *testing.T) {
 		"../../testdata/scenarios/join-explosion/spark-4.3.0", "../../testdata/scenarios/shuffle-files-lost/spark-4.3.0")
 	ts.waitIdle(t)
 	c := sparktest.StartPage(t, bin, 1280, 900)
-	click := func(selector string) {
-		t.Helper()
-		if c.EvalString(fmt.Sprintf(`(() => { const a = document.querySelector(%q); if (!a) return "none"; a.click(); return "ok" })()`, selector)) != "ok" {
-			t.Fatalf("%s: nothing to click on %s", selector, c.EvalString(`location.pathname`))
-		}
-		c.WaitLoad()
-	}
-	fits := func(page string) {
-		t.Helper()
-		if w := c.EvalInt(`document.documentElement.scrollWidth`); w > 1280 {
-			t.Errorf("%s: %d px wide at a 1280 px window, want no horizontal overflow", page, w)
-		}
-		c.CheckClean(page)
-	}
 
 	// Fleet → app: a failed application opens on its root cause, the failed
 	// stage one click away.
 	const app = "local-1422981780767" // four stages, one with failed tasks
 	c.Navigate(ts.url + "/")
-	click(`tr[data-app="` + app + `"] a`)
+	c.Click(`tr[data-app="` + app + `"] a`)
 	if got := c.EvalString(`document.querySelector("#root-cause").textContent`); !strings.Contains(got, "java.lang.RuntimeException") ||
 		!strings.Contains(got, "got a 3, failing") || !strings.Contains(got, "stage 2.0") {
 		t.Errorf("root cause box: %q; want the exception, its message and the failed stage", got)
@@ -52,15 +38,15 @@ func TestDrillDownChromium(t *testing.T) {
 	if c.EvalInt(`document.querySelectorAll("#root-task").length`) != 1 {
 		t.Errorf("root cause: no link to the failed task")
 	}
-	click(`#root-stage`)
+	c.Click(`#root-stage`)
 	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/stages/2/0" {
 		t.Errorf("root cause's stage link led to %s", got)
 	}
 	c.Screenshot("root-cause-stage")
 	c.Navigate(ts.url + "/apps/" + app)
 	c.Screenshot("failed-app")
-	fits("failed app page")
-	click(`#jobs-link`)
+	c.CheckFits("failed app page", 1280)
+	c.Click(`#jobs-link`)
 	if got := c.EvalString(`location.pathname`); got != "/apps/"+app+"/jobs" {
 		t.Fatalf("after clicking Jobs: at %s", got)
 	}
@@ -74,7 +60,7 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("jobs page: %d rows, the API lists %d jobs", n, len(jobs))
 	}
 	c.Screenshot("jobs")
-	fits("jobs page")
+	c.CheckFits("jobs page", 1280)
 
 	// A job's page lists the stage attempts it ran, as the API has them.
 	failedJob, stagesRun := -1, 0
@@ -83,14 +69,14 @@ func TestDrillDownChromium(t *testing.T) {
 			failedJob, stagesRun = j.JobID, len(j.StageIDs) // each ran once
 		}
 	}
-	click(fmt.Sprintf(`a.job-link[href^="/apps/%s/jobs/%d"]`, app, failedJob))
+	c.Click(fmt.Sprintf(`a.job-link[href^="/apps/%s/jobs/%d"]`, app, failedJob))
 	if n := c.EvalInt(`document.querySelectorAll("#job-stages tbody tr").length`); n != stagesRun || n == 0 {
 		t.Errorf("failed job %d: %d stage rows, want its %d stage attempts", failedJob, n, stagesRun)
 	}
 	if got := c.EvalString(`document.querySelector("#job-stages details summary").textContent`); !strings.Contains(got, "Job aborted") {
 		t.Errorf("failed job's stage: failure reason %q", got)
 	}
-	fits("job page")
+	c.CheckFits("job page", 1280)
 	c.Navigate(ts.url + "/apps/" + app + "/jobs")
 
 	// The stage whose tasks failed: its quantiles, executors and tasks.
@@ -100,7 +86,7 @@ func TestDrillDownChromium(t *testing.T) {
 		NumFailedTasks   int `json:"numFailedTasks"`
 	}
 	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0", &stage)
-	click(`a.stage-link[href^="/apps/` + app + `/stages/2/0"]`)
+	c.Click(`a.stage-link[href^="/apps/` + app + `/stages/2/0"]`)
 	if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "Stage 2.0") {
 		t.Errorf("stage page h1 %q", got)
 	}
@@ -127,7 +113,7 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("duration histogram holds %d tasks, the stage finished %d", n, rows)
 	}
 	c.Screenshot("stage")
-	fits("stage page")
+	c.CheckFits("stage page", 1280)
 
 	// The failed task's own page: its error and every metric the API has.
 	var failedTasks []struct {
@@ -135,7 +121,7 @@ func TestDrillDownChromium(t *testing.T) {
 		TaskMetrics map[string]any `json:"taskMetrics"`
 	}
 	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0/taskList?length=100", &failedTasks)
-	click(`tr.task-FAILED a.task-link`)
+	c.Click(`tr.task-FAILED a.task-link`)
 	if got := c.EvalString(`document.querySelector("#task-error").textContent`); !strings.Contains(got, "got a 3, failing") {
 		t.Errorf("task page error: %q", got)
 	}
@@ -159,12 +145,12 @@ func TestDrillDownChromium(t *testing.T) {
 			t.Errorf("task %d page: %d metrics, the API has %d", k.TaskID, n, want)
 		}
 	}
-	fits("task page")
+	c.CheckFits("task page", 1280)
 	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0")
 
 	// Longest first, two tasks a page: the server sorts and pages.
 	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0?length=2")
-	click(`a.sort[data-sort="-runtime"]`)
+	c.Click(`a.sort[data-sort="-runtime"]`)
 	var longest []struct {
 		TaskID int64 `json:"taskId"`
 	}
@@ -173,20 +159,20 @@ func TestDrillDownChromium(t *testing.T) {
 	if got := first(); got != fmt.Sprint(longest[0].TaskID) {
 		t.Errorf("longest first: first task %s, the API's longest is %d", got, longest[0].TaskID)
 	}
-	click(`#next`)
+	c.Click(`#next`)
 	if got := first(); got != fmt.Sprint(longest[2].TaskID) {
 		t.Errorf("next page: first task %s, want the API's third longest %d", got, longest[2].TaskID)
 	}
-	click(`#prev`)
+	c.Click(`#prev`)
 	if got := first(); got != fmt.Sprint(longest[0].TaskID) {
 		t.Errorf("previous page: first task %s, want %d", got, longest[0].TaskID)
 	}
-	fits("stage page sorted and paged")
+	c.CheckFits("stage page sorted and paged", 1280)
 
 	// Environment: as the History Server shows it, secrets redacted.
 	const secretApp = "app-20200706201101-0003"
 	c.Navigate(ts.url + "/apps/" + secretApp)
-	click(`#env-link`)
+	c.Click(`#env-link`)
 	var env struct {
 		SparkProperties [][2]string `json:"sparkProperties"`
 	}
@@ -198,12 +184,12 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("environment: no redacted value shown")
 	}
 	c.Screenshot("environment")
-	fits("environment page")
+	c.CheckFits("environment page", 1280)
 
 	// SQL: the list, then a query's plan graph with each node's metrics and
 	// the jobs it ran, as the API has them.
 	c.Navigate(ts.url + "/apps/" + secretApp)
-	click(`#sql-link`)
+	c.Click(`#sql-link`)
 	var queries []struct {
 		ID            int   `json:"id"`
 		SuccessJobIDs []int `json:"successJobIds"`
@@ -212,7 +198,7 @@ func TestDrillDownChromium(t *testing.T) {
 	if n := c.EvalInt(`document.querySelectorAll("#queries tbody tr").length`); n != len(queries) || n == 0 {
 		t.Errorf("SQL list: %d rows, the API lists %d queries", n, len(queries))
 	}
-	click(`a.query-link`)
+	c.Click(`a.query-link`)
 	var q struct {
 		Nodes []struct {
 			NodeID  int `json:"nodeId"`
@@ -247,8 +233,8 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("query jobs: %d rows, the API says the query ran %d jobs", n, len(queries[0].SuccessJobIDs))
 	}
 	c.Screenshot("sql-query")
-	fits("SQL query page")
-	click(`#query-jobs a.stage-link`)
+	c.CheckFits("SQL query page", 1280)
+	c.Click(`#query-jobs a.stage-link`)
 	if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "Stage ") {
 		t.Errorf("a query's stage link led to %q", got)
 	}
@@ -280,7 +266,7 @@ func TestDrillDownChromium(t *testing.T) {
 			for _, x := range st {
 				if x.AttemptID == 1 {
 					c.Navigate(fmt.Sprintf("%s/apps/%s/stages/%d/1", ts.url, a.ID, x.StageID))
-					click(`a.attempt-link`)
+					c.Click(`a.attempt-link`)
 					if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, fmt.Sprintf("Stage %d.0", x.StageID)) {
 						t.Errorf("stage %d.1's link to attempt 0 led to %q", x.StageID, got)
 					}
@@ -295,23 +281,23 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	// The join-explosion finding names its SQL query: one click to its plan.
 	c.Navigate(ts.url + "/apps/" + joinApp)
-	click(`a.finding-query`)
+	c.Click(`a.finding-query`)
 	if got := c.EvalString(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "Query ") ||
 		c.EvalInt(`document.querySelectorAll("#plan g.plan-node").length`) == 0 {
 		t.Errorf("the join-explosion finding's query link led to %q", got)
 	}
-	fits("join-explosion query page")
+	c.CheckFits("join-explosion query page", 1280)
 	ts.getJSON(t, "/api/v1/applications/"+killedApp+"/allexecutors", &killed)
 	c.Navigate(ts.url + "/apps/" + killedApp)
 	// The executor-lost finding names the killed executor: its link opens
 	// the executors page at its row.
-	click(`a.finding-exec`)
+	c.Click(`a.finding-exec`)
 	if got := c.EvalString(`location.pathname + location.hash`); !strings.HasPrefix(got, "/apps/"+killedApp+"/executors#exec-") ||
 		c.EvalInt(`document.querySelectorAll(location.hash).length`) != 1 {
 		t.Errorf("the finding's executor link led to %q", got)
 	}
 	c.Navigate(ts.url + "/apps/" + killedApp)
-	click(`#execs-link`)
+	c.Click(`#execs-link`)
 	if n := c.EvalInt(`document.querySelectorAll("#executor-list tbody tr").length`); n != len(killed) {
 		t.Errorf("executors page: %d rows, the API lists %d executors", n, len(killed))
 	}
@@ -333,7 +319,7 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("executors page: no memory-over-time line")
 	}
 	c.Screenshot("executors")
-	fits("executors page")
+	c.CheckFits("executors page", 1280)
 
 	// A hostile application name stays text on every page.
 	const xss = "local-1766844910796"
@@ -342,7 +328,7 @@ func TestDrillDownChromium(t *testing.T) {
 		if c.EvalInt(`document.querySelectorAll("main script").length`) != 0 {
 			t.Errorf("%s: a script element came from the application's name", p)
 		}
-		fits(p)
+		c.CheckFits(p, 1280)
 	}
 	if got := c.EvalString(`document.querySelector("nav.crumbs a:nth-child(2)").textContent`); got != "<script>alert('XSS')</script>" {
 		t.Errorf("XSS app name in the stage page's path shown as %q", got)

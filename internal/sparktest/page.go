@@ -192,3 +192,26 @@ func (c *Page) CheckClean(page string) {
 		c.t.Errorf("%s: %s", page, strings.Join(p, "; "))
 	}
 }
+
+// Click clicks the first element matching selector, as a person would,
+// and waits for the page it loads; the test fails when nothing matches.
+func (c *Page) Click(selector string) {
+	c.t.Helper()
+	if c.EvalString(fmt.Sprintf(`(() => { const a = document.querySelector(%q); if (!a) return "none"; a.click(); return "ok" })()`, selector)) != "ok" {
+		c.t.Fatalf("%s: nothing to click on %s", selector, c.EvalString(`location.pathname`))
+	}
+	c.WaitLoad()
+}
+
+// CheckFits fails the test when the page is wider than width (a table or
+// text that overflows the window), then checks it is clean (CheckClean).
+func (c *Page) CheckFits(page string, width int) {
+	c.t.Helper()
+	if w := c.EvalInt(`document.documentElement.scrollWidth`); w > width {
+		// Name what overflows: the first elements reaching past the window.
+		over := c.EvalString(fmt.Sprintf(`[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > %d)`+
+			`.slice(0, 4).map(e => e.tagName + "." + e.className + " " + e.textContent.slice(0, 60)).join(" | ")`, width))
+		c.t.Errorf("%s: %d px wide at a %d px window, want no horizontal overflow: %s", page, w, width, over)
+	}
+	c.CheckClean(page)
+}

@@ -224,15 +224,7 @@ func TestWindow(t *testing.T) {
 				t.Fatal(err)
 			}
 			fams := parse(t, scrape(t, c))
-			var got []string
-			for _, s := range fams["spark_app_info"].GetMetric() {
-				for _, l := range s.GetLabel() {
-					if l.GetName() == "app_id" {
-						got = append(got, l.GetValue())
-					}
-				}
-			}
-			slices.Sort(got)
+			got := appIDs(fams)
 			slices.Sort(tc.wantApps)
 			if strings.Join(got, ",") != strings.Join(tc.wantApps, ",") {
 				t.Errorf("got apps %v, want %v", got, tc.wantApps)
@@ -242,6 +234,20 @@ func TestWindow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// appIDs are the app_id labels of spark_app_info, sorted.
+func appIDs(fams map[string]*dto.MetricFamily) []string {
+	var out []string
+	for _, s := range fams["spark_app_info"].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "app_id" {
+				out = append(out, l.GetValue())
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // MaxFinishedApps bounds the finished applications: those that ended
@@ -269,15 +275,7 @@ func TestFinishedAppsBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		fams := parse(t, scrape(t, c))
-		var got []string
-		for _, s := range fams["spark_app_info"].GetMetric() {
-			for _, l := range s.GetLabel() {
-				if l.GetName() == "app_id" {
-					got = append(got, l.GetValue())
-				}
-			}
-		}
-		slices.Sort(got)
+		got := appIDs(fams)
 		slices.Sort(tc.wantApps)
 		if strings.Join(got, ",") != strings.Join(tc.wantApps, ",") {
 			t.Errorf("max %d: got apps %v, want %v", tc.max, got, tc.wantApps)
