@@ -370,7 +370,7 @@ func checkFull(t *testing.T, objs map[string]object) {
 		}
 	}
 	args := get(c, "args").([]any)
-	for _, want := range []string{"--event-logs=s3://spark-logs/events", "--metrics-window=6h"} {
+	for _, want := range []string{"--event-logs=s3://spark-logs/events", "--metrics-window=6h", "--metrics-max-finished=200"} {
 		if !slices.Contains(args, any(want)) {
 			t.Errorf("server args %v lack %s", args, want)
 		}

@@ -133,7 +133,7 @@ func ruleQueries(t *testing.T) []query {
 // runs those against a real Spark driver; TestQueriesAgainstPrometheus,
 // whose JVMs only look like Spark's, the others.
 func fromSpark(expr string) bool {
-	for _, s := range []string{"metrics_executor_", "spark_executor_storage_memory_", "spark_executor_peak_memory_bytes"} {
+	for _, s := range []string{"metrics_executor_", "_driver_jvm_pools_", "spark_executor_storage_memory_", "spark_executor_peak_memory_bytes"} {
 		if strings.Contains(expr, s) {
 			return true
 		}

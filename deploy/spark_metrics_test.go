@@ -32,6 +32,7 @@ s = (SparkSession.builder.master("local[2]").appName("prom")
      .config("spark.metrics.conf.*.sink.prometheusServlet.class", "org.apache.spark.metrics.sink.PrometheusServlet")
      .config("spark.metrics.conf.*.sink.prometheusServlet.path", "/metrics/prometheus")
      .config("spark.metrics.appStatusSource.enabled", "true")
+     .config("spark.metrics.conf.driver.source.jvm.class", "org.apache.spark.metrics.source.JvmSource")
      .config("spark.executor.processTreeMetrics.enabled", "true")
      .getOrCreate())
 s.range(0, 100000, numPartitions=4).selectExpr("sum(id)").collect()
@@ -58,7 +59,10 @@ s.stop()
 		fmt.Sprintf(`metrics_executor_memoryUsed_bytes{job="spark-executors",application_id=%q,executor_id="driver"}`, app),
 		fmt.Sprintf(`{job="spark-driver",__name__=~"metrics_%s_driver_BlockManager_memory_maxMem_MB_Number"}`,
 			strings.NewReplacer("-", "_").Replace(app)),
-		`up{job=~"spark-.*"} == 1`)
+		`up{job=~"spark-.*"} == 1`,
+		// JvmSource: the driver's code-cache segments, what the
+		// SparkDriverCodeCacheNearlyFull alert reads.
+		`{job="spark-driver",__name__=~"metrics_.+_driver_jvm_pools_CodeHeap_.+_usage_(Number|Value)"} > 0`)
 
 	// The agent's series of the same driver: the cached DataFrame is in
 	// the driver's storage memory (local mode: the driver is the executor).
