@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,6 +98,25 @@ func TestAppsListing(t *testing.T) {
 		if string(m[1]) != second[i].ID {
 			t.Errorf("second fleet page row %d is %s, the API says %s", i, m[1], second[i].ID)
 		}
+	}
+	// The Compare page offers the ids started last, each once, newest
+	// first, and keeps the ids asked for in its inputs.
+	_, body = ts.get(t, "/compare?a="+all[0].ID+"&b="+all[1].ID)
+	var offered []string
+	for _, m := range regexp.MustCompile(`<option value="([^"]+)">`).FindAllSubmatch(body, -1) {
+		offered = append(offered, string(m[1]))
+	}
+	var want []string
+	for _, a := range all {
+		if !slices.Contains(want, a.ID) && len(want) < compareOffered {
+			want = append(want, a.ID)
+		}
+	}
+	if !slices.Equal(offered, want) {
+		t.Errorf("compare offers %v, want %v", offered, want)
+	}
+	if !strings.Contains(string(body), `name="a" list="app-ids" value="`+all[0].ID+`"`) {
+		t.Errorf("compare page does not keep the id asked for")
 	}
 	if _, body = ts.get(t, "/"); len(regexp.MustCompile(`<tr data-app=`).FindAll(body, -1)) != min(len(all), fleetPageLength) {
 		t.Errorf("the fleet page lists more than its %d rows", fleetPageLength)

@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"sort"
 	"sync"
 	"time"
 
@@ -146,6 +145,9 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	writeHTML(w, http.StatusOK, body)
 }
 
+// compareOffered is how many application ids the Compare page offers.
+const compareOffered = 500
+
 // fleetSorts are the fleet page's orders (?sort= of the apps API).
 var fleetSorts = []struct{ Key, Label string }{{"-start", "newest"}, {"start", "oldest"}, {"-duration", "longest"},
 	{"-severity", "worst finding"}, {"-tasks", "most tasks"}, {"name", "name"}, {"user", "user"}}
@@ -228,16 +230,16 @@ func (s *Server) appView(ctx context.Context, sum AppSummary) (*appView, error) 
 }
 
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
-	all := s.summaries()
+	// The ids offered: the applications started last (the summaries come
+	// newest first); any other id can be typed.
 	seen := map[string]bool{}
-	var apps []AppSummary
-	for _, a := range all {
-		if !seen[a.ID] {
+	var apps []*AppSummary
+	for i, all := 0, s.summaries(); i < len(all) && len(apps) < compareOffered; i++ {
+		if a := &all[i]; !seen[a.ID] {
 			seen[a.ID] = true
 			apps = append(apps, a)
 		}
 	}
-	sort.SliceStable(apps, func(i, j int) bool { return apps[i].ID < apps[j].ID })
 	q := r.URL.Query()
 	data := map[string]any{"Title": "Compare", "Apps": apps, "A": q.Get("a"), "B": q.Get("b"), "Live": false}
 	if q.Get("a") != "" && q.Get("b") != "" {
