@@ -1,6 +1,9 @@
 package redact
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -157,4 +160,60 @@ func TestSparkDefaultMatch(t *testing.T) {
 			t.Errorf("%q: got true, want false (ASCII-only case folding)", s)
 		}
 	}
+}
+
+// FuzzCloudKey: the pre-filtered cloudKey says what the regexp says, for
+// any key.
+func FuzzCloudKey(f *testing.F) {
+	for _, k := range []string{"fs.azure.account.key.acct.blob.core.windows.net", "spark.hadoop.fs.s3a.session.token",
+		"fs.azure.sas.c.a.blob.core.windows.net", "spark.executor.memory", "API-KEY", "private_Key", "\u212aey", "sas-token"} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, k string) {
+		if got, want := cloudKey(k), cloudKeys.MatchString(k); got != want {
+			t.Errorf("cloudKey(%q) = %v, the regexp says %v", k, got, want)
+		}
+	})
+}
+
+// BenchmarkEnvironment redacts the properties of a real Spark 3 event
+// log's environment (Spark, Hadoop, system and metrics properties: the
+// bulk of a small log's redaction work).
+func BenchmarkEnvironment(b *testing.B) {
+	dir := os.Getenv("SPARKDX_TESTDATA")
+	if dir == "" {
+		dir = "../../../shared/testdata"
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "spark", "spark-events", "application_1628109047826_1317105"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var props [][2]string
+	for line := range strings.Lines(string(raw)) {
+		if !strings.Contains(line, `"Event":"SparkListenerEnvironmentUpdate"`) {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			b.Fatal(err)
+		}
+		for _, group := range []string{"Spark Properties", "Hadoop Properties", "System Properties", "Metrics Properties"} {
+			m, _ := ev[group].(map[string]any)
+			for k, v := range m {
+				s, _ := v.(string)
+				props = append(props, [2]string{k, s})
+			}
+		}
+	}
+	if len(props) < 100 {
+		b.Fatalf("%d properties", len(props))
+	}
+	r := Default()
+	work := make([][2]string, len(props))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(work, props)
+		r.Properties(work)
+	}
+	b.ReportMetric(float64(len(props)), "props")
 }
