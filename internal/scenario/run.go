@@ -142,7 +142,8 @@ func sampleDriver(ctx context.Context, logDir string) (stop func() error, err er
 		// its command line carries this run's event-log directory.
 		data := agent.DriverData(snaps, "spark.eventLog.dir="+logDir)
 		if data == nil {
-			return fmt.Errorf("the agent saw the driver JVM in fewer than 2 of %d samples", len(snaps))
+			return fmt.Errorf("the agent saw the driver JVM in fewer than 2 of %d samples; %s", len(snaps),
+				whatAgentSaw(snaps, "spark.eventLog.dir="+logDir))
 		}
 		b, err := json.MarshalIndent(data, "", " ")
 		if err != nil {
@@ -154,4 +155,29 @@ func sampleDriver(ctx context.Context, logDir string) (stop func() error, err er
 		}
 		return os.WriteFile(path, b, 0o644)
 	}, nil
+}
+
+// whatAgentSaw says, when the driver's samples are missing, what the agent
+// saw of the processes whose command line holds cmdline (role, whether it
+// read their JVM, why not) and which reads failed: enough to tell a
+// missed process from an unread JVM in a CI log.
+func whatAgentSaw(snaps []*agent.Snapshot, cmdline string) string {
+	seen := map[string]int{}
+	errs := map[string]int{}
+	for _, s := range snaps {
+		for _, p := range s.Processes {
+			if !strings.Contains(p.Cmdline, cmdline) {
+				continue
+			}
+			what := fmt.Sprintf("pid %d %s, jvm %v", p.PID, p.Role, p.JVM != nil)
+			if p.JVMUnavailable != "" {
+				what += ": " + p.JVMUnavailable
+			}
+			seen[what]++
+		}
+		for k, n := range s.Errors {
+			errs[k] += n
+		}
+	}
+	return fmt.Sprintf("processes with %q: %v; read errors: %v", cmdline, seen, errs)
 }
