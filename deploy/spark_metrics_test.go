@@ -16,8 +16,8 @@ import (
 // /metrics/prometheus, with the Spark conf the chart's README gives — and
 // both answer with Spark's series. A real `sparkdx agent` beside it reads
 // the driver's REST API (found from its sockets) and is scraped too; every
-// dashboard panel over these series (fromSpark) then returns data while
-// the job holds a cached DataFrame.
+// dashboard panel and alert rule over these series (fromSpark) then
+// returns data while the job holds a cached DataFrame.
 func TestSparkEndpointsAgainstPrometheus(t *testing.T) {
 	promBin := sparktest.Program(t, "prometheus")
 	bin := buildSparkdx(t)
@@ -71,7 +71,11 @@ s.stop()
 	// Two more scrapes for rate().
 	time.Sleep(3 * time.Second)
 	n := 0
-	for _, q := range dashboardQueries(t) {
+	qs := dashboardQueries(t)
+	for _, q := range ruleQueries(t) {
+		qs = append(qs, query{q.where, withBool(q.expr)})
+	}
+	for _, q := range qs {
 		if !fromSpark(q.expr) {
 			continue
 		}
