@@ -499,36 +499,39 @@ func oldGeneration(gens []Generation) *Generation {
 }
 
 // xxSize reads the last -XX:name=size in args (the JVM keeps the last
-// one), with HotSpot's k, m, g and t suffixes; 0 when absent or unreadable.
+// one); 0 when absent or unreadable.
 func xxSize(args, name string) int64 {
 	var size int64
 	for _, a := range strings.Fields(args) {
-		v, ok := strings.CutPrefix(a, "-XX:"+name+"=")
-		if !ok {
-			continue
+		if v, ok := strings.CutPrefix(a, "-XX:"+name+"="); ok {
+			size, _ = jvmSize(v)
 		}
-		mult := int64(1)
-		if n := len(v); n > 0 {
-			switch v[n-1] {
-			case 'k', 'K':
-				mult = 1 << 10
-			case 'm', 'M':
-				mult = 1 << 20
-			case 'g', 'G':
-				mult = 1 << 30
-			case 't', 'T':
-				mult = 1 << 40
-			}
-			if mult > 1 {
-				v = v[:n-1]
-			}
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 || n > math.MaxInt64/mult {
-			size = 0
-			continue
-		}
-		size = n * mult
 	}
 	return size
+}
+
+// jvmSize reads a size as HotSpot's options write it: a number of bytes
+// with an optional k, m, g or t suffix (either case).
+func jvmSize(v string) (int64, bool) {
+	mult := int64(1)
+	if n := len(v); n > 0 {
+		switch v[n-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		case 't', 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			v = v[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, false
+	}
+	return n * mult, true
 }

@@ -3,7 +3,6 @@ package hsperf
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,24 +33,13 @@ func TestFixturesMatchJstat(t *testing.T) {
 func xmx(t *testing.T, args string) int64 {
 	t.Helper()
 	for _, a := range strings.Fields(args) {
-		v, ok := strings.CutPrefix(a, "-Xmx")
-		if !ok {
-			continue
+		if v, ok := strings.CutPrefix(a, "-Xmx"); ok {
+			n, ok := jvmSize(v)
+			if !ok {
+				t.Fatalf("bad %s", a)
+			}
+			return n
 		}
-		mult := int64(1)
-		switch v[len(v)-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		n, err := strconv.ParseInt(strings.TrimRight(v, "kKmMgG"), 10, 64)
-		if err != nil {
-			t.Fatalf("bad %s", a)
-		}
-		return n * mult
 	}
 	t.Fatalf("no -Xmx in %q", args)
 	return 0
