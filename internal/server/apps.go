@@ -88,15 +88,7 @@ type AppSummary struct {
 	// LastUpdated is when the log last changed (epoch ms).
 	LastUpdated int64 `json:"lastUpdated"`
 	key         string
-	search      string // name and id in lower case, for ?q=
-}
-
-// lower is the name and id in lower case, what ?q= searches.
-func (a *AppSummary) lower() string {
-	if a.search == "" {
-		return strings.ToLower(a.Name + "\x00" + a.ID)
-	}
-	return a.search
+	search      string // name and id in lower case, what ?q= searches
 }
 
 // cachedSummary is the report-derived part of a log's summary.
@@ -379,7 +371,7 @@ func filter(apps []AppSummary, q url.Values) ([]*AppSummary, error) {
 		if run != "" && (a.Run == nil || a.Run.ID != run) {
 			continue
 		}
-		if sub != "" && !strings.Contains(a.lower(), sub) {
+		if sub != "" && !strings.Contains(a.search, sub) {
 			continue
 		}
 		if from > 0 && a.StartTime < from || to > 0 && a.StartTime >= to {
