@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // JVM is the typed view of a snapshot: what sparkdx reports about a JVM.
@@ -499,15 +500,26 @@ func oldGeneration(gens []Generation) *Generation {
 }
 
 // xxSize reads the last -XX:name=size in args (the JVM keeps the last
-// one); 0 when absent or unreadable.
+// one); 0 when absent or unreadable. It runs on every reading of every
+// JVM, so it searches from the end instead of splitting the arguments.
 func xxSize(args, name string) int64 {
-	var size int64
-	for _, a := range strings.Fields(args) {
-		if v, ok := strings.CutPrefix(a, "-XX:"+name+"="); ok {
-			size, _ = jvmSize(v)
+	opt := "-XX:" + name + "="
+	for end := len(args); ; {
+		i := strings.LastIndex(args[:end], opt)
+		if i < 0 {
+			return 0
 		}
+		if i > 0 && args[i-1] > ' ' { // inside another argument
+			end = i
+			continue
+		}
+		v := args[i+len(opt):]
+		if j := strings.IndexFunc(v, unicode.IsSpace); j >= 0 {
+			v = v[:j]
+		}
+		size, _ := jvmSize(v)
+		return size
 	}
-	return size
 }
 
 // jvmSize reads a size as HotSpot's options write it: a number of bytes

@@ -223,6 +223,8 @@ func TestXXSize(t *testing.T) {
 		{"-XX:ReservedCodeCacheSize=lots", 0},
 		{"-XX:ReservedCodeCacheSize=99999999999t", 0},
 		{"-XX:InitialCodeCacheSize=3m", 0},
+		{"-Dx=-XX:ReservedCodeCacheSize=9m -XX:ReservedCodeCacheSize=4m", 4 << 20},
+		{"-XX:ReservedCodeCacheSize=4m -Dx=-XX:ReservedCodeCacheSize=9m", 4 << 20}, // not an option of its own
 		{"", 0},
 	} {
 		if got := xxSize(c.args, "ReservedCodeCacheSize"); got != c.want {
