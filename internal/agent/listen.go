@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/prometheus/procfs"
 )
 
 // listener is a TCP socket in the LISTEN state, from /proc/<pid>/net/tcp
@@ -74,36 +76,36 @@ func kernelAddr(h string) (netip.Addr, error) {
 	return netip.AddrFrom16([16]byte(b)).Unmap(), nil
 }
 
-// socketInodes returns the inodes of the sockets a process has open
-// (its fd links read "socket:[inode]").
-func socketInodes(procRoot string, pid int) (map[uint64]bool, error) {
-	dir := filepath.Join(procRoot, strconv.Itoa(pid), "fd")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
+// socketInodes returns the inodes of the sockets among a process's open
+// file targets (procfs's FileDescriptorTargets: "socket:[inode]").
+func socketInodes(targets []string) map[uint64]bool {
 	out := map[uint64]bool{}
-	for _, e := range ents {
-		target, err := os.Readlink(filepath.Join(dir, e.Name()))
-		if err != nil {
-			continue // closed since the listing
-		}
+	for _, target := range targets {
 		if s, ok := strings.CutPrefix(target, "socket:["); ok {
 			if n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
 				out[n] = true
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // processListeners returns the TCP sockets pid listens on: the listening
 // sockets of its network namespace whose inodes are among its open fds.
 func processListeners(procRoot string, pid int) ([]listener, error) {
-	inodes, err := socketInodes(procRoot, pid)
+	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil, err
 	}
+	p, err := fs.Proc(pid)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := p.FileDescriptorTargets()
+	if err != nil {
+		return nil, err
+	}
+	inodes := socketInodes(targets)
 	var out []listener
 	for _, name := range []string{"tcp", "tcp6"} {
 		f, err := os.Open(filepath.Join(procRoot, strconv.Itoa(pid), "net", name))
