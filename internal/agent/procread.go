@@ -24,15 +24,24 @@ type procReader struct {
 	buf  []byte
 }
 
+// read reads /proc/<pid>/<name> into the reader's buffer; the bytes are
+// good until the next read.
+func (r *procReader) read(pid int, name string) (path string, b []byte, err error) {
+	path = filepath.Join(r.root, strconv.Itoa(pid), name)
+	b, err = rawfile.Read(path, r.buf)
+	if err == nil {
+		r.buf = b
+	}
+	return path, b, err
+}
+
 // stat returns the process's state, parent, CPU ticks, threads, start and
 // memory pages, as procfs.Proc.Stat would (the fields the agent reads).
 func (r *procReader) stat(pid int) (procfs.ProcStat, error) {
-	path := filepath.Join(r.root, strconv.Itoa(pid), "stat")
-	b, err := rawfile.Read(path, r.buf)
+	path, b, err := r.read(pid, "stat")
 	if err != nil {
 		return procfs.ProcStat{}, err
 	}
-	r.buf = b
 	s, err := parseStat(pid, b)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", path, err)
@@ -122,15 +131,18 @@ type procStatus struct {
 // peak resident memory, and the pid inside the process's PID namespace.
 func (r *procReader) status(pid int) (procStatus, error) {
 	var s procStatus
-	path := filepath.Join(r.root, strconv.Itoa(pid), "status")
-	b, err := rawfile.Read(path, r.buf)
+	_, b, err := r.read(pid, "status")
 	if err != nil {
 		return s, err
 	}
-	r.buf = b
 	for line := range bytes.Lines(b) {
 		k, v, ok := bytes.Cut(line, []byte{':'})
 		if !ok {
+			continue
+		}
+		switch string(k) {
+		case "Uid", "Gid", "VmRSS", "VmHWM", "NSpid": // the others' values are not split
+		default:
 			continue
 		}
 		f := bytes.Fields(v)
@@ -157,12 +169,10 @@ func (r *procReader) status(pid int) (procStatus, error) {
 
 // io reads /proc/<pid>/io's bytes read from and written to storage.
 func (r *procReader) io(pid int) (read, write uint64, err error) {
-	path := filepath.Join(r.root, strconv.Itoa(pid), "io")
-	b, err := rawfile.Read(path, r.buf)
+	path, b, err := r.read(pid, "io")
 	if err != nil {
 		return 0, 0, err
 	}
-	r.buf = b
 	var seen int
 	for line := range bytes.Lines(b) {
 		k, v, ok := bytes.Cut(line, []byte{':'})
