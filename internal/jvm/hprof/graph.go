@@ -294,8 +294,11 @@ func (g *graph) refShape(classID uint64) *refShape {
 	for id, depth := classID, 0; id != 0 && depth < 256; depth++ {
 		c := s.classes[id]
 		if g.fused && (c == nil || !c.dumped) {
-			g.fusedFailed = true // an instance before its class: the references need a pass of their own
-			return rs
+			// An instance before its class (or a superclass): the references
+			// need a pass of their own. The offsets found so far are dropped
+			// with the shape: without the whole chain its size is unknown.
+			g.fusedFailed = true
+			return &refShape{weak: -1}
 		}
 		if c == nil {
 			break

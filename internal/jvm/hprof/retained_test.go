@@ -188,3 +188,35 @@ func checkRetentionDump(t *testing.T, a *analysis, open Opener) {
 		}
 	}
 }
+
+// TestRetainedSuperclassAfterInstance is the fuzzer's find (CI, stop 26): a
+// dumped class whose superclass is dumped only after an instance, the
+// instance's record holding no field bytes. The fused pass saw the
+// subclass's reference offsets, not yet its size, and read past the record;
+// now it gives up the fused pass, and the pass of its own reads the record
+// as too short for its class.
+func TestRetainedSuperclassAfterInstance(t *testing.T) {
+	for _, idSize := range []int{8, 4} {
+		b := newDump("JAVA PROFILE 1.0.2", idSize)
+		b.utf8(0x8001, "Sub")
+		b.utf8(0x8002, "Super")
+		b.utf8(0x9001, "next")
+		b.loadClass(1, 0x5001, 0x8001)
+		b.loadClass(2, 0x5002, 0x8002)
+		b.classDump(0x5001, 0x5002, nil, []fieldSpec{{0x9001, typeObject}})
+		b.root(subRootJNIGlobal, 0x7000, idSize)
+		b.instance(0x7000, 0x5001, nil)
+		b.classDump(0x5002, 0, nil, nil)
+		dump := b.bytes()
+		a, err := analyze(context.Background(), bytesOpener(dump), RetainedOptions{Top: 5})
+		if err != nil {
+			t.Fatalf("%d-byte ids: %v", idSize, err)
+		}
+		if !a.g.separatePass {
+			t.Errorf("%d-byte ids: references read in the fused pass; want a pass of their own", idSize)
+		}
+		if a.r.Objects == 0 || a.r.Reachable == 0 {
+			t.Errorf("%d-byte ids: got %d objects, %d reachable; want the rooted instance", idSize, a.r.Objects, a.r.Reachable)
+		}
+	}
+}
