@@ -121,7 +121,15 @@ func TestHelmTemplate(t *testing.T) {
 		otlp  bool
 		check func(*testing.T, map[string]object)
 	}{
-		{"default", nil, base, false, nil},
+		// By default serve keeps every application.
+		{"default", nil, base, false, func(t *testing.T, objs map[string]object) {
+			args := get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec", "containers", 0, "args").([]any)
+			for _, a := range args {
+				if s, _ := a.(string); strings.HasPrefix(s, "--app-max-age") || strings.HasPrefix(s, "--max-finished-apps") {
+					t.Errorf("default server args %v bound the applications kept: %s", args, s)
+				}
+			}
+		}},
 		{"default with operator CRDs", operatorAPIs,
 			append(slices.Clone(base), "PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"), false, nil},
 		{"full", append([]string{"-f", filepath.Join(chart, "ci", "full-values.yaml")}, operatorAPIs...),
@@ -370,7 +378,8 @@ func checkFull(t *testing.T, objs map[string]object) {
 		}
 	}
 	args := get(c, "args").([]any)
-	for _, want := range []string{"--event-logs=s3://spark-logs/events", "--metrics-window=6h", "--metrics-max-finished=200"} {
+	for _, want := range []string{"--event-logs=s3://spark-logs/events", "--metrics-window=6h", "--metrics-max-finished=200",
+		"--app-max-age=720h", "--max-finished-apps=50000"} {
 		if !slices.Contains(args, any(want)) {
 			t.Errorf("server args %v lack %s", args, want)
 		}

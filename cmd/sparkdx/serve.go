@@ -44,6 +44,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	workers := fs.Int("workers", 0, "ingest workers (default: half the CPUs, at least 1; the rest serve requests)")
 	queue := fs.Int("queue", 1024, "ingest queue capacity")
 	retention := fs.Duration("retention", 7*24*time.Hour, "how long agent samples are kept")
+	appMaxAge := fs.Duration("app-max-age", 0, "drop applications whose event log was last modified longer ago than this from the store and the fleet (0: keep; the logs themselves are never deleted)")
+	maxFinished := fs.Int("max-finished-apps", 0, "keep at most this many finished applications, those whose logs changed last (0: no bound; running ones always stay)")
 	rawLogs := fs.Bool("serve-raw-logs", false, "serve /api/v1/.../logs (zips of the raw, unredacted event logs)")
 	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
 	metricsMax := fs.Int("metrics-max-finished", prom.DefaultMaxFinishedApps, "at most this many finished applications in /metrics (those that ended last)")
@@ -121,6 +123,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
+		Apps:     ingest.Retention{MaxAge: *appMaxAge, MaxFinished: *maxFinished},
 		Open:     eventlog.OpenOptions{S3: s3f.config()},
 		Views:    server.Views,
 		Analyze:  server.AnalyzeFunc(st),

@@ -152,6 +152,7 @@ var ingestMetrics = []struct {
 }{
 	{"sparkdx_serve_logs_running", "Event logs being tailed.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Running) }},
 	{"sparkdx_serve_logs_done", "Event logs analysed and stored.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Done) }},
+	{"sparkdx_serve_logs_expired", "Event logs the last scan found past the applications' retention (--app-max-age, --max-finished-apps), not kept.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Expired) }},
 	{"sparkdx_serve_ingest_bytes_total", "Decoded event-log bytes read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Bytes) }},
 	{"sparkdx_serve_ingest_events_total", "Events applied.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Events) }},
 	{"sparkdx_serve_ingest_errors_total", "Logs that could not be read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Errors) }},

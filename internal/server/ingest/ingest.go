@@ -106,6 +106,9 @@ type Config struct {
 	// so that a restart resumes it (and at shutdown); default 30s. A kill
 	// -9 makes the restart read again what was read since.
 	SnapshotEvery time.Duration
+	// Apps bounds the logs kept (age, number of finished ones); the zero
+	// value keeps every log.
+	Apps Retention
 	// SlowAfter bounds how long a worker replays one finished log before
 	// handing it to the slow lane, a worker of its own, so that a huge or
 	// pathological log (a gzip of half a billion short lines) never holds
@@ -196,6 +199,7 @@ type counters struct {
 	Resumed, Saves, SaveBytes, SaveNanos           atomic.Int64
 	SlowLane                                       atomic.Int64
 	Replaced                                       atomic.Int64
+	Expired                                        atomic.Int64 // logs past retention in the last scan
 }
 
 // Status is what /healthz and /metrics show of ingest.
@@ -226,6 +230,9 @@ type Status struct {
 	// SlowLane counts finished logs whose replay outlasted SlowAfter and
 	// went on in the slow lane.
 	SlowLane int64 `json:"slowLane"`
+	// Expired is how many logs the last scan found past the apps'
+	// retention (--app-max-age, --max-finished-apps) and did not keep.
+	Expired int64 `json:"expired"`
 	// LagMs is the age of the oldest change seen and not yet read.
 	LagMs   int64 `json:"lagMs"`
 	Scanned bool  `json:"scanned"`
@@ -417,6 +424,7 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 			w.add(root)
 		}
 	}
+	expired := in.cfg.Apps.expired(found, time.Now())
 	finished := map[string]bool{}
 	for _, l := range found {
 		if !l.InProgress {
@@ -430,6 +438,9 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 	}
 	seen := map[string]bool{}
 	for _, l := range found {
+		if expired[l.Path] {
+			continue // not seen: forget drops it from the store if it was kept
+		}
 		if w != nil && l.Rolling && l.InProgress {
 			w.add(l.Path)
 		}
@@ -462,6 +473,9 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 	}
 	if complete && ctx.Err() == nil {
 		in.forget(seen)
+	}
+	if ctx.Err() == nil {
+		in.stats.Expired.Store(int64(len(expired)))
 	}
 	in.scanned = true
 }
