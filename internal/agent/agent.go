@@ -192,7 +192,7 @@ func New(cfg Config) (*Agent, error) {
 		fs:     fs,
 		cont:   containerCollector{root: cfg.CgroupRoot, procRoot: cfg.ProcRoot, buf: new([]byte)},
 		jvm:    jvmCollector{procRoot: cfg.ProcRoot},
-		files:  &procReader{root: cfg.ProcRoot},
+		files:  newProcReader(cfg.ProcRoot),
 		prev:   map[procKey]Process{},
 		dumped: map[procKey]string{},
 		errors: map[string]uint64{},
@@ -229,11 +229,17 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	for key, k := range a.memory {
+		if k.hsperf != nil && memory[key] != k {
+			k.hsperf.Close() // its process is gone
+		}
+	}
 	a.memory = memory
 	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery,
 		files: a.files}
 	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}
 	seen := make(map[procKey]Process, len(a.prev))
+	cgroups := map[[2]string]Container{}
 	for _, f := range discover(t) {
 		k := f.info.known
 		if !k.env && k.id.needsEnviron() {
@@ -257,7 +263,7 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 			}
 		}
 		p := pc.collect(f, errs)
-		p.Container = a.cont.collect(f.info.proc, k, now, errs)
+		p.Container = a.cont.collect(f.info.proc, k, now, cgroups, errs)
 		p.JVM, p.JVMUnavailable = a.jvm.collect(p.PID, p.StartTime, k, errs)
 		key := procKey{p.PID, p.startTicks}
 		if a.rest != nil && p.Role == RoleDriver {
@@ -277,6 +283,7 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if a.rest != nil {
 		a.rest.cycleDone(seen, errs)
 	}
+	a.files.sweep()
 	snap.Events = append(snap.Events, a.exitEvents(seen, node, now)...)
 	if len(errs) > 0 {
 		snap.Errors = errs

@@ -94,7 +94,7 @@ func writeBenchNode(b *testing.B, jvms, others int) (string, int64) {
 
 // BenchmarkCycle is one full sampling cycle over a fake node with 50 Spark
 // JVMs (hsperfdata, cgroup, Python workers) and 100 other processes. The
-// goal is at most 20 ms of CPU per cycle; cpu-ns/op reports it. Sub-
+// goal (issue 20) is at most 5 ms of CPU per cycle; cpu-ns/op reports it. Sub-
 // benchmarks read smaps_rollup every cycle or reuse PSS (the default).
 func BenchmarkCycle(b *testing.B) {
 	root, size := writeBenchNode(b, 50, 100)

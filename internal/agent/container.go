@@ -66,7 +66,12 @@ const limitsEvery = time.Minute
 // collect returns the cgroup figures of a process, or nil when the process
 // has no cgroup the agent can read. Where the cgroup lives is looked up
 // once per process.
-func (c containerCollector) collect(p procfs.Proc, k *known, now time.Time, errs map[string]int) *Container {
+//
+// Processes of one cgroup (a YARN container's executor and its Python
+// workers' JVM, every executor of a standalone Worker without cgroups of
+// their own) share its files' reading within a cycle through cycle, keyed
+// by the controllers' directories.
+func (c containerCollector) collect(p procfs.Proc, k *known, now time.Time, cycle map[[2]string]Container, errs map[string]int) *Container {
 	if k.cgroup == nil {
 		cgs, err := p.Cgroups()
 		if err != nil {
@@ -87,12 +92,19 @@ func (c containerCollector) collect(p procfs.Proc, k *known, now time.Time, errs
 		k.cgroup.limitsRead = now
 	}
 	d := *k.cgroup
+	key := [2]string{d.mem, d.cpu}
+	if v, ok := cycle[key]; ok {
+		return &v
+	}
 	out := &Container{CgroupVersion: d.version, Path: d.path, memDir: d.mem, MemoryLimitBytes: d.memLimit,
 		CPUQuotaCores: d.cpuQuota}
 	if d.version == 2 {
 		c.readV2(d, out, errs)
 	} else {
 		c.readV1(d, out, errs)
+	}
+	if cycle != nil {
+		cycle[key] = *out
 	}
 	return out
 }
@@ -210,7 +222,9 @@ func (c containerCollector) readV2(d cgroupDirs, out *Container, errs map[string
 
 func (c containerCollector) readV1(d cgroupDirs, out *Container, errs map[string]int) {
 	out.MemoryUsageBytes = c.readUint(filepath.Join(d.mem, "memory.usage_in_bytes"), errs)
-	out.OOMKills, _ = oomKills(1, d.mem)
+	if b, err := c.read(filepath.Join(d.mem, "memory.oom_control")); err == nil {
+		out.OOMKills, _ = keyed(b, "oom_kill")
+	}
 	if d.cpu == "" {
 		return
 	}

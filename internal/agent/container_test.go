@@ -143,19 +143,50 @@ func TestContainerLimitsReread(t *testing.T) {
 	}
 	k := &known{}
 	t0 := time.Unix(1_800_000_000, 0)
-	c := a.cont.collect(p, k, t0, map[string]int{})
+	c := a.cont.collect(p, k, t0, nil, map[string]int{})
 	if c.MemoryLimitBytes != 6442450944 || c.CPUQuotaCores != 4 {
 		t.Fatalf("first read: %+v", c)
 	}
 	write("memory.max", "8589934592\n")
 	write("cpu.max", "600000 100000\n")
 	write("memory.current", "2400000000\n")
-	c = a.cont.collect(p, k, t0.Add(10*time.Second), map[string]int{})
+	c = a.cont.collect(p, k, t0.Add(10*time.Second), nil, map[string]int{})
 	if c.MemoryUsageBytes != 2400000000 || c.MemoryLimitBytes != 6442450944 || c.CPUQuotaCores != 4 {
 		t.Errorf("10 s later: %+v, want the new usage and the limits of the first read", c)
 	}
-	c = a.cont.collect(p, k, t0.Add(limitsEvery), map[string]int{})
+	c = a.cont.collect(p, k, t0.Add(limitsEvery), nil, map[string]int{})
 	if c.MemoryLimitBytes != 8589934592 || c.CPUQuotaCores != 6 {
 		t.Errorf("a minute later: %+v, want the resized limits", c)
+	}
+}
+
+// TestContainerReadOncePerCycle: the processes of one cgroup share its
+// reading within a cycle (a change between them is not seen until the next
+// cycle), and the next cycle reads it again.
+func TestContainerReadOncePerCycle(t *testing.T) {
+	root := copyFixture(t, "node1")
+	a := fixtureAgent(t, root, Config{})
+	p, err := a.fs.Proc(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := filepath.Join(root, "sys/fs/cgroup/kubepods/burstable/pod1/ctr-exec7", "memory.current")
+	t0 := time.Unix(1_800_000_000, 0)
+	cycle := map[[2]string]Container{}
+	first := a.cont.collect(p, &known{}, t0, cycle, map[string]int{})
+	if err := os.WriteFile(usage, []byte("2400000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := a.cont.collect(p, &known{}, t0, cycle, map[string]int{})
+	if first == nil || second == nil || *second != *first {
+		t.Errorf("a second process of the cgroup in the same cycle: got %+v, want the first's %+v", second, first)
+	}
+	second.MemoryUsageBytes = 1
+	if again := a.cont.collect(p, &known{}, t0, cycle, map[string]int{}); again.MemoryUsageBytes == 1 {
+		t.Errorf("processes share one Container value: a change to one shows in another")
+	}
+	next := a.cont.collect(p, &known{}, t0.Add(10*time.Second), map[[2]string]Container{}, map[string]int{})
+	if next.MemoryUsageBytes != 2400000000 {
+		t.Errorf("next cycle: usage %d, want the new 2400000000", next.MemoryUsageBytes)
 	}
 }

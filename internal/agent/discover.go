@@ -43,6 +43,10 @@ type known struct {
 
 	pss   uint64 // last proportional set size read, and when
 	pssAt time.Time
+
+	status   procStatus // last status read (statusOK), and when
+	statusOK bool
+	statusAt time.Time
 }
 
 // table is the node's process tree from one walk of /proc.

@@ -87,10 +87,12 @@ func (c jvmCollector) collect(pid int, startMillis int64, k *known, errs map[str
 	snap, err := r.Read()
 	if err != nil && k.hsperf != nil {
 		// The remembered file went away; look again.
+		k.hsperf.Close()
 		k.hsperf = nil
 		return c.collect(pid, startMillis, k, errs)
 	}
 	if err != nil {
+		r.Close()
 		if !errors.Is(err, hsperf.ErrNotInitialized) { // a JVM still starting is not a failure
 			errs["hsperf"]++
 		}

@@ -46,13 +46,13 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 		startTicks:  pi.stat.Starttime,
 	}
 	p.CPUUserSeconds, p.CPUSystemSeconds = cpuSeconds(pi.stat)
-	if st, err := c.files.status(p.PID); err != nil {
-		errs["status"]++
-	} else {
+	if st, ok := c.status(p.PID, pi.known, errs); ok {
 		p.UID, p.gid = st.UID, st.GID
-		p.RSSBytes = st.VmRSS
-		p.RSSPeakBytes = st.VmHWM
 		p.NSPid = st.NSpid
+		// stat's resident pages are status's VmRSS (the same counters);
+		// the peak is the kernel's as last read, or the resident size now
+		// when it is higher.
+		p.RSSPeakBytes = max(st.VmHWM, p.RSSBytes)
 	}
 	p.PSSBytes = c.pss(pi.proc, pi.known, errs)
 	if r, w, err := c.files.io(p.PID); err != nil {
@@ -106,6 +106,28 @@ func (c processCollector) child(d *procInfo, errs map[string]int) Child {
 	ch.CPUUserSeconds, ch.CPUSystemSeconds = cpuSeconds(d.stat)
 	ch.PSSBytes = c.pss(d.proc, d.known, errs)
 	return ch
+}
+
+// status reads /proc/<pid>/status when the process is new and then every
+// pssEvery: what the agent takes from it (uid, gid, the namespace pid, the
+// peak resident size) hardly changes, and the resident size itself comes
+// from stat each cycle. ok is false when it could never be read.
+func (c processCollector) status(pid int, k *known, errs map[string]int) (procStatus, bool) {
+	if k != nil && k.statusOK && c.now.Sub(k.statusAt) < c.pssEvery {
+		return k.status, true
+	}
+	st, err := c.files.status(pid)
+	if err != nil {
+		errs["status"]++
+		if k != nil && k.statusOK {
+			return k.status, true
+		}
+		return st, false
+	}
+	if k != nil {
+		k.status, k.statusOK, k.statusAt = st, true, c.now
+	}
+	return st, true
 }
 
 // pss reads the proportional set size, which splits pages shared between

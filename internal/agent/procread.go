@@ -22,13 +22,50 @@ import (
 type procReader struct {
 	root string
 	buf  []byte
+	// held keeps the files read every cycle (stat, io) open between
+	// cycles; nil reads each through a fresh open.
+	held *rawfile.Held
+	// sizeIsCount: root is a procfs whose fd directories give their number
+	// of entries as their size (Linux 6.2 and later); unknown until the
+	// first fds call, then fdSizeYes or fdSizeNo.
+	sizeIsCount int
 }
+
+// heldMax bounds the /proc files kept open between cycles: a node of
+// thousands of processes reads the rest with an open each.
+const heldMax = 4096
+
+// newProcReader returns a reader of the /proc tree at root that keeps the
+// files it reads every cycle open (Sweep closes those of processes gone).
+func newProcReader(root string) *procReader {
+	return &procReader{root: root, held: rawfile.NewHeld(heldMax)}
+}
+
+// sweep ends a cycle: the files of processes not read in it are closed.
+func (r *procReader) sweep() {
+	if r.held != nil {
+		r.held.Sweep()
+	}
+}
+
+const (
+	fdSizeUnknown = iota
+	fdSizeYes
+	fdSizeNo
+)
+
+// procSuperMagic is procfs's f_type in statfs(2).
+const procSuperMagic = 0x9fa0
 
 // read reads /proc/<pid>/<name> into the reader's buffer; the bytes are
 // good until the next read.
 func (r *procReader) read(pid int, name string) (path string, b []byte, err error) {
 	path = filepath.Join(r.root, strconv.Itoa(pid), name)
-	b, err = rawfile.Read(path, r.buf)
+	if r.held != nil && name != "status" {
+		b, err = r.held.Read(path, r.buf)
+	} else {
+		b, err = rawfile.Read(path, r.buf)
+	}
 	if err == nil {
 		r.buf = b
 	}
@@ -192,9 +229,37 @@ func (r *procReader) io(pid int) (read, write uint64, err error) {
 	return read, write, nil
 }
 
-// fds counts the entries of /proc/<pid>/fd without building their names.
+// fds counts the entries of /proc/<pid>/fd. Since Linux 6.2 procfs gives
+// an fd directory's number of open files as its size, which the kernel
+// counts from the process's fd bitmap: one stat instead of reading every
+// entry (a JVM has hundreds). Elsewhere (an older kernel, a copy of /proc
+// in a test) the entries are counted without building their names.
 func (r *procReader) fds(pid int) (int, error) {
 	path := filepath.Join(r.root, strconv.Itoa(pid), "fd")
+	if r.sizeIsCount == fdSizeUnknown {
+		r.sizeIsCount = fdSizeNo
+		var fs syscall.Statfs_t
+		if err := syscall.Statfs(r.root, &fs); err == nil && fs.Type == procSuperMagic {
+			var self syscall.Stat_t
+			// The agent itself has open files: a size of 0 for its own fd
+			// directory is a kernel that does not count.
+			if err := syscall.Stat(filepath.Join(r.root, "self", "fd"), &self); err == nil && self.Size > 0 {
+				r.sizeIsCount = fdSizeYes
+			}
+		}
+	}
+	if r.sizeIsCount == fdSizeYes {
+		var st syscall.Stat_t
+		if err := syscall.Stat(path, &st); err != nil {
+			return 0, &os.PathError{Op: "stat", Path: path, Err: err}
+		}
+		return int(st.Size), nil
+	}
+	return r.countFDs(path)
+}
+
+// countFDs counts the entries of an fd directory.
+func (r *procReader) countFDs(path string) (int, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, &os.PathError{Op: "open", Path: path, Err: err}

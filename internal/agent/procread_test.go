@@ -3,6 +3,8 @@ package agent
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -90,6 +92,13 @@ func TestProcReaderAgainstProcfs(t *testing.T) {
 	if got, gerr := r.fds(sleep.Process.Pid); err != nil || gerr != nil || got < 5 || got != want {
 		t.Errorf("fds of a sleep with at least 5 open files: %d (%v), procfs %d (%v)", got, gerr, want, err)
 	}
+	// Both ways of counting: the fd directory's size (Linux 6.2 on) and
+	// its entries.
+	counted, err := r.countFDs(filepath.Join("/proc", strconv.Itoa(sleep.Process.Pid), "fd"))
+	if got, _ := r.fds(sleep.Process.Pid); err != nil || counted != got {
+		t.Errorf("fds of the sleep: %d by the directory's size, %d (%v) by its entries", got, counted, err)
+	}
+	t.Logf("fd counts from the directory's size: %v", r.sizeIsCount == fdSizeYes)
 	self, _ := r.stat(os.Getpid())
 	if self.NumThreads < 1 || self.State == "" || self.VSize == 0 {
 		t.Errorf("this process: %+v", self)

@@ -18,6 +18,7 @@ import (
 type Reader struct {
 	path string
 	pid  int
+	file *rawfile.File // kept open between reads: Close releases it
 	buf  []byte
 	snap *Snapshot // the last complete parse; nil before it
 	// layout is the buffer snap was parsed from: its entries' headers and
@@ -27,7 +28,7 @@ type Reader struct {
 
 // NewReader returns a Reader of the file at path (see ReadFile for PID).
 func NewReader(path string) *Reader {
-	r := &Reader{path: path}
+	r := &Reader{path: path, file: rawfile.NewFile(path)}
 	if pid, err := strconv.Atoi(filepath.Base(path)); err == nil {
 		r.pid = pid
 	}
@@ -69,10 +70,13 @@ func (r *Reader) Read() (*Snapshot, error) {
 
 // fill reads the whole file into r.buf, reusing it.
 func (r *Reader) fill() error {
-	b, err := rawfile.Read(r.path, r.buf)
+	b, err := r.file.Read(r.buf)
 	r.buf = b
 	return err
 }
+
+// Close closes the file the Reader keeps open; a later Read opens it again.
+func (r *Reader) Close() { r.file.Close() }
 
 // sameLayout tells whether two prologues describe the same entries.
 func sameLayout(a, b Prologue) bool {
