@@ -158,8 +158,8 @@ type Agent struct {
 	rest  *sparkREST // nil when off
 	files *procReader
 
+	scan     *scanner
 	prev     map[procKey]Process
-	memory   map[procKey]*known
 	prevNode Node
 	dumped   map[procKey]string // heap dump paths, carried into exit events
 
@@ -198,6 +198,7 @@ func New(cfg Config) (*Agent, error) {
 		errors: map[string]uint64{},
 		exits:  map[exitKey]uint64{},
 	}
+	a.scan = newScanner(fs, a.files)
 	if cfg.SparkREST > 0 {
 		a.rest = newSparkREST(cfg.ProcRoot, cfg.SparkREST, cfg.SparkRESTTimeout)
 	}
@@ -225,16 +226,10 @@ func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, memory, err := scan(a.fs, a.files, a.memory, errs)
+	t, err := a.scan.scan(errs)
 	if err != nil {
 		return nil, err
 	}
-	for key, k := range a.memory {
-		if k.hsperf != nil && memory[key] != k {
-			k.hsperf.Close() // its process is gone
-		}
-	}
-	a.memory = memory
 	pc := processCollector{pageSize: uint64(os.Getpagesize()), bootTime: node.BootTime, now: now, pssEvery: a.cfg.PSSEvery,
 		files: a.files}
 	snap := &Snapshot{Host: a.cfg.Host, Time: now.UnixMilli(), Node: node, Processes: []Process{}}

@@ -26,6 +26,7 @@ type procInfo struct {
 // pid and start time and dropped when the program changes (exec changes
 // the comm name, as when a YARN launch script execs java).
 type known struct {
+	proc procfs.Proc
 	comm string
 	argv []string
 	kind Kind
@@ -55,6 +56,25 @@ type table struct {
 	children map[int][]int
 }
 
+// scanner walks /proc every cycle into a table it keeps: the maps, the
+// process records and the pid list are reused from cycle to cycle, so that
+// a cycle allocates for new processes only.
+type scanner struct {
+	fs    procfs.FS
+	files *procReader
+	tab   table
+	infos []procInfo
+	pids  []int
+	// memory is what is known of the processes seen last cycle; spare is
+	// the map the next cycle fills, then swapped with it.
+	memory, spare map[procKey]*known
+}
+
+func newScanner(fs procfs.FS, files *procReader) *scanner {
+	return &scanner{fs: fs, files: files, tab: table{byPID: map[int]*procInfo{}, children: map[int][]int{}},
+		memory: map[procKey]*known{}, spare: map[procKey]*known{}}
+}
+
 // found is a Spark JVM with the processes below it that are not Spark JVMs
 // and, for a driver, the Python process that launched it.
 type found struct {
@@ -66,43 +86,88 @@ type found struct {
 
 // scan walks /proc once, reading the stat of every process and the command
 // line of those it has not seen before. Processes that vanish mid-walk or
-// whose files cannot be read are skipped and counted. It returns the
-// memory of the processes seen, to be passed to the next scan.
-func scan(fs procfs.FS, pr *procReader, memory map[procKey]*known, errs map[string]int) (*table, map[procKey]*known, error) {
-	procs, err := fs.AllProcs()
+// whose files cannot be read are skipped and counted. The table it returns
+// is good until the next scan.
+func (sc *scanner) scan(errs map[string]int) (*table, error) {
+	pids, err := sc.files.pids(sc.pids)
+	sc.pids = pids
 	if err != nil {
-		return nil, nil, fmt.Errorf("list processes: %w", err)
+		return nil, fmt.Errorf("list processes: %w", err)
 	}
-	t := &table{byPID: make(map[int]*procInfo, len(procs)), children: make(map[int][]int, len(procs))}
-	next := make(map[procKey]*known, len(procs))
-	for _, p := range procs {
-		st, err := pr.stat(p.PID)
+	t := &sc.tab
+	clear(t.byPID)
+	for ppid, kids := range t.children {
+		if len(kids) == 0 {
+			delete(t.children, ppid) // no children two cycles running
+		} else {
+			t.children[ppid] = kids[:0]
+		}
+	}
+	// Pointers into infos go into byPID: it must not move while filled.
+	if cap(sc.infos) < len(pids) {
+		sc.infos = make([]procInfo, 0, len(pids)+len(pids)/4)
+	}
+	sc.infos = sc.infos[:0]
+	next := sc.spare
+	clear(next)
+	for _, pid := range pids {
+		st, err := sc.files.stat(pid)
 		if err != nil {
 			errs["stat"]++
 			continue
 		}
-		key := procKey{p.PID, st.Starttime}
-		k := memory[key]
+		key := procKey{pid, st.Starttime}
+		k := sc.memory[key]
 		if k == nil || k.comm != st.Comm {
-			argv, err := p.CmdLine()
-			if err != nil {
-				errs["cmdline"]++
+			if k = sc.learn(pid, st, errs); k == nil {
+				continue
 			}
-			k = &known{comm: st.Comm, argv: argv, kind: kindOf(argv, st.Comm)}
-			// A kernel thread or zombie has no command line; ask again
-			// next time rather than remember it empty.
-			if len(argv) > 0 {
-				k.id, k.ok = classify(argv)
+			// A zombie has no command line; ask again next time rather
+			// than remember it empty. A kernel thread has none ever.
+			if len(k.argv) > 0 || kernelThread(pid, st.PPID) {
 				next[key] = k
 			}
 		} else {
 			next[key] = k
 		}
-		t.byPID[p.PID] = &procInfo{proc: p, stat: st, argv: k.argv, kind: k.kind, known: k}
-		t.children[st.PPID] = append(t.children[st.PPID], p.PID)
+		sc.infos = append(sc.infos, procInfo{proc: k.proc, stat: st, argv: k.argv, kind: k.kind, known: k})
+		t.byPID[pid] = &sc.infos[len(sc.infos)-1]
+		t.children[st.PPID] = append(t.children[st.PPID], pid)
 	}
-	return t, next, nil
+	for key, k := range sc.memory {
+		if k.hsperf != nil && next[key] != k {
+			k.hsperf.Close() // its process is gone, or runs another program
+		}
+	}
+	sc.memory, sc.spare = next, sc.memory
+	return t, nil
 }
+
+// learn reads what does not change while a process runs one program; nil
+// when the process is gone.
+func (sc *scanner) learn(pid int, st procfs.ProcStat, errs map[string]int) *known {
+	p, err := sc.fs.Proc(pid)
+	if err != nil {
+		errs["cmdline"]++ // gone meanwhile
+		return nil
+	}
+	k := &known{proc: p, comm: st.Comm}
+	if kernelThread(pid, st.PPID) {
+		return k
+	}
+	argv, err := p.CmdLine()
+	if err != nil {
+		errs["cmdline"]++
+	}
+	k.argv, k.kind = argv, kindOf(argv, st.Comm)
+	if len(argv) > 0 {
+		k.id, k.ok = classify(argv)
+	}
+	return k
+}
+
+// kernelThread: kthreadd (pid 2) and its children, which never exec.
+func kernelThread(pid, ppid int) bool { return pid == 2 || ppid == 2 }
 
 // discover classifies every process and returns the Spark JVMs, each with the
 // descendants it owns, ordered by pid. A descendant belongs to its nearest

@@ -14,7 +14,7 @@ func TestDiscoverFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := map[string]int{}
-	tab, _, err := scan(fs, &procReader{root: filepath.Join("testdata", "node1", "proc")}, nil, errs)
+	tab, err := newScanner(fs, &procReader{root: filepath.Join("testdata", "node1", "proc")}).scan(errs)
 	if err != nil {
 		t.Fatal(err)
 	}

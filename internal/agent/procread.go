@@ -25,10 +25,32 @@ type procReader struct {
 	// held keeps the files read every cycle (stat, io) open between
 	// cycles; nil reads each through a fresh open.
 	held *rawfile.Held
+	// comms holds one string per command name read (comm).
+	comms map[string]string
 	// sizeIsCount: root is a procfs whose fd directories give their number
 	// of entries as their size (Linux 6.2 and later); unknown until the
 	// first fds call, then fdSizeYes or fdSizeNo.
 	sizeIsCount int
+}
+
+// commsMax bounds the command names a procReader keeps one string of.
+const commsMax = 4096
+
+// comm returns the one string kept for a command name, so that reading
+// the stat of every process each cycle makes no new strings: a node runs
+// few distinct programs.
+func (r *procReader) comm(b []byte) string {
+	if c, ok := r.comms[string(b)]; ok {
+		return c
+	}
+	c := string(b)
+	if r.comms == nil {
+		r.comms = map[string]string{}
+	}
+	if len(r.comms) < commsMax {
+		r.comms[c] = c
+	}
+	return c
 }
 
 // heldMax bounds the /proc files kept open between cycles: a node of
@@ -79,7 +101,7 @@ func (r *procReader) stat(pid int) (procfs.ProcStat, error) {
 	if err != nil {
 		return procfs.ProcStat{}, err
 	}
-	s, err := parseStat(pid, b)
+	s, err := parseStat(pid, b, r.comm)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", path, err)
 	}
@@ -89,13 +111,18 @@ func (r *procReader) stat(pid int) (procfs.ProcStat, error) {
 // parseStat parses a /proc/<pid>/stat line (proc(5)): the command in
 // parentheses (which may hold spaces and parentheses itself: it ends at the
 // last ')'), then space-separated fields from the state (field 3) on.
-func parseStat(pid int, b []byte) (procfs.ProcStat, error) {
+// comm makes the command's string (nil: a new string each time).
+func parseStat(pid int, b []byte, comm func([]byte) string) (procfs.ProcStat, error) {
 	s := procfs.ProcStat{PID: pid}
 	l, r := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if l < 0 || r < l {
 		return s, errors.New("no command in parentheses")
 	}
-	s.Comm = string(b[l+1 : r])
+	if comm != nil {
+		s.Comm = comm(b[l+1 : r])
+	} else {
+		s.Comm = string(b[l+1 : r])
+	}
 	rest := b[r+1:]
 	field := 2 // the last field read
 	next := func() []byte {
@@ -304,6 +331,63 @@ func countDirents(b []byte) int {
 		b = b[reclen:]
 	}
 	return n
+}
+
+// pids lists the process ids under the reader's root (the numeric entries
+// of /proc) into out, reusing it and the reader's buffer: the listing of
+// every cycle allocates nothing once they are large enough.
+func (r *procReader) pids(out []int) ([]int, error) {
+	out = out[:0]
+	fd, err := syscall.Open(r.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return out, &os.PathError{Op: "open", Path: r.root, Err: err}
+	}
+	defer syscall.Close(fd)
+	if cap(r.buf) < 32<<10 {
+		r.buf = make([]byte, 32<<10)
+	}
+	buf := r.buf[:cap(r.buf)]
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return out, &os.PathError{Op: "readdirent", Path: r.root, Err: err}
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = appendPIDs(out, buf[:n])
+	}
+}
+
+// appendPIDs appends the names of b's linux_dirent64 records that are
+// decimal numbers (see countDirents for the layout).
+func appendPIDs(out []int, b []byte) []int {
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		name := b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		pid, ok := 0, len(name) > 0 && len(name) <= 10
+		for _, c := range name {
+			if c < '0' || c > '9' {
+				ok = false
+				break
+			}
+			pid = pid*10 + int(c-'0')
+		}
+		if ok && pid > 0 {
+			out = append(out, pid)
+		}
+		b = b[reclen:]
+	}
+	return out
 }
 
 // atou is the decimal number b starts with (0 when none).

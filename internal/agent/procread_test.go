@@ -4,9 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/prometheus/procfs"
 )
@@ -105,13 +107,13 @@ func TestProcReaderAgainstProcfs(t *testing.T) {
 	}
 
 	line := "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 -5 0 20 -10 9 0 12345 1000 77 18446744073709551615\n"
-	s, err := parseStat(42, []byte(line))
+	s, err := parseStat(42, []byte(line), nil)
 	if err != nil || s.Comm != "a (b) c" || s.State != "S" || s.PPID != 1 || s.UTime != 7 || s.STime != 3 ||
 		s.NumThreads != 9 || s.Starttime != 12345 || s.VSize != 1000 || s.RSS != 77 {
 		t.Errorf("odd command: %+v, %v", s, err)
 	}
 	for _, bad := range []string{"", "42 no-parens S 1", "42 (x) S 1 2 3", "42 (x) S 1 2 3 4 5 6 7 8 9 10 x 12 13 14 15 16 17 18 19 20 21 22"} {
-		if _, err := parseStat(42, []byte(bad)); err == nil {
+		if _, err := parseStat(42, []byte(bad), nil); err == nil {
 			t.Errorf("%q: no error", bad)
 		} else if !strings.Contains(err.Error(), "field") && !strings.Contains(err.Error(), "command") {
 			t.Errorf("%q: error %v does not say what is wrong", bad, err)
@@ -127,7 +129,7 @@ func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("1 (systemd) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 9 10 11"))
 	f.Add([]byte("7 () R 1 1 1 0 -1 0 0 0 0 0 99999999999999999999 0 0 0 0 0 0 0 0 0 0 0"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseStat(7, b)
+		s, err := parseStat(7, b, nil)
 		if err != nil {
 			return
 		}
@@ -136,4 +138,60 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("comm %q pid %d from %q", s.Comm, s.PID, b)
 		}
 	})
+}
+
+// TestProcReaderPIDs: the listing of /proc is every process procfs lists
+// (give or take those that came or went in between), this one included,
+// and reuses its slice; the fixture's listing is its numeric directories.
+func TestProcReaderPIDs(t *testing.T) {
+	fs, err := procfs.NewFS("/proc")
+	if err != nil {
+		t.Skip(err)
+	}
+	r := &procReader{root: "/proc"}
+	got, err := r.pids(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]bool{}
+	for _, p := range procs {
+		want[p.PID] = true
+	}
+	common := 0
+	for _, pid := range got {
+		if want[pid] {
+			common++
+		}
+	}
+	if !slices.Contains(got, os.Getpid()) || common < len(want)*9/10 {
+		t.Errorf("listed %d pids, %d of procfs's %d; this process (%d) listed: %v", len(got), common, len(want), os.Getpid(), slices.Contains(got, os.Getpid()))
+	}
+	again, err := r.pids(got)
+	if err != nil || &again[0] != &got[0] {
+		t.Errorf("a second listing did not reuse the first's slice (%v)", err)
+	}
+	fixture := &procReader{root: filepath.Join("testdata", "node1", "proc")}
+	fp, err := fixture.pids(nil)
+	slices.Sort(fp)
+	if err != nil || !slices.Equal(fp, []int{1, 100, 101, 102, 103, 200, 201, 300, 301, 302, 400, 401}) {
+		t.Errorf("fixture: %v, %v", fp, err)
+	}
+}
+
+// TestProcReaderCommInterned: reading a process's stat again gives the same
+// command string, not a new one.
+func TestProcReaderCommInterned(t *testing.T) {
+	r := &procReader{root: "/proc"}
+	a, err := r.stat(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	b, _ := r.stat(os.Getpid())
+	if a.Comm == "" || unsafe.StringData(a.Comm) != unsafe.StringData(b.Comm) {
+		t.Errorf("two reads of %q made two strings", a.Comm)
+	}
 }
