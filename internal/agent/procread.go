@@ -287,50 +287,13 @@ func (r *procReader) fds(pid int) (int, error) {
 
 // countFDs counts the entries of an fd directory.
 func (r *procReader) countFDs(path string) (int, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	if cap(r.buf) < 8192 {
-		r.buf = make([]byte, 8192)
-	}
-	buf := r.buf[:cap(r.buf)]
 	n := 0
-	for {
-		m, err := syscall.ReadDirent(fd, buf)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return 0, &os.PathError{Op: "readdirent", Path: path, Err: err}
-		}
-		if m <= 0 {
-			return n, nil
-		}
-		n += countDirents(buf[:m])
-	}
-}
-
-// countDirents counts the linux_dirent64 records of b that are not "." or
-// "..": d_ino (8), d_off (8), d_reclen (2), d_type (1), then the name.
-func countDirents(b []byte) int {
-	n := 0
-	for len(b) >= 19 {
-		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-		if reclen < 19 || reclen > len(b) {
-			break
-		}
-		name := b[19:reclen]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
+	err := r.eachDirent(path, func(name []byte) {
 		if string(name) != "." && string(name) != ".." {
 			n++
 		}
-		b = b[reclen:]
-	}
-	return n
+	})
+	return n, err
 }
 
 // pids lists the process ids under the reader's root (the numeric entries
@@ -338,9 +301,30 @@ func countDirents(b []byte) int {
 // every cycle allocates nothing once they are large enough.
 func (r *procReader) pids(out []int) ([]int, error) {
 	out = out[:0]
-	fd, err := syscall.Open(r.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	err := r.eachDirent(r.root, func(name []byte) {
+		pid, ok := 0, len(name) > 0 && len(name) <= 10
+		for _, c := range name {
+			if c < '0' || c > '9' {
+				ok = false
+				break
+			}
+			pid = pid*10 + int(c-'0')
+		}
+		if ok && pid > 0 {
+			out = append(out, pid)
+		}
+	})
+	return out, err
+}
+
+// eachDirent reads the directory at path with getdents(2) into the
+// reader's buffer, without building names, and calls f with each entry's
+// name (good during the call only). A linux_dirent64 record is d_ino (8),
+// d_off (8), d_reclen (2), d_type (1), then the name, NUL-terminated.
+func (r *procReader) eachDirent(path string, f func(name []byte)) error {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return out, &os.PathError{Op: "open", Path: r.root, Err: err}
+		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
 	if cap(r.buf) < 32<<10 {
@@ -353,41 +337,24 @@ func (r *procReader) pids(out []int) ([]int, error) {
 			continue
 		}
 		if err != nil {
-			return out, &os.PathError{Op: "readdirent", Path: r.root, Err: err}
+			return &os.PathError{Op: "readdirent", Path: path, Err: err}
 		}
 		if n <= 0 {
-			return out, nil
+			return nil
 		}
-		out = appendPIDs(out, buf[:n])
-	}
-}
-
-// appendPIDs appends the names of b's linux_dirent64 records that are
-// decimal numbers (see countDirents for the layout).
-func appendPIDs(out []int, b []byte) []int {
-	for len(b) >= 19 {
-		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-		if reclen < 19 || reclen > len(b) {
-			break
-		}
-		name := b[19:reclen]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
-		pid, ok := 0, len(name) > 0 && len(name) <= 10
-		for _, c := range name {
-			if c < '0' || c > '9' {
-				ok = false
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
 				break
 			}
-			pid = pid*10 + int(c-'0')
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			f(name)
+			b = b[reclen:]
 		}
-		if ok && pid > 0 {
-			out = append(out, pid)
-		}
-		b = b[reclen:]
 	}
-	return out
 }
 
 // atou is the decimal number b starts with (0 when none).
