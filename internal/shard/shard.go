@@ -86,7 +86,7 @@ func Of(key string, n int) int {
 // LogKey is what a log's shard is computed from: its base name without
 // `.inprogress`, codec extension or `.compact` (Spark sanitises dots out
 // of application ids, so the first dot starts the suffixes), without the
-// rolling directory's `eventlog_v2_` prefix, and without a YARN attempt
+// rolling directory's `eventlog_v2_` prefix, and without an attempt
 // number, so that every form and attempt of one application lands on
 // the same shard: `eventlog_v2_app-1`, `app-1.lz4`, `app-1.inprogress`.
 func LogKey(name string) string {
@@ -94,30 +94,31 @@ func LogKey(name string) string {
 		name = name[:i]
 	}
 	name = strings.TrimPrefix(name, "eventlog_v2_")
-	return withoutYARNAttempt(name)
+	return withoutAttempt(name)
 }
 
 // AppKey is the LogKey of an application id's logs: the id sanitised as
 // Spark names its log files (EventLogFileWriter.nameForAppAndAttempt).
 func AppKey(appID string) string {
 	r := strings.NewReplacer(" ", "-", ":", "-", "/", "-", ".", "_", "$", "_", "{", "_", "}", "_", "'", "_", `"`, "_")
-	return withoutYARNAttempt(strings.ToLower(r.Replace(appID)))
+	return withoutAttempt(strings.ToLower(r.Replace(appID)))
 }
 
-// withoutYARNAttempt turns application_<cluster>_<seq>_<attempt> into
-// application_<cluster>_<seq>: YARN's attempts of one application share
-// a shard. Other attempt suffixes cannot be told from an id's own
-// underscores; their attempts may land on different shards, which the
-// fleet views merge.
-func withoutYARNAttempt(name string) string {
+// withoutAttempt drops an attempt number, so that the attempts of one
+// application share a shard: Spark names an attempt's log
+// <appId>_<attempt>, and application ids have no underscore but YARN's
+// application_<cluster>_<seq>, whose own last part is kept.
+func withoutAttempt(name string) string {
 	parts := strings.Split(name, "_")
-	if len(parts) != 4 || parts[0] != "application" {
+	if len(parts) < 2 || !digits(parts[len(parts)-1]) {
 		return name
 	}
-	for _, p := range parts[1:] {
-		if p == "" || strings.Trim(p, "0123456789") != "" {
-			return name
-		}
+	if parts[0] == "application" && len(parts) == 3 {
+		return name // a YARN application id without an attempt
 	}
-	return strings.Join(parts[:3], "_")
+	return strings.Join(parts[:len(parts)-1], "_")
+}
+
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

@@ -17,7 +17,8 @@ func TestLogKeyForms(t *testing.T) {
 		{"application_1700000000000_0042_2.lz4.inprogress", "application_1700000000000_0042"},
 		{"eventlog_v2_application_1700000000000_0042_1", "application_1700000000000_0042"},
 		{"application_1700000000000_0042", "application_1700000000000_0042"},
-		{"application_x_0042_1", "application_x_0042_1"},
+		{"local-1430917381535_2", "local-1430917381535"},
+		{"eventlog_v2_local-1430917381535_1", "local-1430917381535"},
 		{"spark-0a1b2c3d", "spark-0a1b2c3d"},
 	}
 	for _, c := range cases {
@@ -35,6 +36,7 @@ func TestAppKeyMatchesLogName(t *testing.T) {
 		{"local-1700000000000", "eventlog_v2_local-1700000000000"},
 		{"application_1700000000000_0042", "application_1700000000000_0042_1.zstd"},
 		{"Spark App.1", "spark-app_1.inprogress"},
+		{"local-1430917381535", "local-1430917381535_2"},
 	}
 	for _, c := range cases {
 		t.Run(c.appID, func(t *testing.T) {
