@@ -436,11 +436,11 @@ func pick(atts []AppSummary, attemptID string) (AppSummary, bool) {
 	return AppSummary{}, false
 }
 
-// skeletonApps are the applications as the index knows them: enough for
-// the History Server's application list, without replaying anything.
-func (s *Server) skeletonApps() []*model.App {
+// skeletonApps are the applications of index records: enough for the
+// History Server's application list, without replaying anything.
+func skeletonApps(recs []store.LogRecord) []*model.App {
 	var atts []*model.Attempt
-	for _, r := range s.cfg.Ingest.Records() {
+	for _, r := range recs {
 		if r.AppID == "" {
 			continue
 		}
