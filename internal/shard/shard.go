@@ -22,7 +22,9 @@ type Spec struct {
 	Index, Count int
 }
 
-// Parse reads "I/N" (0 ≤ I < N); "" is the zero Spec.
+// Parse reads "I/N" (0 ≤ I < N); "" is the zero Spec. I may also be a
+// StatefulSet pod's name, whose ordinal ends it ("sparkdx-serve-2/3" is
+// 2/3), so that every replica is given the same argument.
 func Parse(s string) (Spec, error) {
 	if s == "" {
 		return Spec{}, nil
@@ -30,6 +32,9 @@ func Parse(s string) (Spec, error) {
 	i, n, ok := strings.Cut(s, "/")
 	if !ok {
 		return Spec{}, fmt.Errorf("shard %q: want I/N, as 0/2", s)
+	}
+	if k := strings.LastIndexByte(i, '-'); k > 0 && digits(i[k+1:]) {
+		i = i[k+1:] // a pod name's ordinal
 	}
 	idx, err1 := strconv.Atoi(i)
 	cnt, err2 := strconv.Atoi(n)
