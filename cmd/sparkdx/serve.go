@@ -50,7 +50,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	metricsMax := fs.Int("metrics-max-finished", prom.DefaultMaxFinishedApps, "at most this many finished applications in /metrics (those that ended last)")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
 	resumeEvery := fs.Duration("resume-every", 30*time.Second, "how often a running log's replay state is stored, so a restart continues it instead of reading it again (a kill -9 re-reads at most this much)")
-	shardFlag := fs.String("shard", "", "take only shard `I/N` of the event logs (FNV-1a of each log's application id, modulo N; I may be a StatefulSet pod name ending in its ordinal) so that N instances share one directory")
+	shardFlag := fs.String("shard", "", "take only shard `I/N` of the event logs (FNV-1a of each log's application id, modulo N; I may be a StatefulSet pod name ending in its ordinal) so that N instances share one directory; of the agents' OTLP metrics it keeps its applications' points (send every instance all of them)")
 	peersFlag := fs.String("peers", "", "with --shard: every instance's base URL in shard order, this one's included (`URL,URL,...`); the fleet lists merge theirs and an app another instance owns is redirected there")
 	peerTimeout := fs.Duration("peer-timeout", 2*time.Second, "how long a fleet list waits for a peer before naming it as down")
 	s3f := addS3Flags(fs)

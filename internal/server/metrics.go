@@ -207,5 +207,13 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest))); err != nil {
 		return nil, err
 	}
+	if s.cfg.Peers.Shard.Enabled() {
+		other := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_other_shard_total",
+			Help: "Agents' OTLP metric points dropped as another serve instance's (--shard): its owner keeps them."},
+			func() float64 { return float64(s.otlpOtherShard.Load()) })
+		if err := reg.Register(other); err != nil {
+			return nil, err
+		}
+	}
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), nil
 }

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -59,6 +60,8 @@ type Server struct {
 	pages pages
 	cache *pageCache
 	peers *peerSet // nil: this instance is the whole fleet
+	// otlpOtherShard counts the agents' points dropped as other shards'.
+	otlpOtherShard atomic.Int64
 
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // report-derived fields by log key

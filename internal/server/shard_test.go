@@ -193,6 +193,38 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 		t.Errorf("an application nobody has: got %d, want 404 (from its hash owner)", code)
 	}
 
+	// Agents' telemetry sent to both (as a Collector fanning out does):
+	// each application's points are kept by its owner alone; those of an
+	// application not indexed yet by the shard its id hashes to.
+	var here string // an application instance 0 owns
+	for _, r := range inst[0].in.Records() {
+		if r.AppID != "" {
+			here = r.AppID
+			break
+		}
+	}
+	unknown := "local-9999999999999"
+	t0 := time.Now().Add(-time.Minute)
+	for _, ts := range inst {
+		for _, app := range []string{here, elsewhere, unknown} {
+			agentPush(t, ts.url, app, []string{"driver", "1"}, t0, 3)
+		}
+	}
+	for _, c := range []struct {
+		app   string
+		owner int
+	}{{here, 0}, {elsewhere, 1}, {unknown, shard.Spec{Count: 2}.OwnerOfApp(unknown)}} {
+		for i, ts := range inst {
+			xs, err := ts.st.Samples(c.app)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if own := i == c.owner; own != (len(xs) > 0) {
+				t.Errorf("%s's samples on instance %d (owner %d): got %d", c.app, i, c.owner, len(xs))
+			}
+		}
+	}
+
 	// A peer that is down: the list is what is left, and says so.
 	inst[1].stop()
 	inst[1].stop = nil
