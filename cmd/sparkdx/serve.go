@@ -53,6 +53,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	shardFlag := fs.String("shard", "", "take only shard `I/N` of the event logs (FNV-1a of each log's application id, modulo N; I may be a StatefulSet pod name ending in its ordinal) so that N instances share one directory; of the agents' OTLP metrics it keeps its applications' points (send every instance all of them)")
 	peersFlag := fs.String("peers", "", "with --shard: every instance's base URL in shard order, this one's included (`URL,URL,...`); the fleet lists merge theirs and an app another instance owns is redirected there")
 	peerTimeout := fs.Duration("peer-timeout", 2*time.Second, "how long a fleet list waits for a peer before naming it as down")
+	peerProxy := fs.Bool("peer-proxy", false, "answer a request for another instance's app by forwarding it there instead of redirecting (307): for clients that cannot reach the --peers URLs, as behind a Kubernetes Service")
 	s3f := addS3Flags(fs)
 	redaction := fs.String("redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	// OTLP settings default to the OpenTelemetry variables the Helm chart sets.
@@ -97,7 +98,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return usageErr("--shard: %v", err)
 	}
-	peers := server.Peers{Shard: sp, Timeout: *peerTimeout}
+	peers := server.Peers{Shard: sp, Timeout: *peerTimeout, Proxy: *peerProxy}
 	if *peersFlag != "" {
 		if !sp.Enabled() {
 			return usageErr("--peers needs --shard I/N with N > 1")

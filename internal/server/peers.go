@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +35,11 @@ type Peers struct {
 	Timeout time.Duration
 	// Client asks the peers (default a client without redirects).
 	Client *http.Client
+	// Proxy answers a request about another instance's application by
+	// forwarding it there instead of redirecting the client (307): for
+	// clients that cannot reach the peers' URLs (a Kubernetes Service in
+	// front of a StatefulSet's pods).
+	Proxy bool
 }
 
 // Validate checks that the peers match the shard count.
@@ -43,9 +50,10 @@ func (p Peers) Validate() error {
 	if len(p.URLs) != 0 && len(p.URLs) != p.Shard.Count {
 		return fmt.Errorf("peers: %d URLs for %d shards: list every instance, this one included, in shard order", len(p.URLs), p.Shard.Count)
 	}
-	for _, u := range p.URLs {
-		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-			return fmt.Errorf("peers: %q: want an http:// or https:// URL", u)
+	for _, raw := range p.URLs {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("peers: %q: want an http:// or https:// URL", raw)
 		}
 	}
 	return nil
@@ -75,8 +83,9 @@ const peerTTL = time.Second
 
 // peerSet asks the peers for their lists, at most once per peerTTL.
 type peerSet struct {
-	cfg   Peers
-	token string
+	cfg     Peers
+	token   string
+	proxies []*httputil.ReverseProxy // by shard, with Peers.Proxy
 
 	mu   sync.Mutex // held through a fetch: concurrent requests share it
 	last peerView
@@ -102,7 +111,22 @@ func newPeerSet(cfg Peers, token string) *peerSet {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	return &peerSet{cfg: cfg, token: token}
+	p := &peerSet{cfg: cfg, token: token}
+	if cfg.Proxy {
+		p.proxies = make([]*httputil.ReverseProxy, len(cfg.URLs))
+		for i, raw := range cfg.URLs {
+			u, err := url.Parse(raw)
+			if err != nil {
+				continue // Validate refuses it; requests are redirected
+			}
+			p.proxies[i] = &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(u)
+				pr.SetXForwarded()
+				pr.Out.Header.Set(proxiedHeader, "1")
+			}}
+		}
+	}
+	return p
 }
 
 // view returns the peers' lists, asking them again when older than
@@ -235,13 +259,18 @@ func markDown(w http.ResponseWriter, down []PeerDown) {
 	w.Header().Set("X-Sparkdx-Peers-Down", strings.Join(urls, " "))
 }
 
+// proxiedHeader marks a request one instance forwarded to another: it is
+// answered where it lands, never sent on again.
+const proxiedHeader = "X-Sparkdx-Proxied"
+
 // redirectToOwner sends a request about one application that this
 // instance does not know to the instance that owns it (307, so that the
-// method and body stay): the one whose list has it, or else the one its
-// id hashes to. It reports whether it answered.
+// method and body stay; or forwarded, with Peers.Proxy): the one whose
+// list has it, or else the one its id hashes to. It reports whether it
+// answered.
 func (s *Server) redirectToOwner(w http.ResponseWriter, r *http.Request) bool {
 	id := appIDOfPath(r.URL.Path)
-	if id == "" || s.knows(id) {
+	if id == "" || r.Header.Get(proxiedHeader) != "" || s.knows(id) {
 		return false
 	}
 	owner, ok := s.peers.view(r.Context()).owner[id]
@@ -252,6 +281,10 @@ func (s *Server) redirectToOwner(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	w.Header().Set("X-Sparkdx-Shard", fmt.Sprintf("%d/%d", owner, s.cfg.Peers.Shard.Count))
+	if s.cfg.Peers.Proxy && s.peers.proxies[owner] != nil {
+		s.peers.proxies[owner].ServeHTTP(w, r)
+		return true
+	}
 	http.Redirect(w, r, strings.TrimSuffix(s.cfg.Peers.URLs[owner], "/")+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	return true
 }

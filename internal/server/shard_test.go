@@ -72,29 +72,14 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 		AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}}
 	roots := []string{"s3://logs/fleet"}
 
-	var lns []net.Listener
-	var urls []string
-	for range 2 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns, urls = append(lns, ln), append(urls, "http://"+ln.Addr().String())
-	}
-	var inst []*testServer
-	for i := range 2 {
-		sp := shard.Spec{Index: i, Count: 2}
-		inst = append(inst, startServerOn(t, lns[i], t.TempDir(), roots, func(ic *ingest.Config, sc *Config) {
-			ic.Poll, ic.Open, ic.Shard, ic.Watch = 100*time.Millisecond, open, sp, false
-			sc.Peers = Peers{Shard: sp, URLs: urls}
-		}))
-	}
+	inst := startShards(t, 2, roots, func(ic *ingest.Config, _ *Config) {
+		ic.Poll, ic.Open, ic.Watch = 100*time.Millisecond, open, false
+	})
+	urls := []string{inst[0].url, inst[1].url}
 	one := startServerWith(t, t.TempDir(), roots, func(ic *ingest.Config, sc *Config) {
 		ic.Poll, ic.Open, ic.Watch = 100*time.Millisecond, open, false
 	})
-	for _, ts := range append(slices.Clone(inst), one) {
-		ts.waitIdle(t)
-	}
+	one.waitIdle(t)
 	all := one.in.Status()
 	if all.Logs != 19 || all.Errors != 0 {
 		t.Fatalf("one instance: got %+v, want 19 logs without errors", all)
@@ -242,5 +227,63 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 	}
 	if code, b := inst[0].get(t, "/"); code != 200 || !strings.Contains(string(b), "peer-down") || !strings.Contains(string(b), urls[1]) {
 		t.Errorf("fleet page with a peer down: got %d, want 200 naming %s", code, urls[1])
+	}
+}
+
+// startShards starts n instances over roots that know each other, with
+// Peers changed by set.
+func startShards(t *testing.T, n int, roots []string, set func(*ingest.Config, *Config)) []*testServer {
+	t.Helper()
+	var lns []net.Listener
+	var urls []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns, urls = append(lns, ln), append(urls, "http://"+ln.Addr().String())
+	}
+	var inst []*testServer
+	for i := range n {
+		sp := shard.Spec{Index: i, Count: n}
+		inst = append(inst, startServerOn(t, lns[i], t.TempDir(), roots, func(ic *ingest.Config, sc *Config) {
+			ic.Poll, ic.Shard = 50*time.Millisecond, sp
+			sc.Peers = Peers{Shard: sp, URLs: urls}
+			set(ic, sc)
+		}))
+	}
+	for _, ts := range inst {
+		ts.waitIdle(t)
+	}
+	return inst
+}
+
+// With Peers.Proxy an instance answers for the owner (clients that cannot
+// reach the peers' URLs), and a request nobody can answer ends in a 404,
+// not a loop.
+func TestShardProxy(t *testing.T) {
+	inst := startShards(t, 3, []string{sparktest.Path(t, "spark-events")}, func(_ *ingest.Config, sc *Config) {
+		sc.Peers.Proxy = true
+	})
+	for owner, ts := range inst {
+		for _, r := range ts.in.Records() {
+			if r.AppID == "" {
+				continue
+			}
+			for i, via := range inst {
+				p := "/api/v1/applications/" + r.AppID + "/jobs"
+				code, got := via.get(t, p)
+				_, want := ts.get(t, p)
+				if code != 200 || string(got) != string(want) {
+					t.Errorf("GET %s via instance %d (owner %d): got %d %.80s, want the owner's %.80s", p, i, owner, code, got, want)
+				}
+			}
+			break
+		}
+	}
+	for i, ts := range inst {
+		if code, _ := ts.get(t, "/apps/local-9999999999999"); code != 404 {
+			t.Errorf("an application nobody has, via instance %d: got %d, want 404", i, code)
+		}
 	}
 }
