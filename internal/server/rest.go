@@ -23,8 +23,13 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 	if len(seg) < 2 || seg[0] != "applications" {
 		// The application list and /version come from the index (and
 		// the peers'): cache them until it changes.
-		f := s.fleetApps(r.Context())
-		markDown(w, f.down)
+		var f fleet
+		if seg[0] == "applications" {
+			// The peers are asked for the list only: /version answers
+			// readiness probes, which must not wait for them.
+			f = s.fleetApps(r.Context())
+			markDown(w, f.down)
+		}
 		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+r.URL.RawQuery
 		if body, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
