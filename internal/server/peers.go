@@ -89,6 +89,10 @@ type peerSet struct {
 
 	mu   sync.Mutex // held through a fetch: concurrent requests share it
 	last peerView
+
+	mergeMu  sync.Mutex
+	merged   fleet       // the last merge
+	mergedOf summaryList // of this local list
 }
 
 // peerView is what the peers listed at one time.
@@ -137,7 +141,9 @@ func (p *peerSet) view(ctx context.Context) peerView {
 	if !p.last.at.IsZero() && time.Since(p.last.at) < peerTTL {
 		return p.last
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	// The answers serve every request of the next second: one request
+	// going away must not cut them short.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.Timeout)
 	defer cancel()
 	lists := make([]ShardList, len(p.cfg.URLs))
 	errs := make([]error, len(p.cfg.URLs))
@@ -228,22 +234,36 @@ type fleet struct {
 }
 
 // fleetApps returns the fleet's application attempts; without peers,
-// this instance's (shared, not to be changed).
+// this instance's. The list is shared until this instance's summaries or
+// the peers' lists change (callers must not change it).
 func (s *Server) fleetApps(ctx context.Context) fleet {
-	local := s.summaries()
+	local := s.summaryList()
 	if s.peers == nil {
-		return fleet{apps: local}
+		return fleet{apps: local.apps}
 	}
 	v := s.peers.view(ctx)
-	apps := make([]AppSummary, 0, len(local)+len(v.apps))
-	apps = append(append(apps, local...), v.apps...)
+	return s.peers.merge(local, v)
+}
+
+// merge is the local list and the peers', newest start first as on one
+// instance; the last one is kept for the next request.
+func (p *peerSet) merge(local summaryList, v peerView) fleet {
+	p.mergeMu.Lock()
+	defer p.mergeMu.Unlock()
+	if p.merged.apps != nil && p.mergedOf.version == local.version && p.mergedOf.built.Equal(local.built) && p.merged.gen == v.gen {
+		return p.merged
+	}
+	apps := make([]AppSummary, 0, len(local.apps)+len(v.apps))
+	apps = append(append(apps, local.apps...), v.apps...)
 	slices.SortStableFunc(apps, func(a, b AppSummary) int {
 		if c := cmp.Compare(b.StartTime, a.StartTime); c != 0 {
 			return c
 		}
 		return strings.Compare(b.key, a.key)
 	})
-	return fleet{apps: apps, records: v.records, gen: v.gen, down: v.down}
+	p.merged = fleet{apps: apps, records: v.records, gen: v.gen, down: v.down}
+	p.mergedOf = local
+	return p.merged
 }
 
 // markDown names the peers missing from a fleet view in the

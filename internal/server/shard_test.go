@@ -287,3 +287,43 @@ func TestShardProxy(t *testing.T) {
 		}
 	}
 }
+
+func TestAppIDOfPath(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"/apps/app-1", "app-1"},
+		{"/apps/app-1/stages/3/0", "app-1"},
+		{"/api/v1/applications/local-1/2/jobs", "local-1"},
+		{"/api/v1/applications/", ""},
+		{"/api/v1/applications", ""},
+		{"/api/sparkdx/v1/apps/app-1/report", "app-1"},
+		{"/api/sparkdx/v1/apps", ""},
+		{"/api/v1/version", ""},
+		{"/", ""},
+		{"/v1/metrics", ""},
+	} {
+		if got := appIDOfPath(c.path); got != c.want {
+			t.Errorf("appIDOfPath(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+func TestPeersValidate(t *testing.T) {
+	two := shard.Spec{Index: 0, Count: 2}
+	for _, c := range []struct {
+		name string
+		p    Peers
+		ok   bool
+	}{
+		{"none", Peers{}, true},
+		{"shard without peers", Peers{Shard: two}, true},
+		{"one per shard", Peers{Shard: two, URLs: []string{"http://a:1", "https://b"}}, true},
+		{"too few", Peers{Shard: two, URLs: []string{"http://a:1"}}, false},
+		{"not a URL", Peers{Shard: two, URLs: []string{"http://a:1", "b:80"}}, false},
+		{"no host", Peers{Shard: two, URLs: []string{"http://a:1", "http://"}}, false},
+		{"bad shard", Peers{Shard: shard.Spec{Index: 2, Count: 2}}, false},
+	} {
+		if err := c.p.Validate(); (err == nil) != c.ok {
+			t.Errorf("%s: got %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}
