@@ -327,3 +327,27 @@ func TestPeersValidate(t *testing.T) {
 		}
 	}
 }
+
+// Instances sharing a bearer token ask each other with it: the merged
+// list is complete and a forwarded request is authorised where it lands.
+func TestShardsWithToken(t *testing.T) {
+	inst := startShards(t, 2, []string{sparktest.Path(t, "spark-events")}, func(_ *ingest.Config, sc *Config) {
+		sc.AuthToken, sc.Peers.Proxy = "s3cret", true
+	})
+	for i, ts := range inst {
+		var apps []AppSummary
+		ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
+		if len(apps) != 19 {
+			t.Errorf("instance %d: got %d attempts, want 19 (both instances')", i, len(apps))
+		}
+	}
+	for _, r := range inst[1].in.Records() {
+		if r.AppID == "" {
+			continue
+		}
+		if code, b := inst[0].get(t, "/api/sparkdx/v1/apps/"+r.AppID); code != 200 {
+			t.Errorf("instance 1's %s through instance 0: got %d %.100s, want 200", r.AppID, code, b)
+		}
+		break
+	}
+}
