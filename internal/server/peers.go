@@ -161,12 +161,24 @@ func (p *peerSet) view(ctx context.Context) peerView {
 	wg.Wait()
 	v := peerView{at: time.Now(), gen: p.last.gen + 1, owner: map[string]int{}}
 	for i, l := range lists {
+		if i == p.cfg.Shard.Index {
+			continue
+		}
 		if errs[i] != nil {
 			v.down = append(v.down, PeerDown{URL: p.cfg.URLs[i], Error: errs[i].Error()})
 			continue
 		}
-		if len(l.Keys) != len(l.Apps) {
-			v.down = append(v.down, PeerDown{URL: p.cfg.URLs[i], Error: fmt.Sprintf("%d keys for %d apps", len(l.Keys), len(l.Apps))})
+		want := shard.Spec{Index: i, Count: p.cfg.Shard.Count}.String()
+		switch {
+		case l.Shard != want:
+			// --peers out of shard order, or a peer given another N:
+			// its applications would be looked for in the wrong place.
+			errs[i] = fmt.Errorf("answers as shard %q, want %s (--peers in shard order, the same N everywhere?)", l.Shard, want)
+		case len(l.Keys) != len(l.Apps):
+			errs[i] = fmt.Errorf("%d keys for %d apps", len(l.Keys), len(l.Apps))
+		}
+		if errs[i] != nil {
+			v.down = append(v.down, PeerDown{URL: p.cfg.URLs[i], Error: errs[i].Error()})
 			continue
 		}
 		for j, a := range l.Apps {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -232,7 +233,7 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 
 // startShards starts n instances over roots that know each other, with
 // Peers changed by set.
-func startShards(t *testing.T, n int, roots []string, set func(*ingest.Config, *Config)) []*testServer {
+func startShards(t testing.TB, n int, roots []string, set func(*ingest.Config, *Config)) []*testServer {
 	t.Helper()
 	var lns []net.Listener
 	var urls []string
@@ -349,5 +350,35 @@ func TestShardsWithToken(t *testing.T) {
 			t.Errorf("instance 1's %s through instance 0: got %d %.100s, want 200", r.AppID, code, b)
 		}
 		break
+	}
+}
+
+// BenchmarkPeerList: one merged fleet list with the peer asked anew (its
+// answer is otherwise reused for a second), two instances over the real
+// logs on this machine.
+func BenchmarkPeerList(b *testing.B) {
+	inst := startShards(b, 2, []string{sparktest.Path(b, "spark-events")}, func(*ingest.Config, *Config) {})
+	s := inst[0].srv
+	b.ReportAllocs()
+	for b.Loop() {
+		s.peers.mu.Lock()
+		s.peers.last.at = time.Time{}
+		s.peers.mu.Unlock()
+		if f := s.fleetApps(context.Background()); len(f.apps) != 19 || len(f.down) != 0 {
+			b.Fatalf("got %d attempts, %v down; want 19, none", len(f.apps), f.down)
+		}
+	}
+}
+
+// --peers out of shard order is found, not followed: each peer answering
+// as another shard is named as down.
+func TestShardPeersOutOfOrder(t *testing.T) {
+	inst := startShards(t, 2, []string{sparktest.Path(t, "spark-events")}, func(*ingest.Config, *Config) {})
+	s := inst[0].srv
+	s.peers.cfg.URLs = []string{inst[1].url, inst[0].url} // instance 1 listed as shard 0
+	s.peers.cfg.Shard = shard.Spec{Index: 1, Count: 2}
+	f := s.fleetApps(context.Background())
+	if len(f.down) != 1 || f.down[0].URL != inst[1].url || !strings.Contains(f.down[0].Error, `as shard "1/2", want 0/2`) {
+		t.Errorf("got down %v, want %s named as answering for shard 1/2", f.down, inst[1].url)
 	}
 }
