@@ -158,6 +158,11 @@ func TestHelmTemplate(t *testing.T) {
 					t.Errorf("got paths %v, want the executors' and the driver's endpoints", paths)
 				}
 			}},
+		// Several serve instances: a StatefulSet sharing the logs by shard.
+		{"several serve replicas", append([]string{"--set", "server.replicas=3"}, operatorAPIs...),
+			append([]string{"DaemonSet/rel-sparkdx-agent", "StatefulSet/rel-sparkdx-server", "Service/rel-sparkdx-server",
+				"Service/rel-sparkdx-server-headless", "ServiceAccount/rel-sparkdx", "PodMonitor/rel-sparkdx-agent",
+				"PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"}, dashboards...), false, checkShards},
 		// The chart's default protocol is grpc: agents push over it too.
 		{"otlp over grpc", []string{"--set", "monitoring.openTelemetry.enabled=true",
 			"--set", "monitoring.openTelemetry.endpoint=http://collector:4317"}, base, true, func(t *testing.T, objs map[string]object) {
@@ -204,7 +209,7 @@ func checkWorkloads(t *testing.T, objs map[string]object) {
 	t.Helper()
 	ports := map[string]bool{}
 	for key, o := range objs {
-		if k := str(o, "kind"); k != "Deployment" && k != "DaemonSet" {
+		if k := str(o, "kind"); k != "Deployment" && k != "DaemonSet" && k != "StatefulSet" {
 			continue
 		}
 		sel, _ := get(o, "spec", "selector", "matchLabels").(map[string]any)
@@ -396,6 +401,59 @@ func checkFull(t *testing.T, objs map[string]object) {
 	}
 	if got := str(objs["ServiceMonitor/rel-sparkdx-server"], "metadata", "labels", "release"); got != "kube-prometheus-stack" {
 		t.Errorf("service monitor release label: got %q", got)
+	}
+}
+
+// checkShards: each replica takes the shard of its ordinal and knows the
+// others by their names under the headless Service, which the StatefulSet
+// names; each has its own data volume; clients reach any of them.
+func checkShards(t *testing.T, objs map[string]object) {
+	t.Helper()
+	sts := objs["StatefulSet/rel-sparkdx-server"]
+	if got := get(sts, "spec", "replicas"); got != 3 {
+		t.Errorf("replicas: got %v, want 3", got)
+	}
+	if got := str(sts, "spec", "serviceName"); got != "rel-sparkdx-server-headless" {
+		t.Errorf("serviceName: got %q, want the headless Service", got)
+	}
+	headless := objs["Service/rel-sparkdx-server-headless"]
+	if str(headless, "spec", "clusterIP") != "None" || get(headless, "spec", "publishNotReadyAddresses") != true {
+		t.Errorf("headless Service: got %v, want clusterIP None, not-ready addresses published", get(headless, "spec"))
+	}
+	sel, _ := get(objs["ServiceMonitor/rel-sparkdx-server"], "spec", "selector", "matchLabels").(map[string]any)
+	matches := len(sel) > 0
+	for k, v := range sel {
+		matches = matches && get(headless, "metadata", "labels", k) == v
+	}
+	if matches {
+		t.Errorf("the ServiceMonitor selects the headless Service too: every pod scraped twice")
+	}
+	c := get(sts, "spec", "template", "spec", "containers", 0)
+	args := get(c, "args").([]any)
+	peers := "--peers=http://rel-sparkdx-server-0.rel-sparkdx-server-headless.obs.svc:18080," +
+		"http://rel-sparkdx-server-1.rel-sparkdx-server-headless.obs.svc:18080,http://rel-sparkdx-server-2.rel-sparkdx-server-headless.obs.svc:18080"
+	for _, want := range []string{"--shard=$(POD_NAME)/3", peers, "--peer-proxy"} {
+		if !slices.Contains(args, any(want)) {
+			t.Errorf("server args %v lack %s", args, want)
+		}
+	}
+	env, _ := get(c, "env").([]any)
+	if len(env) == 0 || str(env[0], "name") != "POD_NAME" || str(env[0], "valueFrom", "fieldRef", "fieldPath") != "metadata.name" {
+		t.Errorf("server env %v: want POD_NAME from metadata.name first", env)
+	}
+	if got := str(sts, "spec", "volumeClaimTemplates", 0, "metadata", "name"); got != "data" {
+		t.Errorf("volume claim template: got %q, want data (the /data mount)", got)
+	}
+	vols, _ := get(sts, "spec", "template", "spec", "volumes").([]any)
+	for _, v := range vols {
+		if str(v, "name") == "data" {
+			t.Errorf("pod volume data %v: want it from the claim template, one per replica", v)
+		}
+	}
+	// One claim cannot be every replica's.
+	cmd := exec.Command(sparktest.Program(t, "helm"), "template", "rel", chart, "--set", "server.replicas=2", "--set", "server.persistence.existingClaim=x")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "existingClaim") {
+		t.Errorf("replicas 2 with an existing claim: got %v, %.200s; want an error naming existingClaim", err, out)
 	}
 }
 

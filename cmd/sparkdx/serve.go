@@ -23,6 +23,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/server/exports"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/shard"
 )
 
 // multiFlag collects a repeatable flag.
@@ -51,6 +52,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	metricsMax := fs.Int("metrics-max-finished", prom.DefaultMaxFinishedApps, "at most this many finished applications in /metrics (those that ended last)")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
 	resumeEvery := fs.Duration("resume-every", 30*time.Second, "how often a running log's replay state is stored, so a restart continues it instead of reading it again (a kill -9 re-reads at most this much)")
+	shardFlag := fs.String("shard", "", "take only shard `I/N` of the event logs (FNV-1a of each log's application id, modulo N; I may be a StatefulSet pod name ending in its ordinal) so that N instances share one directory; of the agents' OTLP metrics it keeps its applications' points (send every instance all of them)")
+	peersFlag := fs.String("peers", "", "with --shard: every instance's base URL in shard order, this one's included (`URL,URL,...`); the fleet lists merge theirs and an app another instance owns is redirected there")
+	peerTimeout := fs.Duration("peer-timeout", 2*time.Second, "how long a fleet list waits for a peer before naming it as down")
+	peerProxy := fs.Bool("peer-proxy", false, "answer a request for another instance's app by forwarding it there instead of redirecting (307): for clients that cannot reach the --peers URLs, as behind a Kubernetes Service")
 	s3f := addS3Flags(fs)
 	redaction := fs.String("redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	// OTLP settings default to the OpenTelemetry variables the Helm chart sets.
@@ -67,7 +72,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
 	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
 	deltaMaintain := fs.Duration("delta-maintain-every", 24*time.Hour,
-		"how often the Delta tables are compacted, vacuumed (files unreferenced for 7 days) and their log cleaned (entries older than 30 days before a checkpoint); 0: never")
+		"how often the Delta tables are compacted, vacuumed (files unreferenced for 7 days) and their log cleaned (entries older than 30 days before a checkpoint); 0: never (the default on --shard I/N with I > 0: shard 0 maintains the shared tables)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -90,6 +95,28 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	rules, err := redact.New(*redaction)
 	if err != nil {
 		return usageErr("--redaction-regex: %v", err)
+	}
+	sp, err := shard.Parse(*shardFlag)
+	if err != nil {
+		return usageErr("--shard: %v", err)
+	}
+	peers := server.Peers{Shard: sp, Timeout: *peerTimeout, Proxy: *peerProxy}
+	if *peersFlag != "" {
+		if !sp.Enabled() {
+			return usageErr("--peers needs --shard I/N with N > 1")
+		}
+		for _, u := range strings.Split(*peersFlag, ",") {
+			peers.URLs = append(peers.URLs, strings.TrimSpace(u))
+		}
+	}
+	if err := peers.Validate(); err != nil {
+		return usageErr("--peers: %v", err)
+	}
+	if sp.Index != 0 && !flagGiven(fs, "delta-maintain-every") {
+		// The instances share the Delta tables: one of them (shard 0)
+		// compacts and vacuums them, so that two never remove the same
+		// files at once.
+		*deltaMaintain = 0
 	}
 	if *metricsMax < 1 {
 		return usageErr("--metrics-max-finished %d: must be at least 1", *metricsMax)
@@ -124,7 +151,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
 		Apps:     ingest.Retention{MaxAge: *appMaxAge, MaxFinished: *maxFinished},
-		Open:     eventlog.OpenOptions{S3: s3f.config()},
+		Open:     eventlog.OpenOptions{S3: s3f.config()}, Shard: sp,
 		Views:    server.Views,
 		Analyze:  server.AnalyzeFunc(st),
 		Listener: exp})
@@ -137,8 +164,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	limits := server.DefaultHTTPLimits()
 	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
-		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp}), limits)
+		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Peers: peers}), limits)
 	ln = server.LimitListener(ln, limits.MaxConns)
+	if sp.Enabled() {
+		fmt.Fprintf(stdout, "sparkdx serve: shard %s of the event logs\n", sp)
+	}
 	fmt.Fprintf(stdout, "sparkdx serve: listening on http://%s (data %s)\n", ln.Addr(), *data)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -164,6 +194,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	return nil
+}
+
+// flagGiven says whether a flag was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 func defaultDataDir() (string, error) {

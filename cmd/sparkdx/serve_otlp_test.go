@@ -25,7 +25,12 @@ type inServe struct {
 
 func runServeInProcess(t *testing.T, args ...string) *inServe {
 	t.Helper()
-	addr := sparktest.FreeAddr(t)
+	return runServeInProcessAt(t, sparktest.FreeAddr(t), args...)
+}
+
+// runServeInProcessAt is runServeInProcess listening on addr.
+func runServeInProcessAt(t *testing.T, addr string, args ...string) *inServe {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
 	codes := make(chan int, 1)

@@ -294,6 +294,10 @@ func TestServeUsage(t *testing.T) {
 		{"bad otlp endpoint", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--otlp-endpoint", "ftp://x"}, "--otlp-endpoint"},
 		{"bad task sampling", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--otlp-endpoint", "http://127.0.0.1:1", "--otlp-task-sampling", "2"}, "taskSamplingRatio"},
 		{"bad delta", []string{"serve", "--event-logs", "/tmp", "--data", t.TempDir(), "--delta", "gs://bucket/x"}, "--delta"},
+		{"bad shard", []string{"serve", "--event-logs", "/tmp", "--shard", "2/2"}, "--shard"},
+		{"peers without shard", []string{"serve", "--event-logs", "/tmp", "--peers", "http://a,http://b"}, "--peers needs --shard"},
+		{"peers not one per shard", []string{"serve", "--event-logs", "/tmp", "--shard", "0/3", "--peers", "http://a,http://b"}, "2 URLs for 3 shards"},
+		{"peer not a URL", []string{"serve", "--event-logs", "/tmp", "--shard", "0/2", "--peers", "http://a,b:80"}, `"b:80"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(c.args...)

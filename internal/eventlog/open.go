@@ -53,6 +53,10 @@ type OpenOptions struct {
 	// Skipped, when set, is told about each directory entry Open passes
 	// over while listing a directory of logs, and why.
 	Skipped func(path string, reason error)
+	// Keep, when set, is asked about each entry of a directory of logs by
+	// its base name; an entry it refuses is passed over before anything
+	// under it is listed or read (sparkdx serve's --shard).
+	Keep func(name string) bool
 }
 
 // Errors an OpenOptions.Skipped callback receives.
@@ -90,7 +94,7 @@ func Open(ctx context.Context, path string, opts OpenOptions) ([]*Log, error) {
 		}
 		return []*Log{l}, nil
 	}
-	return openDir(ctx, store, entries, opts.Skipped)
+	return openDir(ctx, store, entries, opts)
 }
 
 // storeFor returns the Store that serves path.
@@ -109,10 +113,10 @@ func storeFor(path string, opts OpenOptions) (Store, error) {
 }
 
 // openDir opens each entry of a directory of logs.
-func openDir(ctx context.Context, store Store, entries []Entry, skipped func(string, error)) ([]*Log, error) {
+func openDir(ctx context.Context, store Store, entries []Entry, opts OpenOptions) ([]*Log, error) {
 	skip := func(path string, reason error) {
-		if skipped != nil {
-			skipped(path, reason)
+		if opts.Skipped != nil {
+			opts.Skipped(path, reason)
 		}
 	}
 	var logs []*Log
@@ -133,7 +137,12 @@ func openDir(ctx context.Context, store Store, entries []Entry, skipped func(str
 				skip(e.Path, ErrNotLog)
 				continue
 			}
-			logs = append(logs, fileLog(store, e))
+			if opts.Keep == nil || opts.Keep(e.Name) {
+				logs = append(logs, fileLog(store, e))
+			}
+			continue
+		}
+		if opts.Keep != nil && !opts.Keep(e.Name) {
 			continue
 		}
 		children, err := store.List(ctx, e.Path)

@@ -132,13 +132,17 @@ type summaryList struct {
 // The list is shared by the requests of one ingest version (callers must
 // not change it); while an application runs it is built again once it is
 // a second old, so that running durations keep up with the clock.
-func (s *Server) summaries() []AppSummary {
+func (s *Server) summaries() []AppSummary { return s.summaryList().apps }
+
+// summaryList is summaries() with when and for which ingest version it
+// was built.
+func (s *Server) summaryList() summaryList {
 	v, now := s.cfg.Ingest.Version(), s.cfg.Now()
 	s.sumMu.Lock()
 	c := s.list
 	s.sumMu.Unlock()
 	if c.apps != nil && c.version == v && (!c.running || now.Sub(c.built) < time.Second) {
-		return c.apps
+		return c
 	}
 	apps := s.buildSummaries()
 	c = summaryList{version: v, built: now, apps: apps}
@@ -148,7 +152,7 @@ func (s *Server) summaries() []AppSummary {
 	s.sumMu.Lock()
 	s.list = c
 	s.sumMu.Unlock()
-	return apps
+	return c
 }
 
 // buildSummaries makes summaries' list from ingest's records.
@@ -436,11 +440,11 @@ func pick(atts []AppSummary, attemptID string) (AppSummary, bool) {
 	return AppSummary{}, false
 }
 
-// skeletonApps are the applications as the index knows them: enough for
-// the History Server's application list, without replaying anything.
-func (s *Server) skeletonApps() []*model.App {
+// skeletonApps are the applications of index records: enough for the
+// History Server's application list, without replaying anything.
+func skeletonApps(recs []store.LogRecord) []*model.App {
 	var atts []*model.Attempt
-	for _, r := range s.cfg.Ingest.Records() {
+	for _, r := range recs {
 		if r.AppID == "" {
 			continue
 		}

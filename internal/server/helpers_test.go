@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -40,6 +41,13 @@ func startServer(t testing.TB, dataDir, token string, roots ...string) *testServ
 // startServerWith is startServer with serve's defaults, changed by set.
 func startServerWith(t testing.TB, dataDir string, roots []string, set func(*ingest.Config, *Config)) *testServer {
 	t.Helper()
+	return startServerOn(t, nil, dataDir, roots, set)
+}
+
+// startServerOn is startServerWith serving on ln (nil: a new 127.0.0.1
+// port), for servers that must know each other's URLs before they start.
+func startServerOn(t testing.TB, ln net.Listener, dataDir string, roots []string, set func(*ingest.Config, *Config)) *testServer {
+	t.Helper()
 	st, err := store.Open(dataDir)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +64,12 @@ func startServerWith(t testing.TB, dataDir string, roots []string, set func(*ing
 	go func() { in.Run(ctx); close(done) }()
 	scfg.Ingest, scfg.Store = in, st
 	srv := New(scfg)
-	hs := httptest.NewServer(srv) // binds 127.0.0.1
+	hs := httptest.NewUnstartedServer(srv) // binds 127.0.0.1
+	if ln != nil {
+		hs.Listener.Close()
+		hs.Listener = ln
+	}
+	hs.Start()
 	ts := &testServer{url: hs.URL, in: in, st: st, srv: srv, token: scfg.AuthToken}
 	ts.stop = func() {
 		hs.Close()

@@ -151,6 +151,7 @@ var ingestMetrics = []struct {
 	value      func(ingest.Status) float64
 }{
 	{"sparkdx_serve_logs_running", "Event logs being tailed.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Running) }},
+	{"sparkdx_serve_logs_other_shard", "Event logs the last scan left to other serve instances (--shard), unread.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.OtherShard) }},
 	{"sparkdx_serve_logs_done", "Event logs analysed and stored.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Done) }},
 	{"sparkdx_serve_logs_expired", "Event logs the last scan found past the applications' retention (--app-max-age, --max-finished-apps), not kept.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Expired) }},
 	{"sparkdx_serve_ingest_bytes_total", "Decoded event-log bytes read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Bytes) }},
@@ -206,6 +207,14 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 	reg := prometheus.NewRegistry()
 	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest))); err != nil {
 		return nil, err
+	}
+	if s.cfg.Peers.Shard.Enabled() {
+		other := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_other_shard_total",
+			Help: "Agents' OTLP metric points dropped as another serve instance's (--shard): its owner keeps them."},
+			func() float64 { return float64(s.otlpOtherShard.Load()) })
+		if err := reg.Register(other); err != nil {
+			return nil, err
+		}
 	}
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), nil
 }

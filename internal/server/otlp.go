@@ -45,6 +45,7 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad OTLP metrics request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	s.otlpOtherShard.Add(int64(s.keepOwned(&req)))
 	if err := s.cfg.Store.AddSamples(Samples(&req)); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return

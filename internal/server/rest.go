@@ -21,15 +21,22 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 	seg := strings.Split(p, "/")
 	now := func() int64 { return s.cfg.Now().UnixMilli() }
 	if len(seg) < 2 || seg[0] != "applications" {
-		// The application list and /version come from the index: cache
-		// them until it changes.
-		version, ckey := s.cfg.Ingest.Version(), "api1|"+r.URL.Path+"?"+r.URL.RawQuery
+		// The application list and /version come from the index (and
+		// the peers'): cache them until it changes.
+		var f fleet
+		if seg[0] == "applications" {
+			// The peers are asked for the list only: /version answers
+			// readiness probes, which must not wait for them.
+			f = s.fleetApps(r.Context())
+			markDown(w, f.down)
+		}
+		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+r.URL.RawQuery
 		if body, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(body)
 			return
 		}
-		api := historyapi.New(s.skeletonApps())
+		api := historyapi.New(skeletonApps(append(s.cfg.Ingest.Records(), f.records...)))
 		api.Now = now
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			api.ServeHTTP(w, r) // its method error
@@ -73,7 +80,9 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
-	apps, l, err := appList(s.summaries(), r.URL.Query(), 0)
+	f := s.fleetApps(r.Context())
+	markDown(w, f.down)
+	apps, l, err := appList(f.apps, r.URL.Query(), 0)
 	if err != nil {
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return
@@ -144,7 +153,9 @@ type FleetFinding struct {
 
 func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	apps, err := filter(s.summaries(), q)
+	f := s.fleetApps(r.Context())
+	markDown(w, f.down)
+	apps, err := filter(f.apps, q)
 	if err != nil {
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return

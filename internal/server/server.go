@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -41,6 +42,9 @@ type Config struct {
 	// Metrics also receives every OTLP metrics request stored (the Delta
 	// samples table); none when nil.
 	Metrics MetricsSink
+	// Peers, when its shard is enabled and it lists URLs, makes this one
+	// of several instances sharing the event logs (peers.go).
+	Peers Peers
 }
 
 // MetricsSink receives the OTLP metrics requests agents push.
@@ -55,6 +59,9 @@ type Server struct {
 
 	pages pages
 	cache *pageCache
+	peers *peerSet // nil: this instance is the whole fleet
+	// otlpOtherShard counts the agents' points dropped as other shards'.
+	otlpOtherShard atomic.Int64
 
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // report-derived fields by log key
@@ -73,7 +80,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
-		cache: newPageCache(512)}
+		cache: newPageCache(512), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
 	s.routes()
 	return s
 }
@@ -97,6 +104,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/sparkdx/v1/diff", s.apiDiff)
 	m.HandleFunc("GET /api/sparkdx/v1/status", s.apiStatus)
 	m.HandleFunc("GET /api/sparkdx/v1/logs", s.apiLogs)
+	m.HandleFunc("GET /api/sparkdx/v1/shard", s.apiShard)
 	m.HandleFunc("/api/sparkdx/", func(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusNotFound, "unknown resource: "+r.URL.Path)
 	})
@@ -114,6 +122,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.AuthToken != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="sparkdx"`)
 		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
+		return
+	}
+	if s.peers != nil && s.redirectToOwner(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -115,17 +116,20 @@ func (a AppSummary) PhaseTotal() int64 {
 
 func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	version := s.cfg.Ingest.Version()
-	ckey := "fleet?" + r.URL.RawQuery
+	f := s.fleetApps(r.Context())
+	markDown(w, f.down)
+	ckey := "fleet|" + strconv.FormatUint(f.gen, 10) + "?" + r.URL.RawQuery
 	if body, ok := s.cache.get(ckey, version, fleetTTL); ok {
 		writeHTML(w, http.StatusOK, body)
 		return
 	}
-	all := s.summaries()
+	all := f.apps
 	q := r.URL.Query()
 	apps, l, err := appList(all, q, fleetPageLength)
 	data := map[string]any{"Title": "Fleet", "Apps": apps, "Total": len(all), "Matched": l.Total, "Offset": l.Offset,
 		"Q": flat(q), "Statuses": []string{"running", "completed", "incomplete"}, "Status": s.cfg.Ingest.Status(), "Sorts": fleetSorts}
 	data["Prev"], data["Next"] = pageLinks("/", q, l)
+	data["PeersDown"] = f.down
 	if err != nil {
 		data["Error"] = err.Error()
 	}

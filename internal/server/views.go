@@ -63,7 +63,7 @@ func (s *Server) storedAPI(p, rawQuery string) ([]byte, bool) {
 	// The attempt the History Server answers for: as the model path
 	// would choose it, from the index alone.
 	var key string
-	for _, app := range s.skeletonApps() {
+	for _, app := range skeletonApps(s.cfg.Ingest.Records()) {
 		if app.ID != appID {
 			continue
 		}

@@ -25,7 +25,7 @@ func (in *Ingester) Status() Status {
 		Bytes: in.stats.Bytes.Load(), Events: in.stats.Events.Load(), InFlight: in.stats.InFlight.Load(),
 		Resumed: in.stats.Resumed.Load(), Saves: in.stats.Saves.Load(), SaveBytes: in.stats.SaveBytes.Load(),
 		SaveMs: float64(in.stats.SaveNanos.Load()) / 1e6, Replaced: in.stats.Replaced.Load(),
-		SlowLane: in.stats.SlowLane.Load(), Expired: in.stats.Expired.Load()}
+		SlowLane: in.stats.SlowLane.Load(), Expired: in.stats.Expired.Load(), OtherShard: in.otherShard.Load()}
 	in.mu.Lock()
 	s.Scanned = in.scanned
 	now := time.Now()

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/shard"
 )
 
 // Input is what an analysis sees of one log.
@@ -114,12 +116,19 @@ type Config struct {
 	// pathological log (a gzip of half a billion short lines) never holds
 	// the others back; default 30s.
 	SlowAfter time.Duration
+	// Shard, when enabled, keeps only the logs of this instance's shard:
+	// the others are passed over by name, before any of them is read, and
+	// counted (Status.OtherShard). The zero Shard takes every log.
+	Shard shard.Spec
 }
 
 // Validate checks the configuration and fills defaults.
 func (c *Config) Validate() error {
 	if len(c.Roots) == 0 {
 		return errors.New("ingest: no event log directory")
+	}
+	if err := c.Shard.Validate(); err != nil {
+		return fmt.Errorf("ingest: %w", err)
 	}
 	if c.Store == nil {
 		return errors.New("ingest: no store")
@@ -183,9 +192,10 @@ type Ingester struct {
 	entries map[string]*logEntry
 	scanned bool // one full scan has completed
 
-	stats   counters
-	version atomic.Uint64 // changes whenever any record changes
-	report  scanReport    // what the last scan found wrong; under mu
+	stats      counters
+	otherShard atomic.Int64  // logs the last complete scan left to other shards
+	version    atomic.Uint64 // changes whenever any record changes
+	report     scanReport    // what the last scan found wrong; under mu
 }
 
 // Version changes whenever the index (any log's record) changes, so that
@@ -233,6 +243,9 @@ type Status struct {
 	// Expired is how many logs the last scan found past the apps'
 	// retention (--app-max-age, --max-finished-apps) and did not keep.
 	Expired int64 `json:"expired"`
+	// OtherShard is how many logs the last scan found that belong to
+	// other serve instances' shards (--shard) and passed over unread.
+	OtherShard int64 `json:"otherShard"`
 	// LagMs is the age of the oldest change seen and not yet read.
 	LagMs   int64 `json:"lagMs"`
 	Scanned bool  `json:"scanned"`
@@ -401,13 +414,23 @@ func (in *Ingester) Wake() {
 func (in *Ingester) scan(ctx context.Context, w *watcher) {
 	in.stats.Scans.Add(1)
 	var found []*eventlog.Log
-	complete := true // every root listed: what is not found is gone
+	other := int64(0) // logs of other shards, passed over
+	complete := true  // every root listed: what is not found is gone
 	report := scanReport{rootErrors: map[string]string{}}
 	opts := in.cfg.Open
 	opts.Skipped = func(path string, reason error) {
 		report.skip(path, reason)
 		if in.cfg.Open.Skipped != nil {
 			in.cfg.Open.Skipped(path, reason)
+		}
+	}
+	if in.cfg.Shard.Enabled() {
+		opts.Keep = func(name string) bool {
+			if in.cfg.Shard.Owns(name) {
+				return true
+			}
+			other++
+			return false
 		}
 	}
 	for _, root := range in.cfg.Roots {
@@ -419,7 +442,13 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 			report.rootErrors[root] = err.Error()
 			continue
 		}
-		found = append(found, logs...)
+		for _, l := range logs {
+			if !in.cfg.Shard.Owns(l.Name) { // a root that is one log
+				other++
+				continue
+			}
+			found = append(found, l)
+		}
 		if w != nil {
 			w.add(root)
 		}
@@ -472,7 +501,10 @@ func (in *Ingester) scan(ctx context.Context, w *watcher) {
 		}
 	}
 	if complete && ctx.Err() == nil {
+		// A log of another shard is never seen: one stored before the
+		// split changed is forgotten here, and its owner has it.
 		in.forget(seen)
+		in.otherShard.Store(other)
 	}
 	if ctx.Err() == nil {
 		in.stats.Expired.Store(int64(len(expired)))

@@ -1,0 +1,92 @@
+package server
+
+import (
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+)
+
+// keepOwned drops from an OTLP metrics request the points of
+// applications another serve instance owns (--shard), so that when a
+// Collector sends every instance all of the agents' telemetry each keeps
+// its share, and the shared Delta samples table gets each point once.
+// An application is this instance's when its index has it or, not yet
+// indexed, when its id hashes to this shard; points naming none go to
+// shard 0. It returns how many points it dropped.
+func (s *Server) keepOwned(req *metricpb.MetricsData) int {
+	sp := s.cfg.Peers.Shard
+	if !sp.Enabled() {
+		return 0
+	}
+	var local map[string]bool // built on the first point that names an app
+	mine := map[string]bool{}
+	owned := func(app string) bool {
+		if app == "" {
+			return sp.Index == 0
+		}
+		if v, ok := mine[app]; ok {
+			return v
+		}
+		if local == nil {
+			local = map[string]bool{}
+			for _, a := range s.summaries() {
+				local[a.ID] = true
+			}
+		}
+		v := local[app] || sp.OwnerOfApp(app) == sp.Index
+		mine[app] = v
+		return v
+	}
+	dropped := 0
+	for _, rm := range req.GetResourceMetrics() {
+		resApp := stringAttr(rm.GetResource().GetAttributes(), "spark.app.id")
+		keep := func(attrs []*commonpb.KeyValue) bool {
+			app := stringAttr(attrs, "spark.app.id")
+			if app == "" {
+				app = resApp
+			}
+			if owned(app) {
+				return true
+			}
+			dropped++
+			return false
+		}
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				switch d := m.GetData().(type) {
+				case *metricpb.Metric_Gauge:
+					d.Gauge.DataPoints = keepPoints(d.Gauge.DataPoints, keep)
+				case *metricpb.Metric_Sum:
+					d.Sum.DataPoints = keepPoints(d.Sum.DataPoints, keep)
+				case *metricpb.Metric_Histogram:
+					d.Histogram.DataPoints = keepPoints(d.Histogram.DataPoints, keep)
+				case *metricpb.Metric_ExponentialHistogram:
+					d.ExponentialHistogram.DataPoints = keepPoints(d.ExponentialHistogram.DataPoints, keep)
+				case *metricpb.Metric_Summary:
+					d.Summary.DataPoints = keepPoints(d.Summary.DataPoints, keep)
+				}
+			}
+		}
+	}
+	return dropped
+}
+
+// keepPoints keeps the points whose attributes keep accepts, in place.
+func keepPoints[P interface{ GetAttributes() []*commonpb.KeyValue }](pts []P, keep func([]*commonpb.KeyValue) bool) []P {
+	out := pts[:0]
+	for _, p := range pts {
+		if keep(p.GetAttributes()) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// stringAttr is the string value of key among attrs, or "".
+func stringAttr(attrs []*commonpb.KeyValue, key string) string {
+	for _, kv := range attrs {
+		if kv.GetKey() == key {
+			return kv.GetValue().GetStringValue()
+		}
+	}
+	return ""
+}
