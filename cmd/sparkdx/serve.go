@@ -150,8 +150,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	in, err := ingest.New(ingest.Config{Roots: roots, Store: st, Poll: *poll, Workers: *workers, Queue: *queue,
 		CacheSize: *cacheSize, Redaction: rules, Logger: logger, Watch: true, Retention: *retention, SnapshotEvery: *resumeEvery,
-		Apps:     ingest.Retention{MaxAge: *appMaxAge, MaxFinished: *maxFinished},
-		Open:     eventlog.OpenOptions{S3: s3f.config()}, Shard: sp,
+		Apps: ingest.Retention{MaxAge: *appMaxAge, MaxFinished: *maxFinished},
+		Open: eventlog.OpenOptions{S3: s3f.config()}, Shard: sp,
 		Views:    server.Views,
 		Analyze:  server.AnalyzeFunc(st),
 		Listener: exp})
