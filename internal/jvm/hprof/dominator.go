@@ -24,8 +24,9 @@ type domTree struct {
 // iterative: a linked list of a million objects is a million deep.
 //
 // With dropEdges the graph's references are released once the
-// predecessor lists are built from them: the rest needs only those.
-func dominators(ctx context.Context, g *graph, dropEdges bool) (*domTree, error) {
+// predecessor lists are built from them: the rest needs only those. mark
+// is told as each phase ends.
+func dominators(ctx context.Context, g *graph, dropEdges bool, mark func(string)) (*domTree, error) {
 	n := g.nodes()
 	t := &domTree{pre: make([]uint32, n)}
 	parent, count := dfs(g, t.pre)
@@ -35,10 +36,12 @@ func dominators(ctx context.Context, g *graph, dropEdges bool) (*domTree, error)
 			t.vert[p] = uint32(v)
 		}
 	}
+	mark("dfs")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	predFirst, preds := predecessors(g, t)
+	mark("predecessors")
 	if dropEdges {
 		g.first, g.to = nil, nil
 		runtime.GC()
@@ -81,6 +84,7 @@ func dominators(ctx context.Context, g *graph, dropEdges bool) (*domTree, error)
 		}
 		ancestor[w] = parent[w]
 	}
+	mark("semidominators")
 	idom := ancestor // reused: the forest is no longer needed
 	idom[1] = 1
 	for w := uint32(2); w <= uint32(count); w++ {
@@ -98,6 +102,7 @@ func dominators(ctx context.Context, g *graph, dropEdges bool) (*domTree, error)
 			t.ret[idom[w]] += t.ret[w]
 		}
 	}
+	mark("idom and retained")
 	return t, nil
 }
 

@@ -73,7 +73,7 @@ func TestDominatorsMatchBruteForce(t *testing.T) {
 			roots = append(roots, uint32(1+rng.IntN(n)))
 		}
 		g := testGraph(n, adj, roots)
-		tree, err := dominators(context.Background(), g, false)
+		tree, err := dominators(context.Background(), g, false, func(string) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestDominatorsDeepChain(t *testing.T) {
 		adj[v] = []uint32{v + 1}
 	}
 	g := testGraph(n, adj, []uint32{1})
-	tree, err := dominators(context.Background(), g, false)
+	tree, err := dominators(context.Background(), g, false, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,6 +96,16 @@ type RetainedOptions struct {
 
 	keepEdges    bool // tests: keep the references after the dominator tree is built
 	separateRefs bool // tests: read the references in a pass of their own, as when pass 1 cannot
+	// phase, when set, is called as each phase of the analysis ends
+	// (benchmarks: time and memory per phase).
+	phase func(name string)
+}
+
+// mark tells opts.phase that a phase ended.
+func (o RetainedOptions) mark(name string) {
+	if o.phase != nil {
+		o.phase(name)
+	}
 }
 
 // ErrIncomplete: the dump ends inside a record.
@@ -152,29 +162,36 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	a.h = h
 	g.meta = s1
+	opts.mark("pass 1")
 	if !g.resolve() {
 		g.startPass2()
 		if _, _, err := pass(ctx, open, base, g, true); err != nil {
 			return nil, err
 		}
 		g.endPass2()
+		opts.mark("pass 2")
+	} else {
+		opts.mark("resolve")
 	}
 	// The arrays hold no pointers, so a collection between phases is cheap;
 	// it lets each phase reuse what the last one dropped instead of growing
 	// the heap to twice what is live.
 	runtime.GC()
 	a.parent = shortestPaths(g)
-	if a.t, err = dominators(ctx, g, !opts.keepEdges); err != nil {
+	opts.mark("shortest paths")
+	if a.t, err = dominators(ctx, g, !opts.keepEdges, opts.mark); err != nil {
 		return nil, err
 	}
 	runtime.GC()
 	var want map[uint32][]uint32
 	a.r, want = report(g, a.t, a.parent, h, opts.Top)
+	opts.mark("report")
 	g.startPass3(want)
 	if _, _, err := pass(ctx, open, base, g, true); err != nil {
 		return nil, err
 	}
 	a.r.nameSteps(g)
+	opts.mark("pass 3")
 	return a, nil
 }
 
