@@ -1,8 +1,10 @@
 package hprof
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -147,6 +149,37 @@ func TestAddrIndex(t *testing.T) {
 		}
 		if got := g.index.lookup(0); got != 0 {
 			t.Fatalf("id 0 resolves to %d", got)
+		}
+	}
+}
+
+// TestLargestTops: the partial selection ranks as a full sort by retained
+// size, then id, would.
+func TestLargestTops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for iter := range 200 {
+		n := 1 + rng.IntN(60)
+		g := &graph{addr: make([]uint64, n+1)}
+		tree := &domTree{pre: make([]uint32, n+1), ret: make([]int64, n+2)}
+		var tops []uint32
+		ids := rng.Perm(n) // distinct ids in no order
+		for v := 1; v <= n; v++ {
+			g.addr[v] = uint64(ids[v-1]) * 8
+			tree.pre[v] = uint32(v + 1)
+			tree.ret[v+1] = int64(rng.IntN(5)) // many ties
+			tops = append(tops, uint32(v))
+		}
+		k := rng.IntN(25)
+		want := slices.Clone(tops)
+		slices.SortFunc(want, func(a, b uint32) int {
+			if c := cmp.Compare(tree.ret[tree.pre[b]], tree.ret[tree.pre[a]]); c != 0 {
+				return c
+			}
+			return cmp.Compare(g.addr[a], g.addr[b])
+		})
+		want = want[:min(k, len(want))]
+		if got := largestTops(g, tree, tops, k); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("graph %d, k %d: got %v, want %v", iter, k, got, want)
 		}
 	}
 }

@@ -50,14 +50,8 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		rc.Shallow += g.shallow(v)
 		rc.Retained += t.ret[p]
 	}
-	slices.SortFunc(tops, func(a, b uint32) int {
-		if c := cmp.Compare(t.ret[t.pre[b]], t.ret[t.pre[a]]); c != 0 {
-			return c
-		}
-		return cmp.Compare(g.addr[a], g.addr[b])
-	})
 	first, kids := childIndex(t)
-	for _, v := range tops[:min(top, len(tops))] {
+	for _, v := range largestTops(g, t, tops, top) {
 		x := retainer(v)
 		x.Children = subtree(g, t, first, kids, t.pre[v], treeDepth)
 		r.Dominators = append(r.Dominators, x)
@@ -74,6 +68,35 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	r.Owners = owners(g, t)
 	r.Largest = largest(g, t, h, top, retainer)
 	return r, want
+}
+
+// largestTops returns the k top-level dominators retaining most, largest
+// first (ties by id), without sorting them all: there can be millions.
+func largestTops(g *graph, t *domTree, tops []uint32, k int) []uint32 {
+	before := func(a, b uint32) bool { // a ranks before b
+		if ra, rb := t.ret[t.pre[a]], t.ret[t.pre[b]]; ra != rb {
+			return ra > rb
+		}
+		return g.addr[a] < g.addr[b]
+	}
+	if k <= 0 {
+		return nil
+	}
+	best := make([]uint32, 0, k+1)
+	for _, v := range tops {
+		if len(best) == k && !before(v, best[k-1]) {
+			continue
+		}
+		i := len(best)
+		for i > 0 && before(v, best[i-1]) {
+			i--
+		}
+		best = slices.Insert(best, i, v)
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	return best
 }
 
 // describe is a node without retained size and path.
