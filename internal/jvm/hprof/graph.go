@@ -72,10 +72,11 @@ type graph struct {
 	lengths map[uint32]int64
 }
 
-func newGraph(sizeHint int64, fused bool) *graph {
+// newGraph prepares pass 1; with fused it reads the references too,
+// into a temporary file of tmp.
+func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
 	n := max(sizeHint/64, 1024) // dumps hold an object per 60-120 bytes
 	g := &graph{
-		fused:     fused,
 		addr:      make([]uint64, 1, n),
 		cls:       make([]uint32, 1, n),
 		size:      make([]uint32, 1, n),
@@ -87,9 +88,11 @@ func newGraph(sizeHint int64, fused bool) *graph {
 	}
 	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
 	if fused {
-		g.startFused(n)
+		if err := g.startFused(n, tmp); err != nil {
+			return nil, err
+		}
 	}
-	return g
+	return g, nil
 }
 
 func (g *graph) class(c graphClass) uint32 {
@@ -113,7 +116,7 @@ func (g *graph) node(addr uint64, c graphClass, length uint32) {
 	g.cls = append(g.cls, g.class(c))
 	g.size = append(g.size, length)
 	if g.fused {
-		g.first = append(g.first, uint32(len(g.raw)))
+		g.first = append(g.first, uint32(g.raw.n))
 	}
 }
 
@@ -378,7 +381,7 @@ func (g *graph) edge(id uint64) uint32 {
 	}
 	if g.fused {
 		if !g.fusedFailed {
-			g.raw = append(g.raw, id)
+			g.raw.put(id)
 		}
 		return 0
 	}

@@ -94,8 +94,9 @@ type RetainedOptions struct {
 	Options
 	Top int // dominators, classes and largest objects to report; 0: 20
 
-	keepEdges    bool // tests: keep the references after the dominator tree is built
-	separateRefs bool // tests: read the references in a pass of their own, as when pass 1 cannot
+	keepEdges    bool   // tests: keep the references after the dominator tree is built
+	separateRefs bool   // tests: read the references in a pass of their own, as when pass 1 cannot
+	tempDir      string // temporary files' directory; "": os.TempDir()
 	// phase, when set, is called as each phase of the analysis ends
 	// (benchmarks: time and memory per phase).
 	phase func(name string)
@@ -151,8 +152,13 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if base.Top <= 0 {
 		base.Top = max(opts.Top, defaultTop)
 	}
-	a := &analysis{g: newGraph(base.SizeHint, !opts.separateRefs)}
-	g := a.g
+	tmp := &tempFiles{dir: opts.tempDir}
+	defer tmp.close()
+	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp)
+	if err != nil {
+		return nil, err
+	}
+	a := &analysis{g: g}
 	h, s1, err := pass(ctx, open, base, g, false)
 	if err != nil {
 		return nil, err
@@ -163,7 +169,11 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	a.h = h
 	g.meta = s1
 	opts.mark("pass 1")
-	if !g.resolve() {
+	fused, err := g.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if !fused {
 		g.startPass2()
 		if _, _, err := pass(ctx, open, base, g, true); err != nil {
 			return nil, err
