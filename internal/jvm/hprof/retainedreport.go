@@ -50,10 +50,15 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		rc.Shallow += g.shallow(v)
 		rc.Retained += t.ret[p]
 	}
-	first, kids := childIndex(t)
-	for _, v := range largestTops(g, t, tops, top) {
+	shown := largestTops(g, t, tops, top)
+	var level []uint32
+	for _, v := range shown {
+		level = append(level, t.pre[v])
+	}
+	chosen := largestChildren(t, level)
+	for _, v := range shown {
 		x := retainer(v)
-		x.Children = subtree(g, t, first, kids, t.pre[v], treeDepth)
+		x.Children = subtree(g, t, chosen, t.pre[v], treeDepth)
 		r.Dominators = append(r.Dominators, x)
 	}
 	for _, rc := range byClass {
@@ -167,46 +172,53 @@ const (
 	treeChildren = 5
 )
 
-// childIndex lists each preorder number's dominator-tree children as a
-// CSR over preorder numbers.
-func childIndex(t *domTree) (first, kids []uint32) {
-	count := len(t.vert) - 1
-	first = make([]uint32, count+2)
-	for p := 2; p <= count; p++ {
-		first[t.idom[p]+1]++
+// largestChildren picks the dominator-tree children shown under the
+// preorder numbers tops: each one's largest (by retained size, then
+// preorder), treeDepth levels down. One scan of the tree per level finds
+// them; an index of every node's children would cost 12 bytes a node.
+func largestChildren(t *domTree, tops []uint32) map[uint32][]uint32 {
+	chosen := map[uint32][]uint32{}
+	asked := make([]uint64, len(t.idom)/64+1) // bitset of the level's preorder numbers
+	level := tops
+	for depth := 0; depth < treeDepth && len(level) > 0; depth++ {
+		kids := make(map[uint32][]uint32, len(level))
+		for _, p := range level {
+			asked[p/64] |= 1 << (p % 64)
+		}
+		for q := 2; q < len(t.idom); q++ {
+			if d := t.idom[q]; asked[d/64]&(1<<(d%64)) != 0 {
+				kids[d] = append(kids[d], uint32(q))
+			}
+		}
+		var next []uint32
+		for _, p := range level {
+			asked[p/64] &^= 1 << (p % 64)
+			ch := kids[p]
+			slices.SortFunc(ch, func(a, b uint32) int {
+				if c := cmp.Compare(t.ret[b], t.ret[a]); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+			chosen[p] = ch[:min(treeChildren, len(ch))]
+			next = append(next, chosen[p]...)
+		}
+		level = next
 	}
-	for i := 1; i < len(first); i++ {
-		first[i] += first[i-1]
-	}
-	kids = make([]uint32, count)
-	fill := make([]uint32, count+1)
-	copy(fill, first[:count+1])
-	for p := 2; p <= count; p++ {
-		d := t.idom[p]
-		kids[fill[d]] = uint32(p)
-		fill[d]++
-	}
-	return first, kids
+	return chosen
 }
 
-// subtree describes the largest children of preorder number p, depth
+// subtree describes the children chosen under preorder number p, depth
 // levels down.
-func subtree(g *graph, t *domTree, first, kids []uint32, p uint32, depth int) []Retainer {
+func subtree(g *graph, t *domTree, chosen map[uint32][]uint32, p uint32, depth int) []Retainer {
 	if depth == 0 {
 		return nil
 	}
-	ch := append([]uint32(nil), kids[first[p]:first[p+1]]...)
-	slices.SortFunc(ch, func(a, b uint32) int {
-		if c := cmp.Compare(t.ret[b], t.ret[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
 	var out []Retainer
-	for _, c := range ch[:min(treeChildren, len(ch))] {
+	for _, c := range chosen[p] {
 		x := g.describe(t.vert[c])
 		x.Retained = t.ret[c]
-		x.Children = subtree(g, t, first, kids, c, depth-1)
+		x.Children = subtree(g, t, chosen, c, depth-1)
 		out = append(out, x)
 	}
 	return out
