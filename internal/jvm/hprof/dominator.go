@@ -2,7 +2,7 @@ package hprof
 
 import (
 	"context"
-	"runtime"
+	"runtime/debug"
 )
 
 // domTree is the dominator tree of the nodes reachable from the super-root,
@@ -23,29 +23,46 @@ type domTree struct {
 // ancestor of its tree parent and its semidominator). Everything is
 // iterative: a linked list of a million objects is a million deep.
 //
-// With dropEdges the graph's references are released once the
-// predecessor lists are built from them: the rest needs only those. mark
-// is told as each phase ends.
-func dominators(ctx context.Context, g *graph, dropEdges bool, mark func(string)) (*domTree, error) {
-	n := g.nodes()
-	t := &domTree{pre: make([]uint32, n)}
+// Memory: the successor lists go to a temporary file once the depth-first
+// search has numbered the nodes, and the predecessor lists are built by
+// streaming them back, so the two are never in memory together; the
+// shallow sizes and preorder numbers wait in files while the
+// semidominators are computed. With keepEdges (tests) the graph keeps its
+// references. mark is told as each phase ends.
+func dominators(ctx context.Context, g *graph, tmp *tempFiles, keepEdges bool, mark func(string)) (*domTree, error) {
+	t := &domTree{pre: make([]uint32, g.nodes())}
 	parent, count := dfs(g, t.pre)
-	t.vert = make([]uint32, count+1)
-	for v, p := range t.pre {
-		if p != 0 {
-			t.vert[p] = uint32(v)
-		}
-	}
 	mark("dfs")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	predFirst, preds := predecessors(g, t)
-	mark("predecessors")
-	if dropEdges {
-		g.first, g.to = nil, nil
-		runtime.GC()
+	edges, err := tmp.spillU32("references", g.to)
+	if err != nil {
+		return nil, err
 	}
+	sizes, err := tmp.spillU32("shallow sizes", g.size)
+	if err != nil {
+		return nil, err
+	}
+	first := g.first
+	if !keepEdges {
+		g.first, g.to = nil, nil
+	}
+	g.size = nil
+	release()
+	predFirst, preds, err := predecessors(g.roots, first, edges, t.pre, count)
+	if err != nil {
+		return nil, err
+	}
+	first = nil
+	pres, err := tmp.spillU32("preorder numbers", t.pre)
+	if err != nil {
+		return nil, err
+	}
+	t.pre = nil
+	release()
+	mark("predecessors")
+
 	semi := make([]uint32, count+1)
 	label := make([]uint32, count+1)
 	ancestor := make([]uint32, count+1)
@@ -84,6 +101,7 @@ func dominators(ctx context.Context, g *graph, dropEdges bool, mark func(string)
 		}
 		ancestor[w] = parent[w]
 	}
+	preds, predFirst, label = nil, nil, nil
 	mark("semidominators")
 	idom := ancestor // reused: the forest is no longer needed
 	idom[1] = 1
@@ -95,6 +113,20 @@ func dominators(ctx context.Context, g *graph, dropEdges bool, mark func(string)
 		idom[w] = d
 	}
 	t.idom = idom
+	parent, semi = nil, nil
+	release()
+	if t.pre, err = pres.load(); err != nil {
+		return nil, err
+	}
+	if g.size, err = sizes.load(); err != nil {
+		return nil, err
+	}
+	t.vert = make([]uint32, count+1)
+	for v, p := range t.pre {
+		if p != 0 {
+			t.vert[p] = uint32(v)
+		}
+	}
 	t.ret = make([]int64, count+1)
 	for w := uint32(count); w >= 1; w-- {
 		t.ret[w] += g.shallow(t.vert[w])
@@ -105,6 +137,11 @@ func dominators(ctx context.Context, g *graph, dropEdges bool, mark func(string)
 	mark("idom and retained")
 	return t, nil
 }
+
+// release hands the memory of the arrays just dropped back to the system
+// before the next phase allocates its own: a phase's arrays have other
+// sizes than the last one's, and without this the heap would hold both.
+func release() { debug.FreeOSMemory() }
 
 // dfs numbers the nodes reachable from node 0 in depth-first preorder
 // (from 1) into pre and returns each number's tree parent and the count.
@@ -136,27 +173,70 @@ func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
 }
 
 // predecessors lists each reachable node's predecessors, in preorder
-// numbers, as a CSR over the preorder numbers.
-func predecessors(g *graph, t *domTree) (first, preds []uint32) {
-	count := len(t.vert) - 1
-	first = make([]uint32, count+2)
-	for p := 1; p <= count; p++ {
-		for _, w := range g.succ(t.vert[p]) {
-			first[t.pre[w]+1]++
+// numbers, as a CSR over the preorder numbers. It reads the successor
+// lists (node v's are edges first[v] to first[v+1]) twice from their file,
+// in node order; a list's order does not change the semidominators.
+func predecessors(roots, first []uint32, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
+	predFirst = make([]uint32, count+2)
+	for _, w := range roots { // the super-root's successors, pre 1
+		predFirst[pre[w]+1]++
+	}
+	err = eachSucc(first, edges, func(v uint32, succ []uint32) {
+		if pre[v] == 0 {
+			return
+		}
+		for _, w := range succ {
+			predFirst[pre[w]+1]++
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := 1; i < len(predFirst); i++ {
+		predFirst[i] += predFirst[i-1]
+	}
+	// predFirst[q] is q's first slot; as a fill cursor it ends at q+1's.
+	preds = make([]uint32, predFirst[count+1])
+	for _, w := range roots {
+		q := pre[w]
+		preds[predFirst[q]] = 1
+		predFirst[q]++
+	}
+	err = eachSucc(first, edges, func(v uint32, succ []uint32) {
+		p := pre[v]
+		if p == 0 {
+			return
+		}
+		for _, w := range succ {
+			q := pre[w]
+			preds[predFirst[q]] = p
+			predFirst[q]++
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	copy(predFirst[1:], predFirst[:count+1])
+	predFirst[0] = 0
+	return predFirst, preds, nil
+}
+
+// eachSucc streams the successor lists from their file, calling fn with
+// each node's list, or pieces of it, in node order.
+func eachSucc(first []uint32, edges *u32File, fn func(v uint32, succ []uint32)) error {
+	if edges.n == 0 {
+		return nil
+	}
+	r := edges.reader()
+	for v := 0; v+1 < len(first); v++ {
+		for k := int(first[v+1] - first[v]); k > 0; {
+			succ, err := r.next(k)
+			if err != nil {
+				return err
+			}
+			fn(uint32(v), succ)
+			k -= len(succ)
 		}
 	}
-	for i := 1; i < len(first); i++ {
-		first[i] += first[i-1]
-	}
-	preds = make([]uint32, first[count+1])
-	fill := make([]uint32, count+1)
-	copy(fill, first[:count+1])
-	for p := 1; p <= count; p++ {
-		for _, w := range g.succ(t.vert[p]) {
-			q := t.pre[w]
-			preds[fill[q]] = uint32(p)
-			fill[q]++
-		}
-	}
-	return first, preds
+	return nil
 }

@@ -27,6 +27,13 @@ func testGraph(n int, adj map[uint32][]uint32, roots []uint32) *graph {
 	return g
 }
 
+// testDominators is the dominator tree of g, its references kept.
+func testDominators(t *testing.T, g *graph) (*domTree, error) {
+	tmp := &tempFiles{dir: t.TempDir()}
+	defer tmp.close()
+	return dominators(context.Background(), g, tmp, true, func(string) {})
+}
+
 // bruteRetained is, for each node, the bytes that become unreachable from
 // the roots when the node is removed: its retained size by definition.
 func bruteRetained(g *graph, v uint32) (int64, bool) {
@@ -75,7 +82,7 @@ func TestDominatorsMatchBruteForce(t *testing.T) {
 			roots = append(roots, uint32(1+rng.IntN(n)))
 		}
 		g := testGraph(n, adj, roots)
-		tree, err := dominators(context.Background(), g, false, func(string) {})
+		tree, err := testDominators(t, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +109,7 @@ func TestDominatorsDeepChain(t *testing.T) {
 		adj[v] = []uint32{v + 1}
 	}
 	g := testGraph(n, adj, []uint32{1})
-	tree, err := dominators(context.Background(), g, false, func(string) {})
+	tree, err := testDominators(t, g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,9 @@ type graph struct {
 	// field points at: a reference a path to a GC root must not take.
 	weak map[uint32]uint32
 
-	index addrIndex
-	meta  *scanner // pass 1's scanner: class names, field lists, strings
+	index       addrIndex
+	parkedNodes int      // nodes() while addr is parked (park.go)
+	meta        *scanner // pass 1's scanner: class names, field lists, strings
 
 	// fused: pass 1 reads the references too, as raw ids (see fused.go)
 	fused        bool
@@ -121,7 +122,12 @@ func (g *graph) node(addr uint64, c graphClass, length uint32) {
 }
 
 // nodes is the number of nodes, the super-root included.
-func (g *graph) nodes() int { return len(g.addr) }
+func (g *graph) nodes() int {
+	if g.addr == nil {
+		return g.parkedNodes
+	}
+	return len(g.addr)
+}
 
 // setSizes turns pass 1's array lengths into shallow sizes with the layout
 // the histogram chose, in 8-byte words (sizes are 8-byte aligned; a uint32
@@ -225,8 +231,10 @@ func (r *idRun) buildBuckets() {
 	if len(r.ids) == 0 {
 		return
 	}
+	// About four ids per bucket: a bucket costs 4 bytes, a lookup searches
+	// its bucket.
 	span := r.ids[len(r.ids)-1] - r.ids[0]
-	for span>>r.shift > uint64(len(r.ids)) {
+	for span>>r.shift > uint64(len(r.ids))/4 {
 		r.shift++
 	}
 	r.bucket = make([]uint32, span>>r.shift+2)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 )
 
 // Retained says who holds the heap: the dominator tree of the objects
@@ -168,6 +167,8 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	a.h = h
 	g.meta = s1
+	s1.strings = nil // summed up in h; its table is a few bytes per object
+	release()        // pass 1's arrays grew by copies
 	opts.mark("pass 1")
 	fused, err := g.resolve()
 	if err != nil {
@@ -185,14 +186,28 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	// The arrays hold no pointers, so a collection between phases is cheap;
 	// it lets each phase reuse what the last one dropped instead of growing
-	// the heap to twice what is live.
-	runtime.GC()
-	a.parent = shortestPaths(g)
-	opts.mark("shortest paths")
-	if a.t, err = dominators(ctx, g, !opts.keepEdges, opts.mark); err != nil {
+	// the heap to twice what is live (release). From here on, what a phase
+	// does not read waits in temporary files.
+	parked, err := g.park(tmp)
+	if err != nil {
 		return nil, err
 	}
-	runtime.GC()
+	release()
+	paths, err := tmp.spillU32("shortest paths", shortestPaths(g))
+	if err != nil {
+		return nil, err
+	}
+	release()
+	opts.mark("shortest paths")
+	if a.t, err = dominators(ctx, g, tmp, opts.keepEdges, opts.mark); err != nil {
+		return nil, err
+	}
+	if err := g.unpark(parked); err != nil {
+		return nil, err
+	}
+	if a.parent, err = paths.load(); err != nil {
+		return nil, err
+	}
 	var want map[uint32][]uint32
 	a.r, want = report(g, a.t, a.parent, h, opts.Top)
 	opts.mark("report")

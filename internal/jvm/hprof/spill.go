@@ -73,14 +73,14 @@ func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
 
 // load reads the whole array back.
 func (u *u32File) load() ([]uint32, error) {
-	a := make([]uint32, u.n)
+	a := make([]uint32, 0, u.n)
 	r := u.reader()
-	for i := 0; i < len(a); {
-		b, err := r.next(len(a) - i)
+	for len(a) < u.n {
+		b, err := r.next(u.n - len(a))
 		if err != nil {
 			return nil, err
 		}
-		i += copy(a[i:], b)
+		a = append(a, b...)
 	}
 	return a, nil
 }
@@ -94,29 +94,73 @@ func (u *u32File) reader() *u32Reader {
 type u32Reader struct {
 	r    io.Reader
 	what string
-	off  int64
+	off  int64 // of the file's next read
 	raw  []byte
-	vals []uint32
+	buf  []uint32 // decoded raw
+	vals []uint32 // the part of buf not yet taken
 }
 
 // next returns the next at most max values (at least one); the slice is
 // valid until the next call.
 func (r *u32Reader) next(max int) ([]uint32, error) {
-	k := min(max, len(r.raw)/4)
-	n, err := io.ReadFull(r.r, r.raw[:4*k])
-	if n < 4 {
-		if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = io.EOF
+	if len(r.vals) == 0 {
+		n, err := io.ReadFull(r.r, r.raw)
+		if n < 4 {
+			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
 		}
-		return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
+		k := n / 4
+		r.off += int64(4 * k)
+		r.buf = r.buf[:0]
+		for i := 0; i < k; i++ {
+			r.buf = append(r.buf, binary.LittleEndian.Uint32(r.raw[4*i:]))
+		}
+		r.vals = r.buf
 	}
-	k = n / 4
-	r.off += int64(4 * k)
-	r.vals = r.vals[:0]
-	for i := 0; i < k; i++ {
-		r.vals = append(r.vals, binary.LittleEndian.Uint32(r.raw[4*i:]))
+	k := min(max, len(r.vals))
+	out := r.vals[:k]
+	r.vals = r.vals[k:]
+	return out, nil
+}
+
+// u64File is a []uint64 kept in a temporary file, little-endian.
+type u64File struct {
+	w *idWriter
+}
+
+// spillU64 writes a to a new temporary file.
+func (t *tempFiles) spillU64(what string, a []uint64) (*u64File, error) {
+	w, err := t.idWriter(what)
+	if err != nil {
+		return nil, err
 	}
-	return r.vals, nil
+	for _, x := range a {
+		w.put(x)
+	}
+	w.flush()
+	if w.err != nil {
+		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, w.f.Name(), w.err)
+	}
+	return &u64File{w: w}, nil
+}
+
+// load reads the whole array back.
+func (u *u64File) load() ([]uint64, error) {
+	r, err := u.w.finish()
+	if err != nil {
+		return nil, err
+	}
+	a := make([]uint64, 0, u.w.n)
+	for int64(len(a)) < u.w.n {
+		b, err := r.next(int(u.w.n) - len(a))
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, b...)
+	}
+	return a, nil
 }
 
 // idWriter appends object ids to a temporary file through a buffer.
