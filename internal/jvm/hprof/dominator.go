@@ -115,27 +115,53 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, keepEdges bool, m
 	t.idom = idom
 	parent, semi = nil, nil
 	release()
-	if t.pre, err = pres.load(); err != nil {
+	if err := t.retained(g.nodes(), pres, sizes); err != nil {
 		return nil, err
 	}
-	if g.size, err = sizes.load(); err != nil {
+	// The report reads the preorder numbers and sizes of a few nodes only:
+	// mapped, only the pages it touches are resident.
+	if t.pre, err = pres.view(); err != nil {
 		return nil, err
 	}
-	t.vert = make([]uint32, count+1)
-	for v, p := range t.pre {
-		if p != 0 {
-			t.vert[p] = uint32(v)
-		}
-	}
-	t.ret = make([]int64, count+1)
-	for w := uint32(count); w >= 1; w-- {
-		t.ret[w] += g.shallow(t.vert[w])
-		if w > 1 {
-			t.ret[idom[w]] += t.ret[w]
-		}
+	if g.size, err = sizes.view(); err != nil {
+		return nil, err
 	}
 	mark("idom and retained")
 	return t, nil
+}
+
+// retained fills vert and ret (the tree's idom set) from the preorder
+// numbers and shallow sizes of the n nodes, read from their files side by
+// side: neither array is needed whole in memory.
+func (t *domTree) retained(n int, pres, sizes *u32File) error {
+	count := len(t.idom) - 1
+	t.vert = make([]uint32, count+1)
+	t.ret = make([]int64, count+1)
+	pr, sr := pres.reader(), sizes.reader()
+	for v := 0; v < n; {
+		ps, err := pr.next(n - v)
+		if err != nil {
+			return err
+		}
+		for len(ps) > 0 {
+			ss, err := sr.next(len(ps))
+			if err != nil {
+				return err
+			}
+			for i, sz := range ss {
+				if p := ps[i]; p != 0 {
+					t.vert[p] = uint32(v + i)
+					t.ret[p] = int64(sz) * objectAlignment
+				}
+			}
+			v += len(ss)
+			ps = ps[len(ss):]
+		}
+	}
+	for w := count; w >= 2; w-- {
+		t.ret[t.idom[w]] += t.ret[w]
+	}
+	return nil
 }
 
 // release hands the memory of the arrays just dropped back to the system

@@ -29,7 +29,7 @@ func testGraph(n int, adj map[uint32][]uint32, roots []uint32) *graph {
 
 // testDominators is the dominator tree of g, its references kept.
 func testDominators(t *testing.T, g *graph) (*domTree, error) {
-	tmp := &tempFiles{dir: t.TempDir()}
+	tmp := &tempFiles{dir: t.TempDir(), inMemory: true}
 	defer tmp.close()
 	return dominators(context.Background(), g, tmp, true, func(string) {})
 }

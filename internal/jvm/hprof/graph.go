@@ -65,9 +65,10 @@ type graph struct {
 
 	// want maps a node to the node it must name its reference to (pass 3);
 	// names receives "field", "[index]" or a static field's name.
-	want   map[uint32][]uint32
-	wanted []uint64 // bitset of want's and lengths' nodes: pass 3 skips the others' bytes
-	names  map[[2]uint32]string
+	want    map[uint32][]uint32
+	wantIDs map[uint64]uint32 // id -> node of the nodes want's lists hold
+	wanted  []uint64          // bitset of want's and lengths' nodes: pass 3 skips the others' bytes
+	names   map[[2]uint32]string
 	// lengths holds the array length of the arrays a report shows (their
 	// shallow sizes are rounded), read in pass 3.
 	lengths map[uint32]int64
@@ -181,6 +182,7 @@ type idRun struct {
 	order  []uint32 // position -> node when ids is a sorted copy; nil otherwise
 	bucket []uint32 // bucket -> first position with id >= the bucket's start
 	shift  uint
+	n      int // len(ids) while the ids are parked
 }
 
 const (
@@ -357,6 +359,15 @@ func (g *graph) startPass3(want map[uint32][]uint32) {
 	g.names = map[[2]uint32]string{}
 	g.refShapes = map[uint64]*refShape{}
 	g.next = 1
+	// The references of a node asked for are matched by id: an index
+	// lookup for each element of a large array on a path would page in
+	// all the ids.
+	g.wantIDs = map[uint64]uint32{}
+	for _, ys := range want {
+		for _, y := range ys {
+			g.wantIDs[g.addr[y]] = y
+		}
+	}
 }
 
 // begin opens the next node's reference list.
@@ -393,10 +404,10 @@ func (g *graph) edge(id uint64) uint32 {
 		}
 		return 0
 	}
-	w := g.index.lookup(id)
 	if g.naming {
-		return w
+		return g.wantIDs[id]
 	}
+	w := g.index.lookup(id)
 	if w == 0 {
 		g.missing++
 		return 0
@@ -444,8 +455,11 @@ func (g *graph) endPass2() {
 // root records a GC root record's object and returns its node when this is
 // its first root record (0 otherwise).
 func (g *graph) root(id uint64, tag byte) uint32 {
+	if g.naming {
+		return 0 // pass 3: the roots are known; a lookup would page in the ids
+	}
 	w := g.index.lookup(id)
-	if w == 0 || g.naming {
+	if w == 0 {
 		return 0
 	}
 	if _, ok := g.rootKind[w]; ok {

@@ -93,7 +93,7 @@ type RetainedOptions struct {
 	Options
 	Top int // dominators, classes and largest objects to report; 0: 20
 
-	keepEdges    bool   // tests: keep the references after the dominator tree is built
+	keepEdges    bool   // tests: keep the references, and every array in memory past the analysis
 	separateRefs bool   // tests: read the references in a pass of their own, as when pass 1 cannot
 	tempDir      string // temporary files' directory; "": os.TempDir()
 	// phase, when set, is called as each phase of the analysis ends
@@ -151,7 +151,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if base.Top <= 0 {
 		base.Top = max(opts.Top, defaultTop)
 	}
-	tmp := &tempFiles{dir: opts.tempDir}
+	tmp := &tempFiles{dir: opts.tempDir, inMemory: opts.keepEdges}
 	defer tmp.close()
 	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp)
 	if err != nil {
@@ -205,7 +205,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if err := g.unpark(parked); err != nil {
 		return nil, err
 	}
-	if a.parent, err = paths.load(); err != nil {
+	if a.parent, err = paths.view(); err != nil {
 		return nil, err
 	}
 	var want map[uint32][]uint32
@@ -217,6 +217,10 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	a.r.nameSteps(g)
 	opts.mark("pass 3")
+	if !opts.keepEdges { // the views end with the files
+		a.t, a.parent = nil, nil
+		g.addr, g.cls, g.size, g.index = nil, nil, nil, addrIndex{}
+	}
 	return a, nil
 }
 

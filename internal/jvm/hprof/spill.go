@@ -1,23 +1,28 @@
 package hprof
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"unsafe"
 )
 
 // The analysis keeps in memory only the arrays its current phase needs;
 // the others wait in temporary files under os.TempDir() (the page cache
 // holds them while memory allows, outside the process's resident set).
 // Each file is unlinked as soon as it is created: it lives while open and
-// nothing is left behind on success, error or crash.
+// nothing is left behind on success, error or crash. The files hold the
+// arrays in the machine's own byte order, written and read without a copy;
+// an array the report reads only here and there is mapped instead of read
+// (view), so that only the pages it touches are resident.
 
 // tempFiles is the temporary files of one analysis.
 type tempFiles struct {
-	dir   string // "" is os.TempDir()
-	files []*os.File
+	dir      string // "" is os.TempDir()
+	inMemory bool   // view reads the whole array (tests keep the arrays past close)
+	files    []*os.File
+	maps     [][]byte
 }
 
 // create opens a new temporary file; what names it in errors.
@@ -33,20 +38,40 @@ func (t *tempFiles) create(what string) (*os.File, error) {
 	return f, nil
 }
 
-// close closes and removes every file.
+// close unmaps the views and closes and removes every file: no array of
+// a view may be read after it.
 func (t *tempFiles) close() {
+	for _, m := range t.maps {
+		unmap(m)
+	}
 	for _, f := range t.files {
 		f.Close()
 		_ = os.Remove(f.Name())
 	}
-	t.files = nil
+	t.files, t.maps = nil, nil
 }
 
-// spillBuf is the size of the buffers files are written and read through.
+// spillBuf is the size of the buffers streams are written and read through.
 const spillBuf = 1 << 20
 
-// u32File is a []uint32 kept in a temporary file, little-endian.
+// u32Bytes and u64Bytes are an array's memory as bytes.
+func u32Bytes(a []uint32) []byte {
+	if len(a) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))
+}
+
+func u64Bytes(a []uint64) []byte {
+	if len(a) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 8*len(a))
+}
+
+// u32File is a []uint32 kept in a temporary file.
 type u32File struct {
+	t    *tempFiles
 	f    *os.File
 	n    int
 	what string
@@ -58,45 +83,46 @@ func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, 0, spillBuf)
-	for i, x := range a {
-		buf = binary.LittleEndian.AppendUint32(buf, x)
-		if len(buf) == cap(buf) || i == len(a)-1 {
-			if _, err := f.Write(buf); err != nil {
-				return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
-			}
-			buf = buf[:0]
-		}
+	if _, err := f.Write(u32Bytes(a)); err != nil {
+		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
 	}
-	return &u32File{f: f, n: len(a), what: what}, nil
+	return &u32File{t: t, f: f, n: len(a), what: what}, nil
 }
 
 // load reads the whole array back.
 func (u *u32File) load() ([]uint32, error) {
-	a := make([]uint32, 0, u.n)
-	r := u.reader()
-	for len(a) < u.n {
-		b, err := r.next(u.n - len(a))
-		if err != nil {
-			return nil, err
-		}
-		a = append(a, b...)
+	a := make([]uint32, u.n)
+	if n, err := u.f.ReadAt(u32Bytes(a), 0); err != nil && !(err == io.EOF && n == 4*u.n) {
+		return nil, fmt.Errorf("%s: temporary file offset %d: %w", u.what, n, err)
 	}
 	return a, nil
 }
 
+// view is the array mapped from its file (read only, valid until the
+// files are closed), or loaded when it cannot be mapped.
+func (u *u32File) view() ([]uint32, error) {
+	if u.n == 0 || u.t.inMemory {
+		return u.load()
+	}
+	m, err := mapFile(u.f, 4*u.n)
+	if err != nil {
+		return u.load()
+	}
+	u.t.maps = append(u.t.maps, m)
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&m[0])), u.n), nil
+}
+
 // reader streams the array from its start.
 func (u *u32File) reader() *u32Reader {
-	return &u32Reader{r: io.NewSectionReader(u.f, 0, int64(u.n)*4), what: u.what, raw: make([]byte, spillBuf)}
+	return &u32Reader{r: io.NewSectionReader(u.f, 0, int64(u.n)*4), what: u.what, buf: make([]uint32, spillBuf/4)}
 }
 
 // u32Reader reads a spilled array in order, a buffer at a time.
 type u32Reader struct {
 	r    io.Reader
 	what string
-	off  int64 // of the file's next read
-	raw  []byte
-	buf  []uint32 // decoded raw
+	off  int64    // of the file's next read
+	buf  []uint32 // the last read
 	vals []uint32 // the part of buf not yet taken
 }
 
@@ -104,20 +130,15 @@ type u32Reader struct {
 // valid until the next call.
 func (r *u32Reader) next(max int) ([]uint32, error) {
 	if len(r.vals) == 0 {
-		n, err := io.ReadFull(r.r, r.raw)
+		n, err := io.ReadFull(r.r, u32Bytes(r.buf))
 		if n < 4 {
 			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = io.EOF
 			}
 			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
 		}
-		k := n / 4
-		r.off += int64(4 * k)
-		r.buf = r.buf[:0]
-		for i := 0; i < k; i++ {
-			r.buf = append(r.buf, binary.LittleEndian.Uint32(r.raw[4*i:]))
-		}
-		r.vals = r.buf
+		r.off += int64(n / 4 * 4)
+		r.vals = r.buf[:n/4]
 	}
 	k := min(max, len(r.vals))
 	out := r.vals[:k]
@@ -125,48 +146,52 @@ func (r *u32Reader) next(max int) ([]uint32, error) {
 	return out, nil
 }
 
-// u64File is a []uint64 kept in a temporary file, little-endian.
+// u64File is a []uint64 kept in a temporary file.
 type u64File struct {
-	w *idWriter
+	t    *tempFiles
+	f    *os.File
+	n    int
+	what string
 }
 
 // spillU64 writes a to a new temporary file.
 func (t *tempFiles) spillU64(what string, a []uint64) (*u64File, error) {
-	w, err := t.idWriter(what)
+	f, err := t.create(what)
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range a {
-		w.put(x)
+	if _, err := f.Write(u64Bytes(a)); err != nil {
+		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
 	}
-	w.flush()
-	if w.err != nil {
-		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, w.f.Name(), w.err)
-	}
-	return &u64File{w: w}, nil
+	return &u64File{t: t, f: f, n: len(a), what: what}, nil
 }
 
 // load reads the whole array back.
 func (u *u64File) load() ([]uint64, error) {
-	r, err := u.w.finish()
-	if err != nil {
-		return nil, err
-	}
-	a := make([]uint64, 0, u.w.n)
-	for int64(len(a)) < u.w.n {
-		b, err := r.next(int(u.w.n) - len(a))
-		if err != nil {
-			return nil, err
-		}
-		a = append(a, b...)
+	a := make([]uint64, u.n)
+	if n, err := u.f.ReadAt(u64Bytes(a), 0); err != nil && !(err == io.EOF && n == 8*u.n) {
+		return nil, fmt.Errorf("%s: temporary file offset %d: %w", u.what, n, err)
 	}
 	return a, nil
+}
+
+// view is as u32File's.
+func (u *u64File) view() ([]uint64, error) {
+	if u.n == 0 || u.t.inMemory {
+		return u.load()
+	}
+	m, err := mapFile(u.f, 8*u.n)
+	if err != nil {
+		return u.load()
+	}
+	u.t.maps = append(u.t.maps, m)
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&m[0])), u.n), nil
 }
 
 // idWriter appends object ids to a temporary file through a buffer.
 type idWriter struct {
 	f    *os.File
-	buf  []byte
+	buf  []uint64
 	n    int64 // ids put
 	what string
 	err  error // the first write error, reported by finish
@@ -177,11 +202,11 @@ func (t *tempFiles) idWriter(what string) (*idWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &idWriter{f: f, buf: make([]byte, 0, spillBuf), what: what}, nil
+	return &idWriter{f: f, buf: make([]uint64, 0, spillBuf/8), what: what}, nil
 }
 
 func (w *idWriter) put(id uint64) {
-	w.buf = binary.LittleEndian.AppendUint64(w.buf, id)
+	w.buf = append(w.buf, id)
 	w.n++
 	if len(w.buf) == cap(w.buf) {
 		w.flush()
@@ -189,7 +214,7 @@ func (w *idWriter) put(id uint64) {
 }
 
 func (w *idWriter) flush() {
-	if _, err := w.f.Write(w.buf); err != nil && w.err == nil {
+	if _, err := w.f.Write(u64Bytes(w.buf)); err != nil && w.err == nil {
 		w.err = err
 	}
 	w.buf = w.buf[:0]
@@ -201,16 +226,15 @@ func (w *idWriter) finish() (*idReader, error) {
 	if w.err != nil {
 		return nil, fmt.Errorf("%s: write temporary file %s: %w", w.what, w.f.Name(), w.err)
 	}
-	return &idReader{r: io.NewSectionReader(w.f, 0, 8*w.n), what: w.what, raw: make([]byte, spillBuf)}, nil
+	return &idReader{r: io.NewSectionReader(w.f, 0, 8*w.n), what: w.what, buf: make([]uint64, spillBuf/8)}, nil
 }
 
 // idReader reads back what an idWriter wrote, a buffer at a time.
 type idReader struct {
 	r    io.Reader
 	what string
-	off  int64 // of the file's next read
-	raw  []byte
-	buf  []uint64 // decoded raw
+	off  int64    // of the file's next read
+	buf  []uint64 // the last read
 	ids  []uint64 // the part of buf not yet taken
 }
 
@@ -218,20 +242,15 @@ type idReader struct {
 // until the next call.
 func (r *idReader) next(max int) ([]uint64, error) {
 	if len(r.ids) == 0 {
-		n, err := io.ReadFull(r.r, r.raw)
+		n, err := io.ReadFull(r.r, u64Bytes(r.buf))
 		if n < 8 {
 			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = io.EOF
 			}
 			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
 		}
-		k := n / 8
-		r.off += int64(8 * k)
-		r.buf = r.buf[:0]
-		for i := 0; i < k; i++ {
-			r.buf = append(r.buf, binary.LittleEndian.Uint64(r.raw[8*i:]))
-		}
-		r.ids = r.buf
+		r.off += int64(n / 8 * 8)
+		r.ids = r.buf[:n/8]
 	}
 	k := min(max, len(r.ids))
 	out := r.ids[:k]

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// TestSpillRoundTrip: arrays and id streams read back as written, across
-// buffer boundaries, and a read past the end fails naming the file's
+// TestSpillRoundTrip: arrays (loaded or mapped) and id streams read back
+// as written, across buffer boundaries, and a read past the end fails naming the file's
 // subject and offset.
 func TestSpillRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -31,6 +31,19 @@ func TestSpillRoundTrip(t *testing.T) {
 		got, err := u.load()
 		if err != nil || !slices.Equal(got, a) {
 			t.Fatalf("%d values: load: %v, equal %v", n, err, slices.Equal(got, a))
+		}
+		if got, err := u.view(); err != nil || !slices.Equal(got, a) {
+			t.Fatalf("%d values: view: %v, equal %v", n, err, slices.Equal(got, a))
+		}
+		u64, err := tmp.spillU64("test ids", ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := u64.load(); err != nil || !slices.Equal(got, ids) {
+			t.Fatalf("%d ids: load: %v, equal %v", n, err, slices.Equal(got, ids))
+		}
+		if got, err := u64.view(); err != nil || !slices.Equal(got, ids) {
+			t.Fatalf("%d ids: view: %v, equal %v", n, err, slices.Equal(got, ids))
 		}
 		w, err := tmp.idWriter("test ids")
 		if err != nil {
