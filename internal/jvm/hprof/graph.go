@@ -77,7 +77,10 @@ type graph struct {
 // newGraph prepares pass 1; with fused it reads the references too,
 // into a temporary file of tmp.
 func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
-	n := max(sizeHint/64, 1024) // dumps hold an object per 60-120 bytes
+	// Room for an object per 40 bytes of dump (they hold one per 40-120),
+	// so that the arrays do not grow by copies that the heap would hold
+	// twice: memory fresh from the system is not resident until written.
+	n := max(sizeHint/40, 1024)
 	g := &graph{
 		addr:      make([]uint64, 1, n),
 		cls:       make([]uint32, 1, n),
