@@ -15,6 +15,8 @@ type domTree struct {
 	vert []uint32 // preorder number -> node
 	idom []uint32 // preorder number -> preorder number of the immediate dominator
 	ret  []int64  // preorder number -> retained bytes
+	// shallow is the bytes of every node, reachable or not.
+	shallow int64
 }
 
 // dominators computes the tree with the semi-NCA algorithm (Georgiadis and
@@ -26,10 +28,11 @@ type domTree struct {
 // Memory: the successor lists go to a temporary file once the depth-first
 // search has numbered the nodes, and the predecessor lists are built by
 // streaming them back, so the two are never in memory together; the
-// shallow sizes and preorder numbers wait in files while the
-// semidominators are computed. With keepEdges (tests) the graph keeps its
-// references. mark is told as each phase ends.
-func dominators(ctx context.Context, g *graph, tmp *tempFiles, keepEdges bool, mark func(string)) (*domTree, error) {
+// preorder numbers wait in a file while the semidominators are computed,
+// and the retained sizes stream the shallow sizes from theirs (sizes).
+// With keepEdges (tests) the graph keeps its references. mark is told as
+// each phase ends.
+func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
 	t := &domTree{pre: make([]uint32, g.nodes())}
 	parent, count := dfs(g, t.pre)
 	mark("dfs")
@@ -40,15 +43,10 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, keepEdges bool, m
 	if err != nil {
 		return nil, err
 	}
-	sizes, err := tmp.spillU32("shallow sizes", g.size)
-	if err != nil {
-		return nil, err
-	}
 	first := g.first
 	if !keepEdges {
 		g.first, g.to = nil, nil
 	}
-	g.size = nil
 	release()
 	predFirst, preds, err := predecessors(g.roots, first, edges, t.pre, count)
 	if err != nil {
@@ -118,12 +116,9 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, keepEdges bool, m
 	if err := t.retained(g.nodes(), pres, sizes); err != nil {
 		return nil, err
 	}
-	// The report reads the preorder numbers and sizes of a few nodes only:
-	// mapped, only the pages it touches are resident.
+	// The report reads the preorder numbers of a few nodes only: mapped,
+	// only the pages it touches are resident.
 	if t.pre, err = pres.view(); err != nil {
-		return nil, err
-	}
-	if g.size, err = sizes.view(); err != nil {
 		return nil, err
 	}
 	mark("idom and retained")
@@ -149,6 +144,7 @@ func (t *domTree) retained(n int, pres, sizes *u32File) error {
 				return err
 			}
 			for i, sz := range ss {
+				t.shallow += int64(sz) * objectAlignment
 				if p := ps[i]; p != 0 {
 					t.vert[p] = uint32(v + i)
 					t.ret[p] = int64(sz) * objectAlignment

@@ -31,7 +31,11 @@ func testGraph(n int, adj map[uint32][]uint32, roots []uint32) *graph {
 func testDominators(t *testing.T, g *graph) (*domTree, error) {
 	tmp := &tempFiles{dir: t.TempDir(), inMemory: true}
 	defer tmp.close()
-	return dominators(context.Background(), g, tmp, true, func(string) {})
+	sizes, err := tmp.spillU32("sizes", g.size)
+	if err != nil {
+		return nil, err
+	}
+	return dominators(context.Background(), g, tmp, sizes, true, func(string) {})
 }
 
 // bruteRetained is, for each node, the bytes that become unreachable from
@@ -160,32 +164,36 @@ func TestAddrIndex(t *testing.T) {
 	}
 }
 
-// TestLargestTops: the partial selection ranks as a full sort by retained
-// size, then id, would.
+// TestLargestTops: the selection of the top-level dominators shown ranks
+// as a full sort by retained size, then id, would.
 func TestLargestTops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for iter := range 200 {
 		n := 1 + rng.IntN(60)
 		g := &graph{addr: make([]uint64, n+1)}
-		tree := &domTree{pre: make([]uint32, n+1), ret: make([]int64, n+2)}
-		var tops []uint32
+		tree := &domTree{vert: make([]uint32, n+2), ret: make([]int64, n+2)}
+		var tops []uint32  // preorder numbers
 		ids := rng.Perm(n) // distinct ids in no order
 		for v := 1; v <= n; v++ {
 			g.addr[v] = uint64(ids[v-1]) * 8
-			tree.pre[v] = uint32(v + 1)
+			tree.vert[v+1] = uint32(v)
 			tree.ret[v+1] = int64(rng.IntN(5)) // many ties
-			tops = append(tops, uint32(v))
+			tops = append(tops, uint32(v+1))
 		}
 		k := rng.IntN(25)
 		want := slices.Clone(tops)
 		slices.SortFunc(want, func(a, b uint32) int {
-			if c := cmp.Compare(tree.ret[tree.pre[b]], tree.ret[tree.pre[a]]); c != 0 {
+			if c := cmp.Compare(tree.ret[b], tree.ret[a]); c != 0 {
 				return c
 			}
-			return cmp.Compare(g.addr[a], g.addr[b])
+			return cmp.Compare(g.addr[tree.vert[a]], g.addr[tree.vert[b]])
 		})
 		want = want[:min(k, len(want))]
-		if got := largestTops(g, tree, tops, k); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+		sel := topK{g: g, t: tree, k: k}
+		for _, p := range tops {
+			sel.offer(p)
+		}
+		if got := sel.best; !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("graph %d, k %d: got %v, want %v", iter, k, got, want)
 		}
 	}

@@ -168,7 +168,11 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	a.h = h
 	g.meta = s1
 	s1.strings = nil // summed up in h; its table is a few bytes per object
-	release()        // pass 1's arrays grew by copies
+	parked, err := g.parkAttrs(tmp)
+	if err != nil {
+		return nil, err
+	}
+	release()
 	opts.mark("pass 1")
 	fused, err := g.resolve()
 	if err != nil {
@@ -188,8 +192,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	// it lets each phase reuse what the last one dropped instead of growing
 	// the heap to twice what is live (release). From here on, what a phase
 	// does not read waits in temporary files.
-	parked, err := g.park(tmp)
-	if err != nil {
+	if err := g.parkIDs(tmp, parked); err != nil {
 		return nil, err
 	}
 	release()
@@ -199,7 +202,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	release()
 	opts.mark("shortest paths")
-	if a.t, err = dominators(ctx, g, tmp, opts.keepEdges, opts.mark); err != nil {
+	if a.t, err = dominators(ctx, g, tmp, parked.size, opts.keepEdges, opts.mark); err != nil {
 		return nil, err
 	}
 	if err := g.unpark(parked); err != nil {

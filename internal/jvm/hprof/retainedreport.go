@@ -15,12 +15,8 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	}
 	r.MissingRefs = g.missing
 	r.Unreachable = r.Objects - r.Reachable
-	for v := 1; v < g.nodes(); v++ {
-		if t.pre[v] == 0 {
-			r.UnreachableBytes += g.shallow(uint32(v))
-		}
-	}
 	r.ReachableBytes = t.ret[1]
+	r.UnreachableBytes = t.shallow - r.ReachableBytes
 	want := map[uint32][]uint32{}
 	retainer := func(v uint32) Retainer {
 		x := g.describe(v)
@@ -30,14 +26,14 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	}
 
 	// Top-level dominators: the super-root's children.
-	var tops []uint32
+	sel := topK{g: g, t: t, k: top}
 	byClass := map[uint32]*RetainedClass{}
 	for p := 2; p < len(t.vert); p++ {
 		if t.idom[p] != 1 {
 			continue
 		}
 		v := t.vert[p]
-		tops = append(tops, v)
+		sel.offer(uint32(p))
 		rc := byClass[g.cls[v]]
 		if rc == nil {
 			rc = &RetainedClass{Class: g.className(v)}
@@ -50,15 +46,10 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		rc.Shallow += g.shallow(v)
 		rc.Retained += t.ret[p]
 	}
-	shown := largestTops(g, t, tops, top)
-	var level []uint32
-	for _, v := range shown {
-		level = append(level, t.pre[v])
-	}
-	chosen := largestChildren(t, level)
-	for _, v := range shown {
-		x := retainer(v)
-		x.Children = subtree(g, t, chosen, t.pre[v], treeDepth)
+	chosen := largestChildren(t, sel.best)
+	for _, p := range sel.best {
+		x := retainer(t.vert[p])
+		x.Children = subtree(g, t, chosen, p, treeDepth)
 		r.Dominators = append(r.Dominators, x)
 	}
 	for _, rc := range byClass {
@@ -75,33 +66,36 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	return r, want
 }
 
-// largestTops returns the k top-level dominators retaining most, largest
-// first (ties by id), without sorting them all: there can be millions.
-func largestTops(g *graph, t *domTree, tops []uint32, k int) []uint32 {
-	before := func(a, b uint32) bool { // a ranks before b
-		if ra, rb := t.ret[t.pre[a]], t.ret[t.pre[b]]; ra != rb {
-			return ra > rb
-		}
-		return g.addr[a] < g.addr[b]
+// topK keeps the k top-level dominators (preorder numbers) retaining
+// most, largest first (ties by id), as they are offered: there can be
+// millions, and sorting them all was a fifth of the analysis.
+type topK struct {
+	g    *graph
+	t    *domTree
+	k    int
+	best []uint32
+}
+
+// before reports whether preorder number a ranks before b.
+func (s *topK) before(a, b uint32) bool {
+	if ra, rb := s.t.ret[a], s.t.ret[b]; ra != rb {
+		return ra > rb
 	}
-	if k <= 0 {
-		return nil
+	return s.g.addr[s.t.vert[a]] < s.g.addr[s.t.vert[b]]
+}
+
+func (s *topK) offer(p uint32) {
+	if s.k <= 0 || len(s.best) == s.k && !s.before(p, s.best[s.k-1]) {
+		return
 	}
-	best := make([]uint32, 0, k+1)
-	for _, v := range tops {
-		if len(best) == k && !before(v, best[k-1]) {
-			continue
-		}
-		i := len(best)
-		for i > 0 && before(v, best[i-1]) {
-			i--
-		}
-		best = slices.Insert(best, i, v)
-		if len(best) > k {
-			best = best[:k]
-		}
+	i := len(s.best)
+	for i > 0 && s.before(p, s.best[i-1]) {
+		i--
 	}
-	return best
+	s.best = slices.Insert(s.best, i, p)
+	if len(s.best) > s.k {
+		s.best = s.best[:s.k]
+	}
 }
 
 // describe is a node without retained size and path.
