@@ -28,8 +28,9 @@ type domTree struct {
 // Memory: the successor lists go to a temporary file once the depth-first
 // search has numbered the nodes, and the predecessor lists are built by
 // streaming them back, so the two are never in memory together; the
-// preorder numbers wait in a file while the semidominators are computed,
-// and the retained sizes stream the shallow sizes from theirs (sizes).
+// semidominators stream the predecessor lists and tree parents back from
+// files (semidom.go), the preorder numbers wait in one, and the retained
+// sizes stream the shallow sizes from theirs (sizes).
 // With keepEdges (tests) the graph keeps its references. mark is told as
 // each phase ends.
 func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
@@ -43,6 +44,11 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	if err != nil {
 		return nil, err
 	}
+	parents, err := tmp.spillU32("tree parents", parent)
+	if err != nil {
+		return nil, err
+	}
+	parent = nil
 	first := g.first
 	if !keepEdges {
 		g.first, g.to = nil, nil
@@ -57,62 +63,25 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	if err != nil {
 		return nil, err
 	}
-	t.pre = nil
+	predOffsets, err := tmp.spillU32("predecessor offsets", predFirst)
+	if err != nil {
+		return nil, err
+	}
+	predLists, err := tmp.spillU32("predecessors", preds)
+	if err != nil {
+		return nil, err
+	}
+	t.pre, predFirst, preds = nil, nil, nil
 	release()
 	mark("predecessors")
 
-	semi := make([]uint32, count+1)
-	label := make([]uint32, count+1)
-	ancestor := make([]uint32, count+1)
-	for i := range semi {
-		semi[i], label[i] = uint32(i), uint32(i)
-	}
-	var stack []uint32
-	eval := func(v uint32) uint32 {
-		if ancestor[v] == 0 {
-			return v
-		}
-		// Compress the path from v to its forest root: climb, then update
-		// labels top-down.
-		stack = stack[:0]
-		for x := v; ancestor[ancestor[x]] != 0; x = ancestor[x] {
-			stack = append(stack, x)
-		}
-		for i := len(stack) - 1; i >= 0; i-- {
-			x := stack[i]
-			a := ancestor[x]
-			if semi[label[a]] < semi[label[x]] {
-				label[x] = label[a]
-			}
-			ancestor[x] = ancestor[a]
-		}
-		return label[v]
-	}
-	for w := uint32(count); w >= 2; w-- {
-		if w%(1<<20) == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		for _, v := range preds[predFirst[w]:predFirst[w+1]] {
-			if s := semi[eval(v)]; s < semi[w] {
-				semi[w] = s
-			}
-		}
-		ancestor[w] = parent[w]
-	}
-	preds, predFirst, label = nil, nil, nil
-	mark("semidominators")
-	idom := ancestor // reused: the forest is no longer needed
-	idom[1] = 1
-	for w := uint32(2); w <= uint32(count); w++ {
-		d := parent[w]
-		for d > semi[w] {
-			d = idom[d]
-		}
-		idom[w] = d
+	idom, err := semiNCA(ctx, count, predOffsets, predLists, parents)
+	if err != nil {
+		return nil, err
 	}
 	t.idom = idom
-	parent, semi = nil, nil
 	release()
+	mark("semidominators and idom")
 	if err := t.retained(g.nodes(), pres, sizes); err != nil {
 		return nil, err
 	}
@@ -121,7 +90,7 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	if t.pre, err = pres.view(); err != nil {
 		return nil, err
 	}
-	mark("idom and retained")
+	mark("retained")
 	return t, nil
 }
 

@@ -146,6 +146,50 @@ func (r *u32Reader) next(max int) ([]uint32, error) {
 	return out, nil
 }
 
+// backward streams the array from its end.
+func (u *u32File) backward() *u32Backward {
+	return &u32Backward{f: u.f, what: u.what, pos: int64(u.n), buf: make([]uint32, spillBuf/4)}
+}
+
+// u32Backward reads a spilled array from its end to its start, a buffer
+// at a time.
+type u32Backward struct {
+	f    *os.File
+	what string
+	pos  int64    // index of the first value read so far
+	buf  []uint32 // the last read
+	vals []uint32 // the part of buf not yet taken: its last is the next
+}
+
+// prev returns the at most max values (at least one) before those taken,
+// in array order; the slice is valid until the next call.
+func (r *u32Backward) prev(max int) ([]uint32, error) {
+	if len(r.vals) == 0 {
+		if r.pos == 0 {
+			return nil, fmt.Errorf("%s: temporary file offset 0 read backward: %w", r.what, io.EOF)
+		}
+		k := min(r.pos, int64(len(r.buf)))
+		r.pos -= k
+		if _, err := r.f.ReadAt(u32Bytes(r.buf[:k]), 4*r.pos); err != nil {
+			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, 4*r.pos, err)
+		}
+		r.vals = r.buf[:k]
+	}
+	k := min(max, len(r.vals))
+	out := r.vals[len(r.vals)-k:]
+	r.vals = r.vals[:len(r.vals)-k]
+	return out, nil
+}
+
+// one returns the value before those taken.
+func (r *u32Backward) one() (uint32, error) {
+	v, err := r.prev(1)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
 // u64File is a []uint64 kept in a temporary file.
 type u64File struct {
 	t    *tempFiles

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// TestSpillRoundTrip: arrays (loaded or mapped) and id streams read back
-// as written, across buffer boundaries, and a read past the end fails naming the file's
+// TestSpillRoundTrip: arrays (loaded, mapped or read backward) and id
+// streams read back as written, across buffer boundaries, and a read past the end fails naming the file's
 // subject and offset.
 func TestSpillRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -34,6 +34,21 @@ func TestSpillRoundTrip(t *testing.T) {
 		}
 		if got, err := u.view(); err != nil || !slices.Equal(got, a) {
 			t.Fatalf("%d values: view: %v, equal %v", n, err, slices.Equal(got, a))
+		}
+		back32 := u.backward()
+		var rev []uint32 // pieces taken from the end, in array order each
+		for len(rev) < n {
+			piece, err := back32.prev(1 + rng.IntN(n-len(rev)))
+			if err != nil {
+				t.Fatalf("%d values backward: after %d: %v", n, len(rev), err)
+			}
+			rev = append(slices.Clone(piece), rev...)
+		}
+		if !slices.Equal(rev, a) {
+			t.Fatalf("%d values: read backward differently", n)
+		}
+		if _, err := back32.prev(1); !errors.Is(err, io.EOF) {
+			t.Errorf("%d values: read backward past the start: got %v, want EOF", n, err)
 		}
 		u64, err := tmp.spillU64("test ids", ids)
 		if err != nil {
