@@ -198,3 +198,32 @@ func TestLargestTops(t *testing.T) {
 		}
 	}
 }
+
+// TestLargestChildren: the children chosen under each shown node are its
+// largest by retained size, ties by preorder, as a full sort would pick.
+func TestLargestChildren(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for iter := range 100 {
+		n := 2 + rng.IntN(300)
+		tree := &domTree{idom: make([]uint32, n+1), ret: make([]int64, n+1)}
+		tree.idom[1] = 1
+		for q := 2; q <= n; q++ {
+			tree.idom[q] = uint32(1 + rng.IntN(min(q-1, 4))) // a few nodes with many children
+			tree.ret[q] = int64(rng.IntN(6))
+		}
+		tops := []uint32{1}
+		chosen := largestChildren(tree, tops)
+		for p, got := range chosen {
+			var all []uint32
+			for q := 2; q <= n; q++ {
+				if tree.idom[q] == p {
+					all = append(all, uint32(q))
+				}
+			}
+			slices.SortStableFunc(all, func(a, b uint32) int { return cmp.Compare(tree.ret[b], tree.ret[a]) })
+			if want := all[:min(treeChildren, len(all))]; !slices.Equal(got, want) && len(want) > 0 {
+				t.Fatalf("tree %d: children of %d: got %v, want %v", iter, p, got, want)
+			}
+		}
+	}
+}

@@ -175,26 +175,32 @@ func largestChildren(t *domTree, tops []uint32) map[uint32][]uint32 {
 	asked := make([]uint64, len(t.idom)/64+1) // bitset of the level's preorder numbers
 	level := tops
 	for depth := 0; depth < treeDepth && len(level) > 0; depth++ {
+		// A node can have millions of children: each keeps its largest as
+		// they are met, in increasing preorder (so ties keep the first).
 		kids := make(map[uint32][]uint32, len(level))
 		for _, p := range level {
 			asked[p/64] |= 1 << (p % 64)
 		}
-		for q := 2; q < len(t.idom); q++ {
-			if d := t.idom[q]; asked[d/64]&(1<<(d%64)) != 0 {
-				kids[d] = append(kids[d], uint32(q))
+		for q := uint32(2); q < uint32(len(t.idom)); q++ {
+			d := t.idom[q]
+			if asked[d/64]&(1<<(d%64)) == 0 {
+				continue
 			}
+			best := kids[d]
+			if len(best) == treeChildren && t.ret[q] <= t.ret[best[treeChildren-1]] {
+				continue
+			}
+			i := len(best)
+			for i > 0 && t.ret[q] > t.ret[best[i-1]] {
+				i--
+			}
+			best = slices.Insert(best, i, q)
+			kids[d] = best[:min(len(best), treeChildren)]
 		}
 		var next []uint32
 		for _, p := range level {
 			asked[p/64] &^= 1 << (p % 64)
-			ch := kids[p]
-			slices.SortFunc(ch, func(a, b uint32) int {
-				if c := cmp.Compare(t.ret[b], t.ret[a]); c != 0 {
-					return c
-				}
-				return cmp.Compare(a, b)
-			})
-			chosen[p] = ch[:min(treeChildren, len(ch))]
+			chosen[p] = kids[p]
 			next = append(next, chosen[p]...)
 		}
 		level = next
