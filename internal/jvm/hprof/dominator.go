@@ -63,6 +63,7 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	if err != nil {
 		return nil, err
 	}
+	tmp.drop(edges.f)
 	predOffsets, err := tmp.spillU32("predecessor offsets", predFirst)
 	if err != nil {
 		return nil, err
@@ -79,6 +80,9 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	if err != nil {
 		return nil, err
 	}
+	tmp.drop(predOffsets.f)
+	tmp.drop(predLists.f)
+	tmp.drop(parents.f)
 	t.idom = idom
 	release()
 	mark("semidominators and idom")

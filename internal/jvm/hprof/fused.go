@@ -11,6 +11,7 @@ package hprof
 // fusedState is what pass 1 keeps for the references it cannot resolve yet.
 type fusedState struct {
 	raw         *idWriter         // reference targets as ids; node v's are ids first[v] to first[v+1]
+	tmp         *tempFiles        // raw's
 	weakRaw     map[uint32]uint64 // Reference node -> referent id
 	rootsRaw    []rawRoot
 	fusedFailed bool
@@ -29,6 +30,7 @@ func (g *graph) startFused(n int64, tmp *tempFiles) error {
 		return err
 	}
 	g.fused = true
+	g.tmp = tmp
 	g.first = make([]uint32, 1, n)
 	g.raw = raw
 	g.weakRaw = map[uint32]uint64{}
@@ -47,6 +49,9 @@ func (g *graph) resolve() (bool, error) {
 	fused := g.fused && !g.fusedFailed
 	g.fused, g.refShapes = false, nil
 	if !fused {
+		if g.raw != nil {
+			g.tmp.drop(g.raw.f)
+		}
 		g.fusedState, g.first = fusedState{}, nil
 		g.separatePass = true
 		return false, nil
@@ -77,6 +82,7 @@ func (g *graph) resolve() (bool, error) {
 		}
 	}
 	g.first[n] = uint32(len(to))
+	g.tmp.drop(g.raw.f)
 	g.to = to
 	g.refs = int64(len(to))
 	for _, r := range g.rootsRaw {

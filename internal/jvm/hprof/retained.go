@@ -116,10 +116,11 @@ var ErrIncomplete = errors.New("dump ends inside a record")
 type Opener func() (io.ReadCloser, error)
 
 // ReadRetained computes the histogram and the dominator tree of a dump.
-// Memory grows with the object count, not the dump size: flat arrays of
-// about 56 bytes per object and 8 per reference at the peak (the
-// predecessor lists being built from the references); measured, about 74
-// bytes per object of peak RSS (BenchmarkHeapSideBySide).
+// Memory grows with the object count, not the dump size: each phase holds
+// only the flat arrays it reads (about 24 bytes per object, or 20 and 4 per
+// reference, at the largest), the others wait in temporary files
+// (spill.go); measured, about 27 bytes per object of peak RSS
+// (BenchmarkReadFileRetained, BenchmarkReadFileRetainedSmall).
 //
 // A dump cut short yields its histogram with an error wrapping
 // ErrIncomplete: the dominator tree needs every object.

@@ -119,7 +119,8 @@ func TestTempFilesLeftNone(t *testing.T) {
 }
 
 // TestTempFilesGoneWhileOpen: a temporary file is out of the directory as
-// soon as it is made, so that even a killed process leaves nothing.
+// soon as it is made, so that even a killed process leaves nothing; a
+// dropped one is closed at once.
 func TestTempFilesGoneWhileOpen(t *testing.T) {
 	dir := t.TempDir()
 	tmp := &tempFiles{dir: dir}
@@ -129,5 +130,16 @@ func TestTempFilesGoneWhileOpen(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("an open temporary file is listed: %s", left[0].Name())
+	}
+	u, err := tmp.spillU32("dropped", []uint32{4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.drop(u.f)
+	if _, err := u.load(); err == nil {
+		t.Errorf("a dropped file still reads")
+	}
+	if len(tmp.files) != 1 {
+		t.Errorf("%d files kept after a drop, want 1", len(tmp.files))
 	}
 }
