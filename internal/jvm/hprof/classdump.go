@@ -31,6 +31,11 @@ func (s *scanner) classDump() error {
 			if _, err := s.g.begin(); err != nil {
 				return err
 			}
+			// Pass 3 names the references of a few nodes only: a lookup
+			// for every class's would page in the ids.
+			edges = !s.g.skipping()
+		}
+		if edges {
 			s.g.name(s.g.edge(superID), func() string { return "<super>" })
 			s.g.name(s.g.edge(getID(b[2*idSize+4:], idSize)), func() string { return "<classloader>" })
 		}

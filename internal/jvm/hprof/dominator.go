@@ -2,7 +2,7 @@ package hprof
 
 import (
 	"context"
-	"runtime"
+	"runtime/debug"
 )
 
 // domTree is the dominator tree of the nodes reachable from the super-root,
@@ -15,6 +15,8 @@ type domTree struct {
 	vert []uint32 // preorder number -> node
 	idom []uint32 // preorder number -> preorder number of the immediate dominator
 	ret  []int64  // preorder number -> retained bytes
+	// shallow is the bytes of every node, reachable or not.
+	shallow int64
 }
 
 // dominators computes the tree with the semi-NCA algorithm (Georgiadis and
@@ -23,83 +25,118 @@ type domTree struct {
 // ancestor of its tree parent and its semidominator). Everything is
 // iterative: a linked list of a million objects is a million deep.
 //
-// With dropEdges the graph's references are released once the
-// predecessor lists are built from them: the rest needs only those.
-func dominators(ctx context.Context, g *graph, dropEdges bool) (*domTree, error) {
-	n := g.nodes()
-	t := &domTree{pre: make([]uint32, n)}
+// Memory: the successor lists go to a temporary file once the depth-first
+// search has numbered the nodes, and the predecessor lists are built by
+// streaming them back, so the two are never in memory together; the
+// semidominators stream the predecessor lists and tree parents back from
+// files (semidom.go), the preorder numbers wait in one, and the retained
+// sizes stream the shallow sizes from theirs (sizes).
+// With keepEdges (tests) the graph keeps its references. mark is told as
+// each phase ends.
+func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
+	t := &domTree{pre: make([]uint32, g.nodes())}
 	parent, count := dfs(g, t.pre)
-	t.vert = make([]uint32, count+1)
-	for v, p := range t.pre {
-		if p != 0 {
-			t.vert[p] = uint32(v)
-		}
-	}
+	mark("dfs")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	predFirst, preds := predecessors(g, t)
-	if dropEdges {
+	edges, err := tmp.spillU32("references", g.to)
+	if err != nil {
+		return nil, err
+	}
+	parents, err := tmp.spillU32("tree parents", parent)
+	if err != nil {
+		return nil, err
+	}
+	parent = nil
+	first := g.first
+	if !keepEdges {
 		g.first, g.to = nil, nil
-		runtime.GC()
 	}
-	semi := make([]uint32, count+1)
-	label := make([]uint32, count+1)
-	ancestor := make([]uint32, count+1)
-	for i := range semi {
-		semi[i], label[i] = uint32(i), uint32(i)
+	release()
+	predFirst, preds, err := predecessors(g.roots, first, edges, t.pre, count)
+	if err != nil {
+		return nil, err
 	}
-	var stack []uint32
-	eval := func(v uint32) uint32 {
-		if ancestor[v] == 0 {
-			return v
-		}
-		// Compress the path from v to its forest root: climb, then update
-		// labels top-down.
-		stack = stack[:0]
-		for x := v; ancestor[ancestor[x]] != 0; x = ancestor[x] {
-			stack = append(stack, x)
-		}
-		for i := len(stack) - 1; i >= 0; i-- {
-			x := stack[i]
-			a := ancestor[x]
-			if semi[label[a]] < semi[label[x]] {
-				label[x] = label[a]
-			}
-			ancestor[x] = ancestor[a]
-		}
-		return label[v]
+	first = nil
+	pres, err := tmp.spillU32("preorder numbers", t.pre)
+	if err != nil {
+		return nil, err
 	}
-	for w := uint32(count); w >= 2; w-- {
-		if w%(1<<20) == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		for _, v := range preds[predFirst[w]:predFirst[w+1]] {
-			if s := semi[eval(v)]; s < semi[w] {
-				semi[w] = s
-			}
-		}
-		ancestor[w] = parent[w]
+	tmp.drop(edges.f)
+	predOffsets, err := tmp.spillU32("predecessor offsets", predFirst)
+	if err != nil {
+		return nil, err
 	}
-	idom := ancestor // reused: the forest is no longer needed
-	idom[1] = 1
-	for w := uint32(2); w <= uint32(count); w++ {
-		d := parent[w]
-		for d > semi[w] {
-			d = idom[d]
-		}
-		idom[w] = d
+	predLists, err := tmp.spillU32("predecessors", preds)
+	if err != nil {
+		return nil, err
 	}
+	t.pre, predFirst, preds = nil, nil, nil
+	release()
+	mark("predecessors")
+
+	idom, err := semiNCA(ctx, count, predOffsets, predLists, parents)
+	if err != nil {
+		return nil, err
+	}
+	tmp.drop(predOffsets.f)
+	tmp.drop(predLists.f)
+	tmp.drop(parents.f)
 	t.idom = idom
-	t.ret = make([]int64, count+1)
-	for w := uint32(count); w >= 1; w-- {
-		t.ret[w] += g.shallow(t.vert[w])
-		if w > 1 {
-			t.ret[idom[w]] += t.ret[w]
-		}
+	release()
+	mark("semidominators and idom")
+	if err := t.retained(g.nodes(), pres, sizes); err != nil {
+		return nil, err
 	}
+	// The report reads the preorder numbers of a few nodes only: mapped,
+	// only the pages it touches are resident.
+	if t.pre, err = pres.view(); err != nil {
+		return nil, err
+	}
+	mark("retained")
 	return t, nil
 }
+
+// retained fills vert and ret (the tree's idom set) from the preorder
+// numbers and shallow sizes of the n nodes, read from their files side by
+// side: neither array is needed whole in memory.
+func (t *domTree) retained(n int, pres, sizes *u32File) error {
+	count := len(t.idom) - 1
+	t.vert = make([]uint32, count+1)
+	t.ret = make([]int64, count+1)
+	pr, sr := pres.reader(), sizes.reader()
+	for v := 0; v < n; {
+		ps, err := pr.next(n - v)
+		if err != nil {
+			return err
+		}
+		for len(ps) > 0 {
+			ss, err := sr.next(len(ps))
+			if err != nil {
+				return err
+			}
+			for i, sz := range ss {
+				t.shallow += int64(sz) * objectAlignment
+				if p := ps[i]; p != 0 {
+					t.vert[p] = uint32(v + i)
+					t.ret[p] = int64(sz) * objectAlignment
+				}
+			}
+			v += len(ss)
+			ps = ps[len(ss):]
+		}
+	}
+	for w := count; w >= 2; w-- {
+		t.ret[t.idom[w]] += t.ret[w]
+	}
+	return nil
+}
+
+// release hands the memory of the arrays just dropped back to the system
+// before the next phase allocates its own: a phase's arrays have other
+// sizes than the last one's, and without this the heap would hold both.
+func release() { debug.FreeOSMemory() }
 
 // dfs numbers the nodes reachable from node 0 in depth-first preorder
 // (from 1) into pre and returns each number's tree parent and the count.
@@ -131,27 +168,70 @@ func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
 }
 
 // predecessors lists each reachable node's predecessors, in preorder
-// numbers, as a CSR over the preorder numbers.
-func predecessors(g *graph, t *domTree) (first, preds []uint32) {
-	count := len(t.vert) - 1
-	first = make([]uint32, count+2)
-	for p := 1; p <= count; p++ {
-		for _, w := range g.succ(t.vert[p]) {
-			first[t.pre[w]+1]++
+// numbers, as a CSR over the preorder numbers. It reads the successor
+// lists (node v's are edges first[v] to first[v+1]) twice from their file,
+// in node order; a list's order does not change the semidominators.
+func predecessors(roots, first []uint32, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
+	predFirst = make([]uint32, count+2)
+	for _, w := range roots { // the super-root's successors, pre 1
+		predFirst[pre[w]+1]++
+	}
+	err = eachSucc(first, edges, func(v uint32, succ []uint32) {
+		if pre[v] == 0 {
+			return
+		}
+		for _, w := range succ {
+			predFirst[pre[w]+1]++
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := 1; i < len(predFirst); i++ {
+		predFirst[i] += predFirst[i-1]
+	}
+	// predFirst[q] is q's first slot; as a fill cursor it ends at q+1's.
+	preds = make([]uint32, predFirst[count+1])
+	for _, w := range roots {
+		q := pre[w]
+		preds[predFirst[q]] = 1
+		predFirst[q]++
+	}
+	err = eachSucc(first, edges, func(v uint32, succ []uint32) {
+		p := pre[v]
+		if p == 0 {
+			return
+		}
+		for _, w := range succ {
+			q := pre[w]
+			preds[predFirst[q]] = p
+			predFirst[q]++
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	copy(predFirst[1:], predFirst[:count+1])
+	predFirst[0] = 0
+	return predFirst, preds, nil
+}
+
+// eachSucc streams the successor lists from their file, calling fn with
+// each node's list, or pieces of it, in node order.
+func eachSucc(first []uint32, edges *u32File, fn func(v uint32, succ []uint32)) error {
+	if edges.n == 0 {
+		return nil
+	}
+	r := edges.reader()
+	for v := 0; v+1 < len(first); v++ {
+		for k := int(first[v+1] - first[v]); k > 0; {
+			succ, err := r.next(k)
+			if err != nil {
+				return err
+			}
+			fn(uint32(v), succ)
+			k -= len(succ)
 		}
 	}
-	for i := 1; i < len(first); i++ {
-		first[i] += first[i-1]
-	}
-	preds = make([]uint32, first[count+1])
-	fill := make([]uint32, count+1)
-	copy(fill, first[:count+1])
-	for p := 1; p <= count; p++ {
-		for _, w := range g.succ(t.vert[p]) {
-			q := t.pre[w]
-			preds[fill[q]] = uint32(p)
-			fill[q]++
-		}
-	}
-	return first, preds
+	return nil
 }

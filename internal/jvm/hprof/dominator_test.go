@@ -1,8 +1,10 @@
 package hprof
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -23,6 +25,17 @@ func testGraph(n int, adj map[uint32][]uint32, roots []uint32) *graph {
 	g.first[n+1] = uint32(len(g.to))
 	g.roots = roots
 	return g
+}
+
+// testDominators is the dominator tree of g, its references kept.
+func testDominators(t *testing.T, g *graph) (*domTree, error) {
+	tmp := &tempFiles{dir: t.TempDir(), inMemory: true}
+	defer tmp.close()
+	sizes, err := tmp.spillU32("sizes", g.size)
+	if err != nil {
+		return nil, err
+	}
+	return dominators(context.Background(), g, tmp, sizes, true, func(string) {})
 }
 
 // bruteRetained is, for each node, the bytes that become unreachable from
@@ -73,7 +86,7 @@ func TestDominatorsMatchBruteForce(t *testing.T) {
 			roots = append(roots, uint32(1+rng.IntN(n)))
 		}
 		g := testGraph(n, adj, roots)
-		tree, err := dominators(context.Background(), g, false)
+		tree, err := testDominators(t, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +113,7 @@ func TestDominatorsDeepChain(t *testing.T) {
 		adj[v] = []uint32{v + 1}
 	}
 	g := testGraph(n, adj, []uint32{1})
-	tree, err := dominators(context.Background(), g, false)
+	tree, err := testDominators(t, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +160,70 @@ func TestAddrIndex(t *testing.T) {
 		}
 		if got := g.index.lookup(0); got != 0 {
 			t.Fatalf("id 0 resolves to %d", got)
+		}
+	}
+}
+
+// TestLargestTops: the selection of the top-level dominators shown ranks
+// as a full sort by retained size, then id, would.
+func TestLargestTops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for iter := range 200 {
+		n := 1 + rng.IntN(60)
+		g := &graph{addr: make([]uint64, n+1)}
+		tree := &domTree{vert: make([]uint32, n+2), ret: make([]int64, n+2)}
+		var tops []uint32  // preorder numbers
+		ids := rng.Perm(n) // distinct ids in no order
+		for v := 1; v <= n; v++ {
+			g.addr[v] = uint64(ids[v-1]) * 8
+			tree.vert[v+1] = uint32(v)
+			tree.ret[v+1] = int64(rng.IntN(5)) // many ties
+			tops = append(tops, uint32(v+1))
+		}
+		k := rng.IntN(25)
+		want := slices.Clone(tops)
+		slices.SortFunc(want, func(a, b uint32) int {
+			if c := cmp.Compare(tree.ret[b], tree.ret[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(g.addr[tree.vert[a]], g.addr[tree.vert[b]])
+		})
+		want = want[:min(k, len(want))]
+		sel := topK{g: g, t: tree, k: k}
+		for _, p := range tops {
+			sel.offer(p)
+		}
+		if got := sel.best; !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("graph %d, k %d: got %v, want %v", iter, k, got, want)
+		}
+	}
+}
+
+// TestLargestChildren: the children chosen under each shown node are its
+// largest by retained size, ties by preorder, as a full sort would pick.
+func TestLargestChildren(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for iter := range 100 {
+		n := 2 + rng.IntN(300)
+		tree := &domTree{idom: make([]uint32, n+1), ret: make([]int64, n+1)}
+		tree.idom[1] = 1
+		for q := 2; q <= n; q++ {
+			tree.idom[q] = uint32(1 + rng.IntN(min(q-1, 4))) // a few nodes with many children
+			tree.ret[q] = int64(rng.IntN(6))
+		}
+		tops := []uint32{1}
+		chosen := largestChildren(tree, tops)
+		for p, got := range chosen {
+			var all []uint32
+			for q := 2; q <= n; q++ {
+				if tree.idom[q] == p {
+					all = append(all, uint32(q))
+				}
+			}
+			slices.SortStableFunc(all, func(a, b uint32) int { return cmp.Compare(tree.ret[b], tree.ret[a]) })
+			if want := all[:min(treeChildren, len(all))]; !slices.Equal(got, want) && len(want) > 0 {
+				t.Fatalf("tree %d: children of %d: got %v, want %v", iter, p, got, want)
+			}
 		}
 	}
 }

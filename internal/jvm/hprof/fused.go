@@ -1,15 +1,17 @@
 package hprof
 
 // HotSpot writes every CLASS DUMP before the objects, so pass 1 can read
-// the references as it numbers the objects: it keeps each reference as the
-// raw id (8 bytes) and resolves them to node numbers once every object is
-// numbered, saving the dump a second full read. A dump with an instance
+// the references as it numbers the objects: it writes each reference as the
+// raw id (8 bytes) to a temporary file and resolves them to node numbers
+// once every object is numbered, saving the dump a second full read
+// without holding 8 bytes per reference in memory. A dump with an instance
 // before its class (no HotSpot dump seen does this) falls back to the
 // separate reference pass.
 
 // fusedState is what pass 1 keeps for the references it cannot resolve yet.
 type fusedState struct {
-	raw         []uint64          // reference targets as ids; node v's are raw[first[v]:first[v+1]]
+	raw         *idWriter         // reference targets as ids; node v's are ids first[v] to first[v+1]
+	tmp         *tempFiles        // raw's
 	weakRaw     map[uint32]uint64 // Reference node -> referent id
 	rootsRaw    []rawRoot
 	fusedFailed bool
@@ -22,11 +24,18 @@ type rawRoot struct {
 	hasFrame bool
 }
 
-func (g *graph) startFused(n int64) {
+func (g *graph) startFused(n int64, tmp *tempFiles) error {
+	raw, err := tmp.idWriter("references")
+	if err != nil {
+		return err
+	}
+	g.fused = true
+	g.tmp = tmp
 	g.first = make([]uint32, 1, n)
-	g.raw = make([]uint64, 0, 2*n)
+	g.raw = raw
 	g.weakRaw = map[uint32]uint64{}
 	g.refShapes = map[uint64]*refShape{}
+	return nil
 }
 
 // rawRoot records a root record in pass 1, resolved with the references.
@@ -36,30 +45,44 @@ func (g *graph) rawRoot(r rawRoot) { g.rootsRaw = append(g.rootsRaw, r) }
 // the offsets), then the roots and the weak referents. It reports false
 // when pass 1 could not read the references (see fusedFailed): the caller
 // then runs the reference pass.
-func (g *graph) resolve() bool {
+func (g *graph) resolve() (bool, error) {
 	fused := g.fused && !g.fusedFailed
 	g.fused, g.refShapes = false, nil
 	if !fused {
+		if g.raw != nil {
+			g.tmp.drop(g.raw.f)
+		}
 		g.fusedState, g.first = fusedState{}, nil
 		g.separatePass = true
-		return false
+		return false, nil
 	}
 	g.buildIndex()
 	n := len(g.addr)
-	g.first = append(g.first, uint32(len(g.raw)))
-	to := make([]uint32, 0, len(g.raw))
+	g.first = append(g.first, uint32(g.raw.n))
+	raw, err := g.raw.finish()
+	if err != nil {
+		return false, err
+	}
+	to := make([]uint32, 0, g.raw.n)
+	var ids []uint64
 	for v := 1; v < n; v++ {
 		start, end := g.first[v], g.first[v+1]
 		g.first[v] = uint32(len(to))
-		for _, id := range g.raw[start:end] {
-			if w := g.index.lookup(id); w != 0 {
-				to = append(to, w)
-			} else {
-				g.missing++
+		for k := end - start; k > 0; k -= uint32(len(ids)) {
+			if ids, err = raw.next(int(k)); err != nil {
+				return false, err
+			}
+			for _, id := range ids {
+				if w := g.index.lookup(id); w != 0 {
+					to = append(to, w)
+				} else {
+					g.missing++
+				}
 			}
 		}
 	}
 	g.first[n] = uint32(len(to))
+	g.tmp.drop(g.raw.f)
 	g.to = to
 	g.refs = int64(len(to))
 	for _, r := range g.rootsRaw {
@@ -73,5 +96,5 @@ func (g *graph) resolve() bool {
 		}
 	}
 	g.fusedState = fusedState{}
-	return true
+	return true, nil
 }

@@ -47,8 +47,9 @@ type graph struct {
 	// field points at: a reference a path to a GC root must not take.
 	weak map[uint32]uint32
 
-	index addrIndex
-	meta  *scanner // pass 1's scanner: class names, field lists, strings
+	index       addrIndex
+	parkedNodes int      // nodes() while addr is parked (park.go)
+	meta        *scanner // pass 1's scanner: class names, field lists, strings
 
 	// fused: pass 1 reads the references too, as raw ids (see fused.go)
 	fused        bool
@@ -64,18 +65,23 @@ type graph struct {
 
 	// want maps a node to the node it must name its reference to (pass 3);
 	// names receives "field", "[index]" or a static field's name.
-	want   map[uint32][]uint32
-	wanted []uint64 // bitset of want's and lengths' nodes: pass 3 skips the others' bytes
-	names  map[[2]uint32]string
+	want    map[uint32][]uint32
+	wantIDs map[uint64]uint32 // id -> node of the nodes want's lists hold
+	wanted  []uint64          // bitset of want's and lengths' nodes: pass 3 skips the others' bytes
+	names   map[[2]uint32]string
 	// lengths holds the array length of the arrays a report shows (their
 	// shallow sizes are rounded), read in pass 3.
 	lengths map[uint32]int64
 }
 
-func newGraph(sizeHint int64, fused bool) *graph {
-	n := max(sizeHint/64, 1024) // dumps hold an object per 60-120 bytes
+// newGraph prepares pass 1; with fused it reads the references too,
+// into a temporary file of tmp.
+func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
+	// Room for an object per 40 bytes of dump (they hold one per 40-120),
+	// so that the arrays do not grow by copies that the heap would hold
+	// twice: memory fresh from the system is not resident until written.
+	n := max(sizeHint/40, 1024)
 	g := &graph{
-		fused:     fused,
 		addr:      make([]uint64, 1, n),
 		cls:       make([]uint32, 1, n),
 		size:      make([]uint32, 1, n),
@@ -87,9 +93,11 @@ func newGraph(sizeHint int64, fused bool) *graph {
 	}
 	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
 	if fused {
-		g.startFused(n)
+		if err := g.startFused(n, tmp); err != nil {
+			return nil, err
+		}
 	}
-	return g
+	return g, nil
 }
 
 func (g *graph) class(c graphClass) uint32 {
@@ -113,12 +121,17 @@ func (g *graph) node(addr uint64, c graphClass, length uint32) {
 	g.cls = append(g.cls, g.class(c))
 	g.size = append(g.size, length)
 	if g.fused {
-		g.first = append(g.first, uint32(len(g.raw)))
+		g.first = append(g.first, uint32(g.raw.n))
 	}
 }
 
 // nodes is the number of nodes, the super-root included.
-func (g *graph) nodes() int { return len(g.addr) }
+func (g *graph) nodes() int {
+	if g.addr == nil {
+		return g.parkedNodes
+	}
+	return len(g.addr)
+}
 
 // setSizes turns pass 1's array lengths into shallow sizes with the layout
 // the histogram chose, in 8-byte words (sizes are 8-byte aligned; a uint32
@@ -172,6 +185,7 @@ type idRun struct {
 	order  []uint32 // position -> node when ids is a sorted copy; nil otherwise
 	bucket []uint32 // bucket -> first position with id >= the bucket's start
 	shift  uint
+	n      int // len(ids) while the ids are parked
 }
 
 const (
@@ -222,8 +236,10 @@ func (r *idRun) buildBuckets() {
 	if len(r.ids) == 0 {
 		return
 	}
+	// About four ids per bucket: a bucket costs 4 bytes, a lookup searches
+	// its bucket.
 	span := r.ids[len(r.ids)-1] - r.ids[0]
-	for span>>r.shift > uint64(len(r.ids)) {
+	for span>>r.shift > uint64(len(r.ids))/4 {
 		r.shift++
 	}
 	r.bucket = make([]uint32, span>>r.shift+2)
@@ -346,6 +362,15 @@ func (g *graph) startPass3(want map[uint32][]uint32) {
 	g.names = map[[2]uint32]string{}
 	g.refShapes = map[uint64]*refShape{}
 	g.next = 1
+	// The references of a node asked for are matched by id: an index
+	// lookup for each element of a large array on a path would page in
+	// all the ids.
+	g.wantIDs = map[uint64]uint32{}
+	for _, ys := range want {
+		for _, y := range ys {
+			g.wantIDs[g.addr[y]] = y
+		}
+	}
 }
 
 // begin opens the next node's reference list.
@@ -378,14 +403,14 @@ func (g *graph) edge(id uint64) uint32 {
 	}
 	if g.fused {
 		if !g.fusedFailed {
-			g.raw = append(g.raw, id)
+			g.raw.put(id)
 		}
 		return 0
 	}
-	w := g.index.lookup(id)
 	if g.naming {
-		return w
+		return g.wantIDs[id]
 	}
+	w := g.index.lookup(id)
 	if w == 0 {
 		g.missing++
 		return 0
@@ -433,8 +458,11 @@ func (g *graph) endPass2() {
 // root records a GC root record's object and returns its node when this is
 // its first root record (0 otherwise).
 func (g *graph) root(id uint64, tag byte) uint32 {
+	if g.naming {
+		return 0 // pass 3: the roots are known; a lookup would page in the ids
+	}
 	w := g.index.lookup(id)
-	if w == 0 || g.naming {
+	if w == 0 {
 		return 0
 	}
 	if _, ok := g.rootKind[w]; ok {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 )
 
 // Retained says who holds the heap: the dominator tree of the objects
@@ -94,8 +93,19 @@ type RetainedOptions struct {
 	Options
 	Top int // dominators, classes and largest objects to report; 0: 20
 
-	keepEdges    bool // tests: keep the references after the dominator tree is built
-	separateRefs bool // tests: read the references in a pass of their own, as when pass 1 cannot
+	keepEdges    bool   // tests: keep the references, and every array in memory past the analysis
+	separateRefs bool   // tests: read the references in a pass of their own, as when pass 1 cannot
+	tempDir      string // temporary files' directory; "": os.TempDir()
+	// phase, when set, is called as each phase of the analysis ends
+	// (benchmarks: time and memory per phase).
+	phase func(name string)
+}
+
+// mark tells opts.phase that a phase ended.
+func (o RetainedOptions) mark(name string) {
+	if o.phase != nil {
+		o.phase(name)
+	}
 }
 
 // ErrIncomplete: the dump ends inside a record.
@@ -106,10 +116,11 @@ var ErrIncomplete = errors.New("dump ends inside a record")
 type Opener func() (io.ReadCloser, error)
 
 // ReadRetained computes the histogram and the dominator tree of a dump.
-// Memory grows with the object count, not the dump size: flat arrays of
-// about 56 bytes per object and 8 per reference at the peak (the
-// predecessor lists being built from the references); measured, about 74
-// bytes per object of peak RSS (BenchmarkHeapSideBySide).
+// Memory grows with the object count, not the dump size: each phase holds
+// only the flat arrays it reads (about 24 bytes per object, or 20 and 4 per
+// reference, at the largest), the others wait in temporary files
+// (spill.go); measured, about 27 bytes per object of peak RSS
+// (BenchmarkReadFileRetained, BenchmarkReadFileRetainedSmall).
 //
 // A dump cut short yields its histogram with an error wrapping
 // ErrIncomplete: the dominator tree needs every object.
@@ -141,8 +152,13 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if base.Top <= 0 {
 		base.Top = max(opts.Top, defaultTop)
 	}
-	a := &analysis{g: newGraph(base.SizeHint, !opts.separateRefs)}
-	g := a.g
+	tmp := &tempFiles{dir: opts.tempDir, inMemory: opts.keepEdges}
+	defer tmp.close()
+	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp)
+	if err != nil {
+		return nil, err
+	}
+	a := &analysis{g: g}
 	h, s1, err := pass(ctx, open, base, g, false)
 	if err != nil {
 		return nil, err
@@ -152,29 +168,63 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	a.h = h
 	g.meta = s1
-	if !g.resolve() {
+	s1.strings = nil // summed up in h; its table is a few bytes per object
+	parked, err := g.parkAttrs(tmp)
+	if err != nil {
+		return nil, err
+	}
+	release()
+	opts.mark("pass 1")
+	fused, err := g.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if !fused {
 		g.startPass2()
 		if _, _, err := pass(ctx, open, base, g, true); err != nil {
 			return nil, err
 		}
 		g.endPass2()
+		opts.mark("pass 2")
+	} else {
+		opts.mark("resolve")
 	}
 	// The arrays hold no pointers, so a collection between phases is cheap;
 	// it lets each phase reuse what the last one dropped instead of growing
-	// the heap to twice what is live.
-	runtime.GC()
-	a.parent = shortestPaths(g)
-	if a.t, err = dominators(ctx, g, !opts.keepEdges); err != nil {
+	// the heap to twice what is live (release). From here on, what a phase
+	// does not read waits in temporary files.
+	if err := g.parkIDs(tmp, parked); err != nil {
 		return nil, err
 	}
-	runtime.GC()
+	release()
+	paths, err := tmp.spillU32("shortest paths", shortestPaths(g))
+	if err != nil {
+		return nil, err
+	}
+	release()
+	opts.mark("shortest paths")
+	if a.t, err = dominators(ctx, g, tmp, parked.size, opts.keepEdges, opts.mark); err != nil {
+		return nil, err
+	}
+	if err := g.unpark(parked); err != nil {
+		return nil, err
+	}
+	if a.parent, err = paths.view(); err != nil {
+		return nil, err
+	}
 	var want map[uint32][]uint32
 	a.r, want = report(g, a.t, a.parent, h, opts.Top)
+	opts.mark("report")
 	g.startPass3(want)
 	if _, _, err := pass(ctx, open, base, g, true); err != nil {
 		return nil, err
 	}
 	a.r.nameSteps(g)
+	opts.mark("pass 3")
+	if !opts.keepEdges { // the views end with the files
+		a.t, a.parent = nil, nil
+		g.addr, g.cls, g.size, g.index = nil, nil, nil, addrIndex{}
+	}
 	return a, nil
 }
 

@@ -15,12 +15,8 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	}
 	r.MissingRefs = g.missing
 	r.Unreachable = r.Objects - r.Reachable
-	for v := 1; v < g.nodes(); v++ {
-		if t.pre[v] == 0 {
-			r.UnreachableBytes += g.shallow(uint32(v))
-		}
-	}
 	r.ReachableBytes = t.ret[1]
+	r.UnreachableBytes = t.shallow - r.ReachableBytes
 	want := map[uint32][]uint32{}
 	retainer := func(v uint32) Retainer {
 		x := g.describe(v)
@@ -30,14 +26,14 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	}
 
 	// Top-level dominators: the super-root's children.
-	var tops []uint32
+	sel := topK{g: g, t: t, k: top}
 	byClass := map[uint32]*RetainedClass{}
 	for p := 2; p < len(t.vert); p++ {
 		if t.idom[p] != 1 {
 			continue
 		}
 		v := t.vert[p]
-		tops = append(tops, v)
+		sel.offer(uint32(p))
 		rc := byClass[g.cls[v]]
 		if rc == nil {
 			rc = &RetainedClass{Class: g.className(v)}
@@ -50,16 +46,10 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		rc.Shallow += g.shallow(v)
 		rc.Retained += t.ret[p]
 	}
-	slices.SortFunc(tops, func(a, b uint32) int {
-		if c := cmp.Compare(t.ret[t.pre[b]], t.ret[t.pre[a]]); c != 0 {
-			return c
-		}
-		return cmp.Compare(g.addr[a], g.addr[b])
-	})
-	first, kids := childIndex(t)
-	for _, v := range tops[:min(top, len(tops))] {
-		x := retainer(v)
-		x.Children = subtree(g, t, first, kids, t.pre[v], treeDepth)
+	chosen := largestChildren(t, sel.best)
+	for _, p := range sel.best {
+		x := retainer(t.vert[p])
+		x.Children = subtree(g, t, chosen, p, treeDepth)
 		r.Dominators = append(r.Dominators, x)
 	}
 	for _, rc := range byClass {
@@ -74,6 +64,38 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	r.Owners = owners(g, t)
 	r.Largest = largest(g, t, h, top, retainer)
 	return r, want
+}
+
+// topK keeps the k top-level dominators (preorder numbers) retaining
+// most, largest first (ties by id), as they are offered: there can be
+// millions, and sorting them all was a fifth of the analysis.
+type topK struct {
+	g    *graph
+	t    *domTree
+	k    int
+	best []uint32
+}
+
+// before reports whether preorder number a ranks before b.
+func (s *topK) before(a, b uint32) bool {
+	if ra, rb := s.t.ret[a], s.t.ret[b]; ra != rb {
+		return ra > rb
+	}
+	return s.g.addr[s.t.vert[a]] < s.g.addr[s.t.vert[b]]
+}
+
+func (s *topK) offer(p uint32) {
+	if s.k <= 0 || len(s.best) == s.k && !s.before(p, s.best[s.k-1]) {
+		return
+	}
+	i := len(s.best)
+	for i > 0 && s.before(p, s.best[i-1]) {
+		i--
+	}
+	s.best = slices.Insert(s.best, i, p)
+	if len(s.best) > s.k {
+		s.best = s.best[:s.k]
+	}
 }
 
 // describe is a node without retained size and path.
@@ -144,46 +166,59 @@ const (
 	treeChildren = 5
 )
 
-// childIndex lists each preorder number's dominator-tree children as a
-// CSR over preorder numbers.
-func childIndex(t *domTree) (first, kids []uint32) {
-	count := len(t.vert) - 1
-	first = make([]uint32, count+2)
-	for p := 2; p <= count; p++ {
-		first[t.idom[p]+1]++
+// largestChildren picks the dominator-tree children shown under the
+// preorder numbers tops: each one's largest (by retained size, then
+// preorder), treeDepth levels down. One scan of the tree per level finds
+// them; an index of every node's children would cost 12 bytes a node.
+func largestChildren(t *domTree, tops []uint32) map[uint32][]uint32 {
+	chosen := map[uint32][]uint32{}
+	asked := make([]uint64, len(t.idom)/64+1) // bitset of the level's preorder numbers
+	level := tops
+	for depth := 0; depth < treeDepth && len(level) > 0; depth++ {
+		// A node can have millions of children: each keeps its largest as
+		// they are met, in increasing preorder (so ties keep the first).
+		kids := make(map[uint32][]uint32, len(level))
+		for _, p := range level {
+			asked[p/64] |= 1 << (p % 64)
+		}
+		for q := uint32(2); q < uint32(len(t.idom)); q++ {
+			d := t.idom[q]
+			if asked[d/64]&(1<<(d%64)) == 0 {
+				continue
+			}
+			best := kids[d]
+			if len(best) == treeChildren && t.ret[q] <= t.ret[best[treeChildren-1]] {
+				continue
+			}
+			i := len(best)
+			for i > 0 && t.ret[q] > t.ret[best[i-1]] {
+				i--
+			}
+			best = slices.Insert(best, i, q)
+			kids[d] = best[:min(len(best), treeChildren)]
+		}
+		var next []uint32
+		for _, p := range level {
+			asked[p/64] &^= 1 << (p % 64)
+			chosen[p] = kids[p]
+			next = append(next, chosen[p]...)
+		}
+		level = next
 	}
-	for i := 1; i < len(first); i++ {
-		first[i] += first[i-1]
-	}
-	kids = make([]uint32, count)
-	fill := make([]uint32, count+1)
-	copy(fill, first[:count+1])
-	for p := 2; p <= count; p++ {
-		d := t.idom[p]
-		kids[fill[d]] = uint32(p)
-		fill[d]++
-	}
-	return first, kids
+	return chosen
 }
 
-// subtree describes the largest children of preorder number p, depth
+// subtree describes the children chosen under preorder number p, depth
 // levels down.
-func subtree(g *graph, t *domTree, first, kids []uint32, p uint32, depth int) []Retainer {
+func subtree(g *graph, t *domTree, chosen map[uint32][]uint32, p uint32, depth int) []Retainer {
 	if depth == 0 {
 		return nil
 	}
-	ch := append([]uint32(nil), kids[first[p]:first[p+1]]...)
-	slices.SortFunc(ch, func(a, b uint32) int {
-		if c := cmp.Compare(t.ret[b], t.ret[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
 	var out []Retainer
-	for _, c := range ch[:min(treeChildren, len(ch))] {
+	for _, c := range chosen[p] {
 		x := g.describe(t.vert[c])
 		x.Retained = t.ret[c]
-		x.Children = subtree(g, t, first, kids, c, depth-1)
+		x.Children = subtree(g, t, chosen, c, depth-1)
 		out = append(out, x)
 	}
 	return out

@@ -1,0 +1,70 @@
+package hprof
+
+// Between the reading of the references and the report, the phases that
+// walk the graph need neither the object ids (8 bytes per node) nor the
+// class indexes and shallow sizes (4 each): they wait in temporary files, with the shortest-path
+// parents once computed, and come back for the report as views (the ids
+// are read for a few nodes only; the id index keeps its buckets, about a
+// byte per node, and finds the ids in the view).
+
+// parked is what the graph put aside.
+type parked struct {
+	addr *u64File
+	cls  *u32File
+	size *u32File
+}
+
+// parkAttrs writes the classes and shallow sizes to temporary files and
+// drops them: from pass 1's end to the report nothing but the retained
+// sizes' sum (which streams the sizes) reads them.
+func (g *graph) parkAttrs(tmp *tempFiles) (*parked, error) {
+	cls, err := tmp.spillU32("object classes", g.cls)
+	if err != nil {
+		return nil, err
+	}
+	size, err := tmp.spillU32("shallow sizes", g.size)
+	if err != nil {
+		return nil, err
+	}
+	g.cls, g.size = nil, nil
+	return &parked{cls: cls, size: size}, nil
+}
+
+// parkIDs writes the ids to a temporary file once the references are
+// resolved and drops them; the id index lets go of its slices of the ids.
+func (g *graph) parkIDs(tmp *tempFiles, p *parked) error {
+	addr, err := tmp.spillU64("object ids", g.addr)
+	if err != nil {
+		return err
+	}
+	g.parkedNodes = len(g.addr)
+	for i := range g.index.runs {
+		if r := &g.index.runs[i]; r.order == nil {
+			r.n, r.ids = len(r.ids), nil
+		}
+	}
+	g.addr = nil
+	p.addr = addr
+	return nil
+}
+
+// unpark maps back what park wrote and points the id index at the ids.
+func (g *graph) unpark(p *parked) error {
+	var err error
+	if g.addr, err = p.addr.view(); err != nil {
+		return err
+	}
+	if g.cls, err = p.cls.view(); err != nil {
+		return err
+	}
+	if g.size, err = p.size.view(); err != nil {
+		return err
+	}
+	g.parkedNodes = 0
+	for i := range g.index.runs {
+		if r := &g.index.runs[i]; r.order == nil {
+			r.ids = g.addr[r.first : int(r.first)+r.n]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,316 @@
+package hprof
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unsafe"
+)
+
+// The analysis keeps in memory only the arrays its current phase needs;
+// the others wait in temporary files under os.TempDir() (the page cache
+// holds them while memory allows, outside the process's resident set).
+// Each file is unlinked as soon as it is created: it lives while open and
+// nothing is left behind on success, error or crash. The files hold the
+// arrays in the machine's own byte order, written and read without a copy;
+// an array the report reads only here and there is mapped instead of read
+// (view), so that only the pages it touches are resident.
+
+// tempFiles is the temporary files of one analysis.
+type tempFiles struct {
+	dir      string // "" is os.TempDir()
+	inMemory bool   // view reads the whole array (tests keep the arrays past close)
+	files    []*os.File
+	maps     [][]byte
+}
+
+// create opens a new temporary file; what names it in errors.
+func (t *tempFiles) create(what string) (*os.File, error) {
+	f, err := os.CreateTemp(t.dir, "sparkdx-heap-*")
+	if err != nil {
+		return nil, fmt.Errorf("temporary file for %s: %w", what, err)
+	}
+	// Gone from the directory at once; the data stays reachable through f.
+	// Should the system refuse (some do while it is open), close removes it.
+	_ = os.Remove(f.Name())
+	t.files = append(t.files, f)
+	return f, nil
+}
+
+// close unmaps the views and closes and removes every file: no array of
+// a view may be read after it.
+func (t *tempFiles) close() {
+	for _, m := range t.maps {
+		unmap(m)
+	}
+	for _, f := range t.files {
+		f.Close()
+		_ = os.Remove(f.Name())
+	}
+	t.files, t.maps = nil, nil
+}
+
+// drop closes one file its phase is done with: its disk space and page
+// cache go back at once rather than at the analysis's end.
+func (t *tempFiles) drop(f *os.File) {
+	for i, g := range t.files {
+		if g == f {
+			f.Close()
+			_ = os.Remove(f.Name())
+			t.files = append(t.files[:i], t.files[i+1:]...)
+			return
+		}
+	}
+}
+
+// spillBuf is the size of the buffers streams are written and read through.
+const spillBuf = 1 << 20
+
+// u32Bytes and u64Bytes are an array's memory as bytes.
+func u32Bytes(a []uint32) []byte {
+	if len(a) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))
+}
+
+func u64Bytes(a []uint64) []byte {
+	if len(a) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 8*len(a))
+}
+
+// u32File is a []uint32 kept in a temporary file.
+type u32File struct {
+	t    *tempFiles
+	f    *os.File
+	n    int
+	what string
+}
+
+// spillU32 writes a to a new temporary file.
+func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
+	f, err := t.create(what)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(u32Bytes(a)); err != nil {
+		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
+	}
+	return &u32File{t: t, f: f, n: len(a), what: what}, nil
+}
+
+// load reads the whole array back.
+func (u *u32File) load() ([]uint32, error) {
+	a := make([]uint32, u.n)
+	if n, err := u.f.ReadAt(u32Bytes(a), 0); err != nil && !(err == io.EOF && n == 4*u.n) {
+		return nil, fmt.Errorf("%s: temporary file offset %d: %w", u.what, n, err)
+	}
+	return a, nil
+}
+
+// view is the array mapped from its file (read only, valid until the
+// files are closed), or loaded when it cannot be mapped.
+func (u *u32File) view() ([]uint32, error) {
+	if u.n == 0 || u.t.inMemory {
+		return u.load()
+	}
+	m, err := mapFile(u.f, 4*u.n)
+	if err != nil {
+		return u.load()
+	}
+	u.t.maps = append(u.t.maps, m)
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&m[0])), u.n), nil
+}
+
+// reader streams the array from its start.
+func (u *u32File) reader() *u32Reader {
+	return &u32Reader{r: io.NewSectionReader(u.f, 0, int64(u.n)*4), what: u.what, buf: make([]uint32, spillBuf/4)}
+}
+
+// u32Reader reads a spilled array in order, a buffer at a time.
+type u32Reader struct {
+	r    io.Reader
+	what string
+	off  int64    // of the file's next read
+	buf  []uint32 // the last read
+	vals []uint32 // the part of buf not yet taken
+}
+
+// next returns the next at most max values (at least one); the slice is
+// valid until the next call.
+func (r *u32Reader) next(max int) ([]uint32, error) {
+	if len(r.vals) == 0 {
+		n, err := io.ReadFull(r.r, u32Bytes(r.buf))
+		if n < 4 {
+			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
+		}
+		r.off += int64(n / 4 * 4)
+		r.vals = r.buf[:n/4]
+	}
+	k := min(max, len(r.vals))
+	out := r.vals[:k]
+	r.vals = r.vals[k:]
+	return out, nil
+}
+
+// backward streams the array from its end.
+func (u *u32File) backward() *u32Backward {
+	return &u32Backward{f: u.f, what: u.what, pos: int64(u.n), buf: make([]uint32, spillBuf/4)}
+}
+
+// u32Backward reads a spilled array from its end to its start, a buffer
+// at a time.
+type u32Backward struct {
+	f    *os.File
+	what string
+	pos  int64    // index of the first value read so far
+	buf  []uint32 // the last read
+	vals []uint32 // the part of buf not yet taken: its last is the next
+}
+
+// prev returns the at most max values (at least one) before those taken,
+// in array order; the slice is valid until the next call.
+func (r *u32Backward) prev(max int) ([]uint32, error) {
+	if len(r.vals) == 0 {
+		if r.pos == 0 {
+			return nil, fmt.Errorf("%s: temporary file offset 0 read backward: %w", r.what, io.EOF)
+		}
+		k := min(r.pos, int64(len(r.buf)))
+		r.pos -= k
+		if _, err := r.f.ReadAt(u32Bytes(r.buf[:k]), 4*r.pos); err != nil {
+			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, 4*r.pos, err)
+		}
+		r.vals = r.buf[:k]
+	}
+	k := min(max, len(r.vals))
+	out := r.vals[len(r.vals)-k:]
+	r.vals = r.vals[:len(r.vals)-k]
+	return out, nil
+}
+
+// one returns the value before those taken.
+func (r *u32Backward) one() (uint32, error) {
+	v, err := r.prev(1)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
+// u64File is a []uint64 kept in a temporary file.
+type u64File struct {
+	t    *tempFiles
+	f    *os.File
+	n    int
+	what string
+}
+
+// spillU64 writes a to a new temporary file.
+func (t *tempFiles) spillU64(what string, a []uint64) (*u64File, error) {
+	f, err := t.create(what)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(u64Bytes(a)); err != nil {
+		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
+	}
+	return &u64File{t: t, f: f, n: len(a), what: what}, nil
+}
+
+// load reads the whole array back.
+func (u *u64File) load() ([]uint64, error) {
+	a := make([]uint64, u.n)
+	if n, err := u.f.ReadAt(u64Bytes(a), 0); err != nil && !(err == io.EOF && n == 8*u.n) {
+		return nil, fmt.Errorf("%s: temporary file offset %d: %w", u.what, n, err)
+	}
+	return a, nil
+}
+
+// view is as u32File's.
+func (u *u64File) view() ([]uint64, error) {
+	if u.n == 0 || u.t.inMemory {
+		return u.load()
+	}
+	m, err := mapFile(u.f, 8*u.n)
+	if err != nil {
+		return u.load()
+	}
+	u.t.maps = append(u.t.maps, m)
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&m[0])), u.n), nil
+}
+
+// idWriter appends object ids to a temporary file through a buffer.
+type idWriter struct {
+	f    *os.File
+	buf  []uint64
+	n    int64 // ids put
+	what string
+	err  error // the first write error, reported by finish
+}
+
+func (t *tempFiles) idWriter(what string) (*idWriter, error) {
+	f, err := t.create(what)
+	if err != nil {
+		return nil, err
+	}
+	return &idWriter{f: f, buf: make([]uint64, 0, spillBuf/8), what: what}, nil
+}
+
+func (w *idWriter) put(id uint64) {
+	w.buf = append(w.buf, id)
+	w.n++
+	if len(w.buf) == cap(w.buf) {
+		w.flush()
+	}
+}
+
+func (w *idWriter) flush() {
+	if _, err := w.f.Write(u64Bytes(w.buf)); err != nil && w.err == nil {
+		w.err = err
+	}
+	w.buf = w.buf[:0]
+}
+
+// finish flushes the ids and returns a reader from the first.
+func (w *idWriter) finish() (*idReader, error) {
+	w.flush()
+	if w.err != nil {
+		return nil, fmt.Errorf("%s: write temporary file %s: %w", w.what, w.f.Name(), w.err)
+	}
+	return &idReader{r: io.NewSectionReader(w.f, 0, 8*w.n), what: w.what, buf: make([]uint64, spillBuf/8)}, nil
+}
+
+// idReader reads back what an idWriter wrote, a buffer at a time.
+type idReader struct {
+	r    io.Reader
+	what string
+	off  int64    // of the file's next read
+	buf  []uint64 // the last read
+	ids  []uint64 // the part of buf not yet taken
+}
+
+// next returns the next at most max ids (at least one); the slice is valid
+// until the next call.
+func (r *idReader) next(max int) ([]uint64, error) {
+	if len(r.ids) == 0 {
+		n, err := io.ReadFull(r.r, u64Bytes(r.buf))
+		if n < 8 {
+			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
+		}
+		r.off += int64(n / 8 * 8)
+		r.ids = r.buf[:n/8]
+	}
+	k := min(max, len(r.ids))
+	out := r.ids[:k]
+	r.ids = r.ids[k:]
+	return out, nil
+}
