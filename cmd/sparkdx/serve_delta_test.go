@@ -74,15 +74,7 @@ func readRows[T any](t *testing.T, dir, name string) []T {
 func TestServeDelta(t *testing.T) {
 	logs, lake, data := t.TempDir(), t.TempDir(), t.TempDir()
 	finished := []string{"local-1422981759269", "local-1430917381534", "app-20161116163331-0000"}
-	for _, name := range finished {
-		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sparktest.CopyLogs(t, logs, finished...)
 	b, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1425081759269"))
 	if err != nil {
 		t.Fatal(err)
@@ -261,15 +253,7 @@ func readByOthers(t *testing.T, lake string, readers ...deltaread.Reader) {
 func TestServeDeltaBackfill(t *testing.T) {
 	logs, lake, data := t.TempDir(), t.TempDir(), t.TempDir()
 	apps := []string{"local-1422981759269", "app-20161116163331-0000"}
-	for _, name := range apps {
-		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sparktest.CopyLogs(t, logs, apps...)
 	s := runServeInProcess(t, "--event-logs", logs, "--data", data)
 	s.waitIdle(t)
 	if code := s.stop(); code != 0 {

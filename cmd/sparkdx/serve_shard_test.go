@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +22,7 @@ func TestServeTwoShards(t *testing.T) {
 	logs := t.TempDir()
 	apps := []string{"local-1422981759269", "local-1430917381534", "app-20161116163331-0000", "local-1425081759269",
 		"application_1516285256255_0012", "app-20180109111548-0000", "local-1430917381535_1", "local-1430917381535_2"}
-	for _, name := range apps {
-		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sparktest.CopyLogs(t, logs, apps...)
 	m.Upload(t, "logs", "spark", logs)
 	t.Setenv("AWS_ACCESS_KEY_ID", m.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", m.SecretKey)

@@ -75,3 +75,18 @@ func moduleRoot() (string, error) {
 		dir = parent
 	}
 }
+
+// CopyLogs copies the shared event logs named (files under spark-events)
+// into dir, under their own names.
+func CopyLogs(t testing.TB, dir string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		b, err := os.ReadFile(Path(t, "spark-events", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

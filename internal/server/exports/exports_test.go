@@ -106,15 +106,7 @@ func TestCollectorDown(t *testing.T) {
 	logs := t.TempDir()
 	apps := []string{"local-1422981759269", "local-1430917381534", "local-1425081759269", "app-20161116163331-0000",
 		"app-20161115172038-0000", "local-1426533911241"}
-	for _, name := range apps {
-		b, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sparktest.CopyLogs(t, logs, apps...)
 	addr := sparktest.FreeAddr(t) // nothing listens yet
 	exp, err := otlp.New(ctx, otlp.Config{Endpoint: "http://" + addr, Protocol: otlp.ProtocolHTTP, Timeout: time.Second})
 	if err != nil {

@@ -51,19 +51,12 @@ func TestRetentionExpired(t *testing.T) {
 // (store and fleet), a log past its age is never read, and none of the log
 // files is touched.
 func TestRetentionStore(t *testing.T) {
-	src := sparktest.Path(t, "spark-events")
 	dir := t.TempDir()
 	names := []string{"local-1422981759269", "local-1425081759269", "local-1426533911241", "app-20161115172038-0000"}
+	sparktest.CopyLogs(t, dir, names...)
 	base := time.Now().Add(-time.Hour)
 	for i, n := range names {
-		b, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			t.Fatal(err)
-		}
 		p := filepath.Join(dir, n)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		// names[0] is the newest, names[3] ten days old.
 		mod := base.Add(-time.Duration(i) * time.Minute)
 		if i == 3 {
