@@ -67,45 +67,62 @@ func (t *tempFiles) drop(f *os.File) {
 // spillBuf is the size of the buffers streams are written and read through.
 const spillBuf = 1 << 20
 
-// u32Bytes and u64Bytes are an array's memory as bytes.
-func u32Bytes(a []uint32) []byte {
+// word is what spilled arrays hold.
+type word interface{ ~uint32 | ~uint64 }
+
+// asBytes is an array's memory as bytes.
+func asBytes[T word](a []T) []byte {
 	if len(a) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), int(unsafe.Sizeof(a[0]))*len(a))
 }
 
-func u64Bytes(a []uint64) []byte {
-	if len(a) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 8*len(a))
-}
 
-// u32File is a []uint32 kept in a temporary file.
-type u32File struct {
+// arrayFile is an array kept in a temporary file.
+type arrayFile[T word] struct {
 	t    *tempFiles
 	f    *os.File
 	n    int
 	what string
 }
 
-// spillU32 writes a to a new temporary file.
-func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
+// u32File and u64File are the two kinds the phases spill.
+type (
+	u32File = arrayFile[uint32]
+	u64File = arrayFile[uint64]
+)
+
+// spillArray writes a to a new temporary file.
+func spillArray[T word](t *tempFiles, what string, a []T) (*arrayFile[T], error) {
 	f, err := t.create(what)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(u32Bytes(a)); err != nil {
+	if _, err := f.Write(asBytes(a)); err != nil {
 		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
 	}
-	return &u32File{t: t, f: f, n: len(a), what: what}, nil
+	return &arrayFile[T]{t: t, f: f, n: len(a), what: what}, nil
+}
+
+// spillU32 and spillU64 write an array to a new temporary file.
+func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
+	return spillArray(t, what, a)
+}
+func (t *tempFiles) spillU64(what string, a []uint64) (*u64File, error) {
+	return spillArray(t, what, a)
+}
+
+// size is the bytes of one value.
+func (u *arrayFile[T]) size() int {
+	var v T
+	return int(unsafe.Sizeof(v))
 }
 
 // load reads the whole array back.
-func (u *u32File) load() ([]uint32, error) {
-	a := make([]uint32, u.n)
-	if n, err := u.f.ReadAt(u32Bytes(a), 0); err != nil && !(err == io.EOF && n == 4*u.n) {
+func (u *arrayFile[T]) load() ([]T, error) {
+	a := make([]T, u.n)
+	if n, err := u.f.ReadAt(asBytes(a), 0); err != nil && !(err == io.EOF && n == u.size()*u.n) {
 		return nil, fmt.Errorf("%s: temporary file offset %d: %w", u.what, n, err)
 	}
 	return a, nil
@@ -113,45 +130,47 @@ func (u *u32File) load() ([]uint32, error) {
 
 // view is the array mapped from its file (read only, valid until the
 // files are closed), or loaded when it cannot be mapped.
-func (u *u32File) view() ([]uint32, error) {
+func (u *arrayFile[T]) view() ([]T, error) {
 	if u.n == 0 || u.t.inMemory {
 		return u.load()
 	}
-	m, err := mapFile(u.f, 4*u.n)
+	m, err := mapFile(u.f, u.size()*u.n)
 	if err != nil {
 		return u.load()
 	}
 	u.t.maps = append(u.t.maps, m)
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&m[0])), u.n), nil
+	return unsafe.Slice((*T)(unsafe.Pointer(&m[0])), u.n), nil
 }
 
 // reader streams the array from its start.
-func (u *u32File) reader() *u32Reader {
-	return &u32Reader{r: io.NewSectionReader(u.f, 0, int64(u.n)*4), what: u.what, buf: make([]uint32, spillBuf/4)}
+func (u *arrayFile[T]) reader() *arrayReader[T] {
+	return &arrayReader[T]{r: io.NewSectionReader(u.f, 0, int64(u.n*u.size())), what: u.what, size: u.size(),
+		buf: make([]T, spillBuf/u.size())}
 }
 
-// u32Reader reads a spilled array in order, a buffer at a time.
-type u32Reader struct {
+// arrayReader reads a spilled array in order, a buffer at a time.
+type arrayReader[T word] struct {
 	r    io.Reader
 	what string
-	off  int64    // of the file's next read
-	buf  []uint32 // the last read
-	vals []uint32 // the part of buf not yet taken
+	size int   // bytes of a value
+	off  int64 // of the file's next read
+	buf  []T   // the last read
+	vals []T   // the part of buf not yet taken
 }
 
 // next returns the next at most max values (at least one); the slice is
 // valid until the next call.
-func (r *u32Reader) next(max int) ([]uint32, error) {
+func (r *arrayReader[T]) next(max int) ([]T, error) {
 	if len(r.vals) == 0 {
-		n, err := io.ReadFull(r.r, u32Bytes(r.buf))
-		if n < 4 {
+		n, err := io.ReadFull(r.r, asBytes(r.buf))
+		if n < r.size {
 			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = io.EOF
 			}
 			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
 		}
-		r.off += int64(n / 4 * 4)
-		r.vals = r.buf[:n/4]
+		r.off += int64(n / r.size * r.size)
+		r.vals = r.buf[:n/r.size]
 	}
 	k := min(max, len(r.vals))
 	out := r.vals[:k]
@@ -160,31 +179,32 @@ func (r *u32Reader) next(max int) ([]uint32, error) {
 }
 
 // backward streams the array from its end.
-func (u *u32File) backward() *u32Backward {
-	return &u32Backward{f: u.f, what: u.what, pos: int64(u.n), buf: make([]uint32, spillBuf/4)}
+func (u *arrayFile[T]) backward() *arrayBackward[T] {
+	return &arrayBackward[T]{f: u.f, what: u.what, size: int64(u.size()), pos: int64(u.n), buf: make([]T, spillBuf/u.size())}
 }
 
-// u32Backward reads a spilled array from its end to its start, a buffer
+// arrayBackward reads a spilled array from its end to its start, a buffer
 // at a time.
-type u32Backward struct {
+type arrayBackward[T word] struct {
 	f    *os.File
 	what string
-	pos  int64    // index of the first value read so far
-	buf  []uint32 // the last read
-	vals []uint32 // the part of buf not yet taken: its last is the next
+	size int64 // bytes of a value
+	pos  int64 // index of the first value read so far
+	buf  []T   // the last read
+	vals []T   // the part of buf not yet taken: its last is the next
 }
 
 // prev returns the at most max values (at least one) before those taken,
 // in array order; the slice is valid until the next call.
-func (r *u32Backward) prev(max int) ([]uint32, error) {
+func (r *arrayBackward[T]) prev(max int) ([]T, error) {
 	if len(r.vals) == 0 {
 		if r.pos == 0 {
 			return nil, fmt.Errorf("%s: temporary file offset 0 read backward: %w", r.what, io.EOF)
 		}
 		k := min(r.pos, int64(len(r.buf)))
 		r.pos -= k
-		if _, err := r.f.ReadAt(u32Bytes(r.buf[:k]), 4*r.pos); err != nil {
-			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, 4*r.pos, err)
+		if _, err := r.f.ReadAt(asBytes(r.buf[:k]), r.size*r.pos); err != nil {
+			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.size*r.pos, err)
 		}
 		r.vals = r.buf[:k]
 	}
@@ -195,54 +215,12 @@ func (r *u32Backward) prev(max int) ([]uint32, error) {
 }
 
 // one returns the value before those taken.
-func (r *u32Backward) one() (uint32, error) {
+func (r *arrayBackward[T]) one() (T, error) {
 	v, err := r.prev(1)
 	if err != nil {
 		return 0, err
 	}
 	return v[0], nil
-}
-
-// u64File is a []uint64 kept in a temporary file.
-type u64File struct {
-	t    *tempFiles
-	f    *os.File
-	n    int
-	what string
-}
-
-// spillU64 writes a to a new temporary file.
-func (t *tempFiles) spillU64(what string, a []uint64) (*u64File, error) {
-	f, err := t.create(what)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write(u64Bytes(a)); err != nil {
-		return nil, fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
-	}
-	return &u64File{t: t, f: f, n: len(a), what: what}, nil
-}
-
-// load reads the whole array back.
-func (u *u64File) load() ([]uint64, error) {
-	a := make([]uint64, u.n)
-	if n, err := u.f.ReadAt(u64Bytes(a), 0); err != nil && !(err == io.EOF && n == 8*u.n) {
-		return nil, fmt.Errorf("%s: temporary file offset %d: %w", u.what, n, err)
-	}
-	return a, nil
-}
-
-// view is as u32File's.
-func (u *u64File) view() ([]uint64, error) {
-	if u.n == 0 || u.t.inMemory {
-		return u.load()
-	}
-	m, err := mapFile(u.f, 8*u.n)
-	if err != nil {
-		return u.load()
-	}
-	u.t.maps = append(u.t.maps, m)
-	return unsafe.Slice((*uint64)(unsafe.Pointer(&m[0])), u.n), nil
 }
 
 // idWriter appends object ids to a temporary file through a buffer.
@@ -271,7 +249,7 @@ func (w *idWriter) put(id uint64) {
 }
 
 func (w *idWriter) flush() {
-	if _, err := w.f.Write(u64Bytes(w.buf)); err != nil && w.err == nil {
+	if _, err := w.f.Write(asBytes(w.buf)); err != nil && w.err == nil {
 		w.err = err
 	}
 	w.buf = w.buf[:0]
@@ -299,7 +277,7 @@ type idReader struct {
 // until the next call.
 func (r *idReader) next(max int) ([]uint64, error) {
 	if len(r.ids) == 0 {
-		n, err := io.ReadFull(r.r, u64Bytes(r.buf))
+		n, err := io.ReadFull(r.r, asBytes(r.buf))
 		if n < 8 {
 			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = io.EOF
