@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -82,13 +84,40 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 	f := s.fleetApps(r.Context())
 	markDown(w, f.down)
+	// Cached as the History Server list is: an unpaged list of a fleet of
+	// 100,000 applications takes a second to encode.
+	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.RawQuery
+	if body, ok := s.cache.get(ckey, version, fleetTTL); ok {
+		total, body := splitTotal(body)
+		w.Header().Set("X-Total-Count", total)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+		return
+	}
 	apps, l, err := appList(f.apps, r.URL.Query(), 0)
 	if err != nil {
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(l.Total))
-	writeJSON(w, http.StatusOK, apps)
+	total := strconv.Itoa(l.Total)
+	var buf bytes.Buffer
+	buf.WriteString(total + "\n")
+	if err := json.NewEncoder(&buf).Encode(apps); err != nil {
+		jsonError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.cache.put(ckey, version, buf.Bytes())
+	_, body := splitTotal(buf.Bytes())
+	w.Header().Set("X-Total-Count", total)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+// splitTotal parts a cached list into the total count it starts with (its
+// first line) and the JSON body.
+func splitTotal(b []byte) (string, []byte) {
+	total, body, _ := bytes.Cut(b, []byte("\n"))
+	return string(total), body
 }
 
 func (s *Server) apiApp(w http.ResponseWriter, r *http.Request) {
