@@ -80,23 +80,33 @@ func (p *promSource) Apps() []prom.App {
 // copied today analyses none of them).
 func (p *promSource) inWindow(now int64) []store.LogRecord {
 	var running, finished []store.LogRecord
-	recs, unnamed := p.s.cfg.Ingest.Records(), 0
-	for _, r := range recs {
+	unnamed := 0
+	recs, total := p.s.cfg.Ingest.Select(func(r *store.LogRecord) bool {
 		switch {
 		case r.AppID == "":
 			unnamed++
+			return false
 		case !r.Done:
-			running = append(running, r)
-		case recordEnd(r) >= now-p.window.Milliseconds():
+			return true
+		}
+		return recordEnd(*r) >= now-p.window.Milliseconds()
+	})
+	for _, r := range recs {
+		if r.Done {
 			finished = append(finished, r)
+		} else {
+			running = append(running, r)
 		}
 	}
+	byKey := func(a, b store.LogRecord) int { return cmp.Compare(a.Key, b.Key) }
+	slices.SortFunc(running, byKey)
+	slices.SortFunc(finished, byKey)
 	if len(finished) > p.max {
 		slices.SortFunc(finished, func(a, b store.LogRecord) int { return cmp.Compare(recordEnd(b), recordEnd(a)) })
 		finished = finished[:p.max]
 	}
 	p.mu.Lock()
-	p.omitted = len(recs) - len(running) - len(finished) - unnamed
+	p.omitted = total - len(running) - len(finished) - unnamed
 	p.mu.Unlock()
 	return append(running, finished...)
 }

@@ -285,6 +285,13 @@ func (r *record) get() store.LogRecord {
 	return r.r
 }
 
+// read calls f with the record under its lock, without copying it.
+func (r *record) read(f func(r *store.LogRecord)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.r)
+}
+
 // update changes the record and bumps the index version.
 func (r *record) update(f func(r *store.LogRecord)) store.LogRecord {
 	r.mu.Lock()
