@@ -78,7 +78,6 @@ func asBytes[T word](a []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), int(unsafe.Sizeof(a[0]))*len(a))
 }
 
-
 // arrayFile is an array kept in a temporary file.
 type arrayFile[T word] struct {
 	t    *tempFiles
