@@ -163,6 +163,10 @@ type Agent struct {
 	prevNode Node
 	dumped   map[procKey]string // heap dump paths, carried into exit events
 
+	// clock is the time of a cycle; time.Now but in benchmarks that
+	// simulate hours of ten-second cycles.
+	clock func() time.Time
+
 	mu     sync.Mutex
 	last   *Snapshot
 	errors map[string]uint64 // cumulative, by source
@@ -215,13 +219,20 @@ func New(cfg Config) (*Agent, error) {
 	return a, nil
 }
 
+func (a *Agent) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
+}
+
 // Sample runs one cycle: discovery, every collector, exit events and the
 // heap-dump check. Only an unreadable /proc is an error; a process that
 // cannot be read in full is reported with what could be read.
 func (a *Agent) Sample(ctx context.Context) (*Snapshot, error) {
 	startCPU := cpuTime()
 	errs := map[string]int{}
-	now := time.Now()
+	now := a.now()
 	node, err := collectNode(a.fs, a.cfg.ProcRoot, errs)
 	if err != nil {
 		return nil, err

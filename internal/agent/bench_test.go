@@ -124,6 +124,19 @@ func BenchmarkCycleLive(b *testing.B) {
 			benchCycles(b, a, -1)
 		})
 	}
+	// The defaults' cost over time: each cycle is ten seconds after the
+	// last (a simulated clock), so the PSS reads a minute or more apart
+	// count in cpu-ns/op as they do on a node (run with -benchtime 200x:
+	// half an hour of cycles).
+	b.Run("simulated-10s-cycles", func(b *testing.B) {
+		a, err := New(Config{Host: "live"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := time.Now()
+		a.clock = func() time.Time { now = now.Add(10 * time.Second); return now }
+		benchCycles(b, a, -1)
+	})
 }
 
 // benchCycles runs b.N cycles after a first one (which reads every

@@ -42,8 +42,11 @@ type known struct {
 	hsperf   *hsperf.Reader // of the hsperfdata file, nil until found
 	noPerf   string         // why the JVM writes no hsperfdata (-XX:-UsePerfData)
 
-	pss   uint64 // last proportional set size read, and when
-	pssAt time.Time
+	pss    uint64 // last proportional set size read, when, and the RSS then
+	pssAt  time.Time
+	pssRSS uint64
+	// treeSize is the number of descendants a Spark JVM had last cycle.
+	treeSize int
 
 	status   procStatus // last status read (statusOK), and when
 	statusOK bool

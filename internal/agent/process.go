@@ -54,7 +54,13 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 		// when it is higher.
 		p.RSSPeakBytes = max(st.VmHWM, p.RSSBytes)
 	}
-	p.PSSBytes = c.pss(pi.proc, pi.known, errs)
+	// A worker forked or gone changes how its siblings' pages are shared:
+	// the whole tree's PSS is read again.
+	treeChanged := pi.known != nil && pi.known.treeSize != len(f.descendants)
+	if pi.known != nil {
+		pi.known.treeSize = len(f.descendants)
+	}
+	p.PSSBytes = c.pss(pi.proc, pi.known, p.RSSBytes, treeChanged, errs)
 	if r, w, err := c.files.io(p.PID); err != nil {
 		errs["io"]++
 	} else {
@@ -70,7 +76,7 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 	ticks := map[Kind][2]uint{KindJVM: {pi.stat.UTime, pi.stat.STime}}
 	p.Tree = map[Kind]TreeSum{KindJVM: {Processes: 1, RSSBytes: p.RSSBytes, PSSBytes: p.PSSBytes}}
 	for _, d := range f.descendants {
-		ch := c.child(d, errs)
+		ch := c.child(d, treeChanged, errs)
 		p.Children = append(p.Children, ch)
 		s := p.Tree[ch.Kind]
 		s.Processes++
@@ -86,13 +92,13 @@ func (c processCollector) collect(f found, errs map[string]int) Process {
 		p.Tree[k] = s
 	}
 	if f.launcher != nil {
-		ch := c.child(f.launcher, errs)
+		ch := c.child(f.launcher, false, errs)
 		p.Launcher = &ch
 	}
 	return p
 }
 
-func (c processCollector) child(d *procInfo, errs map[string]int) Child {
+func (c processCollector) child(d *procInfo, treeChanged bool, errs map[string]int) Child {
 	ch := Child{
 		PID:      d.proc.PID,
 		PPID:     d.stat.PPID,
@@ -104,7 +110,7 @@ func (c processCollector) child(d *procInfo, errs map[string]int) Child {
 		Threads:  d.stat.NumThreads,
 	}
 	ch.CPUUserSeconds, ch.CPUSystemSeconds = cpuSeconds(d.stat)
-	ch.PSSBytes = c.pss(d.proc, d.known, errs)
+	ch.PSSBytes = c.pss(d.proc, d.known, ch.RSSBytes, treeChanged, errs)
 	return ch
 }
 
@@ -132,12 +138,18 @@ func (c processCollector) status(pid int, k *known, errs map[string]int) (procSt
 
 // pss reads the proportional set size, which splits pages shared between
 // forked Python workers fairly; it is zero where smaps_rollup is unreadable.
-// Reading it makes the kernel walk the process's page tables, the most
-// expensive read of a cycle for a large JVM, so a value is kept for
-// pssEvery before it is read again.
-func (c processCollector) pss(p procfs.Proc, k *known, errs map[string]int) uint64 {
-	if k != nil && !k.pssAt.IsZero() && c.now.Sub(k.pssAt) < c.pssEvery {
-		return k.pss
+// Reading it makes the kernel walk the process's mappings — about 0.8 ms
+// for a JVM, 0.2 ms for a Python worker, more than the rest of a cycle for
+// a node of them — so a value is kept for at least pssEvery and read again
+// only when what it depends on moved: the process's resident size by a
+// tenth (pssMoved), or its tree (a worker forked or gone reshares the
+// pages), or else after pssStale times pssEvery.
+func (c processCollector) pss(p procfs.Proc, k *known, rss uint64, treeChanged bool, errs map[string]int) uint64 {
+	if k != nil && !k.pssAt.IsZero() && c.pssEvery >= 0 {
+		age := c.now.Sub(k.pssAt)
+		if age < c.pssEvery || (age < pssStale*c.pssEvery && !treeChanged && !pssMoved(k.pssRSS, rss)) {
+			return k.pss
+		}
 	}
 	var v uint64
 	r, err := p.ProcSMapsRollup()
@@ -147,9 +159,21 @@ func (c processCollector) pss(p procfs.Proc, k *known, errs map[string]int) uint
 		errs["smaps_rollup"]++
 	}
 	if k != nil {
-		k.pss, k.pssAt = v, c.now
+		k.pss, k.pssAt, k.pssRSS = v, c.now, rss
 	}
 	return v
+}
+
+// pssStale bounds, in pssEvery, how long a PSS is kept while nothing moved:
+// what else changes it (pages shared with processes outside the tree) moves
+// it little.
+const pssStale = 30
+
+// pssMoved: the resident size changed by more than a tenth since the PSS
+// was read.
+func pssMoved(then, now uint64) bool {
+	d := max(then, now) - min(then, now)
+	return d*10 > then
 }
 
 func (c processCollector) startMillis(ticks uint64) int64 {

@@ -3,6 +3,8 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,5 +68,67 @@ func TestPSSReuse(t *testing.T) {
 				t.Errorf("got PSS %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPSSRereadWhenMoved: past PSSEvery a PSS is read again only when the
+// process's resident size moved by more than a tenth, when its tree gained
+// or lost a process, or after thirty times PSSEvery.
+func TestPSSRereadWhenMoved(t *testing.T) {
+	const old, fresh = 1900000 * 1024, 42 * 1024
+	for _, tt := range []struct {
+		name  string
+		after time.Duration
+		move  func(t *testing.T, root string)
+		want  uint64
+	}{
+		{"within PSSEvery, RSS doubled", 30 * time.Second, setRSSPages(1000000), old},
+		{"past PSSEvery, nothing moved", 2 * time.Minute, nil, old},
+		{"past PSSEvery, RSS up 5 %", 2 * time.Minute, setRSSPages(525000), old},
+		{"past PSSEvery, RSS up 20 %", 2 * time.Minute, setRSSPages(600000), fresh},
+		{"past PSSEvery, a worker gone", 2 * time.Minute, func(t *testing.T, root string) {
+			if err := os.RemoveAll(filepath.Join(root, "proc", "102")); err != nil {
+				t.Fatal(err)
+			}
+		}, fresh},
+		{"thirty times PSSEvery", 30 * time.Minute, nil, fresh}, {"past PSSEvery, nothing moved, 20 min", 20 * time.Minute, nil, old},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := copyFixture(t, "node1")
+			a := fixtureAgent(t, root, Config{PSSEvery: time.Minute})
+			now := time.Unix(1_800_000_000, 0)
+			a.clock = func() time.Time { return now }
+			sample(t, a)
+			rollup := "00400000-7fff00000000 ---p 00000000 00:00 0 [rollup]\nRss: 100 kB\nPss: 42 kB\n"
+			if err := os.WriteFile(filepath.Join(root, "proc", "100", "smaps_rollup"), []byte(rollup), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.move != nil {
+				tt.move(t, root)
+			}
+			now = now.Add(tt.after)
+			if got := byPID(sample(t, a))[100].PSSBytes; got != tt.want {
+				t.Errorf("got PSS %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// setRSSPages rewrites the resident pages (stat field 24) of fixture
+// process 100 (500,000 pages).
+func setRSSPages(pages int) func(t *testing.T, root string) {
+	return func(t *testing.T, root string) {
+		p := filepath.Join(root, "proc", "100", "stat")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(b), " 500000 ", " "+strconv.Itoa(pages)+" ", 1)
+		if s == string(b) {
+			t.Fatalf("%s: no resident pages 500000 in %q", p, b)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
