@@ -73,6 +73,18 @@ type Listener interface {
 	Forgotten(rec store.LogRecord)
 }
 
+// ProgressFilter is a Listener that says whether it wants Progress now:
+// a running log's model is unpacked for Progress (every finished task, in
+// a copy of the stages), which is wasted on a listener that ignores it.
+type ProgressFilter interface {
+	WantsProgress() bool
+}
+
+func wantsProgress(l Listener) bool {
+	f, ok := l.(ProgressFilter)
+	return !ok || f.WantsProgress()
+}
+
 // ResumableListener is a Listener that remembers something of a running
 // log from one Progress call to the next (the OTLP exporter: which spans
 // went out). What SaveState returns is stored with the log's resume state
@@ -175,6 +187,9 @@ type Ingester struct {
 	slow  chan *logEntry // finished logs a worker gave up on after SlowAfter
 	wake  chan struct{}
 	cache *cache
+	// decoders are lent to the tails for each read, so that an idle
+	// running log holds no parser memory.
+	decoders *replay.Decoders
 
 	mu      sync.Mutex // guards entries and scanned
 	entries map[string]*logEntry
@@ -311,7 +326,7 @@ func New(cfg Config) (*Ingester, error) {
 		return nil, err
 	}
 	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), slow: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
-		cache: newCache(cfg.CacheSize), entries: map[string]*logEntry{}}
+		cache: newCache(cfg.CacheSize), decoders: replay.NewDecoders(), entries: map[string]*logEntry{}}
 	recs, err := cfg.Store.Logs()
 	if err != nil {
 		return nil, err

@@ -159,7 +159,7 @@ func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *repl
 	rec.Tags, rec.Run = tags(a), attemptRun(a)
 	rec.Stages, rec.Tasks = len(a.Stages), 0
 	for _, s := range a.Stages {
-		rec.Tasks += len(s.Tasks)
+		rec.Tasks += s.TaskCount()
 	}
 	return rec
 }
@@ -191,7 +191,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.restore(ctx, e, l)
 	}
 	if e.tail == nil {
-		t := replay.NewTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction})
+		t := replay.NewTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction, Decoders: in.decoders})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
 		e.tail, e.read.part, e.read.offset, e.read.last = t, 0, 0, e.read.last[:0]
@@ -250,8 +250,11 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	if !l.InProgress {
 		e.mu.Lock()
 		err := e.tail.Apply(e.tail.End())
-		a := e.tail.Attempt()
 		e.mu.Unlock()
+		if err != nil {
+			return false, err
+		}
+		a, err := e.tail.Model() // only this worker changes the model
 		if err != nil {
 			return false, err
 		}
@@ -267,9 +270,13 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			return false, err
 		}
 	}
-	if applied && in.cfg.Listener != nil {
+	if applied && in.cfg.Listener != nil && wantsProgress(in.cfg.Listener) {
 		// Only this worker changes the model, so it needs no lock to read it.
 		if a := e.tail.Attempt(); a.AppID != "" {
+			a, err := e.tail.Model()
+			if err != nil {
+				return false, err
+			}
 			rec := e.rec.get()
 			in.cfg.Listener.Progress(ctx, Input{Attempt: a, Log: reportLog(rec, e.tail.Stats()), InProgress: true,
 				ModTime: l.ModTime, Now: time.Now()})
