@@ -122,11 +122,17 @@ func (e *logEntry) tailModel() (a *model.Attempt, release func(), ok bool, err e
 		e.mu.RUnlock()
 		return nil, nil, false, nil
 	}
+	e.unpackMu.Lock()
+	defer e.unpackMu.Unlock()
+	if e.unpacked.of == t {
+		return e.unpacked.a, e.mu.RUnlock, true, nil
+	}
 	a, err = t.Model()
 	if err != nil {
 		e.mu.RUnlock()
 		return nil, nil, true, fmt.Errorf("ingest: %s: %w", e.key, err)
 	}
+	e.unpacked = unpackedModel{of: t, a: a}
 	return a, e.mu.RUnlock, true, nil
 }
 

@@ -258,11 +258,23 @@ type logEntry struct {
 	// shared while they read the model, the worker exclusively to apply.
 	mu   sync.RWMutex
 	tail *replay.Tail // set under mu by the worker holding the entry
+	// unpacked is the tail's model with its tasks unpacked, made for the
+	// readers between two applies (the worker clears it under mu) so that
+	// each request does not unpack every task again; unpackMu orders the
+	// readers that share mu.
+	unpackMu sync.Mutex
+	unpacked unpackedModel
 
 	sched schedState // under Ingester.mu
 	read  readState  // the worker holding the entry's alone
 
 	loadMu sync.Mutex // one on-demand replay at a time
+}
+
+// unpackedModel is a tail's unpacked model and the tail it is of.
+type unpackedModel struct {
+	of *replay.Tail
+	a  *model.Attempt
 }
 
 // record is a log's index record, locked alone so listing the fleet never

@@ -30,6 +30,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 	if e.rec.get().Done { // a finished log changed: start over
 		e.mu.Lock()
 		e.tail, e.read.part, e.read.offset = nil, 0, 0
+		e.unpacked = unpackedModel{}
 		e.mu.Unlock()
 		e.rec.update(func(r *store.LogRecord) { r.Done = false })
 	}
@@ -121,7 +122,7 @@ func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a 
 	}
 	e.rec.update(func(r *store.LogRecord) { *r = rec })
 	e.mu.Lock()
-	e.tail = nil
+	e.tail, e.unpacked = nil, unpackedModel{}
 	e.mu.Unlock()
 	if in.cfg.Listener != nil && a.AppID != "" {
 		in.cfg.Listener.Finished(ctx, Input{Attempt: a, Log: reportLog(rec, st), ModTime: l.ModTime, Now: time.Now(),
@@ -139,7 +140,7 @@ func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
 		r.Error, r.Done = err.Error(), true
 	})
 	e.mu.Lock()
-	e.tail = nil
+	e.tail, e.unpacked = nil, unpackedModel{}
 	e.mu.Unlock()
 	if err := in.cfg.Store.PutLog(rec); err != nil {
 		in.cfg.Logger.Error("store", "log", l.Path, "err", err)
@@ -171,7 +172,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		// The part being read was compacted away: what was applied can no
 		// longer be lined up with the parts, so read the log again.
 		e.mu.Lock()
-		e.tail = nil
+		e.tail, e.unpacked = nil, unpackedModel{}
 		e.mu.Unlock()
 	}
 	if e.tail != nil {
@@ -181,7 +182,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			in.cfg.Logger.Warn("tail", "log", l.Path, "replaced", why, "action", "read from the start")
 			in.stats.Replaced.Add(1)
 			e.mu.Lock()
-			e.tail = nil
+			e.tail, e.unpacked = nil, unpackedModel{}
 			e.mu.Unlock()
 			e.read.resume = false
 		}
@@ -218,6 +219,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			b := e.tail.Decode(data)
 			e.mu.Lock()
 			err = e.tail.Apply(b)
+			e.unpacked = unpackedModel{} // under mu: no reader holds it
 			a := e.tail.Attempt()
 			a.LogPath, a.LogName = l.Path, l.Name
 			if !l.ModTime.IsZero() {
@@ -250,6 +252,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	if !l.InProgress {
 		e.mu.Lock()
 		err := e.tail.Apply(e.tail.End())
+		e.unpacked = unpackedModel{}
 		e.mu.Unlock()
 		if err != nil {
 			return false, err
