@@ -49,7 +49,7 @@ func jobData(j *model.Job) *Obj {
 		Set("numTasks", j.NumTasks).Set("numActiveTasks", j.ActiveTasks).
 		Set("numCompletedTasks", j.CompletedTasks).Set("numSkippedTasks", j.SkippedTasks).
 		Set("numFailedTasks", j.FailedTasks).Set("numKilledTasks", j.KilledTasks).
-		Set("numCompletedIndices", len(j.CompletedIndices)).Set("numActiveStages", j.ActiveStages).
+		Set("numCompletedIndices", j.CompletedIndices.Len()).Set("numActiveStages", j.ActiveStages).
 		Set("numCompletedStages", len(j.CompletedStages)).Set("numSkippedStages", len(j.SkippedStages)).
 		Set("numFailedStages", j.FailedStages).Set("killedTasksSummary", countsObj(j.KilledSummary))
 	return o

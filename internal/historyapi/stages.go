@@ -170,7 +170,7 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 	o := obj().Set("status", s.Status).Set("stageId", s.StageID).Set("attemptId", s.AttemptID).
 		Set("numTasks", s.NumTasks).Set("numActiveTasks", s.ActiveTasks).Set("numCompleteTasks", s.CompletedTasks).
 		Set("numFailedTasks", s.FailedTasks).Set("numKilledTasks", s.KilledTasks).
-		Set("numCompletedIndices", len(s.CompletedIndices))
+		Set("numCompletedIndices", s.CompletedIndices.Len())
 	if s.SubmissionTime != model.NoTime {
 		o.Set("submissionTime", date(s.SubmissionTime))
 	}

@@ -35,7 +35,7 @@ type Job struct {
 	SkippedTasks     int
 	FailedTasks      int
 	KilledTasks      int
-	CompletedIndices map[int64]struct{} // stage id << 32 | task index
+	CompletedIndices IndexSet // stage id << 32 | task index
 	ActiveStages     int
 	CompletedStages  map[int]struct{}
 	SkippedStages    map[int]struct{}

@@ -4,6 +4,8 @@
 // them at the end of a replay. It does no I/O; package replay fills it.
 package model
 
+import "fmt"
+
 // NoTime marks an epoch-millisecond time that Spark did not record.
 const NoTime int64 = -1
 
@@ -69,6 +71,44 @@ func (a *Attempt) Duration() int64 {
 		return 0
 	}
 	return a.EndTime - a.StartTime
+}
+
+// Expanded returns the attempt with every stage's packed tasks back in its
+// Tasks: a itself when none are packed, else a copy sharing everything
+// but the stages (which it copies) with a. Models read by views and
+// analyses are expanded; only a running application's replay packs.
+func (a *Attempt) Expanded() (*Attempt, error) {
+	var stages []*StageAttempt
+	for i, s := range a.Stages {
+		x, err := s.expanded()
+		if err != nil {
+			return nil, fmt.Errorf("model: %s: %w", a.AppID, err)
+		}
+		if x != s && stages == nil {
+			stages = make([]*StageAttempt, len(a.Stages))
+			copy(stages, a.Stages[:i])
+		}
+		if stages != nil {
+			stages[i] = x
+		}
+	}
+	if stages == nil {
+		return a, nil
+	}
+	c := *a
+	c.Stages = stages
+	moved := make(map[*StageAttempt]*StageAttempt, len(stages))
+	for i, s := range a.Stages {
+		moved[s] = stages[i]
+	}
+	c.stageIndex = make(map[stageKey]*StageAttempt, len(a.stageIndex))
+	for k, s := range a.stageIndex {
+		if x := moved[s]; x != nil {
+			s = x
+		}
+		c.stageIndex[k] = s
+	}
+	return &c, nil
 }
 
 // Executor returns the executor with id, or nil.

@@ -1,6 +1,9 @@
 package model
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // Stage status values, as Spark's StageStatus.
 const (
@@ -61,7 +64,7 @@ type StageAttempt struct {
 	CompletedTasks   int
 	FailedTasks      int
 	KilledTasks      int
-	CompletedIndices map[int]struct{}
+	CompletedIndices IndexSet
 	KilledSummary    map[string]int
 	FirstLaunchTime  int64
 	LocalitySummary  map[string]int64
@@ -74,6 +77,10 @@ type StageAttempt struct {
 
 	Tasks     []*Task // in task-id order
 	taskIndex map[int64]*Task
+	// Packed holds finished tasks taken out of Tasks by PackTask (a
+	// running application's model keeps them so); Attempt.Expanded puts
+	// them back.
+	Packed *TaskPack
 
 	// HistoryView, when set, is what Spark's History Server shows for this
 	// attempt instead: a later job listed the finished attempt again and
@@ -100,6 +107,58 @@ func (s *StageAttempt) AddTask(t *Task) {
 	s.Tasks = append(s.Tasks, nil)
 	copy(s.Tasks[i+1:], s.Tasks[i:])
 	s.Tasks[i] = t
+}
+
+// TaskCount is the number of tasks stored, packed or not.
+func (s *StageAttempt) TaskCount() int { return len(s.Tasks) + s.Packed.Len() }
+
+// PackTask moves a finished task from Tasks into Packed.
+func (s *StageAttempt) PackTask(t *Task) {
+	if s.taskIndex[t.TaskID] == t {
+		delete(s.taskIndex, t.TaskID)
+	}
+	i := sort.Search(len(s.Tasks), func(i int) bool { return s.Tasks[i].TaskID >= t.TaskID })
+	for ; i < len(s.Tasks) && s.Tasks[i].TaskID == t.TaskID; i++ {
+		if s.Tasks[i] == t {
+			s.Tasks = append(s.Tasks[:i], s.Tasks[i+1:]...)
+			if s.Packed == nil {
+				s.Packed = &TaskPack{}
+			}
+			s.Packed.Add(t)
+			return
+		}
+	}
+}
+
+// expanded returns a copy of s with its packed tasks back in Tasks, in
+// task-id order, or s itself when none are packed.
+func (s *StageAttempt) expanded() (*StageAttempt, error) {
+	var hv *StageAttempt
+	if s.HistoryView != nil {
+		var err error
+		if hv, err = s.HistoryView.expanded(); err != nil {
+			return nil, err
+		}
+	}
+	if s.Packed.Len() == 0 && hv == s.HistoryView {
+		return s, nil
+	}
+	c := *s
+	c.HistoryView = hv
+	if s.Packed.Len() > 0 {
+		packed, err := s.Packed.Unpack()
+		if err != nil {
+			return nil, fmt.Errorf("stage %d.%d: %w", s.StageID, s.AttemptID, err)
+		}
+		c.Tasks = append(packed, s.Tasks...)
+		sort.SliceStable(c.Tasks, func(i, j int) bool { return c.Tasks[i].TaskID < c.Tasks[j].TaskID })
+		c.Packed = nil
+		c.taskIndex = make(map[int64]*Task, len(c.Tasks))
+		for _, t := range c.Tasks {
+			c.taskIndex[t.TaskID] = t
+		}
+	}
+	return &c, nil
 }
 
 // ExecutorSummary returns the per-executor summary, creating it when new.

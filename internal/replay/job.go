@@ -24,8 +24,8 @@ func (st *state) jobStart(e *sparkevent.JobStart) {
 		JobGroup: e.Props.JobGroup, HasJobGroup: e.Props.HasJobGroup, JobTags: e.Props.JobTags,
 		Status: model.JobRunning, SQLExecutionID: e.Props.SQLExecutionID, NumTasks: numTasks,
 		TraceParent: e.Props.TraceParent, TraceState: e.Props.TraceState,
-		CompletedIndices: map[int64]struct{}{}, CompletedStages: map[int]struct{}{},
-		SkippedStages: map[int]struct{}{}, KilledSummary: map[string]int{}}
+		CompletedStages: map[int]struct{}{},
+		SkippedStages:   map[int]struct{}{}, KilledSummary: map[string]int{}}
 	if e.Time > 0 {
 		j.SubmissionTime = e.Time
 	}
@@ -93,7 +93,7 @@ func (st *state) stage(info *sparkevent.StageInfo) *liveStage {
 			// store held for the attempt, keeping the stored tasks and
 			// per-executor summaries. The model keeps the finished run and
 			// tracks the new one apart (see shadowOf).
-			ls.s = newShadow(s)
+			ls.s = newShadow(s, st.pack)
 			ls.shadowOf = s
 		}
 		st.liveStages[k] = ls
@@ -103,11 +103,17 @@ func (st *state) stage(info *sparkevent.StageInfo) *liveStage {
 }
 
 // newShadow is the fresh stage Spark's listener starts for a finished
-// attempt listed again; it shares the stored tasks and summaries.
-func newShadow(s *model.StageAttempt) *model.StageAttempt {
-	return &model.StageAttempt{StageID: s.StageID, AttemptID: s.AttemptID, Status: model.StagePending,
+// attempt listed again; it shares the stored tasks and summaries. With
+// packed tasks it holds copies of the task lists: a task that ends later
+// is packed into each (see state.packTask), which must not move the other's.
+func newShadow(s *model.StageAttempt, packed bool) *model.StageAttempt {
+	sh := &model.StageAttempt{StageID: s.StageID, AttemptID: s.AttemptID, Status: model.StagePending,
 		SubmissionTime: model.NoTime, CompletionTime: model.NoTime, FirstLaunchTime: model.NoTime,
 		SchedulingPool: "default", Tasks: s.Tasks, ExecSummary: s.ExecSummary}
+	if packed {
+		sh.Tasks, sh.Packed = slices.Clone(s.Tasks), s.Packed.Clone()
+	}
+	return sh
 }
 
 // settleShadow decides what a shadow stage means once it is written:
@@ -119,6 +125,7 @@ func (st *state) settleShadow(ls *liveStage, submitted bool) {
 	}
 	if submitted {
 		ls.s.Tasks = append([]*model.Task(nil), ls.s.Tasks...)
+		ls.s.Packed = ls.s.Packed.Clone()
 		ls.s.ExecSummary = append([]*model.ExecutorStageSummary(nil), ls.s.ExecSummary...)
 		st.a.ReplaceStage(ls.s)
 	} else {

@@ -54,6 +54,11 @@ type Options struct {
 	// Redaction is the policy applied to every event before the replay
 	// keeps it (package redact); nil means redact.Default().
 	Redaction *redact.Rules
+	// Decoders, if set, lends a Tail its decoder for each Decode instead of
+	// the tail keeping one: a decoder's parser keeps the memory of the
+	// largest line it parsed (a SQL plan: a megabyte or more), which a
+	// thousand idle tails should not each hold.
+	Decoders *Decoders
 }
 
 // rules is the redaction policy: Redaction, or redact.Default() (set once

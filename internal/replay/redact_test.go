@@ -67,7 +67,11 @@ func TestTailRedacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dump := modelText(tail.Attempt())
+	a, err := tail.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := modelText(a)
 	for _, secret := range []string{"S3SECRET", "AZUREKEY", "HIVEPASS", "JOBPASS", "TASKPASS", "SQLPASS", "QUERYKEY"} {
 		if strings.Contains(dump, secret) {
 			t.Errorf("%s reached the tailed model", secret)

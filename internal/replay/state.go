@@ -14,6 +14,9 @@ import (
 type state struct {
 	a           *model.Attempt
 	cpusPerTask int
+	// pack moves each finished task into its stage's TaskPack (a tailed
+	// log's model, held for as long as the application runs).
+	pack bool
 
 	liveJobs   map[int]*model.Job
 	liveStages map[stageKey]*liveStage

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/sparkevent"
@@ -17,7 +18,7 @@ import (
 // only to apply. A Tail is used by one goroutine at a time.
 type Tail struct {
 	st    *state
-	dec   *sparkevent.Decoder
+	dec   *sparkevent.Decoder // own decoder, made on first use, when Options.Decoders is nil
 	opts  Options
 	carry []byte // a last line without its '\n' yet
 	line  int64  // number of the next line to decode
@@ -48,12 +49,22 @@ func NewTail(opts Options) *Tail {
 	a.LogName = opts.Name
 	opts.InProgress = true
 	opts.Redaction = opts.rules()
-	return &Tail{st: newState(a), dec: sparkevent.NewDecoder(), opts: opts, line: 1,
+	st := newState(a)
+	st.pack = true
+	return &Tail{st: st, opts: opts, line: 1,
 		stats: Stats{Unknown: map[string]int{}}}
 }
 
-// Attempt is the attempt being built; it changes only in Apply and Finish.
+// Attempt is the attempt being built; it changes only in Apply. Its
+// finished tasks are packed (model.TaskPack), to keep a running
+// application small: read its header, executors, jobs and stage counters
+// here, and take Model for anything that reads tasks.
 func (t *Tail) Attempt() *model.Attempt { return t.st.a }
+
+// Model is the attempt with its tasks unpacked, for views and analyses:
+// a copy of the stages (each call unpacks again) sharing the rest with
+// Attempt, so it too must be read only while Apply does not run.
+func (t *Tail) Model() (*model.Attempt, error) { return t.st.a.Expanded() }
 
 // Stats counts what has been applied so far.
 func (t *Tail) Stats() *Stats { return &t.stats }
@@ -107,9 +118,30 @@ func (t *Tail) decode(buf []byte, last bool) *TailBatch {
 		b.c.lines++
 	}
 	t.line += b.c.lines
+	if t.opts.Decoders != nil {
+		d := t.opts.Decoders.get()
+		decodeChunk(d, &b.c, t.opts.Name)
+		t.opts.Decoders.put(d)
+		return b
+	}
+	if t.dec == nil {
+		t.dec = sparkevent.NewDecoder()
+	}
 	decodeChunk(t.dec, &b.c, t.opts.Name)
 	return b
 }
+
+// Decoders lends event decoders to tails (Options.Decoders); it is safe
+// for concurrent use, and its zero value is not: use NewDecoders.
+type Decoders struct{ pool sync.Pool }
+
+// NewDecoders returns an empty set of decoders.
+func NewDecoders() *Decoders {
+	return &Decoders{pool: sync.Pool{New: func() any { return sparkevent.NewDecoder() }}}
+}
+
+func (d *Decoders) get() *sparkevent.Decoder  { return d.pool.Get().(*sparkevent.Decoder) }
+func (d *Decoders) put(x *sparkevent.Decoder) { d.pool.Put(x) }
 
 // Apply applies a decoded batch to the attempt, in the order the batches
 // were decoded. With Options.Strict a malformed line is returned as

@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 
 	"github.com/sparkdx/sparkdx/internal/snapshot"
-	"github.com/sparkdx/sparkdx/internal/sparkevent"
 )
 
 // ErrSnapshotVersion says a stored tail snapshot was written by a sparkdx
@@ -88,7 +87,7 @@ func RestoreTail(opts Options, data []byte) (*Tail, error) {
 	}
 	opts.InProgress = true
 	opts.Redaction = opts.rules()
-	t := &Tail{st: ts.St, dec: sparkevent.NewDecoder(), opts: opts, carry: ts.Carry, line: ts.Line,
+	t := &Tail{st: ts.St, opts: opts, carry: ts.Carry, line: ts.Line,
 		stats: Stats{Bytes: ts.Stats.Bytes, Lines: ts.Stats.Lines, Events: ts.Stats.Events,
 			BadLines: ts.Stats.BadLines, Truncated: ts.Stats.Truncated, Unknown: ts.Stats.Unknown}}
 	if t.stats.Unknown == nil {

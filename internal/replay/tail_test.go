@@ -5,6 +5,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
@@ -61,7 +62,14 @@ func TestTailMatchesReplay(t *testing.T) {
 				if err := tl.Apply(tl.End()); err != nil {
 					t.Fatal(err)
 				}
-				got, wantV := appViews(t, tl.Attempt()), appViews(t, want)
+				a, err := tl.Model()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(a.Stages, want.Stages) {
+					t.Errorf("seed %d: the unpacked stages differ from a whole replay's", seed)
+				}
+				got, wantV := appViews(t, a), appViews(t, want)
 				for _, v := range tailViews {
 					if got[v] != wantV[v] {
 						t.Errorf("seed %d: view %q differs from a whole replay:\ngot  %.300s\nwant %.300s", seed, v, got[v], wantV[v])

@@ -66,6 +66,9 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 			m := e.ExecMetrics
 			t.ExecMetrics = &m
 		}
+		if st.pack {
+			st.packTask(t, e.StageID, e.StageAttempt)
+		}
 	}
 	// A Resubmitted end has no matching start (SPARK-41187): it does not
 	// make a task inactive.
@@ -93,10 +96,7 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 		s.ActiveTasks -= active
 		s.CompletedTasks += completed
 		if completed > 0 {
-			if s.CompletedIndices == nil {
-				s.CompletedIndices = map[int]struct{}{}
-			}
-			s.CompletedIndices[e.Info.Index] = struct{}{}
+			s.CompletedIndices.Add(int64(e.Info.Index))
 		}
 		s.FailedTasks += failed
 		s.KilledTasks += killed
@@ -116,7 +116,7 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 			j.ActiveTasks -= active
 			j.CompletedTasks += completed
 			if completed > 0 {
-				j.CompletedIndices[idx] = struct{}{}
+				j.CompletedIndices.Add(idx)
 			}
 			j.FailedTasks += failed
 			j.KilledTasks += killed
@@ -148,5 +148,23 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 			ex.TotalShuffleRead += m.ShuffleReadBytes()
 			ex.TotalShuffleWrite += m.ShuffleWrite.BytesWritten
 		}
+	}
+}
+
+// packTask moves a finished task into the packs of the stage attempts
+// holding it: the stored attempt and the History Server's view of it
+// (which holds its own copy of the tasks; see newShadow). A task is
+// never changed after its end, so the packed form is final.
+func (st *state) packTask(t *model.Task, stageID, attempt int) {
+	s := st.a.Stage(stageID, attempt)
+	if s == nil {
+		return
+	}
+	s.PackTask(t)
+	if s.HistoryView != nil {
+		s.HistoryView.PackTask(t)
+	}
+	if ls := st.liveStages[stageKey{stageID, attempt}]; ls != nil && ls.s != s {
+		ls.s.PackTask(t)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +21,7 @@ import (
 
 // bigLines returns the first n lines of the big real log (decoded), and
 // with end its last line (the application's end) after them.
-func bigLines(b *testing.B, n int, end bool) [][]byte {
+func bigLines(b testing.TB, n int, end bool) [][]byte {
 	b.Helper()
 	logs, err := eventlog.Open(context.Background(), sparktest.Path(b, "big", "application_1701368813061_0008.zstd"), eventlog.OpenOptions{})
 	if err != nil {
@@ -119,19 +118,7 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return s[min(int(q*float64(len(s))), len(s)-1)]
 }
 
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, ln := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(ln); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
+func peakRSSMB() float64 { return rssMB("VmHWM:") }
 
 // BenchmarkTailFleet tails 100 logs being written at once (each the first
 // lines of a real 26k-event log, under its own app id, appended in 20

@@ -89,6 +89,10 @@ func (x *Exports) Progress(ctx context.Context, in ingest.Input) {
 	x.exportTrace(ctx, in, analyze.Analyze(in.Attempt))
 }
 
+// WantsProgress implements ingest.ProgressFilter: Progress exports only
+// OTLP traces, and not while the exports pause.
+func (x *Exports) WantsProgress() bool { return x.otlp != nil && !x.paused() }
+
 // SaveState implements ingest.ResumableListener: the spans of a running
 // application already sent, so that a restart does not send them again.
 func (x *Exports) SaveState(in ingest.Input) []byte {

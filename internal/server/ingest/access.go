@@ -97,11 +97,9 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	if e == nil {
 		return nil, nil, ErrUnknownLog
 	}
-	e.mu.RLock()
-	if t := e.tail; t != nil {
-		return t.Attempt(), e.mu.RUnlock, nil
+	if a, release, ok, err := e.tailModel(); ok {
+		return a, release, err
 	}
-	e.mu.RUnlock()
 	rec := e.rec.get()
 	if !rec.Done || rec.AppID == "" {
 		return nil, nil, ErrNotReady
@@ -114,11 +112,9 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	if a := in.cache.get(key); a != nil {
 		return a, func() {}, nil
 	}
-	e.mu.RLock()
-	if t := e.tail; t != nil { // started tailing meanwhile
-		return t.Attempt(), e.mu.RUnlock, nil
+	if a, release, ok, err := e.tailModel(); ok { // started tailing meanwhile
+		return a, release, err
 	}
-	e.mu.RUnlock()
 	logs, err := eventlog.Open(ctx, rec.Path, in.cfg.Open)
 	if err != nil {
 		return nil, nil, err
@@ -132,6 +128,30 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	}
 	in.cache.put(key, a)
 	return a, func() {}, nil
+}
+
+// tailModel returns the model of the log being tailed, its finished tasks
+// unpacked, with the release of the read lock it holds; ok is false when
+// the log is not being tailed.
+func (e *logEntry) tailModel() (a *model.Attempt, release func(), ok bool, err error) {
+	e.mu.RLock()
+	t := e.tail
+	if t == nil {
+		e.mu.RUnlock()
+		return nil, nil, false, nil
+	}
+	e.unpackMu.Lock()
+	defer e.unpackMu.Unlock()
+	if e.unpacked.of == t {
+		return e.unpacked.a, e.mu.RUnlock, true, nil
+	}
+	a, err = t.Model()
+	if err != nil {
+		e.mu.RUnlock()
+		return nil, nil, true, fmt.Errorf("ingest: %s: %w", e.key, err)
+	}
+	e.unpacked = unpackedModel{of: t, a: a}
+	return a, e.mu.RUnlock, true, nil
 }
 
 // View returns one stored view of a finished log.

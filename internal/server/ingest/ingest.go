@@ -75,6 +75,18 @@ type Listener interface {
 	Forgotten(rec store.LogRecord)
 }
 
+// ProgressFilter is a Listener that says whether it wants Progress now:
+// a running log's model is unpacked for Progress (every finished task, in
+// a copy of the stages), which is wasted on a listener that ignores it.
+type ProgressFilter interface {
+	WantsProgress() bool
+}
+
+func wantsProgress(l Listener) bool {
+	f, ok := l.(ProgressFilter)
+	return !ok || f.WantsProgress()
+}
+
 // ResumableListener is a Listener that remembers something of a running
 // log from one Progress call to the next (the OTLP exporter: which spans
 // went out). What SaveState returns is stored with the log's resume state
@@ -187,6 +199,9 @@ type Ingester struct {
 	slow  chan *logEntry // finished logs a worker gave up on after SlowAfter
 	wake  chan struct{}
 	cache *cache
+	// decoders are lent to the tails for each read, so that an idle
+	// running log holds no parser memory.
+	decoders *replay.Decoders
 
 	mu      sync.Mutex // guards entries and scanned
 	entries map[string]*logEntry
@@ -263,11 +278,23 @@ type logEntry struct {
 	// shared while they read the model, the worker exclusively to apply.
 	mu   sync.RWMutex
 	tail *replay.Tail // set under mu by the worker holding the entry
+	// unpacked is the tail's model with its tasks unpacked, made for the
+	// readers between two applies (the worker clears it under mu) so that
+	// each request does not unpack every task again; unpackMu orders the
+	// readers that share mu.
+	unpackMu sync.Mutex
+	unpacked unpackedModel
 
 	sched schedState // under Ingester.mu
 	read  readState  // the worker holding the entry's alone
 
 	loadMu sync.Mutex // one on-demand replay at a time
+}
+
+// unpackedModel is a tail's unpacked model and the tail it is of.
+type unpackedModel struct {
+	of *replay.Tail
+	a  *model.Attempt
 }
 
 // record is a log's index record, locked alone so listing the fleet never
@@ -338,7 +365,7 @@ func New(cfg Config) (*Ingester, error) {
 		return nil, err
 	}
 	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), slow: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
-		cache: newCache(cfg.CacheSize), entries: map[string]*logEntry{}}
+		cache: newCache(cfg.CacheSize), decoders: replay.NewDecoders(), entries: map[string]*logEntry{}}
 	recs, err := cfg.Store.Logs()
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 	if e.rec.get().Done { // a finished log changed: start over
 		e.mu.Lock()
 		e.tail, e.read.part, e.read.offset = nil, 0, 0
+		e.unpacked = unpackedModel{}
 		e.mu.Unlock()
 		e.rec.update(func(r *store.LogRecord) { r.Done = false })
 	}
@@ -121,7 +122,7 @@ func (in *Ingester) finish(ctx context.Context, e *logEntry, l *eventlog.Log, a 
 	}
 	e.rec.update(func(r *store.LogRecord) { *r = rec })
 	e.mu.Lock()
-	e.tail = nil
+	e.tail, e.unpacked = nil, unpackedModel{}
 	e.mu.Unlock()
 	if in.cfg.Listener != nil && a.AppID != "" {
 		in.cfg.Listener.Finished(ctx, Input{Attempt: a, Log: reportLog(rec, st), ModTime: l.ModTime, Now: time.Now(),
@@ -139,7 +140,7 @@ func (in *Ingester) fail(e *logEntry, l *eventlog.Log, err error) {
 		r.Error, r.Done = err.Error(), true
 	})
 	e.mu.Lock()
-	e.tail = nil
+	e.tail, e.unpacked = nil, unpackedModel{}
 	e.mu.Unlock()
 	if err := in.cfg.Store.PutLog(rec); err != nil {
 		in.cfg.Logger.Error("store", "log", l.Path, "err", err)
@@ -159,7 +160,7 @@ func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *repl
 	rec.Tags, rec.Run = tags(a), attemptRun(a)
 	rec.Stages, rec.Tasks = len(a.Stages), 0
 	for _, s := range a.Stages {
-		rec.Tasks += len(s.Tasks)
+		rec.Tasks += s.TaskCount()
 	}
 	return rec
 }
@@ -171,7 +172,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		// The part being read was compacted away: what was applied can no
 		// longer be lined up with the parts, so read the log again.
 		e.mu.Lock()
-		e.tail = nil
+		e.tail, e.unpacked = nil, unpackedModel{}
 		e.mu.Unlock()
 	}
 	if e.tail != nil {
@@ -181,7 +182,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			in.cfg.Logger.Warn("tail", "log", l.Path, "replaced", why, "action", "read from the start")
 			in.stats.Replaced.Add(1)
 			e.mu.Lock()
-			e.tail = nil
+			e.tail, e.unpacked = nil, unpackedModel{}
 			e.mu.Unlock()
 			e.read.resume = false
 		}
@@ -191,7 +192,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 		in.restore(ctx, e, l)
 	}
 	if e.tail == nil {
-		t := replay.NewTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction})
+		t := replay.NewTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction, Decoders: in.decoders})
 		t.Attempt().LogPath, t.Attempt().LogName = l.Path, l.Name
 		e.mu.Lock()
 		e.tail, e.read.part, e.read.offset, e.read.last = t, 0, 0, e.read.last[:0]
@@ -218,6 +219,7 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			b := e.tail.Decode(data)
 			e.mu.Lock()
 			err = e.tail.Apply(b)
+			e.unpacked = unpackedModel{} // under mu: no reader holds it
 			a := e.tail.Attempt()
 			a.LogPath, a.LogName = l.Path, l.Name
 			if !l.ModTime.IsZero() {
@@ -250,8 +252,12 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	if !l.InProgress {
 		e.mu.Lock()
 		err := e.tail.Apply(e.tail.End())
-		a := e.tail.Attempt()
+		e.unpacked = unpackedModel{}
 		e.mu.Unlock()
+		if err != nil {
+			return false, err
+		}
+		a, err := e.tail.Model() // only this worker changes the model
 		if err != nil {
 			return false, err
 		}
@@ -267,9 +273,13 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 			return false, err
 		}
 	}
-	if applied && in.cfg.Listener != nil {
+	if applied && in.cfg.Listener != nil && wantsProgress(in.cfg.Listener) {
 		// Only this worker changes the model, so it needs no lock to read it.
 		if a := e.tail.Attempt(); a.AppID != "" {
+			a, err := e.tail.Model()
+			if err != nil {
+				return false, err
+			}
 			rec := e.rec.get()
 			in.cfg.Listener.Progress(ctx, Input{Attempt: a, Log: reportLog(rec, e.tail.Stats()), InProgress: true,
 				ModTime: l.ModTime, Now: time.Now()})

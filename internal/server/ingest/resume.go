@@ -145,7 +145,7 @@ func (in *Ingester) restore(ctx context.Context, e *logEntry, l *eventlog.Log) b
 	}
 	var t *replay.Tail
 	if err == nil {
-		t, err = replay.RestoreTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction}, snap)
+		t, err = replay.RestoreTail(replay.Options{Name: l.Name, Redaction: in.cfg.Redaction, Decoders: in.decoders}, snap)
 	}
 	if err != nil {
 		in.cfg.Logger.Info("resume: reading the log from its start", "log", e.key, "reason", err)
