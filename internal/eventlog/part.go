@@ -129,6 +129,19 @@ func readUpTo(ctx context.Context, r io.Reader, limit, hint int64) ([]byte, erro
 	return buf, nil
 }
 
+// PartSize is part i's stored size now, asked of its store again: a log
+// being written grows after it is listed.
+func (l *Log) PartSize(ctx context.Context, i int) (int64, error) {
+	if i < 0 || i >= len(l.Parts) {
+		return 0, fmt.Errorf("eventlog: %s: part %d of %d", l.Path, i, len(l.Parts))
+	}
+	e, err := l.storeOrFiles().Stat(ctx, l.Parts[i].Path)
+	if err != nil {
+		return 0, fmt.Errorf("eventlog: %w", err)
+	}
+	return e.Size, nil
+}
+
 // Head returns up to n stored (not decoded) bytes from the start of part
 // i: what a tailer compares turn after turn to notice that a running log
 // was replaced by another under the same name.

@@ -316,7 +316,14 @@ func replaced(ctx context.Context, e *logEntry, l *eventlog.Log) string {
 		read = e.read.offset
 	}
 	if p.Size < read {
-		return fmt.Sprintf("%s is %d bytes, %d were read", p.Path, p.Size, read)
+		// The listing may be older than the reads: a log that grew after
+		// it was listed is read past the size listed (a worker's next turn
+		// has the same listing). Only a part smaller now was cut.
+		now, err := l.PartSize(ctx, e.read.part)
+		if err != nil || now >= read {
+			return "" // grown; or gone, which the read that follows reports
+		}
+		return fmt.Sprintf("%s is %d bytes, %d were read", p.Path, now, read)
 	}
 	if !checksHead(l) {
 		return ""
