@@ -231,16 +231,14 @@ func (r *packReader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a signed varint: binary.PutVarint's zig-zag encoding of an
+// unsigned one.
 func (r *packReader) varint() int64 {
-	if r.err != nil {
-		return 0
+	u := r.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = fmt.Errorf("bad varint")
-		return 0
-	}
-	r.b = r.b[n:]
 	return v
 }
 
