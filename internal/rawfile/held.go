@@ -2,7 +2,6 @@ package rawfile
 
 import (
 	"errors"
-	"os"
 	"runtime"
 	"syscall"
 )
@@ -55,24 +54,19 @@ func (f *File) Read(buf []byte) ([]byte, error) {
 		f.Close()
 		buf = b
 	}
-	fd, err := open(f.path)
-	if err != nil {
-		return buf[:0], &os.PathError{Op: "open", Path: f.path, Err: err}
+	fd, b, err := openRead(f.path, buf)
+	if err == nil {
+		f.h.fd = fd
 	}
-	b, err := pread(fd, buf)
-	if err != nil {
-		syscall.Close(fd)
-		return b, &os.PathError{Op: "read", Path: f.path, Err: err}
-	}
-	f.h.fd = fd
-	return b, nil
+	return b, err
 }
 
 // Close closes the descriptor; a later Read opens the file again.
 func (f *File) Close() { f.h.close() }
 
 // pread reads fd whole from offset 0: until a read returns less than the
-// room left (the whole text, see File) or nothing.
+// room left (the whole text, see File; a regular file's read is short only
+// at its end) or nothing.
 func pread(fd int, buf []byte) ([]byte, error) {
 	buf = buf[:0]
 	for {

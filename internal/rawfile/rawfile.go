@@ -18,28 +18,26 @@ import (
 // back as buf next time. Errors are *os.PathError, so os.IsNotExist and
 // errors.Is(err, fs.ErrNotExist) hold as for os.ReadFile.
 func Read(path string, buf []byte) ([]byte, error) {
+	fd, b, err := openRead(path, buf)
+	if err == nil {
+		syscall.Close(fd)
+	}
+	return b, err
+}
+
+// openRead opens path and reads it whole (see pread); the descriptor is
+// the caller's to close, and closed already on an error.
+func openRead(path string, buf []byte) (int, []byte, error) {
 	fd, err := open(path)
 	if err != nil {
-		return buf[:0], &os.PathError{Op: "open", Path: path, Err: err}
+		return -1, buf[:0], &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer syscall.Close(fd)
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, max(cap(buf), 4096))...)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return buf[:0], &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
+	b, err := pread(fd, buf)
+	if err != nil {
+		syscall.Close(fd)
+		return -1, b, &os.PathError{Op: "read", Path: path, Err: err}
 	}
+	return fd, b, nil
 }
 
 func open(path string) (int, error) {
