@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -33,7 +32,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 			markDown(w, f.down)
 		}
 		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+r.URL.RawQuery
-		if body, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
+		if body, _, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(body)
 			return
@@ -50,7 +49,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body := historyapi.Marshal(v)
-		s.cache.put(ckey, version, body)
+		s.cache.put(ckey, version, body, "")
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 		return
@@ -87,8 +86,7 @@ func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 	// Cached as the History Server list is: an unpaged list of a fleet of
 	// 100,000 applications takes a second to encode.
 	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.RawQuery
-	if body, ok := s.cache.get(ckey, version, fleetTTL); ok {
-		total, body := splitTotal(body)
+	if body, total, ok := s.cache.get(ckey, version, fleetTTL); ok {
 		w.Header().Set("X-Total-Count", total)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
@@ -100,24 +98,16 @@ func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	total := strconv.Itoa(l.Total)
-	var buf bytes.Buffer
-	buf.WriteString(total + "\n")
-	if err := json.NewEncoder(&buf).Encode(apps); err != nil {
+	body, err := json.Marshal(apps)
+	if err != nil {
 		jsonError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.cache.put(ckey, version, buf.Bytes())
-	_, body := splitTotal(buf.Bytes())
+	body = append(body, '\n') // as writeJSON's encoder ends it
+	s.cache.put(ckey, version, body, total)
 	w.Header().Set("X-Total-Count", total)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(body)
-}
-
-// splitTotal parts a cached list into the total count it starts with (its
-// first line) and the JSON body.
-func splitTotal(b []byte) (string, []byte) {
-	total, body, _ := bytes.Cut(b, []byte("\n"))
-	return string(total), body
 }
 
 func (s *Server) apiApp(w http.ResponseWriter, r *http.Request) {

@@ -119,7 +119,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	f := s.fleetApps(r.Context())
 	markDown(w, f.down)
 	ckey := "fleet|" + strconv.FormatUint(f.gen, 10) + "?" + r.URL.RawQuery
-	if body, ok := s.cache.get(ckey, version, fleetTTL); ok {
+	if body, _, ok := s.cache.get(ckey, version, fleetTTL); ok {
 		writeHTML(w, http.StatusOK, body)
 		return
 	}
@@ -145,7 +145,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s.cache.put(ckey, version, body)
+	s.cache.put(ckey, version, body, "")
 	writeHTML(w, http.StatusOK, body)
 }
 
@@ -181,7 +181,7 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 	ckey := ""
 	if sum.Status != "running" {
 		ckey = fmt.Sprintf("app|%s|%d|%d|%d", sum.key, sum.LastUpdated, len(atts), len(samples))
-		if body, ok := s.cache.get(ckey, 0, 0); ok {
+		if body, _, ok := s.cache.get(ckey, 0, 0); ok {
 			writeHTML(w, http.StatusOK, body)
 			return
 		}
@@ -207,7 +207,7 @@ func (s *Server) appPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ckey != "" {
-		s.cache.put(ckey, 0, body)
+		s.cache.put(ckey, 0, body, "")
 	}
 	writeHTML(w, http.StatusOK, body)
 }
