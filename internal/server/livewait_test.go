@@ -63,4 +63,14 @@ func TestLiveResourceWait(t *testing.T) {
 	if later := wait(); later < first+595 || later <= 600 {
 		t.Errorf("resource wait %.1f s, then %.1f s ten minutes later; want it to grow with the clock past 600 s", first, later)
 	}
+	// The alert joins the wait with its share of the wall time (over a
+	// quarter): the whole of it so far.
+	_, body := ts.get(t, "/metrics")
+	m := regexp.MustCompile(`spark_phase_breakdown_ratio\{[^}]*app_id="app-20261125000000-0001"[^}]*phase="resource_wait"[^}]*\} (\S+)`).FindSubmatch(body)
+	if m == nil {
+		t.Fatal("no spark_phase_breakdown_ratio{phase=\"resource_wait\"} for the waiting app in /metrics")
+	}
+	if ratio, _ := strconv.ParseFloat(string(m[1]), 64); ratio < 0.99 {
+		t.Errorf("resource wait ratio %v, want 1: the application has done nothing but wait", ratio)
+	}
 }
