@@ -59,7 +59,7 @@ func table() []metric {
 			help: "Application start, seconds since the epoch.",
 			app:  func(a *App) float64 { return ms(a.Result.StartTime) }},
 		{name: "spark_app_duration_seconds", typ: g, scope: scopeApp,
-			help: "Application wall time so far (to its end, or to the last event of a running app).",
+			help: "Application wall time so far (to its end; a running app's to now, while its log is under 6 h old).",
 			app:  func(a *App) float64 { return ms(a.Result.DurationMs) }},
 		{name: "spark_resource_wait_seconds", typ: g, scope: scopeApp,
 			help: "Wall time work waited for executors (before the first executor, or with pending tasks and no free slot).",
