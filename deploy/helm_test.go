@@ -123,6 +123,7 @@ func TestHelmTemplate(t *testing.T) {
 	}{
 		// By default serve keeps every application.
 		{"default", nil, base, false, func(t *testing.T, objs map[string]object) {
+			checkAgentArgs(t, objs, []string{"--spark-rest-interval=30s"}, []string{"--heap-dump-at", "--otlp-endpoint"})
 			args := get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec", "containers", 0, "args").([]any)
 			for _, a := range args {
 				if s, _ := a.(string); strings.HasPrefix(s, "--app-max-age") || strings.HasPrefix(s, "--max-finished-apps") {
@@ -163,6 +164,15 @@ func TestHelmTemplate(t *testing.T) {
 			append([]string{"DaemonSet/rel-sparkdx-agent", "StatefulSet/rel-sparkdx-server", "Service/rel-sparkdx-server",
 				"Service/rel-sparkdx-server-headless", "ServiceAccount/rel-sparkdx", "PodMonitor/rel-sparkdx-agent",
 				"PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"}, dashboards...), false, checkShards},
+		// Heap dumps without upload: the host directory is mounted
+		// writable at the same path (the Spark pods mount it there too), a
+		// driver threshold of 0 never dumps the driver.
+		{"heap dumps", []string{"--set", "agent.heapDumpAt=0.9", "--set", "agent.heapDumpDir=/var/lib/sparkdx/heapdumps",
+			"--set", "agent.heapDumpAtDriver=0"}, base, false, checkHeapDumps},
+		// The driver REST reads: on by default, off with 0 as with 0s.
+		{"spark rest off", []string{"--set", "agent.sparkRESTInterval=0"}, base, false, func(t *testing.T, objs map[string]object) {
+			checkAgentArgs(t, objs, []string{"--spark-rest-interval=0"}, []string{"--spark-rest-interval=30s"})
+		}},
 		// The chart's default protocol is grpc: agents push over it too.
 		{"otlp over grpc", []string{"--set", "monitoring.openTelemetry.enabled=true",
 			"--set", "monitoring.openTelemetry.endpoint=http://collector:4317"}, base, true, func(t *testing.T, objs map[string]object) {
@@ -401,6 +411,56 @@ func checkFull(t *testing.T, objs map[string]object) {
 	}
 	if got := str(objs["ServiceMonitor/rel-sparkdx-server"], "metadata", "labels", "release"); got != "kube-prometheus-stack" {
 		t.Errorf("service monitor release label: got %q", got)
+	}
+}
+
+// checkAgentArgs: the agent's arguments include each of want and none
+// starting with one of unwanted.
+func checkAgentArgs(t *testing.T, objs map[string]object, want, unwanted []string) {
+	t.Helper()
+	args := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any)
+	for _, w := range want {
+		if !slices.Contains(args, any(w)) {
+			t.Errorf("agent args %v lack %s", args, w)
+		}
+	}
+	for _, a := range args {
+		for _, u := range unwanted {
+			if s, _ := a.(string); strings.HasPrefix(s, u) {
+				t.Errorf("agent args %v: got %s, want no %s", args, s, u)
+			}
+		}
+	}
+}
+
+// checkHeapDumps: the agent dumps to a host directory it mounts writable
+// at the same path, created when missing; no upload unless asked.
+func checkHeapDumps(t *testing.T, objs map[string]object) {
+	t.Helper()
+	const dir = "/var/lib/sparkdx/heapdumps"
+	checkAgentArgs(t, objs, []string{"--heap-dump-at=0.9", "--heap-dump-dir=" + dir, "--heap-dump-at-driver=0"}, []string{"--heap-dump-upload"})
+	spec := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec")
+	var vol, mount any
+	for _, v := range get(spec, "volumes").([]any) {
+		if str(v, "name") == "heapdumps" {
+			vol = v
+		}
+	}
+	for _, m := range get(spec, "containers", 0, "volumeMounts").([]any) {
+		if str(m, "name") == "heapdumps" {
+			mount = m
+		}
+	}
+	if str(vol, "hostPath", "path") != dir || str(vol, "hostPath", "type") != "DirectoryOrCreate" {
+		t.Errorf("heapdumps volume %v, want hostPath %s, DirectoryOrCreate", vol, dir)
+	}
+	if str(mount, "mountPath") != dir || get(mount, "readOnly") == true {
+		t.Errorf("heapdumps mount %v, want %s writable", mount, dir)
+	}
+	// A threshold with nowhere to write is refused.
+	cmd := exec.Command(sparktest.Program(t, "helm"), "template", "rel", chart, "--set", "agent.heapDumpAt=0.9")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "heapDumpDir") {
+		t.Errorf("heapDumpAt without heapDumpDir: got %v, %.200s; want an error naming heapDumpDir", err, out)
 	}
 }
 
