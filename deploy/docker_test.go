@@ -202,3 +202,33 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("update-alternatives --list jcmd: %q, %v: want %s", alt, err, real)
 	}
 }
+
+// TestDockerBuild builds the image where a Docker engine answers (CI
+// machines with one; none runs on the test machines, where TestDockerfile
+// checks the file instead) and runs what the chart runs in it: the
+// binary as entrypoint, and jcmd on PATH for the agent's heap dumps.
+func TestDockerBuild(t *testing.T) {
+	docker, err := exec.LookPath("docker")
+	if err != nil {
+		t.Skip("skipping: no docker client (TestDockerfile checks the Dockerfile)")
+	}
+	if out, err := exec.Command(docker, "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
+		t.Skipf("skipping: no Docker engine answers (TestDockerfile checks the Dockerfile): %s", strings.TrimSpace(string(out)))
+	}
+	tag := "sparkdx-test:" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	build := exec.Command(docker, "build", "-t", tag, ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("docker build: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(docker, "rmi", "-f", tag).Run() })
+	for _, argv := range [][]string{
+		{"run", "--rm", tag, "version"},
+		{"run", "--rm", "--entrypoint", "jcmd", tag, "-h"},
+	} {
+		out, err := exec.Command(docker, argv...).CombinedOutput()
+		if err != nil {
+			t.Errorf("docker %s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+	}
+}
