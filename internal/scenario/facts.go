@@ -46,6 +46,8 @@ var stageMetrics = map[string]func(s *analyze.Stage) float64{
 // appMetrics are the application metrics a fact can name.
 var appMetrics = map[string]func(d *Diagnosis) float64{
 	"firstExecutorDelayMs": func(d *Diagnosis) float64 { return float64(d.Result.Phases.FirstExecutorDelayMs) },
+	// The share of the wall time in resource wait (1: nothing but waiting).
+	"resourceWaitShare": func(d *Diagnosis) float64 { return d.Result.Phases.Ratio(analyze.PhaseResourceWait) },
 	"failedJobs": func(d *Diagnosis) float64 {
 		n := 0
 		for _, j := range d.Result.Jobs {
