@@ -70,10 +70,43 @@ func TestServeLiveResourceWait(t *testing.T) {
 		}
 		app, first = wait()
 	}
+	// The job waiting with it runs as long (spark_job_running_seconds,
+	// what SparkJobRunningLong reads), growing with the clock too.
+	jobRE := regexp.MustCompile(`spark_job_running_seconds\{app_id="` + regexp.QuoteMeta(app) + `"[^}]*job_id="0"\} (\S+)`)
+	job := func() float64 {
+		_, b, err := hstest.Fetch(serve.url + "/metrics")
+		if err != nil {
+			return -1
+		}
+		m := jobRE.FindSubmatch(b)
+		if m == nil {
+			return -1
+		}
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		return v
+	}
+	// (The job's start reaches serve's analysis up to 15 s after the wait's.)
+	jobFirst := job()
+	for deadline := time.Now().Add(45 * time.Second); jobFirst < 0 && time.Now().Before(deadline); time.Sleep(time.Second) {
+		jobFirst = job()
+	}
 	// serve analyses a running application again every 15 s.
 	time.Sleep(16 * time.Second)
 	if _, later := wait(); later < first+10 {
 		t.Errorf("resource wait %.0f s, then %.0f s 16 s later: want it to grow while the driver waits", first, later)
+	}
+	if later := job(); jobFirst < 0 || later < jobFirst+10 {
+		t.Errorf("job 0 running %.0f s, then %.0f s 16 s later (-1: no series): want it to grow while the job waits", jobFirst, later)
+	}
+	// SparkLongResourceWait also needs the wait's share of the wall time:
+	// nearly all of it while no executor came (the driver's start aside).
+	shareRE := regexp.MustCompile(`spark_phase_breakdown_ratio\{app_id="` + regexp.QuoteMeta(app) + `"[^}]*phase="resource_wait"[^}]*\} (\S+)`)
+	if _, b, err := hstest.Fetch(serve.url + "/metrics"); err != nil {
+		t.Error(err)
+	} else if m := shareRE.FindSubmatch(b); m == nil {
+		t.Errorf("no resource_wait share of %s in /metrics", app)
+	} else if share, _ := strconv.ParseFloat(string(m[1]), 64); share < 0.8 {
+		t.Errorf("resource_wait share %v while the driver waits, want most of its wall time (SparkLongResourceWait needs over 0.25)", share)
 	}
 	c.AddWorker(1, "1g")
 	r := <-done
