@@ -28,6 +28,11 @@ const (
 	propK8sDagID  = "spark.kubernetes.driver.label.dag_id"
 	propK8sRunID  = "spark.kubernetes.driver.label.run_id"
 	propK8sTaskID = "spark.kubernetes.driver.label.task_id"
+	// Oozie's Spark action passes its launcher's child-job tag to
+	// spark-submit as spark.yarn.tags: "oozie-" and the MD5 of the action's
+	// id, the same for every application (and retry) of one action.
+	// Dataproc tags a job's applications dataproc_job_<job id>.
+	propYarnTags = "spark.yarn.tags"
 )
 
 // runOf is the run an application belongs to, nil when its properties name
@@ -44,10 +49,10 @@ const (
 //  4. spark.kubernetes.driver.label.dag_id and .run_id (Airflow's
 //     SparkKubernetesOperator): the run is "dag_id/run_id" (Airflow's run
 //     ids are unique per DAG only), named dag_id; its task is task_id.
-//
-// spark.yarn.tags are not read for runs: no orchestrator writes its run
-// into them by a convention we found, so they stay labels (the fleet's
-// ?tag= filter); on YARN, pass --conf spark.sparkdx.run=ID.
+//  5. a spark.yarn.tags tag an orchestrator writes: Oozie's oozie-<md5 of
+//     the action id> (source oozie: the action's applications) or
+//     Dataproc's dataproc_job_<job id> (source dataproc). Other tags stay
+//     labels only (the fleet's ?tag= filter).
 func runOf(props [][2]string) *store.Run {
 	p := map[string]string{}
 	for _, kv := range props {
@@ -79,7 +84,37 @@ func runOf(props [][2]string) *store.Run {
 		return &store.Run{ID: p[propK8sDagID] + "/" + p[propK8sRunID], Name: p[propK8sDagID], Source: "airflow-k8s",
 			Task: p[propK8sTaskID]}
 	}
+	return yarnTagRun(p[propYarnTags])
+}
+
+// yarnTagRun is the run named by the first orchestrator tag of a
+// spark.yarn.tags value, nil when none is.
+func yarnTagRun(tags string) *store.Run {
+	for _, t := range strings.Split(tags, ",") {
+		t = strings.TrimSpace(t)
+		switch {
+		case isOozieTag(t):
+			return &store.Run{ID: t, Name: t, Source: "oozie"}
+		case strings.HasPrefix(t, "dataproc_job_") && len(t) > len("dataproc_job_"):
+			return &store.Run{ID: t, Name: strings.TrimPrefix(t, "dataproc_job_"), Source: "dataproc"}
+		}
+	}
 	return nil
+}
+
+// isOozieTag reports whether t is the tag Oozie gives an action's child
+// jobs: "oozie-" and 32 lower-case hex digits.
+func isOozieTag(t string) bool {
+	h, ok := strings.CutPrefix(t, "oozie-")
+	if !ok || len(h) != 32 {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // attemptRun is runOf over an attempt's Spark properties.

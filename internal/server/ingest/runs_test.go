@@ -50,6 +50,13 @@ func TestRunOf(t *testing.T) {
 			want: &store.Run{ID: "etl_daily/scheduled__2026-11-25T0000000000-4f1c2b", Name: "etl_daily", Source: "airflow-k8s",
 				Task: "load_orders"}},
 		{name: "dag id without a run id", props: k8sLabels[:2]},
+		{name: "oozie action tag", props: [][2]string{{"spark.yarn.tags", "nightly, oozie-3f2a9c4e0b1d47a8e5f6c7d8a9b0c1d2"}},
+			want: &store.Run{ID: "oozie-3f2a9c4e0b1d47a8e5f6c7d8a9b0c1d2", Name: "oozie-3f2a9c4e0b1d47a8e5f6c7d8a9b0c1d2", Source: "oozie"}},
+		{name: "dataproc job tag", props: [][2]string{{"spark.yarn.tags", "dataproc_job_8f1c2b,dataproc_uuid_4e7a"}},
+			want: &store.Run{ID: "dataproc_job_8f1c2b", Name: "8f1c2b", Source: "dataproc"}},
+		{name: "openlineage over a yarn tag", props: cat([][2]string{{"spark.yarn.tags", "dataproc_job_8f1c2b"}}, olParent),
+			want: &store.Run{ID: "01931885-2800-7be7-aa8d-aaa15c337267", Name: "default/etl_daily.load_orders", Source: "openlineage"}},
+		{name: "not orchestrator tags", props: [][2]string{{"spark.yarn.tags", "oozie-nothex00000000000000000000000000,oozie-12,dataproc_job_,oozie"}}},
 		{name: "empty values", props: [][2]string{{"spark.sparkdx.run", " "}, {"spark.openlineage.parentRunId", ""}}},
 	}
 	for _, tc := range tests {
