@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -281,6 +282,31 @@ func benchTailFleet(b *testing.B, lines [][]byte, clients int) {
 	}
 }
 
+// bigStageJobTask is the job that ran a stage of the big log and the stage
+// attempt 0's last task, for the job and task pages.
+func bigStageJobTask(b *testing.B, ts *testServer, stage int) (job int, task int64) {
+	const api = "/api/v1/applications/application_1701368813061_0008"
+	var jobs []struct {
+		JobID    int   `json:"jobId"`
+		StageIDs []int `json:"stageIds"`
+	}
+	ts.getJSON(b, api+"/jobs", &jobs)
+	job = -1
+	for _, j := range jobs {
+		if slices.Contains(j.StageIDs, stage) {
+			job = j.JobID
+		}
+	}
+	var tasks []struct {
+		TaskID int64 `json:"taskId"`
+	}
+	ts.getJSON(b, fmt.Sprintf("%s/stages/%d/0/taskList?offset=2000&length=1", api, stage), &tasks)
+	if job < 0 || len(tasks) != 1 {
+		b.Fatalf("big log: no job ran stage %d, or it has no task 2000 (%d)", stage, len(tasks))
+	}
+	return job, tasks[0].TaskID
+}
+
 // BenchmarkPages measures one request of each kind on the History Server
 // test directory (17 apps), served from memory after ingest.
 func BenchmarkPages(b *testing.B) {
@@ -339,9 +365,12 @@ func BenchmarkDrillDownUnderIngest(b *testing.B) {
 	ts := startServer(b, b.TempDir(), "", dir)
 	ts.waitIdle(b)
 	const app = "/apps/application_1701368813061_0008"
-	paths := []pagePath{{"app", app}, {"jobs", app + "/jobs"}, {"stage-2185-tasks", app + "/stages/23/0"},
-		{"stage-sorted-page", app + "/stages/23/0?sort=-runtime&offset=1000"}, {"executors", app + "/executors"},
-		{"environment", app + "/environment"}, {"sql", app + "/sql"}, {"query", app + "/sql/1"}}
+	job, task := bigStageJobTask(b, ts, 23)
+	paths := []pagePath{{"app", app}, {"jobs", app + "/jobs"}, {"job", fmt.Sprintf("%s/jobs/%d", app, job)},
+		{"stage-2185-tasks", app + "/stages/23/0"}, {"stage-sorted-page", app + "/stages/23/0?sort=-runtime&offset=1000"},
+		{"task", fmt.Sprintf("%s/stages/23/0/tasks/%d", app, task)}, {"executors", app + "/executors"},
+		{"environment", app + "/environment"}, {"sql", app + "/sql"}, {"query", app + "/sql/1"},
+		{"compare", "/compare?a=application_1701368813061_0008&b=application_1701368813061_0008"}}
 	for _, p := range paths { // the model is read once, before the clock
 		if code, _ := ts.get(b, p.path); code != 200 {
 			b.Fatalf("GET %s: %d", p.path, code)
