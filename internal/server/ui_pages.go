@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 )
@@ -247,11 +248,15 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	data := map[string]any{"Title": "Compare", "Apps": apps, "A": q.Get("a"), "B": q.Get("b"), "Live": false}
 	if q.Get("a") != "" && q.Get("b") != "" {
-		d, _, err := s.diff(r, q.Get("a"), q.Get("b"))
+		var d diff.Diff
+		b, _, err := s.diffJSON(r, q.Get("a"), q.Get("b"))
+		if err == nil {
+			err = json.Unmarshal(b, &d)
+		}
 		if err != nil {
 			data["Error"] = err.Error()
 		} else {
-			data["Diff"] = d
+			data["Diff"] = &d
 		}
 	}
 	s.render(w, http.StatusOK, "compare.html", data)
