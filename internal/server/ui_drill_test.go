@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -242,9 +243,10 @@ func TestDrillDownChromium(t *testing.T) {
 	// Executors, a real Spark 4.3 application whose executor was killed:
 	// every executor the API lists, the dead one with why it ended.
 	var killed []struct {
-		ID           string `json:"id"`
-		IsActive     bool   `json:"isActive"`
-		RemoveReason string `json:"removeReason"`
+		ID           string            `json:"id"`
+		IsActive     bool              `json:"isActive"`
+		RemoveReason string            `json:"removeReason"`
+		ExecutorLogs map[string]string `json:"executorLogs"`
 	}
 	var apps []AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
@@ -314,6 +316,31 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	if dead == 0 {
 		t.Errorf("the executor-killed scenario has no dead executor")
+	}
+	// Each executor's log links are the ones its log has (the API's
+	// executorLogs: stdout and stderr on the worker's log page).
+	links := 0
+	for _, e := range killed {
+		var shown [][2]string
+		if err := json.Unmarshal(c.Eval(fmt.Sprintf(`[...document.querySelectorAll('#executor-list tr[data-exec=%q] td:last-child a')].map(a => [a.textContent, a.href])`, e.ID)), &shown); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, l := range shown {
+			got[l[0]] = l[1]
+		}
+		if len(got) != len(e.ExecutorLogs) {
+			t.Errorf("executor %s: log links %v, the API has %v", e.ID, got, e.ExecutorLogs)
+		}
+		for name, u := range e.ExecutorLogs {
+			if got[name] != u {
+				t.Errorf("executor %s: %s log links to %q, the API says %q", e.ID, name, got[name], u)
+			}
+			links++
+		}
+	}
+	if links == 0 {
+		t.Errorf("executors page: the executor-killed scenario's executors have no log links")
 	}
 	if n := c.EvalInt(`document.querySelectorAll("#memory polyline").length`); n == 0 {
 		t.Errorf("executors page: no memory-over-time line")
