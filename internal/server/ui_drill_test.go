@@ -44,6 +44,14 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("root cause's stage link led to %s", got)
 	}
 	c.Screenshot("root-cause-stage")
+	// The finding's recipe is one click away, served from the binary.
+	c.Navigate(ts.url + "/apps/" + app)
+	c.Click(`.finding a[href^="/recipes/"]`)
+	if got := c.EvalString(`location.pathname`); !strings.HasPrefix(got, "/recipes/troubleshoot/") ||
+		!strings.Contains(c.EvalString(`document.querySelector("pre.howto").textContent`), "task") {
+		t.Errorf("the finding's recipe link led to %s", got)
+	}
+	c.CheckFits("recipe page", 1280)
 	c.Navigate(ts.url + "/apps/" + app)
 	c.Screenshot("failed-app")
 	c.CheckFits("failed app page", 1280)
@@ -115,6 +123,15 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	c.Screenshot("stage")
 	c.CheckFits("stage page", 1280)
+	// Each executor of the per-executor summary opens its row of the
+	// executors page.
+	execID := c.EvalString(`document.querySelector("#stage-executors a.exec-link").textContent`)
+	c.Click(`#stage-executors a.exec-link`)
+	if got := c.EvalString(`location.pathname + location.hash`); got != "/apps/"+app+"/executors#exec-"+execID ||
+		c.EvalString(`document.querySelector(location.hash).dataset.exec`) != execID {
+		t.Errorf("stage's executor %s link led to %s", execID, got)
+	}
+	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0")
 
 	// The failed task's own page: its error and every metric the API has.
 	var failedTasks []struct {
