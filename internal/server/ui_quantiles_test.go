@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/server/ui"
@@ -11,15 +12,23 @@ import (
 )
 
 // quantileSource names, for each row of the stage page's task quantiles
-// table, the taskSummary field it shows (group "" for a top-level one).
+// table, the taskSummary field it shows (group "" for a top-level one) and
+// the field of the records shown beside a size.
 var quantileSource = map[string][2]string{
 	"Duration": {"", "duration"}, "Run time": {"", "executorRunTime"}, "GC time": {"", "jvmGcTime"},
 	"Scheduler delay": {"", "schedulerDelay"}, "Deserialization": {"", "executorDeserializeTime"},
 	"Result serialization": {"", "resultSerializationTime"}, "Getting result": {"", "gettingResultTime"},
 	"Peak execution memory": {"", "peakExecutionMemory"}, "Input": {"inputMetrics", "bytesRead"},
-	"Shuffle read": {"shuffleReadMetrics", "readBytes"}, "Shuffle fetch wait": {"shuffleReadMetrics", "fetchWaitTime"},
-	"Shuffle write": {"shuffleWriteMetrics", "writeBytes"}, "Output": {"outputMetrics", "bytesWritten"},
+	"Shuffle read": {"shuffleReadMetrics", "readBytes"}, "Shuffle remote reads": {"shuffleReadMetrics", "remoteBytesRead"},
+	"Shuffle fetch wait": {"shuffleReadMetrics", "fetchWaitTime"},
+	"Shuffle write":      {"shuffleWriteMetrics", "writeBytes"}, "Shuffle write time": {"shuffleWriteMetrics", "writeTime"},
+	"Output":         {"outputMetrics", "bytesWritten"},
 	"Spill (memory)": {"", "memoryBytesSpilled"}, "Spill (disk)": {"", "diskBytesSpilled"},
+}
+
+var quantileRecords = map[string][2]string{
+	"Input": {"inputMetrics", "recordsRead"}, "Shuffle read": {"shuffleReadMetrics", "readRecords"},
+	"Shuffle write": {"shuffleWriteMetrics", "writeRecords"}, "Output": {"outputMetrics", "recordsWritten"},
 }
 
 // summaryValues reads one metric's quantiles out of a taskSummary document.
@@ -79,25 +88,40 @@ func TestStageQuantilesMatchHistoryServer(t *testing.T) {
 			}
 			shown := map[string]bool{}
 			for _, row := range rows {
-				src, ok := quantileSource[row[0]]
-				if !ok || len(row) != 6 {
+				name, hasRecords := strings.CutSuffix(row[0], " / records")
+				src, ok := quantileSource[name]
+				if !ok || len(row) != 6 || hasRecords != (quantileRecords[name] != [2]string{}) {
 					t.Errorf("unknown quantile row %q", row)
 					continue
 				}
-				shown[row[0]] = true
+				shown[name] = true
 				unit := "ms"
-				if src[1] == "bytesRead" || src[1] == "readBytes" || src[1] == "writeBytes" || src[1] == "bytesWritten" ||
-					src[1] == "peakExecutionMemory" || src[1] == "memoryBytesSpilled" || src[1] == "diskBytesSpilled" {
+				if strings.Contains(src[1], "ytes") || src[1] == "peakExecutionMemory" {
 					unit = "bytes"
 				}
+				scale := 1.0
+				if src[1] == "writeTime" {
+					scale = 1e-6 // nanoseconds, shown in ms as Spark's stage page does
+				}
 				mine, hs := summaryValues(t, api, src), summaryValues(t, golden, src)
+				var myRecords, hsRecords []float64
+				if hasRecords {
+					myRecords, hsRecords = summaryValues(t, api, quantileRecords[name]), summaryValues(t, golden, quantileRecords[name])
+				}
+				cell := func(v []float64, r []float64, i int) string {
+					s := qunit(unit, v[i]*scale)
+					if r != nil {
+						s += fmt.Sprintf(" / %.0f", r[i])
+					}
+					return s
+				}
 				for i := range 5 {
-					if want := qunit(unit, mine[i]); row[i+1] != want {
+					if want := cell(mine, myRecords, i); row[i+1] != want {
 						t.Errorf("%s column %d: %q, the API's taskSummary says %q", row[0], i+1, row[i+1], want)
 					}
 				}
 				for i := 1; i <= 3; i++ { // 25th, median, 75th
-					if want := qunit(unit, hs[i]); row[i+1] != want {
+					if want := cell(hs, hsRecords, i); row[i+1] != want {
 						t.Errorf("%s quantile %v: %q, Spark's History Server says %q", row[0], []float64{0, .25, .5, .75, 1}[i], row[i+1], want)
 					}
 				}
