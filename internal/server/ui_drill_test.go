@@ -123,6 +123,28 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	c.Screenshot("stage")
 	c.CheckFits("stage page", 1280)
+	// The per-executor summary is the API's executorSummary.
+	var perExec struct {
+		ExecutorSummary map[string]struct {
+			TaskTime       int64 `json:"taskTime"`
+			SucceededTasks int   `json:"succeededTasks"`
+			FailedTasks    int   `json:"failedTasks"`
+		} `json:"executorSummary"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0?details=true&taskStatus=UNKNOWN", &perExec)
+	var execRows [][]string
+	if err := json.Unmarshal(c.Eval(`[...document.querySelectorAll("#stage-executors tbody tr")].map(tr => [...tr.cells].slice(0, 4).map(td => td.textContent))`), &execRows); err != nil {
+		t.Fatal(err)
+	}
+	if len(execRows) != len(perExec.ExecutorSummary) || len(execRows) == 0 {
+		t.Errorf("per-executor summary: %d rows, the API has %d executors", len(execRows), len(perExec.ExecutorSummary))
+	}
+	for _, r := range execRows {
+		e := perExec.ExecutorSummary[r[0]]
+		if want := []string{r[0], fmtMs(e.TaskTime), fmt.Sprint(e.SucceededTasks), fmt.Sprint(e.FailedTasks)}; strings.Join(r, "|") != strings.Join(want, "|") {
+			t.Errorf("per-executor row %v, the API says %v", r, want)
+		}
+	}
 	// Each executor of the per-executor summary opens its row of the
 	// executors page.
 	execID := c.EvalString(`document.querySelector("#stage-executors a.exec-link").textContent`)
@@ -260,10 +282,14 @@ func TestDrillDownChromium(t *testing.T) {
 	// Executors, a real Spark 4.3 application whose executor was killed:
 	// every executor the API lists, the dead one with why it ended.
 	var killed []struct {
-		ID           string            `json:"id"`
-		IsActive     bool              `json:"isActive"`
-		RemoveReason string            `json:"removeReason"`
-		ExecutorLogs map[string]string `json:"executorLogs"`
+		ID             string            `json:"id"`
+		IsActive       bool              `json:"isActive"`
+		RemoveReason   string            `json:"removeReason"`
+		ExecutorLogs   map[string]string `json:"executorLogs"`
+		CompletedTasks int               `json:"completedTasks"`
+		FailedTasks    int               `json:"failedTasks"`
+		TotalDuration  int64             `json:"totalDuration"`
+		TotalGCTime    int64             `json:"totalGCTime"`
 	}
 	var apps []AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
@@ -333,6 +359,13 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	if dead == 0 {
 		t.Errorf("the executor-killed scenario has no dead executor")
+	}
+	// Each executor's tasks and times are the API's.
+	for _, e := range killed {
+		got := c.EvalString(fmt.Sprintf(`[...document.querySelector('#executor-list tr[data-exec=%q]').cells].slice(5, 9).map(td => td.textContent).join("|")`, e.ID))
+		if want := fmt.Sprintf("%d|%d|%s|%s", e.CompletedTasks, e.FailedTasks, fmtMs(e.TotalDuration), fmtMs(e.TotalGCTime)); got != want {
+			t.Errorf("executor %s: tasks|failed|task time|GC %s, the API says %s", e.ID, got, want)
+		}
 	}
 	// Each executor's log links are the ones its log has (the API's
 	// executorLogs: stdout and stderr on the worker's log page).
