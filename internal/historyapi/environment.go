@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
 // redactPairs replaces the value of each pair whose key or value re matches, as
@@ -14,9 +15,15 @@ func redactPairs(re *regexp.Regexp, ps [][2]string) [][2]string {
 	if re == nil {
 		return ps
 	}
+	match := re.MatchString
+	if re.String() == DefaultRedaction {
+		// Without the backtracking matcher: it was half of a big
+		// application's environment page (hundreds of classpath values).
+		match = redact.MatchesSparkDefault
+	}
 	out := make([][2]string, len(ps))
 	for i, p := range ps {
-		if re.MatchString(p[0]) || re.MatchString(p[1]) {
+		if match(p[0]) || match(p[1]) {
 			p[1] = model.Redacted
 		}
 		out[i] = p

@@ -180,6 +180,10 @@ func mayAssign(s string) bool {
 	return false
 }
 
+// MatchesSparkDefault says whether s matches SparkDefault as Spark does
+// (sparkDefaultMatch), for readers holding the regex rather than Rules.
+func MatchesSparkDefault(s string) bool { return sparkDefaultMatch(s) }
+
 // sparkDefaultMatch is SparkDefault without regexp, folding ASCII case
 // only, as Java's (?i) does without UNICODE_CASE: environments hold
 // hundreds of properties, where the backtracking matcher is slow.

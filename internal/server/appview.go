@@ -316,17 +316,27 @@ func (v *appView) withSamples(samples []store.Sample) {
 	}
 }
 
+// stageStart is when a stage attempt's bar starts: its submission, or —
+// when Spark did not write that time at submission, as Spark 1.x did not
+// until the stage completed — its first task's launch.
+func stageStart(s *model.StageAttempt) int64 {
+	if s.SubmissionTime > 0 {
+		return s.SubmissionTime
+	}
+	return s.FirstLaunchTime
+}
+
 func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 	stages := make([]*model.StageAttempt, 0, len(a.Stages))
 	for _, s := range a.Stages {
-		if s.SubmissionTime > 0 {
+		if stageStart(s) > 0 {
 			stages = append(stages, s)
 		}
 	}
 	if len(stages) == 0 {
 		return nil
 	}
-	sort.SliceStable(stages, func(i, j int) bool { return stages[i].SubmissionTime < stages[j].SubmissionTime })
+	sort.SliceStable(stages, func(i, j int) bool { return stageStart(stages[i]) < stageStart(stages[j]) })
 	g := &gantt{W: chartW, Span: span, LabelX: labelW, EndX: chartW - 10}
 	for i, s := range stages {
 		i++ // row 0 is the phase lane
@@ -340,7 +350,7 @@ func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
 		case s.Status == "SKIPPED":
 			color = "#cbd5e1"
 		}
-		x0, x1 := x(s.SubmissionTime), x(stop)
+		x0, x1 := x(stageStart(s)), x(stop)
 		short := units.ShortName(fmt.Sprintf("%d: %s", s.StageID, s.Name), 28)
 		g.Bars = append(g.Bars, bar{X: x0, Y: 6 + i*18, Width: max(x1-x0, 2), Color: color, Short: short,
 			Label: fmt.Sprintf("stage %d.%d %s — %s, %d tasks", s.StageID, s.AttemptID, s.Name, s.Status, s.NumTasks)})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -77,7 +78,11 @@ func (l *latencies) report(b *testing.B, seconds float64) []time.Duration {
 }
 
 // pagePath is one page a load-test client reads, named for the report.
+// One whose kind ends in firstView is asked with a query parameter of its
+// own each time, so that no cache answers it.
 type pagePath struct{ kind, path string }
+
+const firstView = "-first-view"
 
 // readPages GETs paths in turn, from the first-th on, until stop closes,
 // recording each answer's latency by kind. With must200 any other status
@@ -90,8 +95,16 @@ func readPages(b *testing.B, base string, paths []pagePath, first int, must200 b
 		default:
 		}
 		p := paths[k%len(paths)]
+		u := base + p.path
+		if strings.HasSuffix(p.kind, firstView) {
+			sep := "?"
+			if strings.Contains(p.path, "?") {
+				sep = "&"
+			}
+			u += fmt.Sprintf("%sfirst-view=%d-%d", sep, first, k)
+		}
 		t0 := time.Now()
-		resp, err := http.Get(base + p.path)
+		resp, err := http.Get(u)
 		if err != nil {
 			b.Error(err)
 			return
@@ -281,6 +294,31 @@ func benchTailFleet(b *testing.B, lines [][]byte, clients int) {
 	}
 }
 
+// bigStageJobTask is the job that ran a stage of the big log and the stage
+// attempt 0's last task, for the job and task pages.
+func bigStageJobTask(b *testing.B, ts *testServer, stage int) (job int, task int64) {
+	const api = "/api/v1/applications/application_1701368813061_0008"
+	var jobs []struct {
+		JobID    int   `json:"jobId"`
+		StageIDs []int `json:"stageIds"`
+	}
+	ts.getJSON(b, api+"/jobs", &jobs)
+	job = -1
+	for _, j := range jobs {
+		if slices.Contains(j.StageIDs, stage) {
+			job = j.JobID
+		}
+	}
+	var tasks []struct {
+		TaskID int64 `json:"taskId"`
+	}
+	ts.getJSON(b, fmt.Sprintf("%s/stages/%d/0/taskList?offset=2000&length=1", api, stage), &tasks)
+	if job < 0 || len(tasks) != 1 {
+		b.Fatalf("big log: no job ran stage %d, or it has no task 2000 (%d)", stage, len(tasks))
+	}
+	return job, tasks[0].TaskID
+}
+
 // BenchmarkPages measures one request of each kind on the History Server
 // test directory (17 apps), served from memory after ingest.
 func BenchmarkPages(b *testing.B) {
@@ -327,7 +365,8 @@ func BenchmarkBigAppPages(b *testing.B) {
 
 // BenchmarkDrillDownUnderIngest reads the big real log's drill-down pages
 // (the model cached) with 8 clients while 20 growing copies of the log are
-// tailed, and reports each page's p95 latency.
+// tailed, and reports each page's p95 latency: seen again (from the page
+// cache) and as a first view (rendered from the model).
 func BenchmarkDrillDownUnderIngest(b *testing.B) {
 	const clients, growing, steps = 8, 20, 10
 	dir := b.TempDir()
@@ -339,9 +378,16 @@ func BenchmarkDrillDownUnderIngest(b *testing.B) {
 	ts := startServer(b, b.TempDir(), "", dir)
 	ts.waitIdle(b)
 	const app = "/apps/application_1701368813061_0008"
-	paths := []pagePath{{"app", app}, {"jobs", app + "/jobs"}, {"stage-2185-tasks", app + "/stages/23/0"},
-		{"stage-sorted-page", app + "/stages/23/0?sort=-runtime&offset=1000"}, {"executors", app + "/executors"},
-		{"environment", app + "/environment"}, {"sql", app + "/sql"}, {"query", app + "/sql/1"}}
+	job, task := bigStageJobTask(b, ts, 23)
+	paths := []pagePath{{"app", app}, {"jobs", app + "/jobs"}, {"job", fmt.Sprintf("%s/jobs/%d", app, job)},
+		{"stage-2185-tasks", app + "/stages/23/0"}, {"stage-sorted-page", app + "/stages/23/0?sort=-runtime&offset=1000"},
+		{"task", fmt.Sprintf("%s/stages/23/0/tasks/%d", app, task)}, {"executors", app + "/executors"},
+		{"environment", app + "/environment"}, {"sql", app + "/sql"}, {"query", app + "/sql/1"},
+		{"compare", "/compare?a=application_1701368813061_0008&b=application_1701368813061_0008"}}
+	// Each drill-down page also as a first view, which no cache answers.
+	for _, p := range paths[1 : len(paths)-1] {
+		paths = append(paths, pagePath{p.kind + firstView, p.path})
+	}
 	for _, p := range paths { // the model is read once, before the clock
 		if code, _ := ts.get(b, p.path); code != 200 {
 			b.Fatalf("GET %s: %d", p.path, code)

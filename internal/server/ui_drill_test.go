@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -43,6 +44,14 @@ func TestDrillDownChromium(t *testing.T) {
 		t.Errorf("root cause's stage link led to %s", got)
 	}
 	c.Screenshot("root-cause-stage")
+	// The finding's recipe is one click away, served from the binary.
+	c.Navigate(ts.url + "/apps/" + app)
+	c.Click(`.finding a[href^="/recipes/"]`)
+	if got := c.EvalString(`location.pathname`); !strings.HasPrefix(got, "/recipes/troubleshoot/") ||
+		!strings.Contains(c.EvalString(`document.querySelector("pre.howto").textContent`), "task") {
+		t.Errorf("the finding's recipe link led to %s", got)
+	}
+	c.CheckFits("recipe page", 1280)
 	c.Navigate(ts.url + "/apps/" + app)
 	c.Screenshot("failed-app")
 	c.CheckFits("failed app page", 1280)
@@ -114,6 +123,37 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	c.Screenshot("stage")
 	c.CheckFits("stage page", 1280)
+	// The per-executor summary is the API's executorSummary.
+	var perExec struct {
+		ExecutorSummary map[string]struct {
+			TaskTime       int64 `json:"taskTime"`
+			SucceededTasks int   `json:"succeededTasks"`
+			FailedTasks    int   `json:"failedTasks"`
+		} `json:"executorSummary"`
+	}
+	ts.getJSON(t, "/api/v1/applications/"+app+"/stages/2/0?details=true&taskStatus=UNKNOWN", &perExec)
+	var execRows [][]string
+	if err := json.Unmarshal(c.Eval(`[...document.querySelectorAll("#stage-executors tbody tr")].map(tr => [...tr.cells].slice(0, 4).map(td => td.textContent))`), &execRows); err != nil {
+		t.Fatal(err)
+	}
+	if len(execRows) != len(perExec.ExecutorSummary) || len(execRows) == 0 {
+		t.Errorf("per-executor summary: %d rows, the API has %d executors", len(execRows), len(perExec.ExecutorSummary))
+	}
+	for _, r := range execRows {
+		e := perExec.ExecutorSummary[r[0]]
+		if want := []string{r[0], fmtMs(e.TaskTime), fmt.Sprint(e.SucceededTasks), fmt.Sprint(e.FailedTasks)}; strings.Join(r, "|") != strings.Join(want, "|") {
+			t.Errorf("per-executor row %v, the API says %v", r, want)
+		}
+	}
+	// Each executor of the per-executor summary opens its row of the
+	// executors page.
+	execID := c.EvalString(`document.querySelector("#stage-executors a.exec-link").textContent`)
+	c.Click(`#stage-executors a.exec-link`)
+	if got := c.EvalString(`location.pathname + location.hash`); got != "/apps/"+app+"/executors#exec-"+execID ||
+		c.EvalString(`document.querySelector(location.hash).dataset.exec`) != execID {
+		t.Errorf("stage's executor %s link led to %s", execID, got)
+	}
+	c.Navigate(ts.url + "/apps/" + app + "/stages/2/0")
 
 	// The failed task's own page: its error and every metric the API has.
 	var failedTasks []struct {
@@ -242,9 +282,14 @@ func TestDrillDownChromium(t *testing.T) {
 	// Executors, a real Spark 4.3 application whose executor was killed:
 	// every executor the API lists, the dead one with why it ended.
 	var killed []struct {
-		ID           string `json:"id"`
-		IsActive     bool   `json:"isActive"`
-		RemoveReason string `json:"removeReason"`
+		ID             string            `json:"id"`
+		IsActive       bool              `json:"isActive"`
+		RemoveReason   string            `json:"removeReason"`
+		ExecutorLogs   map[string]string `json:"executorLogs"`
+		CompletedTasks int               `json:"completedTasks"`
+		FailedTasks    int               `json:"failedTasks"`
+		TotalDuration  int64             `json:"totalDuration"`
+		TotalGCTime    int64             `json:"totalGCTime"`
 	}
 	var apps []AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
@@ -314,6 +359,38 @@ func TestDrillDownChromium(t *testing.T) {
 	}
 	if dead == 0 {
 		t.Errorf("the executor-killed scenario has no dead executor")
+	}
+	// Each executor's tasks and times are the API's.
+	for _, e := range killed {
+		got := c.EvalString(fmt.Sprintf(`[...document.querySelector('#executor-list tr[data-exec=%q]').cells].slice(5, 9).map(td => td.textContent).join("|")`, e.ID))
+		if want := fmt.Sprintf("%d|%d|%s|%s", e.CompletedTasks, e.FailedTasks, fmtMs(e.TotalDuration), fmtMs(e.TotalGCTime)); got != want {
+			t.Errorf("executor %s: tasks|failed|task time|GC %s, the API says %s", e.ID, got, want)
+		}
+	}
+	// Each executor's log links are the ones its log has (the API's
+	// executorLogs: stdout and stderr on the worker's log page).
+	links := 0
+	for _, e := range killed {
+		var shown [][2]string
+		if err := json.Unmarshal(c.Eval(fmt.Sprintf(`[...document.querySelectorAll('#executor-list tr[data-exec=%q] td:last-child a')].map(a => [a.textContent, a.href])`, e.ID)), &shown); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, l := range shown {
+			got[l[0]] = l[1]
+		}
+		if len(got) != len(e.ExecutorLogs) {
+			t.Errorf("executor %s: log links %v, the API has %v", e.ID, got, e.ExecutorLogs)
+		}
+		for name, u := range e.ExecutorLogs {
+			if got[name] != u {
+				t.Errorf("executor %s: %s log links to %q, the API says %q", e.ID, name, got[name], u)
+			}
+			links++
+		}
+	}
+	if links == 0 {
+		t.Errorf("executors page: the executor-killed scenario's executors have no log links")
 	}
 	if n := c.EvalInt(`document.querySelectorAll("#memory polyline").length`); n == 0 {
 		t.Errorf("executors page: no memory-over-time line")

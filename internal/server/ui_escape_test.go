@@ -24,7 +24,7 @@ const hostile = `<img src=x onerror=alert(document.domain)>"'&`
 // environment controls replaced by markup: the application's name, job
 // descriptions and group, stage names and details, SQL descriptions and
 // plans, a property's value, task failure messages and stack traces, and
-// an executor's removal reason.
+// an executor's removal reason and log links.
 func hostileLog(t *testing.T, src, dir string) string {
 	t.Helper()
 	raw, err := os.ReadFile(src)
@@ -99,6 +99,12 @@ func poison(ev map[string]any) {
 		set(ev["Task End Reason"], "Description", "Full Stack Trace", "Class Name", "Reason")
 	case "SparkListenerExecutorRemoved":
 		set(ev, "Removed Reason")
+	case "SparkListenerExecutorAdded":
+		// A log link is a URL the page puts in an href: a script one must
+		// not become a live link.
+		if info, ok := ev["Executor Info"].(map[string]any); ok {
+			info["Log Urls"] = map[string]any{"stdout": "javascript:alert(document.domain)", "stderr": hostile}
+		}
 	case "SparkListenerJobEnd":
 		if r, ok := ev["Job Result"].(map[string]any); ok {
 			set(r["Exception"], "Message")
@@ -204,11 +210,21 @@ func TestHostileTextEscapedEverywhere(t *testing.T) {
 
 	bin := sparktest.Program(t, "chromium")
 	c := sparktest.StartPage(t, bin, 1280, 900)
+	logLinks := 0
 	for _, p := range pages {
 		c.Navigate(ts.url + p)
 		if n := c.EvalInt(`document.querySelectorAll("img[src=x]").length`); n != 0 {
 			t.Errorf("%s: %d hostile img elements in the DOM", p, n)
 		}
+		if n := c.EvalInt(`document.querySelectorAll('a[href^="javascript:" i]').length`); n != 0 {
+			t.Errorf("%s: %d links run a script", p, n)
+		}
+		if strings.HasSuffix(p, "/executors") {
+			logLinks += c.EvalInt(`document.querySelectorAll("#executor-list td:last-child a").length`)
+		}
 		c.CheckFits(p, 1280)
+	}
+	if logLinks == 0 {
+		t.Errorf("no executor log link shown: the hostile ones were not checked")
 	}
 }

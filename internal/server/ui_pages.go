@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 )
@@ -28,14 +29,14 @@ func (s *Server) uiRoutes(m *http.ServeMux) {
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(ui.Static())))
 	m.HandleFunc("GET /{$}", s.fleetPage)
 	m.HandleFunc("GET /apps/{id}", s.appPage)
-	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.stagePage)
-	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}/tasks/{task}", s.taskPage)
-	m.HandleFunc("GET /apps/{id}/jobs", s.jobsPage)
-	m.HandleFunc("GET /apps/{id}/jobs/{job}", s.jobPage)
-	m.HandleFunc("GET /apps/{id}/environment", s.environmentPage)
-	m.HandleFunc("GET /apps/{id}/executors", s.executorsPage)
-	m.HandleFunc("GET /apps/{id}/sql", s.sqlListPage)
-	m.HandleFunc("GET /apps/{id}/sql/{query}", s.sqlQueryPage)
+	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.finishedPage(s.stagePage, false))
+	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}/tasks/{task}", s.finishedPage(s.taskPage, false))
+	m.HandleFunc("GET /apps/{id}/jobs", s.finishedPage(s.jobsPage, false))
+	m.HandleFunc("GET /apps/{id}/jobs/{job}", s.finishedPage(s.jobPage, false))
+	m.HandleFunc("GET /apps/{id}/environment", s.finishedPage(s.environmentPage, false))
+	m.HandleFunc("GET /apps/{id}/executors", s.finishedPage(s.executorsPage, true))
+	m.HandleFunc("GET /apps/{id}/sql", s.finishedPage(s.sqlListPage, false))
+	m.HandleFunc("GET /apps/{id}/sql/{query}", s.finishedPage(s.sqlQueryPage, false))
 	m.HandleFunc("GET /runs", s.runsPage)
 	m.HandleFunc("GET /runs/{run}", s.runDetailPage)
 	m.HandleFunc("GET /compare", s.comparePage)
@@ -247,11 +248,15 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	data := map[string]any{"Title": "Compare", "Apps": apps, "A": q.Get("a"), "B": q.Get("b"), "Live": false}
 	if q.Get("a") != "" && q.Get("b") != "" {
-		d, _, err := s.diff(r, q.Get("a"), q.Get("b"))
+		var d diff.Diff
+		b, _, err := s.diffJSON(r, q.Get("a"), q.Get("b"))
+		if err == nil {
+			err = json.Unmarshal(b, &d)
+		}
 		if err != nil {
 			data["Error"] = err.Error()
 		} else {
-			data["Diff"] = d
+			data["Diff"] = &d
 		}
 	}
 	s.render(w, http.StatusOK, "compare.html", data)

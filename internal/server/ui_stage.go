@@ -138,16 +138,29 @@ type taskSummaryDoc struct {
 	MemoryBytesSpilled      []float64 `json:"memoryBytesSpilled"`
 	DiskBytesSpilled        []float64 `json:"diskBytesSpilled"`
 	InputMetrics            struct{ BytesRead, RecordsRead []float64 }
-	ShuffleReadMetrics      struct{ ReadBytes, ReadRecords, FetchWaitTime []float64 }
+	ShuffleReadMetrics      struct{ ReadBytes, ReadRecords, FetchWaitTime, RemoteBytesRead []float64 }
 	ShuffleWriteMetrics     struct{ WriteBytes, WriteRecords, WriteTime []float64 }
 	OutputMetrics           struct{ BytesWritten, RecordsWritten []float64 }
 }
 
-// QuantileRow is one metric of a stage's task quantiles table.
+// QuantileRow is one metric of a stage's task quantiles table; sizes
+// have their record counts beside them, as Spark's stage page shows
+// "Size / Records".
 type QuantileRow struct {
-	Metric string
-	Unit   string // "ms" or "bytes"
-	Values []float64
+	Metric  string
+	Unit    string // "ms" or "bytes"
+	Values  []float64
+	Records []float64 // nil when the metric has none
+}
+
+// nanosToMs turns the API's shuffle write times (nanoseconds, as Spark
+// records them) into the milliseconds Spark's stage page shows.
+func nanosToMs(ns []float64) []float64 {
+	ms := make([]float64, len(ns))
+	for i, v := range ns {
+		ms[i] = v / 1e6
+	}
+	return ms
 }
 
 // taskDoc is the part of the API's TaskData a task list shows.
@@ -230,15 +243,22 @@ func (s *Server) stagePage(w http.ResponseWriter, r *http.Request) {
 	var qs taskSummaryDoc
 	var rows []QuantileRow
 	if err := d.get(path+"/taskSummary?quantiles=0,0.25,0.5,0.75,1", &qs); err == nil {
+		sr, sw := qs.ShuffleReadMetrics, qs.ShuffleWriteMetrics
 		for _, q := range []QuantileRow{
-			{"Duration", "ms", qs.Duration}, {"Run time", "ms", qs.ExecutorRunTime}, {"GC time", "ms", qs.JvmGcTime},
-			{"Scheduler delay", "ms", qs.SchedulerDelay}, {"Deserialization", "ms", qs.ExecutorDeserializeTime},
-			{"Result serialization", "ms", qs.ResultSerializationTime}, {"Getting result", "ms", qs.GettingResultTime},
-			{"Peak execution memory", "bytes", qs.PeakExecutionMemory}, {"Input", "bytes", qs.InputMetrics.BytesRead},
-			{"Shuffle read", "bytes", qs.ShuffleReadMetrics.ReadBytes}, {"Shuffle fetch wait", "ms", qs.ShuffleReadMetrics.FetchWaitTime},
-			{"Shuffle write", "bytes", qs.ShuffleWriteMetrics.WriteBytes}, {"Output", "bytes", qs.OutputMetrics.BytesWritten},
-			{"Spill (memory)", "bytes", qs.MemoryBytesSpilled}, {"Spill (disk)", "bytes", qs.DiskBytesSpilled},
+			{"Duration", "ms", qs.Duration, nil}, {"Run time", "ms", qs.ExecutorRunTime, nil}, {"GC time", "ms", qs.JvmGcTime, nil},
+			{"Scheduler delay", "ms", qs.SchedulerDelay, nil}, {"Deserialization", "ms", qs.ExecutorDeserializeTime, nil},
+			{"Result serialization", "ms", qs.ResultSerializationTime, nil}, {"Getting result", "ms", qs.GettingResultTime, nil},
+			{"Peak execution memory", "bytes", qs.PeakExecutionMemory, nil},
+			{"Input", "bytes", qs.InputMetrics.BytesRead, qs.InputMetrics.RecordsRead},
+			{"Shuffle read", "bytes", sr.ReadBytes, sr.ReadRecords}, {"Shuffle remote reads", "bytes", sr.RemoteBytesRead, nil},
+			{"Shuffle fetch wait", "ms", sr.FetchWaitTime, nil},
+			{"Shuffle write", "bytes", sw.WriteBytes, sw.WriteRecords}, {"Shuffle write time", "ms", nanosToMs(sw.WriteTime), nil},
+			{"Output", "bytes", qs.OutputMetrics.BytesWritten, qs.OutputMetrics.RecordsWritten},
+			{"Spill (memory)", "bytes", qs.MemoryBytesSpilled, nil}, {"Spill (disk)", "bytes", qs.DiskBytesSpilled, nil},
 		} {
+			if len(q.Records) != len(q.Values) {
+				q.Records = nil
+			}
 			if len(q.Values) == len(qs.Quantiles) && q.Values[len(q.Values)-1] > 0 {
 				rows = append(rows, q)
 			}

@@ -138,3 +138,63 @@ func TestAppPageTimesAgreeWithCLI(t *testing.T) {
 	}
 	t.Logf("%d applications: durations, phases and stage durations agree (and %d stage rows of job pages, %d SQL rows)", checked, jobRows, sqlRows)
 }
+
+// TestIncompleteAppPageScalesToWork: in Chromium, the page of an
+// application whose log ends without its end event and was last written
+// now (its driver died; the copy is new) says what `sparkdx analyze` says
+// for it — duration to its last event, not to the file's time ("19101h00m"
+// once) — and its timeline spans that duration: the running stage's bar
+// and the phase lane reach the chart's end instead of collapsing into its
+// first pixel.
+func TestIncompleteAppPageScalesToWork(t *testing.T) {
+	bin := sparktest.Program(t, "chromium")
+	const app = "application_1516285256255_0012"
+	raw, err := os.ReadFile(sparktest.Path(t, "spark-events", app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, app), []byte(strings.Join(lines[:40], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := eventlog.Open(context.Background(), filepath.Join(dir, app), eventlog.OpenOptions{})
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("%d logs, %v", len(logs), err)
+	}
+	a, src, _, err := pipeline.Replay(context.Background(), logs[0], replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The text report's duration ("2m40s  incomplete (no application end;
+	// times run to the last event)"): the JSON report's app.durationMs is 0
+	// for an incomplete app.
+	d := pipeline.Diagnose(a, nil, src, nil)
+	want := units.Millis(d.Result.DurationMs)
+	if d.Report.App.Completed || d.Result.DurationMs < 60_000 || d.Result.DurationMs > 600_000 {
+		t.Fatalf("the CLI says completed=%v, %s; want an incomplete app of minutes", d.Report.App.Completed, want)
+	}
+
+	ts := startServer(t, t.TempDir(), "", dir)
+	ts.waitIdle(t)
+	c := sparktest.StartPage(t, bin, 1280, 900)
+	c.Navigate(ts.url + "/")
+	if got := c.EvalString(`document.querySelector('tr[data-app="` + app + `"] td:nth-child(5)').textContent`); got != want {
+		t.Errorf("fleet row: duration %s, the CLI says %s", got, want)
+	}
+	c.Click(`tr[data-app="` + app + `"] a`)
+	if got := c.EvalString(`document.querySelector(".card b").textContent`); got != want {
+		t.Errorf("app page: duration %s, the CLI says %s", got, want)
+	}
+	if got := c.EvalString(`document.querySelector("#gantt text:last-of-type").textContent`); got != want {
+		t.Errorf("timeline spans %s, the CLI's duration is %s", got, want)
+	}
+	end := c.EvalInt(`parseInt(document.querySelector("#gantt text:last-of-type").getAttribute("x"))`)
+	right := c.EvalInt(`Math.max(...[...document.querySelectorAll("#gantt rect")].map(r => parseInt(r.getAttribute("x")) + parseInt(r.getAttribute("width"))))`)
+	widest := c.EvalInt(`Math.max(...[...document.querySelectorAll("#gantt rect")].map(r => parseInt(r.getAttribute("width"))))`)
+	if right < end-2 || widest < end/4 {
+		t.Errorf("timeline: bars reach x=%d of %d, the widest %d px: not scaled to the work done", right, end, widest)
+	}
+	c.Screenshot("incomplete-app")
+	c.CheckFits("incomplete app page", 1280)
+}
