@@ -74,8 +74,8 @@ type App struct {
 	SparkVersion string `json:"sparkVersion"`
 	Master       string `json:"master"`
 	StartTime    int64  `json:"startTime"`
-	EndTime      *int64 `json:"endTime"` // null while running
-	DurationMs   int64  `json:"durationMs"`
+	EndTime      *int64 `json:"endTime"`    // null while running
+	DurationMs   int64  `json:"durationMs"` // the analysis's: to the last event when the log has no end
 	Completed    bool   `json:"completed"`
 }
 
@@ -144,7 +144,7 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 	}
 	r.App = App{ID: a.AppID, AttemptID: a.AttemptID, Name: a.AppName, User: a.SparkUser,
 		SparkVersion: a.SparkVersion, StartTime: a.StartTime, EndTime: optTime(a.EndTime),
-		DurationMs: a.Duration(), Completed: a.Completed}
+		DurationMs: res.DurationMs, Completed: a.Completed}
 	for _, p := range a.Env.SparkProperties {
 		if p[0] == "spark.master" {
 			r.App.Master = p[1]

@@ -60,3 +60,20 @@ func TestBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildIncompleteDuration: an attempt without its end event lasts, in
+// the JSON as in the text report and serve, until its last event (it
+// said 0 while every other view said the time to the last event).
+func TestBuildIncompleteDuration(t *testing.T) {
+	a := model.NewAttempt()
+	a.AppID, a.StartTime = "app-2", 1000
+	a.AddExecutor("1", 1100).TotalCores = 2
+	s, _ := a.StageOrNew(0, 0)
+	s.Name, s.Status, s.NumTasks, s.SubmissionTime = "map", model.StageActive, 2, 2000
+	s.AddTask(task(0, "1", 2000, 7500, 0, 0, false))
+	res := analyze.Analyze(a)
+	r := Build(a, res, nil, Log{Path: "x"})
+	if r.App.Completed || r.App.EndTime != nil || r.App.DurationMs != 6500 || r.App.DurationMs != res.DurationMs {
+		t.Errorf("got app %+v, analysis %d ms; want incomplete, no end, 6500 ms (to the last task's end)", r.App, res.DurationMs)
+	}
+}
