@@ -15,6 +15,9 @@ type domTree struct {
 	vert []uint32 // preorder number -> node
 	idom []uint32 // preorder number -> preorder number of the immediate dominator
 	ret  []int64  // preorder number -> retained bytes
+	// clsPre and sizePre hold, by preorder number, the class index and
+	// shallow size in 8-byte words (eachPre).
+	clsPre, sizePre *u32File
 	// shallow is the bytes of every node, reachable or not.
 	shallow int64
 }
@@ -33,7 +36,7 @@ type domTree struct {
 // sizes stream the shallow sizes from theirs (sizes).
 // With keepEdges (tests) the graph keeps its references. mark is told as
 // each phase ends.
-func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
+func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
 	t := &domTree{pre: make([]uint32, g.nodes())}
 	parent, count := dfs(g, t.pre)
 	mark("dfs")
@@ -86,9 +89,10 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	t.idom = idom
 	release()
 	mark("semidominators and idom")
-	if err := t.retained(g.nodes(), pres, sizes); err != nil {
+	if err := t.retained(g.nodes(), tmp, pres, sizes, classes); err != nil {
 		return nil, err
 	}
+	release() // the preorder arrays retained wrote
 	// The report reads the preorder numbers of a few nodes only: mapped,
 	// only the pages it touches are resident.
 	if t.pre, err = pres.view(); err != nil {
@@ -99,36 +103,74 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 }
 
 // retained fills vert and ret (the tree's idom set) from the preorder
-// numbers and shallow sizes of the n nodes, read from their files side by
-// side: neither array is needed whole in memory.
-func (t *domTree) retained(n int, pres, sizes *u32File) error {
+// numbers, shallow sizes and classes of the n nodes, read from their files
+// side by side: none is needed whole in memory. It also writes the classes
+// and shallow sizes in preorder (byPre) for the report, which reads them
+// for every reachable node in that order: through the node-ordered views it
+// would page in both whole.
+func (t *domTree) retained(n int, tmp *tempFiles, pres, sizes, classes *u32File) error {
 	count := len(t.idom) - 1
 	t.vert = make([]uint32, count+1)
 	t.ret = make([]int64, count+1)
-	pr, sr := pres.reader(), sizes.reader()
+	byPre := make([]uint32, count+1)
+	pr, sr, cr := pres.reader(), sizes.reader(), classes.reader()
+	ps, ss, cs := make([]uint32, spillBuf/4), make([]uint32, spillBuf/4), make([]uint32, spillBuf/4)
 	for v := 0; v < n; {
-		ps, err := pr.next(n - v)
-		if err != nil {
-			return err
-		}
-		for len(ps) > 0 {
-			ss, err := sr.next(len(ps))
-			if err != nil {
+		k := min(len(ps), n-v)
+		for _, c := range []struct {
+			r   *arrayReader[uint32]
+			dst []uint32
+		}{{pr, ps[:k]}, {sr, ss[:k]}, {cr, cs[:k]}} {
+			if err := c.r.fill(c.dst); err != nil {
 				return err
 			}
-			for i, sz := range ss {
-				t.shallow += int64(sz) * objectAlignment
-				if p := ps[i]; p != 0 {
-					t.vert[p] = uint32(v + i)
-					t.ret[p] = int64(sz) * objectAlignment
-				}
-			}
-			v += len(ss)
-			ps = ps[len(ss):]
 		}
+		for i, sz := range ss[:k] {
+			t.shallow += int64(sz) * objectAlignment
+			if p := ps[i]; p != 0 {
+				t.vert[p] = uint32(v + i)
+				t.ret[p] = int64(sz) * objectAlignment
+				byPre[p] = cs[i]
+			}
+		}
+		v += k
+	}
+	var err error
+	if t.clsPre, err = tmp.spillU32("classes in preorder", byPre); err != nil {
+		return err
+	}
+	for p, r := range t.ret {
+		byPre[p] = uint32(r / objectAlignment)
+	}
+	if t.sizePre, err = tmp.spillU32("shallow sizes in preorder", byPre); err != nil {
+		return err
 	}
 	for w := count; w >= 2; w-- {
 		t.ret[t.idom[w]] += t.ret[w]
+	}
+	return nil
+}
+
+// eachPre calls fn with the class index and shallow size (8-byte words) of
+// preorder numbers 2 to the last, in order, streamed from their files.
+func (t *domTree) eachPre(fn func(p, cls, size uint32)) error {
+	count := len(t.idom) - 1
+	cr, sr := t.clsPre.reader(), t.sizePre.reader()
+	cs, ss := make([]uint32, spillBuf/4), make([]uint32, spillBuf/4)
+	for p := 0; p <= count; {
+		k := min(len(cs), count+1-p)
+		if err := cr.fill(cs[:k]); err != nil {
+			return err
+		}
+		if err := sr.fill(ss[:k]); err != nil {
+			return err
+		}
+		for i := range k {
+			if q := p + i; q >= 2 {
+				fn(uint32(q), cs[i], ss[i])
+			}
+		}
+		p += k
 	}
 	return nil
 }

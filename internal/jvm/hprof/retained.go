@@ -203,7 +203,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	release()
 	opts.mark("shortest paths")
-	if a.t, err = dominators(ctx, g, tmp, parked.size, opts.keepEdges, opts.mark); err != nil {
+	if a.t, err = dominators(ctx, g, tmp, parked.size, parked.cls, opts.keepEdges, opts.mark); err != nil {
 		return nil, err
 	}
 	if err := g.unpark(parked); err != nil {
@@ -213,7 +213,15 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 		return nil, err
 	}
 	var want map[uint32][]uint32
-	a.r, want = report(g, a.t, a.parent, h, opts.Top)
+	if a.r, want, err = report(g, a.t, a.parent, h, opts.Top); err != nil {
+		return nil, err
+	}
+	if !opts.keepEdges {
+		// Pass 3 names steps by the ids and the index alone: the tree
+		// (20 bytes a reachable node) goes back before it reads.
+		a.t, a.parent = nil, nil
+		release()
+	}
 	opts.mark("report")
 	g.startPass3(want)
 	if _, _, err := pass(ctx, open, base, g, true); err != nil {
@@ -222,7 +230,6 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	a.r.nameSteps(g)
 	opts.mark("pass 3")
 	if !opts.keepEdges { // the views end with the files
-		a.t, a.parent = nil, nil
 		g.addr, g.cls, g.size, g.index = nil, nil, nil, addrIndex{}
 	}
 	return a, nil

@@ -177,6 +177,18 @@ func (r *arrayReader[T]) next(max int) ([]T, error) {
 	return out, nil
 }
 
+// fill reads the next len(dst) values into dst.
+func (r *arrayReader[T]) fill(dst []T) error {
+	for len(dst) > 0 {
+		vs, err := r.next(len(dst))
+		if err != nil {
+			return err
+		}
+		dst = dst[copy(dst, vs):]
+	}
+	return nil
+}
+
 // backward streams the array from its end.
 func (u *arrayFile[T]) backward() *arrayBackward[T] {
 	return &arrayBackward[T]{f: u.f, what: u.what, size: int64(u.size()), pos: int64(u.n), buf: make([]T, spillBuf/u.size())}
