@@ -47,6 +47,10 @@ type graph struct {
 	// field points at: a reference a path to a GC root must not take.
 	weak map[uint32]uint32
 
+	// marks are where pass 1 read every markEvery-th node (seek.go).
+	marks     []mark
+	markEvery int
+
 	index       addrIndex
 	parkedNodes int      // nodes() while addr is parked (park.go)
 	meta        *scanner // pass 1's scanner: class names, field lists, strings
@@ -76,7 +80,7 @@ type graph struct {
 
 // newGraph prepares pass 1; with fused it reads the references too,
 // into a temporary file of tmp.
-func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
+func newGraph(sizeHint int64, fused bool, tmp *tempFiles, markEvery int) (*graph, error) {
 	// Room for an object per 40 bytes of dump (they hold one per 40-120),
 	// so that the arrays do not grow by copies that the heap would hold
 	// twice: memory fresh from the system is not resident until written.
@@ -90,6 +94,7 @@ func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
 		rootFrame: map[uint32][2]uint32{},
 		lengths:   map[uint32]int64{},
 		weak:      map[uint32]uint32{},
+		markEvery: markEvery,
 	}
 	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
 	if fused {

@@ -96,6 +96,7 @@ type RetainedOptions struct {
 	keepEdges    bool   // tests: keep the references, and every array in memory past the analysis
 	separateRefs bool   // tests: read the references in a pass of their own, as when pass 1 cannot
 	tempDir      string // temporary files' directory; "": os.TempDir()
+	markEvery    int    // tests: node stride of pass 3's seek marks; 0: markEvery
 	// phase, when set, is called as each phase of the analysis ends
 	// (benchmarks: time and memory per phase).
 	phase func(name string)
@@ -113,6 +114,9 @@ var ErrIncomplete = errors.New("dump ends inside a record")
 
 // Opener opens the dump again for each pass; the analysis reads it twice
 // (three times when pass 1 cannot read the references) rather than keep it.
+// When what it opens is also an io.ReaderAt over the same uncompressed
+// bytes (an *os.File of a plain dump), the last pass reads only the
+// records it names instead of the whole dump.
 type Opener func() (io.ReadCloser, error)
 
 // ReadRetained computes the histogram and the dominator tree of a dump.
@@ -154,7 +158,10 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	tmp := &tempFiles{dir: opts.tempDir, inMemory: opts.keepEdges}
 	defer tmp.close()
-	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp)
+	if opts.markEvery <= 0 {
+		opts.markEvery = markEvery
+	}
+	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp, opts.markEvery)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +231,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	opts.mark("report")
 	g.startPass3(want)
-	if _, _, err := pass(ctx, open, base, g, true); err != nil {
+	if err := namePass(ctx, open, base, g); err != nil {
 		return nil, err
 	}
 	a.r.nameSteps(g)
@@ -278,6 +285,9 @@ func ReadFileRetained(ctx context.Context, path string, opts RetainedOptions) (*
 			return nil, fmt.Errorf("hprof: %s: %w", filepath.Base(path), err)
 		}
 		gzipped = gz
+		if !gz {
+			return f, nil // at its start; an io.ReaderAt, so pass 3 seeks (namePass)
+		}
 		return readCloser{r, f}, nil
 	}
 	rc, err := open()

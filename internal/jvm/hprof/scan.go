@@ -207,11 +207,18 @@ func (s *scanner) heap(length int64) error {
 		if err != nil {
 			return err
 		}
+		nodes := 0
+		if s.nodes {
+			nodes = len(s.g.addr)
+		}
 		if err := s.sub(tag); err != nil {
 			if errors.Is(err, errShort) {
 				return err
 			}
 			return fmt.Errorf("sub-record 0x%02X at offset %d: %w", tag, at, err)
+		}
+		if s.nodes && len(s.g.addr) > nodes {
+			s.g.markNode(uint32(nodes), at, end)
 		}
 	}
 	if s.d.offset() != end {
