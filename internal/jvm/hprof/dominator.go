@@ -38,21 +38,29 @@ type domTree struct {
 // each phase ends.
 func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
 	t := &domTree{pre: make([]uint32, g.nodes())}
-	parent, count := dfs(g, t.pre)
+	pw, err := newArrayWriter[uint32](tmp, "tree parents")
+	if err != nil {
+		return nil, err
+	}
+	count := dfs(g, t.pre, pw)
+	parents, err := pw.finish()
+	if err != nil {
+		return nil, err
+	}
 	mark("dfs")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	edges, err := tmp.spillU32("references", g.to)
+	edges := g.toFile // resolve's, when pass 1 read the references
+	if edges == nil {
+		if edges, err = tmp.spillU32("references", g.to); err != nil {
+			return nil, err
+		}
+	}
+	first, err := tmp.spillU32("reference offsets", g.first)
 	if err != nil {
 		return nil, err
 	}
-	parents, err := tmp.spillU32("tree parents", parent)
-	if err != nil {
-		return nil, err
-	}
-	parent = nil
-	first := g.first
 	if !keepEdges {
 		g.first, g.to = nil, nil
 	}
@@ -61,7 +69,7 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 	if err != nil {
 		return nil, err
 	}
-	first = nil
+	tmp.drop(first.f)
 	pres, err := tmp.spillU32("preorder numbers", t.pre)
 	if err != nil {
 		return nil, err
@@ -181,13 +189,14 @@ func (t *domTree) eachPre(fn func(p, cls, size uint32)) error {
 func release() { debug.FreeOSMemory() }
 
 // dfs numbers the nodes reachable from node 0 in depth-first preorder
-// (from 1) into pre and returns each number's tree parent and the count.
-func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
-	parent = make([]uint32, 1, g.nodes()+1)
+// (from 1) into pre, writes each number's tree parent to parent (from
+// number 0, unused) and returns the count.
+func dfs(g *graph, pre []uint32, parent *arrayWriter[uint32]) (count int) {
 	type frame struct{ v, next uint32 }
 	stack := []frame{{0, 0}}
 	pre[0] = 1
-	parent = append(parent, 0)
+	parent.put(0)
+	parent.put(0)
 	count = 1
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
@@ -203,17 +212,17 @@ func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
 		}
 		count++
 		pre[w] = uint32(count)
-		parent = append(parent, pre[f.v])
+		parent.put(pre[f.v])
 		stack = append(stack, frame{w, 0})
 	}
-	return parent, count
+	return count
 }
 
 // predecessors lists each reachable node's predecessors, in preorder
 // numbers, as a CSR over the preorder numbers. It reads the successor
-// lists (node v's are edges first[v] to first[v+1]) twice from their file,
-// in node order; a list's order does not change the semidominators.
-func predecessors(roots, first []uint32, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
+// lists (node v's are edges first[v] to first[v+1]) twice from their
+// files, in node order; a list's order does not change the semidominators.
+func predecessors(roots []uint32, first, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
 	predFirst = make([]uint32, count+2)
 	for _, w := range roots { // the super-root's successors, pre 1
 		predFirst[pre[w]+1]++
@@ -258,21 +267,34 @@ func predecessors(roots, first []uint32, edges *u32File, pre []uint32, count int
 	return predFirst, preds, nil
 }
 
-// eachSucc streams the successor lists from their file, calling fn with
-// each node's list, or pieces of it, in node order.
-func eachSucc(first []uint32, edges *u32File, fn func(v uint32, succ []uint32)) error {
+// eachSucc streams the successor lists and their offsets from their
+// files, calling fn with each node's list, or pieces of it, in node order.
+func eachSucc(first, edges *u32File, fn func(v uint32, succ []uint32)) error {
 	if edges.n == 0 {
 		return nil
 	}
-	r := edges.reader()
-	for v := 0; v+1 < len(first); v++ {
-		for k := int(first[v+1] - first[v]); k > 0; {
-			succ, err := r.next(k)
-			if err != nil {
-				return err
+	fr, r := first.reader(), edges.reader()
+	lo, err := fr.next(1)
+	if err != nil {
+		return err
+	}
+	prev := lo[0]
+	for v := 0; v+1 < first.n; {
+		his, err := fr.next(first.n - 1 - v)
+		if err != nil {
+			return err
+		}
+		for _, hi := range his {
+			for k := int(hi - prev); k > 0; {
+				succ, err := r.next(k)
+				if err != nil {
+					return err
+				}
+				fn(uint32(v), succ)
+				k -= len(succ)
 			}
-			fn(uint32(v), succ)
-			k -= len(succ)
+			prev = hi
+			v++
 		}
 	}
 	return nil

@@ -34,6 +34,9 @@ type graph struct {
 	size  []uint32 // node -> array length after pass 1, shallow size in 8-byte words after sizing
 	first []uint32 // CSR: node v's references are to[first[v]:first[v+1]]
 	to    []uint32
+	// toFile holds to from resolve to loadRefs, and then for the
+	// predecessors (fused.go).
+	toFile *u32File
 
 	classes  []graphClass
 	classIdx map[graphClass]uint32

@@ -204,6 +204,9 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 		return nil, err
 	}
 	release()
+	if err := g.loadRefs(); err != nil {
+		return nil, err
+	}
 	paths, err := tmp.spillU32("shortest paths", shortestPaths(g))
 	if err != nil {
 		return nil, err
