@@ -40,8 +40,10 @@ type graph struct {
 
 	classes  []graphClass
 	classIdx map[graphClass]uint32
-	last     graphClass // the class node() met last, and its index: objects of a class come in runs
-	lastIdx  uint32
+	// last is, by kind, the class node() met last and its index: objects
+	// of a class come in runs, often interleaved with another kind's (an
+	// instance, its array, the next instance).
+	last [4]lastClass
 
 	roots     []uint32             // nodes named by GC root records (duplicates kept out)
 	rootKind  map[uint32]byte      // node -> root sub-record tag of its first root record
@@ -108,9 +110,16 @@ func newGraph(sizeHint int64, fused bool, tmp *tempFiles, markEvery int) (*graph
 	return g, nil
 }
 
+type lastClass struct {
+	c   graphClass
+	idx uint32
+	ok  bool
+}
+
 func (g *graph) class(c graphClass) uint32 {
-	if c == g.last {
-		return g.lastIdx
+	l := &g.last[c.kind&3]
+	if l.ok && l.c == c {
+		return l.idx
 	}
 	i, ok := g.classIdx[c]
 	if !ok {
@@ -118,7 +127,7 @@ func (g *graph) class(c graphClass) uint32 {
 		g.classes = append(g.classes, c)
 		g.classIdx[c] = i
 	}
-	g.last, g.lastIdx = c, i
+	*l = lastClass{c, i, true}
 	return i
 }
 
