@@ -28,12 +28,14 @@ type domTree struct {
 // ancestor of its tree parent and its semidominator). Everything is
 // iterative: a linked list of a million objects is a million deep.
 //
-// Memory: the successor lists go to a temporary file once the depth-first
-// search has numbered the nodes, and the predecessor lists are built by
-// streaming them back, so the two are never in memory together; the
-// semidominators stream the predecessor lists and tree parents back from
-// files (semidom.go), the preorder numbers wait in one, and the retained
-// sizes stream the shallow sizes from theirs (sizes).
+// Memory: the depth-first search writes the tree parents to a file as it
+// numbers the nodes; the successor lists and their offsets are in files
+// once it is done (resolve's, or spilled when pass 2 read them), and the
+// predecessor lists are built by streaming them back, so the two are never
+// in memory together; the semidominators stream the predecessor lists and
+// tree parents back from files (semidom.go), the preorder numbers wait in
+// one, and the retained sizes stream the shallow sizes and classes from
+// theirs (sizes, classes), writing both again in preorder for the report.
 // With keepEdges (tests) the graph keeps its references. mark is told as
 // each phase ends.
 func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {

@@ -121,10 +121,11 @@ type Opener func() (io.ReadCloser, error)
 
 // ReadRetained computes the histogram and the dominator tree of a dump.
 // Memory grows with the object count, not the dump size: each phase holds
-// only the flat arrays it reads (about 24 bytes per object, or 20 and 4 per
-// reference, at the largest), the others wait in temporary files
-// (spill.go); measured, about 27 bytes per object of peak RSS
-// (BenchmarkReadFileRetained, BenchmarkReadFileRetainedSmall).
+// only the flat arrays it reads (20 bytes per object in pass 1, the
+// largest; 13 per object and 4 per reference while the graph is walked),
+// the others wait in temporary files (spill.go); measured, about 23 bytes
+// per object of peak RSS (BenchmarkReadFileRetained,
+// BenchmarkReadFileRetainedSmall).
 //
 // A dump cut short yields its histogram with an error wrapping
 // ErrIncomplete: the dominator tree needs every object.
