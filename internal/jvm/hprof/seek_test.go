@@ -139,3 +139,22 @@ func splitSegments(t *testing.T, dump []byte, marks []mark) []byte {
 	out.Write(dump[end:])
 	return out.Bytes()
 }
+
+// FuzzNamesBySeeking: whatever the dump, pass 3 by seeking (a mark every
+// 3 nodes) reports what the full pass does.
+func FuzzNamesBySeeking(f *testing.F) {
+	f.Add(retentionDump(8))
+	f.Add(retentionDump(4))
+	f.Add(syntheticDump())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := RetainedOptions{Options: Options{BufferSize: 64 << 10}, Top: 5, markEvery: 3}
+		want, errWant := analyze(context.Background(), bytesOpener(data), opts)
+		got, errGot := analyze(context.Background(), readerAtOpener(data), opts)
+		if (errWant == nil) != (errGot == nil) {
+			t.Fatalf("full pass: %v; by seeking: %v", errWant, errGot)
+		}
+		if errWant == nil && !reflect.DeepEqual(got.r, want.r) {
+			t.Fatalf("by seeking %+v, full pass %+v", got.r, want.r)
+		}
+	})
+}
