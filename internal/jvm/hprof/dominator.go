@@ -15,6 +15,9 @@ type domTree struct {
 	vert []uint32 // preorder number -> node
 	idom []uint32 // preorder number -> preorder number of the immediate dominator
 	ret  []int64  // preorder number -> retained bytes
+	// clsPre and sizePre hold, by preorder number, the class index and
+	// shallow size in 8-byte words (eachPre).
+	clsPre, sizePre *u32File
 	// shallow is the bytes of every node, reachable or not.
 	shallow int64
 }
@@ -25,31 +28,41 @@ type domTree struct {
 // ancestor of its tree parent and its semidominator). Everything is
 // iterative: a linked list of a million objects is a million deep.
 //
-// Memory: the successor lists go to a temporary file once the depth-first
-// search has numbered the nodes, and the predecessor lists are built by
-// streaming them back, so the two are never in memory together; the
-// semidominators stream the predecessor lists and tree parents back from
-// files (semidom.go), the preorder numbers wait in one, and the retained
-// sizes stream the shallow sizes from theirs (sizes).
+// Memory: the depth-first search writes the tree parents to a file as it
+// numbers the nodes; the successor lists and their offsets are in files
+// once it is done (resolve's, or spilled when pass 2 read them), and the
+// predecessor lists are built by streaming them back, so the two are never
+// in memory together; the semidominators stream the predecessor lists and
+// tree parents back from files (semidom.go), the preorder numbers wait in
+// one, and the retained sizes stream the shallow sizes and classes from
+// theirs (sizes, classes), writing both again in preorder for the report.
 // With keepEdges (tests) the graph keeps its references. mark is told as
 // each phase ends.
-func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
+func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
 	t := &domTree{pre: make([]uint32, g.nodes())}
-	parent, count := dfs(g, t.pre)
+	pw, err := newArrayWriter[uint32](tmp, "tree parents")
+	if err != nil {
+		return nil, err
+	}
+	count := dfs(g, t.pre, pw)
+	parents, err := pw.finish()
+	if err != nil {
+		return nil, err
+	}
 	mark("dfs")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	edges, err := tmp.spillU32("references", g.to)
+	edges := g.toFile // resolve's, when pass 1 read the references
+	if edges == nil {
+		if edges, err = tmp.spillU32("references", g.to); err != nil {
+			return nil, err
+		}
+	}
+	first, err := tmp.spillU32("reference offsets", g.first)
 	if err != nil {
 		return nil, err
 	}
-	parents, err := tmp.spillU32("tree parents", parent)
-	if err != nil {
-		return nil, err
-	}
-	parent = nil
-	first := g.first
 	if !keepEdges {
 		g.first, g.to = nil, nil
 	}
@@ -58,7 +71,7 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	if err != nil {
 		return nil, err
 	}
-	first = nil
+	tmp.drop(first.f)
 	pres, err := tmp.spillU32("preorder numbers", t.pre)
 	if err != nil {
 		return nil, err
@@ -86,9 +99,10 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 	t.idom = idom
 	release()
 	mark("semidominators and idom")
-	if err := t.retained(g.nodes(), pres, sizes); err != nil {
+	if err := t.retained(g.nodes(), tmp, pres, sizes, classes); err != nil {
 		return nil, err
 	}
+	release() // the preorder arrays retained wrote
 	// The report reads the preorder numbers of a few nodes only: mapped,
 	// only the pages it touches are resident.
 	if t.pre, err = pres.view(); err != nil {
@@ -99,36 +113,74 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes *u32File, k
 }
 
 // retained fills vert and ret (the tree's idom set) from the preorder
-// numbers and shallow sizes of the n nodes, read from their files side by
-// side: neither array is needed whole in memory.
-func (t *domTree) retained(n int, pres, sizes *u32File) error {
+// numbers, shallow sizes and classes of the n nodes, read from their files
+// side by side: none is needed whole in memory. It also writes the classes
+// and shallow sizes in preorder (byPre) for the report, which reads them
+// for every reachable node in that order: through the node-ordered views it
+// would page in both whole.
+func (t *domTree) retained(n int, tmp *tempFiles, pres, sizes, classes *u32File) error {
 	count := len(t.idom) - 1
 	t.vert = make([]uint32, count+1)
 	t.ret = make([]int64, count+1)
-	pr, sr := pres.reader(), sizes.reader()
+	byPre := make([]uint32, count+1)
+	pr, sr, cr := pres.reader(), sizes.reader(), classes.reader()
+	ps, ss, cs := make([]uint32, spillBuf/4), make([]uint32, spillBuf/4), make([]uint32, spillBuf/4)
 	for v := 0; v < n; {
-		ps, err := pr.next(n - v)
-		if err != nil {
-			return err
-		}
-		for len(ps) > 0 {
-			ss, err := sr.next(len(ps))
-			if err != nil {
+		k := min(len(ps), n-v)
+		for _, c := range []struct {
+			r   *arrayReader[uint32]
+			dst []uint32
+		}{{pr, ps[:k]}, {sr, ss[:k]}, {cr, cs[:k]}} {
+			if err := c.r.fill(c.dst); err != nil {
 				return err
 			}
-			for i, sz := range ss {
-				t.shallow += int64(sz) * objectAlignment
-				if p := ps[i]; p != 0 {
-					t.vert[p] = uint32(v + i)
-					t.ret[p] = int64(sz) * objectAlignment
-				}
-			}
-			v += len(ss)
-			ps = ps[len(ss):]
 		}
+		for i, sz := range ss[:k] {
+			t.shallow += int64(sz) * objectAlignment
+			if p := ps[i]; p != 0 {
+				t.vert[p] = uint32(v + i)
+				t.ret[p] = int64(sz) * objectAlignment
+				byPre[p] = cs[i]
+			}
+		}
+		v += k
+	}
+	var err error
+	if t.clsPre, err = tmp.spillU32("classes in preorder", byPre); err != nil {
+		return err
+	}
+	for p, r := range t.ret {
+		byPre[p] = uint32(r / objectAlignment)
+	}
+	if t.sizePre, err = tmp.spillU32("shallow sizes in preorder", byPre); err != nil {
+		return err
 	}
 	for w := count; w >= 2; w-- {
 		t.ret[t.idom[w]] += t.ret[w]
+	}
+	return nil
+}
+
+// eachPre calls fn with the class index and shallow size (8-byte words) of
+// preorder numbers 2 to the last, in order, streamed from their files.
+func (t *domTree) eachPre(fn func(p, cls, size uint32)) error {
+	count := len(t.idom) - 1
+	cr, sr := t.clsPre.reader(), t.sizePre.reader()
+	cs, ss := make([]uint32, spillBuf/4), make([]uint32, spillBuf/4)
+	for p := 0; p <= count; {
+		k := min(len(cs), count+1-p)
+		if err := cr.fill(cs[:k]); err != nil {
+			return err
+		}
+		if err := sr.fill(ss[:k]); err != nil {
+			return err
+		}
+		for i := range k {
+			if q := p + i; q >= 2 {
+				fn(uint32(q), cs[i], ss[i])
+			}
+		}
+		p += k
 	}
 	return nil
 }
@@ -139,13 +191,14 @@ func (t *domTree) retained(n int, pres, sizes *u32File) error {
 func release() { debug.FreeOSMemory() }
 
 // dfs numbers the nodes reachable from node 0 in depth-first preorder
-// (from 1) into pre and returns each number's tree parent and the count.
-func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
-	parent = make([]uint32, 1, g.nodes()+1)
+// (from 1) into pre, writes each number's tree parent to parent (from
+// number 0, unused) and returns the count.
+func dfs(g *graph, pre []uint32, parent *arrayWriter[uint32]) (count int) {
 	type frame struct{ v, next uint32 }
 	stack := []frame{{0, 0}}
 	pre[0] = 1
-	parent = append(parent, 0)
+	parent.put(0)
+	parent.put(0)
 	count = 1
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
@@ -161,17 +214,17 @@ func dfs(g *graph, pre []uint32) (parent []uint32, count int) {
 		}
 		count++
 		pre[w] = uint32(count)
-		parent = append(parent, pre[f.v])
+		parent.put(pre[f.v])
 		stack = append(stack, frame{w, 0})
 	}
-	return parent, count
+	return count
 }
 
 // predecessors lists each reachable node's predecessors, in preorder
 // numbers, as a CSR over the preorder numbers. It reads the successor
-// lists (node v's are edges first[v] to first[v+1]) twice from their file,
-// in node order; a list's order does not change the semidominators.
-func predecessors(roots, first []uint32, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
+// lists (node v's are edges first[v] to first[v+1]) twice from their
+// files, in node order; a list's order does not change the semidominators.
+func predecessors(roots []uint32, first, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
 	predFirst = make([]uint32, count+2)
 	for _, w := range roots { // the super-root's successors, pre 1
 		predFirst[pre[w]+1]++
@@ -216,21 +269,34 @@ func predecessors(roots, first []uint32, edges *u32File, pre []uint32, count int
 	return predFirst, preds, nil
 }
 
-// eachSucc streams the successor lists from their file, calling fn with
-// each node's list, or pieces of it, in node order.
-func eachSucc(first []uint32, edges *u32File, fn func(v uint32, succ []uint32)) error {
+// eachSucc streams the successor lists and their offsets from their
+// files, calling fn with each node's list, or pieces of it, in node order.
+func eachSucc(first, edges *u32File, fn func(v uint32, succ []uint32)) error {
 	if edges.n == 0 {
 		return nil
 	}
-	r := edges.reader()
-	for v := 0; v+1 < len(first); v++ {
-		for k := int(first[v+1] - first[v]); k > 0; {
-			succ, err := r.next(k)
-			if err != nil {
-				return err
+	fr, r := first.reader(), edges.reader()
+	lo, err := fr.next(1)
+	if err != nil {
+		return err
+	}
+	prev := lo[0]
+	for v := 0; v+1 < first.n; {
+		his, err := fr.next(first.n - 1 - v)
+		if err != nil {
+			return err
+		}
+		for _, hi := range his {
+			for k := int(hi - prev); k > 0; {
+				succ, err := r.next(k)
+				if err != nil {
+					return err
+				}
+				fn(uint32(v), succ)
+				k -= len(succ)
 			}
-			fn(uint32(v), succ)
-			k -= len(succ)
+			prev = hi
+			v++
 		}
 	}
 	return nil

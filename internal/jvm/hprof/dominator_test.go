@@ -35,7 +35,11 @@ func testDominators(t *testing.T, g *graph) (*domTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dominators(context.Background(), g, tmp, sizes, true, func(string) {})
+	classes, err := tmp.spillU32("classes", g.cls)
+	if err != nil {
+		return nil, err
+	}
+	return dominators(context.Background(), g, tmp, sizes, classes, true, func(string) {})
 }
 
 // bruteRetained is, for each node, the bytes that become unreachable from

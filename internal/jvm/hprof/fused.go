@@ -42,7 +42,8 @@ func (g *graph) startFused(n int64, tmp *tempFiles) error {
 func (g *graph) rawRoot(r rawRoot) { g.rootsRaw = append(g.rootsRaw, r) }
 
 // resolve turns pass 1's raw references into node numbers (in place of
-// the offsets), then the roots and the weak referents. It reports false
+// the offsets; into g.toFile, for loadRefs), then the roots and the weak
+// referents. It reports false
 // when pass 1 could not read the references (see fusedFailed): the caller
 // then runs the reference pass.
 func (g *graph) resolve() (bool, error) {
@@ -59,32 +60,40 @@ func (g *graph) resolve() (bool, error) {
 	g.buildIndex()
 	n := len(g.addr)
 	g.first = append(g.first, uint32(g.raw.n))
-	raw, err := g.raw.finish()
+	rawFile, err := g.raw.finish()
 	if err != nil {
 		return false, err
 	}
-	to := make([]uint32, 0, g.raw.n)
+	raw := rawFile.reader()
+	// The node numbers go to a file too: the ids are in memory now, the
+	// references once the ids are parked (loadRefs).
+	to, err := newArrayWriter[uint32](g.tmp, "references")
+	if err != nil {
+		return false, err
+	}
 	var ids []uint64
 	for v := 1; v < n; v++ {
 		start, end := g.first[v], g.first[v+1]
-		g.first[v] = uint32(len(to))
+		g.first[v] = uint32(to.n)
 		for k := end - start; k > 0; k -= uint32(len(ids)) {
 			if ids, err = raw.next(int(k)); err != nil {
 				return false, err
 			}
 			for _, id := range ids {
 				if w := g.index.lookup(id); w != 0 {
-					to = append(to, w)
+					to.put(w)
 				} else {
 					g.missing++
 				}
 			}
 		}
 	}
-	g.first[n] = uint32(len(to))
+	g.first[n] = uint32(to.n)
 	g.tmp.drop(g.raw.f)
-	g.to = to
-	g.refs = int64(len(to))
+	if g.toFile, err = to.finish(); err != nil {
+		return false, err
+	}
+	g.refs = to.n
 	for _, r := range g.rootsRaw {
 		if w := g.root(r.id, r.tag); w != 0 && r.hasFrame {
 			g.rootFrame[w] = r.frame
@@ -97,4 +106,15 @@ func (g *graph) resolve() (bool, error) {
 	}
 	g.fusedState = fusedState{}
 	return true, nil
+}
+
+// loadRefs reads back the references resolve wrote, once the ids are
+// parked: resolve never holds the ids and the references together.
+func (g *graph) loadRefs() error {
+	if g.toFile == nil {
+		return nil // read by pass 2, in memory
+	}
+	var err error
+	g.to, err = g.toFile.load()
+	return err
 }

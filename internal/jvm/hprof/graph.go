@@ -34,11 +34,16 @@ type graph struct {
 	size  []uint32 // node -> array length after pass 1, shallow size in 8-byte words after sizing
 	first []uint32 // CSR: node v's references are to[first[v]:first[v+1]]
 	to    []uint32
+	// toFile holds to from resolve to loadRefs, and then for the
+	// predecessors (fused.go).
+	toFile *u32File
 
 	classes  []graphClass
 	classIdx map[graphClass]uint32
-	last     graphClass // the class node() met last, and its index: objects of a class come in runs
-	lastIdx  uint32
+	// last is, by kind, the class node() met last and its index: objects
+	// of a class come in runs, often interleaved with another kind's (an
+	// instance, its array, the next instance).
+	last [4]lastClass
 
 	roots     []uint32             // nodes named by GC root records (duplicates kept out)
 	rootKind  map[uint32]byte      // node -> root sub-record tag of its first root record
@@ -46,6 +51,10 @@ type graph struct {
 	// weak maps a java.lang.ref.Reference node to the node its referent
 	// field points at: a reference a path to a GC root must not take.
 	weak map[uint32]uint32
+
+	// marks are where pass 1 read every markEvery-th node (seek.go).
+	marks     []mark
+	markEvery int
 
 	index       addrIndex
 	parkedNodes int      // nodes() while addr is parked (park.go)
@@ -76,7 +85,7 @@ type graph struct {
 
 // newGraph prepares pass 1; with fused it reads the references too,
 // into a temporary file of tmp.
-func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
+func newGraph(sizeHint int64, fused bool, tmp *tempFiles, markEvery int) (*graph, error) {
 	// Room for an object per 40 bytes of dump (they hold one per 40-120),
 	// so that the arrays do not grow by copies that the heap would hold
 	// twice: memory fresh from the system is not resident until written.
@@ -90,6 +99,7 @@ func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
 		rootFrame: map[uint32][2]uint32{},
 		lengths:   map[uint32]int64{},
 		weak:      map[uint32]uint32{},
+		markEvery: markEvery,
 	}
 	g.class(graphClass{kind: kindMirror}) // index 0: the super-root and class objects
 	if fused {
@@ -100,9 +110,16 @@ func newGraph(sizeHint int64, fused bool, tmp *tempFiles) (*graph, error) {
 	return g, nil
 }
 
+type lastClass struct {
+	c   graphClass
+	idx uint32
+	ok  bool
+}
+
 func (g *graph) class(c graphClass) uint32 {
-	if c == g.last {
-		return g.lastIdx
+	l := &g.last[c.kind&3]
+	if l.ok && l.c == c {
+		return l.idx
 	}
 	i, ok := g.classIdx[c]
 	if !ok {
@@ -110,7 +127,7 @@ func (g *graph) class(c graphClass) uint32 {
 		g.classes = append(g.classes, c)
 		g.classIdx[c] = i
 	}
-	g.last, g.lastIdx = c, i
+	*l = lastClass{c, i, true}
 	return i
 }
 

@@ -81,46 +81,61 @@ func ownerOf(s *scanner, rules []ownerRule, classID uint64) int {
 	return -1
 }
 
-// owners sums, for each owner, the retained size of the highest objects of
-// its classes: an object inside another owned object counts for the outer
-// one only.
-func owners(g *graph, t *domTree) []Owner {
+// ownerTally sums, for each owner, the retained size of the highest objects
+// of its classes (an object inside another owned object counts for the
+// outer one only) as the report meets the reachable nodes in preorder
+// (add): a node's dominator is always met before it.
+type ownerTally struct {
+	g       *graph
+	t       *domTree
+	rules   int
+	byClass []int    // class index -> owner, -1: none
+	owned   []uint64 // bitset of preorder numbers counted with an owner or under one
+	out     []Owner
+}
+
+func newOwnerTally(g *graph, t *domTree) *ownerTally {
 	rules := ownerRules()
-	byClass := make([]int, len(g.classes))
+	o := &ownerTally{g: g, t: t, rules: len(rules), byClass: make([]int, len(g.classes)),
+		owned: make([]uint64, len(t.idom)/64+1), out: make([]Owner, len(rules)+1)}
 	for i, c := range g.classes {
-		byClass[i] = -1
+		o.byClass[i] = -1
 		if c.kind == kindInstance {
-			byClass[i] = ownerOf(g.meta, rules, c.id)
+			o.byClass[i] = ownerOf(g.meta, rules, c.id)
 		}
 	}
-	out := make([]Owner, len(rules)+1)
 	for i, r := range rules {
-		out[i] = Owner{Owner: r.owner, Note: r.note}
+		o.out[i] = Owner{Owner: r.owner, Note: r.note}
 	}
-	out[len(rules)] = Owner{Owner: threadStacks, Note: "objects only local variables of running threads hold (Java frame and JNI local roots)"}
-	count := len(t.vert) - 1
-	owned := make([]uint64, count/64+1)
-	for p := 2; p <= count; p++ {
-		d := t.idom[p]
-		if owned[d/64]&(1<<(d%64)) != 0 {
-			owned[p/64] |= 1 << (p % 64)
-			continue
-		}
-		v := t.vert[p]
-		o := byClass[g.cls[v]]
-		if o < 0 && d == 1 {
-			switch g.rootKind[v] {
-			case subRootJavaFrame, subRootJNILocal, subRootNativeStack, subRootThreadBlock:
-				o = len(rules)
-			}
-		}
-		if o < 0 {
-			continue
-		}
-		owned[p/64] |= 1 << (p % 64)
-		out[o].Objects++
-		out[o].Retained += t.ret[p]
+	o.out[len(rules)] = Owner{Owner: threadStacks, Note: "objects only local variables of running threads hold (Java frame and JNI local roots)"}
+	return o
+}
+
+// add counts preorder number p, of class index cls.
+func (o *ownerTally) add(p, cls uint32) {
+	d := o.t.idom[p]
+	if o.owned[d/64]&(1<<(d%64)) != 0 {
+		o.owned[p/64] |= 1 << (p % 64)
+		return
 	}
+	k := o.byClass[cls]
+	if k < 0 && d == 1 {
+		switch o.g.rootKind[o.t.vert[p]] {
+		case subRootJavaFrame, subRootJNILocal, subRootNativeStack, subRootThreadBlock:
+			k = o.rules
+		}
+	}
+	if k < 0 {
+		return
+	}
+	o.owned[p/64] |= 1 << (p % 64)
+	o.out[k].Objects++
+	o.out[k].Retained += o.t.ret[p]
+}
+
+// result is the owners met, largest retained first.
+func (o *ownerTally) result() []Owner {
+	out := o.out
 	var res []Owner
 	for _, o := range out {
 		if o.Objects > 0 {

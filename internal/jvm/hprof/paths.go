@@ -20,15 +20,15 @@ func shortestPaths(g *graph) []uint32 {
 	for v := range g.weak {
 		weak[v/64] |= 1 << (v % 64)
 	}
-	queue := make([]uint32, 0, g.nodes())
+	var queue fifo
 	for _, r := range g.roots {
 		if parent[r] == noParent {
 			parent[r] = 0
-			queue = append(queue, r)
+			queue.push(r)
 		}
 	}
-	for i := 0; i < len(queue); i++ {
-		v := queue[i]
+	for queue.len() > 0 {
+		v := queue.pop()
 		skip := uint32(0)
 		if weak[v/64]&(1<<(v%64)) != 0 {
 			skip = g.weak[v]
@@ -40,11 +40,54 @@ func shortestPaths(g *graph) []uint32 {
 			}
 			if parent[w] == noParent {
 				parent[w] = v
-				queue = append(queue, w)
+				queue.push(w)
 			}
 		}
 	}
 	return parent
+}
+
+// fifo is a queue of node numbers in chunks, each handed back once read,
+// so that it holds about the widest level of the search rather than
+// every node it ever queued.
+type fifo struct {
+	chunks [][]uint32 // the first is read from head, the last appended to
+	head   int
+	free   [][]uint32
+	n      int
+}
+
+const fifoChunk = 1 << 16
+
+func (q *fifo) len() int { return q.n }
+
+func (q *fifo) push(v uint32) {
+	if k := len(q.chunks); k == 0 || len(q.chunks[k-1]) == fifoChunk {
+		var c []uint32
+		if f := len(q.free); f > 0 {
+			c, q.free = q.free[f-1][:0], q.free[:f-1]
+		} else {
+			c = make([]uint32, 0, fifoChunk)
+		}
+		q.chunks = append(q.chunks, c)
+	}
+	last := &q.chunks[len(q.chunks)-1]
+	*last = append(*last, v)
+	q.n++
+}
+
+// pop takes the oldest value; the queue must not be empty.
+func (q *fifo) pop() uint32 {
+	c := q.chunks[0]
+	v := c[q.head]
+	q.head++
+	q.n--
+	if q.head == len(c) && (len(c) == fifoChunk || q.n == 0) {
+		q.free = append(q.free, c)
+		q.chunks = q.chunks[1:]
+		q.head = 0
+	}
+	return v
 }
 
 // maxPathSteps bounds a shown path: a linked list can be a million deep.

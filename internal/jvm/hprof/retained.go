@@ -96,6 +96,7 @@ type RetainedOptions struct {
 	keepEdges    bool   // tests: keep the references, and every array in memory past the analysis
 	separateRefs bool   // tests: read the references in a pass of their own, as when pass 1 cannot
 	tempDir      string // temporary files' directory; "": os.TempDir()
+	markEvery    int    // tests: node stride of pass 3's seek marks; 0: markEvery
 	// phase, when set, is called as each phase of the analysis ends
 	// (benchmarks: time and memory per phase).
 	phase func(name string)
@@ -113,14 +114,18 @@ var ErrIncomplete = errors.New("dump ends inside a record")
 
 // Opener opens the dump again for each pass; the analysis reads it twice
 // (three times when pass 1 cannot read the references) rather than keep it.
+// When what it opens is also an io.ReaderAt over the same uncompressed
+// bytes (an *os.File of a plain dump), the last pass reads only the
+// records it names instead of the whole dump.
 type Opener func() (io.ReadCloser, error)
 
 // ReadRetained computes the histogram and the dominator tree of a dump.
 // Memory grows with the object count, not the dump size: each phase holds
-// only the flat arrays it reads (about 24 bytes per object, or 20 and 4 per
-// reference, at the largest), the others wait in temporary files
-// (spill.go); measured, about 27 bytes per object of peak RSS
-// (BenchmarkReadFileRetained, BenchmarkReadFileRetainedSmall).
+// only the flat arrays it reads (20 bytes per object in pass 1, the
+// largest; 13 per object and 4 per reference while the graph is walked),
+// the others wait in temporary files (spill.go); measured, about 23 bytes
+// per object of peak RSS (BenchmarkReadFileRetained,
+// BenchmarkReadFileRetainedSmall).
 //
 // A dump cut short yields its histogram with an error wrapping
 // ErrIncomplete: the dominator tree needs every object.
@@ -154,7 +159,10 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	}
 	tmp := &tempFiles{dir: opts.tempDir, inMemory: opts.keepEdges}
 	defer tmp.close()
-	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp)
+	if opts.markEvery <= 0 {
+		opts.markEvery = markEvery
+	}
+	g, err := newGraph(base.SizeHint, !opts.separateRefs, tmp, opts.markEvery)
 	if err != nil {
 		return nil, err
 	}
@@ -197,13 +205,16 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 		return nil, err
 	}
 	release()
+	if err := g.loadRefs(); err != nil {
+		return nil, err
+	}
 	paths, err := tmp.spillU32("shortest paths", shortestPaths(g))
 	if err != nil {
 		return nil, err
 	}
 	release()
 	opts.mark("shortest paths")
-	if a.t, err = dominators(ctx, g, tmp, parked.size, opts.keepEdges, opts.mark); err != nil {
+	if a.t, err = dominators(ctx, g, tmp, parked.size, parked.cls, opts.keepEdges, opts.mark); err != nil {
 		return nil, err
 	}
 	if err := g.unpark(parked); err != nil {
@@ -213,16 +224,23 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 		return nil, err
 	}
 	var want map[uint32][]uint32
-	a.r, want = report(g, a.t, a.parent, h, opts.Top)
+	if a.r, want, err = report(g, a.t, a.parent, h, opts.Top); err != nil {
+		return nil, err
+	}
+	if !opts.keepEdges {
+		// Pass 3 names steps by the ids and the index alone: the tree
+		// (20 bytes a reachable node) goes back before it reads.
+		a.t, a.parent = nil, nil
+		release()
+	}
 	opts.mark("report")
 	g.startPass3(want)
-	if _, _, err := pass(ctx, open, base, g, true); err != nil {
+	if err := namePass(ctx, open, base, g); err != nil {
 		return nil, err
 	}
 	a.r.nameSteps(g)
 	opts.mark("pass 3")
 	if !opts.keepEdges { // the views end with the files
-		a.t, a.parent = nil, nil
 		g.addr, g.cls, g.size, g.index = nil, nil, nil, addrIndex{}
 	}
 	return a, nil
@@ -271,6 +289,9 @@ func ReadFileRetained(ctx context.Context, path string, opts RetainedOptions) (*
 			return nil, fmt.Errorf("hprof: %s: %w", filepath.Base(path), err)
 		}
 		gzipped = gz
+		if !gz {
+			return f, nil // at its start; an io.ReaderAt, so pass 3 seeks (namePass)
+		}
 		return readCloser{r, f}, nil
 	}
 	rc, err := open()

@@ -6,7 +6,7 @@ import (
 )
 
 // report picks what Retained shows and the path steps pass 3 must name.
-func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Retained, map[uint32][]uint32) {
+func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Retained, map[uint32][]uint32, error) {
 	r := &Retained{
 		Objects:    int64(g.nodes() - 1),
 		References: g.refs,
@@ -25,26 +25,31 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		return x
 	}
 
-	// Top-level dominators: the super-root's children.
+	// Top-level dominators: the super-root's children. Their classes and
+	// sizes stream in preorder; the owners' tally shares the stream.
 	sel := topK{g: g, t: t, k: top}
 	byClass := map[uint32]*RetainedClass{}
-	for p := 2; p < len(t.vert); p++ {
+	own := newOwnerTally(g, t)
+	err := t.eachPre(func(p, cls, size uint32) {
+		own.add(p, cls)
 		if t.idom[p] != 1 {
-			continue
+			return
 		}
-		v := t.vert[p]
-		sel.offer(uint32(p))
-		rc := byClass[g.cls[v]]
+		sel.offer(p)
+		rc := byClass[cls]
 		if rc == nil {
-			rc = &RetainedClass{Class: g.className(v)}
-			if g.classes[g.cls[v]].kind == kindMirror {
+			rc = &RetainedClass{Class: g.className(t.vert[p])}
+			if g.classes[cls].kind == kindMirror {
 				rc.Class = "java.lang.Class" // class objects share one entry
 			}
-			byClass[g.cls[v]] = rc
+			byClass[cls] = rc
 		}
 		rc.Objects++
-		rc.Shallow += g.shallow(v)
+		rc.Shallow += int64(size) * objectAlignment
 		rc.Retained += t.ret[p]
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	chosen := largestChildren(t, sel.best)
 	for _, p := range sel.best {
@@ -61,9 +66,9 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 		}
 		return cmp.Compare(a.Class, b.Class)
 	})
-	r.Owners = owners(g, t)
+	r.Owners = own.result()
 	r.Largest = largest(g, t, h, top, retainer)
-	return r, want
+	return r, want, nil
 }
 
 // topK keeps the k top-level dominators (preorder numbers) retaining

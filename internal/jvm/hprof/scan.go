@@ -45,6 +45,8 @@ type scanner struct {
 	classes   map[uint64]*classInfo
 	lastID    uint64
 	lastClass *classInfo
+	prevID    uint64 // the class met before the last
+	prevClass *classInfo
 	prims     [12]primStat
 
 	// arrayGeom[i] holds, for candidate layout i, the element-0 offset by
@@ -207,11 +209,18 @@ func (s *scanner) heap(length int64) error {
 		if err != nil {
 			return err
 		}
+		nodes := 0
+		if s.nodes {
+			nodes = len(s.g.addr)
+		}
 		if err := s.sub(tag); err != nil {
 			if errors.Is(err, errShort) {
 				return err
 			}
 			return fmt.Errorf("sub-record 0x%02X at offset %d: %w", tag, at, err)
+		}
+		if s.nodes && len(s.g.addr) > nodes {
+			s.g.markNode(uint32(nodes), at, end)
 		}
 	}
 	if s.d.offset() != end {
@@ -278,11 +287,18 @@ func (s *scanner) class(id uint64) *classInfo {
 	if id == s.lastID && s.lastClass != nil {
 		return s.lastClass
 	}
+	// Two classes taking turns (instances and the arrays they hold) miss
+	// a one-entry cache every time.
+	if id == s.prevID && s.prevClass != nil {
+		s.prevID, s.prevClass, s.lastID, s.lastClass = s.lastID, s.lastClass, id, s.prevClass
+		return s.lastClass
+	}
 	c := s.classes[id]
 	if c == nil {
 		c = &classInfo{}
 		s.classes[id] = c
 	}
+	s.prevID, s.prevClass = s.lastID, s.lastClass
 	s.lastID, s.lastClass = id, c
 	return c
 }

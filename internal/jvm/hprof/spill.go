@@ -177,6 +177,18 @@ func (r *arrayReader[T]) next(max int) ([]T, error) {
 	return out, nil
 }
 
+// fill reads the next len(dst) values into dst.
+func (r *arrayReader[T]) fill(dst []T) error {
+	for len(dst) > 0 {
+		vs, err := r.next(len(dst))
+		if err != nil {
+			return err
+		}
+		dst = dst[copy(dst, vs):]
+	}
+	return nil
+}
+
 // backward streams the array from its end.
 func (u *arrayFile[T]) backward() *arrayBackward[T] {
 	return &arrayBackward[T]{f: u.f, what: u.what, size: int64(u.size()), pos: int64(u.n), buf: make([]T, spillBuf/u.size())}
@@ -222,72 +234,50 @@ func (r *arrayBackward[T]) one() (T, error) {
 	return v[0], nil
 }
 
-// idWriter appends object ids to a temporary file through a buffer.
-type idWriter struct {
+// arrayWriter appends values to a temporary file through a buffer.
+type arrayWriter[T word] struct {
+	t    *tempFiles
 	f    *os.File
-	buf  []uint64
-	n    int64 // ids put
+	buf  []T
+	n    int64 // values put
 	what string
 	err  error // the first write error, reported by finish
 }
 
-func (t *tempFiles) idWriter(what string) (*idWriter, error) {
+// idWriter writes raw object ids.
+type idWriter = arrayWriter[uint64]
+
+func newArrayWriter[T word](t *tempFiles, what string) (*arrayWriter[T], error) {
 	f, err := t.create(what)
 	if err != nil {
 		return nil, err
 	}
-	return &idWriter{f: f, buf: make([]uint64, 0, spillBuf/8), what: what}, nil
+	var v T
+	return &arrayWriter[T]{t: t, f: f, buf: make([]T, 0, spillBuf/int(unsafe.Sizeof(v))), what: what}, nil
 }
 
-func (w *idWriter) put(id uint64) {
-	w.buf = append(w.buf, id)
+func (t *tempFiles) idWriter(what string) (*idWriter, error) { return newArrayWriter[uint64](t, what) }
+
+func (w *arrayWriter[T]) put(v T) {
+	w.buf = append(w.buf, v)
 	w.n++
 	if len(w.buf) == cap(w.buf) {
 		w.flush()
 	}
 }
 
-func (w *idWriter) flush() {
+func (w *arrayWriter[T]) flush() {
 	if _, err := w.f.Write(asBytes(w.buf)); err != nil && w.err == nil {
 		w.err = err
 	}
 	w.buf = w.buf[:0]
 }
 
-// finish flushes the ids and returns a reader from the first.
-func (w *idWriter) finish() (*idReader, error) {
+// finish flushes the values and returns the array they make.
+func (w *arrayWriter[T]) finish() (*arrayFile[T], error) {
 	w.flush()
 	if w.err != nil {
 		return nil, fmt.Errorf("%s: write temporary file %s: %w", w.what, w.f.Name(), w.err)
 	}
-	return &idReader{r: io.NewSectionReader(w.f, 0, 8*w.n), what: w.what, buf: make([]uint64, spillBuf/8)}, nil
-}
-
-// idReader reads back what an idWriter wrote, a buffer at a time.
-type idReader struct {
-	r    io.Reader
-	what string
-	off  int64    // of the file's next read
-	buf  []uint64 // the last read
-	ids  []uint64 // the part of buf not yet taken
-}
-
-// next returns the next at most max ids (at least one); the slice is valid
-// until the next call.
-func (r *idReader) next(max int) ([]uint64, error) {
-	if len(r.ids) == 0 {
-		n, err := io.ReadFull(r.r, asBytes(r.buf))
-		if n < 8 {
-			if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
-				err = io.EOF
-			}
-			return nil, fmt.Errorf("%s: temporary file offset %d: %w", r.what, r.off, err)
-		}
-		r.off += int64(n / 8 * 8)
-		r.ids = r.buf[:n/8]
-	}
-	k := min(max, len(r.ids))
-	out := r.ids[:k]
-	r.ids = r.ids[k:]
-	return out, nil
+	return &arrayFile[T]{t: w.t, f: w.f, n: int(w.n), what: w.what}, nil
 }

@@ -67,10 +67,11 @@ func TestSpillRoundTrip(t *testing.T) {
 		for _, id := range ids {
 			w.put(id)
 		}
-		r, err := w.finish()
+		f, err := w.finish()
 		if err != nil {
 			t.Fatal(err)
 		}
+		r := f.reader()
 		var back []uint64
 		for len(back) < n {
 			chunk, err := r.next(1 + rng.IntN(n-len(back)))
