@@ -580,31 +580,42 @@ func (in *Ingester) changed(e *logEntry, l *eventlog.Log) bool {
 // work processes the entries of queue (the main queue, or the slow lane)
 // until ctx ends.
 func (in *Ingester) work(ctx context.Context, queue chan *logEntry) {
+	var sc scratch
 	for {
+		var e *logEntry
 		select {
 		case <-ctx.Done():
 			return
-		case e := <-queue:
-			in.stats.InFlight.Add(1)
-			again := in.process(ctx, e)
-			in.stats.Processed.Add(1)
-			in.mu.Lock()
-			e.sched.scheduled = false
-			next := in.queue
-			if e.sched.slow {
-				next = in.slow
+		case e = <-queue:
+		default:
+			// Idle: the buffers of a busy spell (a turn's bytes and
+			// events, up to MaxBatch) are not held while nothing comes.
+			sc = scratch{}
+			select {
+			case <-ctx.Done():
+				return
+			case e = <-queue:
 			}
-			if again && ctx.Err() == nil {
-				select {
-				case next <- e:
-					e.sched.scheduled = true
-				default:
-					in.stats.Deferred.Add(1)
-					e.sched.seenSize = -1 // make the next scan queue it
-				}
-			}
-			in.mu.Unlock()
-			in.stats.InFlight.Add(-1)
 		}
+		in.stats.InFlight.Add(1)
+		again := in.process(ctx, &sc, e)
+		in.stats.Processed.Add(1)
+		in.mu.Lock()
+		e.sched.scheduled = false
+		next := in.queue
+		if e.sched.slow {
+			next = in.slow
+		}
+		if again && ctx.Err() == nil {
+			select {
+			case next <- e:
+				e.sched.scheduled = true
+			default:
+				in.stats.Deferred.Add(1)
+				e.sched.seenSize = -1 // make the next scan queue it
+			}
+		}
+		in.mu.Unlock()
+		in.stats.InFlight.Add(-1)
 	}
 }
