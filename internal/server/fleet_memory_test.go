@@ -20,7 +20,8 @@ import (
 // shape is measured with 100 of them. It reports the ingest rate and the memory each running
 // application costs: rss-MB/app is (peak RSS - RSS before the logs) ÷
 // apps, end-rss-MB/app the same with the RSS once every event is applied,
-// heap-MB/app the live heap after ingest ÷ apps, B/event and
+// heap-MB/app the live heap after ingest ÷ apps (scraped-heap-MB/app
+// and scraped-rss-MB/app, the peak, after a /metrics scrape), B/event and
 // allocs/event what ingest allocated per event, and reads/event how often
 // the ingester read each event (above 1 when a log was read again from
 // its start).
@@ -158,6 +159,15 @@ func benchTailFleetBig(b *testing.B, lines [][]byte, apps int) {
 		b.ReportMetric(float64(ms.TotalAlloc-ms0.TotalAlloc)/float64(events*apps), "B/event")
 		b.ReportMetric(float64(ms.Mallocs-ms0.Mallocs)/float64(events*apps), "allocs/event")
 		b.ReportMetric(float64(ms.HeapInuse-ms0.HeapInuse)/(1<<20)/float64(apps), "heap-MB/app")
+		// A Prometheus scrape analyses every running application: what
+		// it leaves on the heap is per running application too.
+		if code, body := ts.get(b, "/metrics"); code != 200 {
+			b.Fatalf("/metrics: %d %.200s", code, body)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapInuse-ms0.HeapInuse)/(1<<20)/float64(apps), "scraped-heap-MB/app")
+		b.ReportMetric((rssMB("VmHWM:")-base)/float64(apps), "scraped-rss-MB/app")
 		ts.stop()
 		ts.stop = nil
 	}
