@@ -124,6 +124,11 @@ func (s *StageAttempt) PackTask(t *Task) {
 			// slices.Delete clears the slot it vacates: a copy of the
 			// last pointer left past the length kept a packed task alive.
 			s.Tasks = slices.Delete(s.Tasks, i, i+1)
+			if len(s.Tasks) == 0 && len(s.taskIndex) == 0 {
+				// Every task is packed (the stage ended, or between
+				// waves): a map keeps its buckets as it empties.
+				s.Tasks, s.taskIndex = nil, nil
+			}
 			if s.Packed == nil {
 				s.Packed = &TaskPack{}
 			}
