@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	metricsWindow := fs.Duration("metrics-window", time.Hour, "how long finished applications stay in /metrics")
 	metricsMax := fs.Int("metrics-max-finished", prom.DefaultMaxFinishedApps, "at most this many finished applications in /metrics (those that ended last)")
 	cacheSize := fs.Int("cache", 32, "finished applications' models kept in memory")
+	memLimit := fs.String("memory-limit", "auto", "soft limit of serve's Go heap, which collects more often near it (`SIZE`: 2GiB, 1536MiB; off; auto: $GOMEMLIMIT if set, else 90% of the container's cgroup memory limit if any)")
 	resumeEvery := fs.Duration("resume-every", 30*time.Second, "how often a running log's replay state is stored, so a restart continues it instead of reading it again (a kill -9 re-reads at most this much)")
 	shardFlag := fs.String("shard", "", "take only shard `I/N` of the event logs (FNV-1a of each log's application id, modulo N; I may be a StatefulSet pod name ending in its ordinal) so that N instances share one directory; of the agents' OTLP metrics it keeps its applications' points (send every instance all of them)")
 	peersFlag := fs.String("peers", "", "with --shard: every instance's base URL in shard order, this one's included (`URL,URL,...`); the fleet lists merge theirs and an app another instance owns is redirected there")
@@ -138,7 +140,18 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		*data = dir
 	}
+	limit, limitFrom, err := memoryLimit(*memLimit, os.Getenv("GOMEMLIMIT"), os.ReadFile)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if limit > 0 {
+		prev := debug.SetMemoryLimit(limit)
+		defer debug.SetMemoryLimit(prev) // serve runs in tests' processes too
+	}
+	if limit > 0 || limitFrom == "GOMEMLIMIT" {
+		logger.Info("memory limit", "bytes", debug.SetMemoryLimit(-1), "from", limitFrom)
+	}
 	st, err := store.Open(*data)
 	if err != nil {
 		return inputErr(err)

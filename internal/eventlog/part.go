@@ -43,6 +43,15 @@ func (p PartPos) check() error {
 // the next call continues from the last boundary once more is written. For
 // any other part such a stop is an error naming file and offset.
 func (l *Log) ReadPart(ctx context.Context, i int, pos PartPos, limit int64) (data []byte, next PartPos, eof bool, err error) {
+	return l.ReadPartInto(ctx, i, pos, limit, nil)
+}
+
+// ReadPartInto is ReadPart reading into buf's storage (its length is
+// ignored), which it grows when it is too small: a tailer that applies
+// what it read before its next read reuses one buffer instead of
+// allocating a turn's bytes again each turn. data is buf's storage when it
+// was large enough.
+func (l *Log) ReadPartInto(ctx context.Context, i int, pos PartPos, limit int64, buf []byte) (data []byte, next PartPos, eof bool, err error) {
 	if i < 0 || i >= len(l.Parts) {
 		return nil, pos, false, fmt.Errorf("eventlog: %s: part %d of %d", l.Path, i, len(l.Parts))
 	}
@@ -66,13 +75,19 @@ func (l *Log) ReadPart(ctx context.Context, i int, pos PartPos, limit int64) (da
 		return nil, pos, false, fmt.Errorf("eventlog: %w", err)
 	}
 	defer raw.Close()
-	br := bufio.NewReaderSize(raw, readBufferSize)
-	if at.Comp == 0 {
-		if err := checkCodec(p, br); err != nil {
-			return nil, pos, false, err
+	src := io.Reader(raw)
+	if at.Comp == 0 || c != codec.None {
+		// A decoder reads in small pieces; plain bytes past the start
+		// (the codec sniffed) go straight into the caller's buffer.
+		br := bufio.NewReaderSize(raw, readBufferSize)
+		if at.Comp == 0 {
+			if err := checkCodec(p, br); err != nil {
+				return nil, pos, false, err
+			}
 		}
+		src = br
 	}
-	dec, err := codec.Resume(c, br, at)
+	dec, err := codec.Resume(c, src, at)
 	if err != nil {
 		return nil, pos, false, fmt.Errorf("eventlog: %s: %w", p.Path, err)
 	}
@@ -93,7 +108,7 @@ func (l *Log) ReadPart(ctx context.Context, i int, pos PartPos, limit int64) (da
 	if c != codec.None {
 		hint *= 4
 	}
-	data, err = readUpTo(ctx, dec, limit, hint)
+	data, err = readUpTo(ctx, dec, limit, hint, buf[:0])
 	switch {
 	case err == nil:
 		eof = int64(len(data)) < limit
@@ -106,10 +121,13 @@ func (l *Log) ReadPart(ctx context.Context, i int, pos PartPos, limit int64) (da
 	return data, PartPos{Decoded: pos.Decoded + int64(len(data)), Comp: r.Comp, CompDecoded: r.Decoded}, eof, nil
 }
 
-// readUpTo reads r until limit bytes or io.EOF, in a buffer that starts at
-// the size hint says and grows as needed.
-func readUpTo(ctx context.Context, r io.Reader, limit, hint int64) ([]byte, error) {
-	buf := make([]byte, 0, min(limit, max(hint, 4<<10)))
+// readUpTo reads r until limit bytes or io.EOF into buf, which it first
+// grows to the size hint says (a grown log's listed size is behind: the
+// buffer then grows as needed).
+func readUpTo(ctx context.Context, r io.Reader, limit, hint int64, buf []byte) ([]byte, error) {
+	if want := min(limit, max(hint, 4<<10)); int64(cap(buf)) < want {
+		buf = make([]byte, 0, want)
+	}
 	for int64(len(buf)) < limit {
 		if err := ctx.Err(); err != nil {
 			return buf, err

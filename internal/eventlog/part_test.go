@@ -44,20 +44,26 @@ func (b *countedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// tailLog reads every part of l with ReadPart in turns of random limits
-// until the last part reports eof. Each turn is a fresh call that gets
+// tailLog reads every part of l with ReadPartInto in turns of random
+// limits until the last part reports eof, into one buffer reused from turn
+// to turn as the ingester's. Each turn is a fresh call that gets
 // only the position of the turn before, passed through JSON as a server
 // restart would; at every part but the last, reading goes on at the next
 // part once eof is seen, as the ingester does.
 func tailLog(t *testing.T, l *Log, rng *rand.Rand, part int, pos PartPos, out *bytes.Buffer) (int, PartPos, int) {
 	t.Helper()
 	turns := 0
+	var buf []byte
 	for {
 		limit := int64(1 + rng.IntN(16<<10))
 		if rng.IntN(50) == 0 {
 			limit = 1 << 30
 		}
-		data, next, eof, err := l.ReadPart(context.Background(), part, pos, limit)
+		data, next, eof, err := l.ReadPartInto(context.Background(), part, pos, limit, buf)
+		if int64(cap(buf)) >= limit && len(data) > 0 && &data[0] != &buf[:1][0] {
+			t.Fatalf("part %d at %+v limit %d: read into a new buffer, not the %d bytes given", part, pos, limit, cap(buf))
+		}
+		buf = data[:0]
 		turns++
 		if err != nil {
 			t.Fatalf("part %d at %+v: %v", part, pos, err)

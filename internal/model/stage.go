@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -120,7 +121,14 @@ func (s *StageAttempt) PackTask(t *Task) {
 	i := sort.Search(len(s.Tasks), func(i int) bool { return s.Tasks[i].TaskID >= t.TaskID })
 	for ; i < len(s.Tasks) && s.Tasks[i].TaskID == t.TaskID; i++ {
 		if s.Tasks[i] == t {
-			s.Tasks = append(s.Tasks[:i], s.Tasks[i+1:]...)
+			// slices.Delete clears the slot it vacates: a copy of the
+			// last pointer left past the length kept a packed task alive.
+			s.Tasks = slices.Delete(s.Tasks, i, i+1)
+			if len(s.Tasks) == 0 && len(s.taskIndex) == 0 {
+				// Every task is packed (the stage ended, or between
+				// waves): a map keeps its buckets as it empties.
+				s.Tasks, s.taskIndex = nil, nil
+			}
 			if s.Packed == nil {
 				s.Packed = &TaskPack{}
 			}

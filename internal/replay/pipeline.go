@@ -121,6 +121,7 @@ const maxFirstBad = 10
 type chunk struct {
 	buf          []byte // owned buffer; data is buf[:n]
 	data         []byte
+	head         []byte // a whole line before data (a tail's held-back line completed), or nil
 	firstLine    int64
 	lines        int64 // lines in data, counting a last one without '\n'
 	last         bool  // data ends the input (its last line may lack '\n')
@@ -247,7 +248,7 @@ func Into(ctx context.Context, a *model.Attempt, r io.Reader, opts Options) (*St
 }
 
 func (st *state) applyChunk(c *chunk, stats *Stats, opts Options) error {
-	stats.Bytes += int64(len(c.data))
+	stats.Bytes += int64(len(c.head) + len(c.data))
 	for _, b := range c.bad {
 		if c.cutLast && b == c.bad[len(c.bad)-1] && (opts.InProgress || c.cutNoNewline) {
 			if opts.Strict && !opts.InProgress {
@@ -342,8 +343,16 @@ func decodeChunk(d *sparkevent.Decoder, c *chunk, name string) {
 	d.UseSlab(&c.slab)
 	defer d.UseSlab(nil)
 	c.events = c.events[:0]
-	data := c.data
 	line := c.firstLine
+	if c.head != nil {
+		decodeLines(d, c, name, c.head, line)
+		line++
+	}
+	decodeLines(d, c, name, c.data, line)
+}
+
+// decodeLines decodes the lines of data, the first numbered line, into c.
+func decodeLines(d *sparkevent.Decoder, c *chunk, name string, data []byte, line int64) {
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		var ln []byte

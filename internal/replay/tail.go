@@ -77,44 +77,68 @@ func (t *Tail) Pending() int { return len(t.carry) }
 // those given before, and holds back a trailing partial line for the next
 // call. It does not touch the attempt. The batch may use data: leave it
 // unchanged until the batch is applied.
-func (t *Tail) Decode(data []byte) *TailBatch {
+func (t *Tail) Decode(data []byte) *TailBatch { return t.DecodeInto(nil, data) }
+
+// DecodeInto is Decode into b, a batch already applied (or dropped), whose
+// event storage it reuses; nil makes a new batch. A tailer that applies
+// each batch before it decodes the next keeps one batch instead of
+// allocating a turn's events again each turn.
+func (t *Tail) DecodeInto(b *TailBatch, data []byte) *TailBatch {
+	if b == nil {
+		b = &TailBatch{}
+	} else {
+		b.c.reuse()
+		b.c.buf = nil // a tail's bytes are its caller's
+		b.end, b.err = false, nil
+	}
 	i := bytes.LastIndexByte(data, '\n')
 	if i < 0 {
 		if len(t.carry)+len(data) > t.opts.maxLine() {
 			// Hold no more: the log is failed, and its memory released.
 			t.carry = nil
-			return &TailBatch{err: &LineError{Name: t.opts.Name, Line: t.line,
-				Err: fmt.Errorf("%w (%d bytes)", ErrLineTooLong, t.opts.maxLine())}}
+			b.err = &LineError{Name: t.opts.Name, Line: t.line,
+				Err: fmt.Errorf("%w (%d bytes)", ErrLineTooLong, t.opts.maxLine())}
+			return b
 		}
 		t.carry = append(t.carry, data...)
-		return &TailBatch{}
+		return b
 	}
-	buf := data[:i+1]
+	var head []byte
 	if len(t.carry) > 0 {
-		buf = make([]byte, 0, len(t.carry)+i+1)
-		buf = append(append(buf, t.carry...), data[:i+1]...)
+		// Complete the held-back line alone rather than copy it and all
+		// of data into one buffer (a turn's 8 MiB, each turn).
+		j := bytes.IndexByte(data, '\n')
+		head, data = append(t.carry, data[:j+1]...), data[j+1:]
+		i -= j + 1
+		t.carry = nil // head keeps its storage until applied
 	}
-	t.carry = append(t.carry[:0], data[i+1:]...)
-	return t.decode(buf, false)
+	t.carry = append(t.carry, data[i+1:]...)
+	t.decode(b, head, data[:i+1], false)
+	return b
 }
 
 // End decodes the held-back partial line as the log's last line: the log
 // is complete, so a cut line is counted as truncated rather than awaited.
 func (t *Tail) End() *TailBatch {
+	b := &TailBatch{end: true}
 	if len(t.carry) == 0 {
-		return &TailBatch{end: true}
+		return b
 	}
 	buf := t.carry
 	t.carry = nil
-	b := t.decode(buf, true)
-	b.end = true
+	t.decode(b, nil, buf, true)
 	return b
 }
 
-func (t *Tail) decode(buf []byte, last bool) *TailBatch {
-	b := &TailBatch{c: chunk{buf: buf, data: buf, firstLine: t.line, last: last}}
+// decode decodes head, a whole line (or nil), and the lines of buf after
+// it into b.
+func (t *Tail) decode(b *TailBatch, head, buf []byte, last bool) {
+	b.c.head, b.c.data, b.c.firstLine, b.c.last = head, buf, t.line, last
 	b.c.lines = int64(bytes.Count(buf, []byte{'\n'}))
 	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
+		b.c.lines++
+	}
+	if head != nil {
 		b.c.lines++
 	}
 	t.line += b.c.lines
@@ -122,13 +146,12 @@ func (t *Tail) decode(buf []byte, last bool) *TailBatch {
 		d := t.opts.Decoders.get()
 		decodeChunk(d, &b.c, t.opts.Name)
 		t.opts.Decoders.put(d)
-		return b
+		return
 	}
 	if t.dec == nil {
 		t.dec = sparkevent.NewDecoder()
 	}
 	decodeChunk(t.dec, &b.c, t.opts.Name)
-	return b
 }
 
 // Decoders lends event decoders to tails (Options.Decoders); it is safe
@@ -150,7 +173,7 @@ func (t *Tail) Apply(b *TailBatch) error {
 	if b.err != nil {
 		return b.err
 	}
-	if b.c.data == nil {
+	if b.c.data == nil && b.c.head == nil {
 		if b.end {
 			t.endCut()
 		}

@@ -45,16 +45,28 @@ func TestTailMatchesReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _, err := replay.Read(context.Background(), bytes.NewReader(data), replay.Options{Name: name})
+			want, wantSt, err := replay.Read(context.Background(), bytes.NewReader(data), replay.Options{Name: name})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, seed := range []uint64{1, 2, 3} {
+			for _, seed := range []uint64{1, 2, 3, 4} {
 				rng := rand.New(rand.NewPCG(seed, 0))
 				tl := replay.NewTail(replay.Options{Name: name})
+				// Seeds 3 and 4 decode as an ingest worker does: into one
+				// batch, from one buffer overwritten once a batch is applied.
+				reuse := seed >= 3
+				var buf []byte
+				var batch *replay.TailBatch
 				for rest := data; len(rest) > 0; {
 					n := min(len(rest), 1+rng.IntN(4096))
-					if err := tl.Apply(tl.Decode(rest[:n])); err != nil {
+					if reuse {
+						buf = append(buf[:0], rest[:n]...)
+						batch = tl.DecodeInto(batch, buf)
+						if err := tl.Apply(batch); err != nil {
+							t.Fatal(err)
+						}
+						clear(buf)
+					} else if err := tl.Apply(tl.Decode(rest[:n])); err != nil {
 						t.Fatal(err)
 					}
 					rest = rest[n:]
@@ -74,6 +86,10 @@ func TestTailMatchesReplay(t *testing.T) {
 					if got[v] != wantV[v] {
 						t.Errorf("seed %d: view %q differs from a whole replay:\ngot  %.300s\nwant %.300s", seed, v, got[v], wantV[v])
 					}
+				}
+				if st := tl.Stats(); st.Bytes != wantSt.Bytes || st.Lines != wantSt.Lines || st.Events != wantSt.Events {
+					t.Errorf("seed %d: got %d bytes, %d lines, %d events; a whole replay %d, %d, %d",
+						seed, st.Bytes, st.Lines, st.Events, wantSt.Bytes, wantSt.Lines, wantSt.Events)
 				}
 				if tl.Stats().Events == 0 || tl.Stats().BadLines != 0 {
 					t.Errorf("seed %d: got %d events, %d bad lines; want >0 and 0", seed, tl.Stats().Events, tl.Stats().BadLines)

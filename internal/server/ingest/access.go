@@ -97,7 +97,7 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	if e == nil {
 		return nil, nil, ErrUnknownLog
 	}
-	if a, release, ok, err := e.tailModel(); ok {
+	if a, release, ok, err := e.tailModel(&in.unpacked); ok {
 		return a, release, err
 	}
 	rec := e.rec.get()
@@ -112,7 +112,7 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 	if a := in.cache.get(key); a != nil {
 		return a, func() {}, nil
 	}
-	if a, release, ok, err := e.tailModel(); ok { // started tailing meanwhile
+	if a, release, ok, err := e.tailModel(&in.unpacked); ok { // started tailing meanwhile
 		return a, release, err
 	}
 	logs, err := eventlog.Open(ctx, rec.Path, in.cfg.Open)
@@ -132,8 +132,9 @@ func (in *Ingester) Attempt(ctx context.Context, key string) (*model.Attempt, fu
 
 // tailModel returns the model of the log being tailed, its finished tasks
 // unpacked, with the release of the read lock it holds; ok is false when
-// the log is not being tailed.
-func (e *logEntry) tailModel() (a *model.Attempt, release func(), ok bool, err error) {
+// the log is not being tailed. An unpacked model is kept for the next
+// readers, in set.
+func (e *logEntry) tailModel(set *unpackedSet) (a *model.Attempt, release func(), ok bool, err error) {
 	e.mu.RLock()
 	t := e.tail
 	if t == nil {
@@ -151,6 +152,7 @@ func (e *logEntry) tailModel() (a *model.Attempt, release func(), ok bool, err e
 		return nil, nil, true, fmt.Errorf("ingest: %s: %w", e.key, err)
 	}
 	e.unpacked = unpackedModel{of: t, a: a}
+	set.add(e)
 	return a, e.mu.RUnlock, true, nil
 }
 

@@ -109,6 +109,10 @@ type Config struct {
 	Queue     int           // queue capacity; default 1024
 	MaxBatch  int64         // bytes one worker turn reads from a log; default 8 MiB
 	CacheSize int           // finished models kept in memory; default 32
+	// Unpacked bounds the running logs whose model stays unpacked for
+	// the next reader (each the size of every finished task unpacked);
+	// default 4.
+	Unpacked  int
 	Redaction *redact.Rules // applied to every event before it is kept; default redact.Default()
 	Analyze   AnalyzeFunc   // default ReportJSON
 	Views     ViewsFunc     // named views stored with the analysis; none when nil
@@ -160,6 +164,9 @@ func (c *Config) Validate() error {
 	if c.CacheSize <= 0 {
 		c.CacheSize = 32
 	}
+	if c.Unpacked <= 0 {
+		c.Unpacked = 4
+	}
 	if c.Redaction == nil {
 		c.Redaction = redact.Default()
 	}
@@ -194,11 +201,12 @@ func (in Input) Source() pipeline.Source {
 
 // Ingester owns the set of known logs.
 type Ingester struct {
-	cfg   Config
-	queue chan *logEntry
-	slow  chan *logEntry // finished logs a worker gave up on after SlowAfter
-	wake  chan struct{}
-	cache *cache
+	cfg      Config
+	queue    chan *logEntry
+	slow     chan *logEntry // finished logs a worker gave up on after SlowAfter
+	wake     chan struct{}
+	cache    *cache
+	unpacked unpackedSet // running logs keeping their unpacked model
 	// decoders are lent to the tails for each read, so that an idle
 	// running log holds no parser memory.
 	decoders *replay.Decoders
@@ -365,7 +373,7 @@ func New(cfg Config) (*Ingester, error) {
 		return nil, err
 	}
 	in := &Ingester{cfg: cfg, queue: make(chan *logEntry, cfg.Queue), slow: make(chan *logEntry, cfg.Queue), wake: make(chan struct{}, 1),
-		cache: newCache(cfg.CacheSize), decoders: replay.NewDecoders(), entries: map[string]*logEntry{}}
+		cache: newCache(cfg.CacheSize), unpacked: unpackedSet{max: cfg.Unpacked}, decoders: replay.NewDecoders(), entries: map[string]*logEntry{}}
 	recs, err := cfg.Store.Logs()
 	if err != nil {
 		return nil, err
@@ -580,31 +588,42 @@ func (in *Ingester) changed(e *logEntry, l *eventlog.Log) bool {
 // work processes the entries of queue (the main queue, or the slow lane)
 // until ctx ends.
 func (in *Ingester) work(ctx context.Context, queue chan *logEntry) {
+	var sc scratch
 	for {
+		var e *logEntry
 		select {
 		case <-ctx.Done():
 			return
-		case e := <-queue:
-			in.stats.InFlight.Add(1)
-			again := in.process(ctx, e)
-			in.stats.Processed.Add(1)
-			in.mu.Lock()
-			e.sched.scheduled = false
-			next := in.queue
-			if e.sched.slow {
-				next = in.slow
+		case e = <-queue:
+		default:
+			// Idle: the buffers of a busy spell (a turn's bytes and
+			// events, up to MaxBatch) are not held while nothing comes.
+			sc = scratch{}
+			select {
+			case <-ctx.Done():
+				return
+			case e = <-queue:
 			}
-			if again && ctx.Err() == nil {
-				select {
-				case next <- e:
-					e.sched.scheduled = true
-				default:
-					in.stats.Deferred.Add(1)
-					e.sched.seenSize = -1 // make the next scan queue it
-				}
-			}
-			in.mu.Unlock()
-			in.stats.InFlight.Add(-1)
 		}
+		in.stats.InFlight.Add(1)
+		again := in.process(ctx, &sc, e)
+		in.stats.Processed.Add(1)
+		in.mu.Lock()
+		e.sched.scheduled = false
+		next := in.queue
+		if e.sched.slow {
+			next = in.slow
+		}
+		if again && ctx.Err() == nil {
+			select {
+			case next <- e:
+				e.sched.scheduled = true
+			default:
+				in.stats.Deferred.Add(1)
+				e.sched.seenSize = -1 // make the next scan queue it
+			}
+		}
+		in.mu.Unlock()
+		in.stats.InFlight.Add(-1)
 	}
 }

@@ -19,8 +19,18 @@ import (
 // progressEvery bounds how often a running log's offset is committed.
 const progressEvery = 5 * time.Second
 
+// scratch is what a worker reuses from one turn to the next: a turn's
+// bytes and their decoded events die once applied, and allocating them
+// again each turn was most of what ingest allocated (5.6 KB an event on
+// growing copies of the big log, its 8 MiB buffers doubled as they grew).
+// It holds the largest turn seen, at most about MaxBatch and its events.
+type scratch struct {
+	buf   []byte
+	batch *replay.TailBatch
+}
+
 // process does one turn of work on e and says whether more remains.
-func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
+func (in *Ingester) process(ctx context.Context, sc *scratch, e *logEntry) (again bool) {
 	in.mu.Lock()
 	l := e.sched.next
 	in.mu.Unlock()
@@ -37,7 +47,7 @@ func (in *Ingester) process(ctx context.Context, e *logEntry) (again bool) {
 	if !l.InProgress && e.tail == nil && !e.read.resume {
 		return in.replayFinished(ctx, e, l)
 	}
-	again, err := in.tail(ctx, e, l)
+	again, err := in.tail(ctx, sc, e, l)
 	if err != nil && ctx.Err() == nil {
 		in.stats.Errors.Add(1)
 		in.cfg.Logger.Warn("tail", "log", l.Path, "err", err)
@@ -167,7 +177,7 @@ func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *repl
 
 // tail reads up to MaxBatch more bytes of a log being written (or of one
 // that was being written when we started reading it) and applies them.
-func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (again bool, err error) {
+func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *eventlog.Log) (again bool, err error) {
 	if e.tail != nil && l.Rolling && !e.follow(l) {
 		// The part being read was compacted away: what was applied can no
 		// longer be lined up with the parts, so read the log again.
@@ -208,15 +218,19 @@ func (in *Ingester) tail(ctx context.Context, e *logEntry, l *eventlog.Log) (aga
 	budget := in.cfg.MaxBatch
 	applied := false
 	for budget > 0 && e.read.part < len(l.Parts) {
-		data, eof, err := readPart(ctx, l, e.read.part, e, budget)
+		data, eof, err := readPart(ctx, l, e.read.part, e, budget, sc.buf)
 		if err != nil {
 			return false, err
+		}
+		if cap(data) >= cap(sc.buf) {
+			sc.buf = data[:0]
 		}
 		e.read.last = keepLast(e.read.last, data)
 		budget -= int64(len(data))
 		if len(data) > 0 {
 			applied = true
-			b := e.tail.Decode(data)
+			b := e.tail.DecodeInto(sc.batch, data)
+			sc.batch = b
 			e.mu.Lock()
 			err = e.tail.Apply(b)
 			e.unpacked = unpackedModel{} // under mu: no reader holds it
@@ -361,15 +375,15 @@ func (e *logEntry) follow(l *eventlog.Log) bool {
 }
 
 // readPart reads up to limit decoded bytes of part i of l after e.read.offset
-// and advances e.read.offset and e.read.pos; eof says the part had no more. It
+// into buf's storage and advances e.read.offset and e.read.pos; eof says the part had no more. It
 // resumes at e.read.pos's restart point (no re-decoding of the part) when e.read.pos
 // belongs to e.read.offset, else decodes the part from its start.
-func readPart(ctx context.Context, l *eventlog.Log, i int, e *logEntry, limit int64) (data []byte, eof bool, err error) {
+func readPart(ctx context.Context, l *eventlog.Log, i int, e *logEntry, limit int64, buf []byte) (data []byte, eof bool, err error) {
 	pos := e.read.pos
 	if pos.Decoded != e.read.offset || e.read.offset == 0 {
 		pos = eventlog.PartPos{Decoded: e.read.offset}
 	}
-	data, next, eof, err := l.ReadPart(ctx, i, pos, limit)
+	data, next, eof, err := l.ReadPartInto(ctx, i, pos, limit, buf)
 	if err != nil {
 		return nil, false, err
 	}
