@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,28 +16,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
-
-// cachingDriver is a PySpark driver on a standalone cluster whose one
-// executor caches a DataFrame, prints "ready <app>", drops the cache when
-// told ("unpersist" on stdin) and prints "unpersisted".
-const cachingDriver = `import sys
-from pyspark.sql import SparkSession
-s = (SparkSession.builder.master(sys.argv[1]).appName("memory-everywhere")
-     .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-     .config("spark.executor.memory", "512m").config("spark.driver.memory", "512m")
-     .config("spark.ui.showConsoleProgress", "false")
-     .config("spark.eventLog.enabled", "true").config("spark.eventLog.dir", sys.argv[2])
-     .config("spark.executor.processTreeMetrics.enabled", "true")
-     .getOrCreate())
-df = s.range(0, 3000000, numPartitions=4).selectExpr("id", "cast(id as string) as s").cache()
-df.count()
-print("ready", s.sparkContext.applicationId, flush=True)
-for line in sys.stdin:
-    if line.strip() == "unpersist":
-        df.unpersist(blocking=True)
-        print("unpersisted", flush=True)
-s.stop()
-`
 
 // TestSparkExecutorMemoryEverywhere: Spark's own executor memory, read by
 // a real `sparkdx agent` from a real Spark 3.5 driver's REST API, reaches
@@ -77,21 +54,7 @@ func TestSparkExecutorMemoryEverywhere(t *testing.T) {
 		}
 	})
 
-	prog := filepath.Join(t.TempDir(), "job.py")
-	if err := os.WriteFile(prog, []byte(cachingDriver), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	job := sparktest.StartJVM(t, []string{line.Python, prog, c.MasterURL, logs}, "SPARK_HOME="+line.Home, "PYSPARK_PYTHON="+line.Python)
-	app := ""
-	for job.Lines.Scan() {
-		if id, ok := strings.CutPrefix(job.Lines.Text(), "ready "); ok {
-			app = id
-			break
-		}
-	}
-	if app == "" {
-		t.Fatalf("the driver exited before caching its DataFrame; cluster logs:\n%s", c.Logs())
-	}
+	job, app := sparktest.StartCachingDriver(t, line, c, logs)
 	cached := time.Now()
 
 	outs := memoryOutputs{t: t, app: app, agent: "http://" + agentAddr + "/metrics", serve: serve.url, lake: lake}

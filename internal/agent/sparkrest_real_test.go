@@ -14,26 +14,6 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// cacheJob is a PySpark driver on a standalone cluster whose executor
-// caches a DataFrame, then drops it when told ("unpersist" on stdin).
-const cacheJob = `import sys
-from pyspark.sql import SparkSession
-s = (SparkSession.builder.master(sys.argv[1]).appName("cache")
-     .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-     .config("spark.executor.memory", "512m").config("spark.driver.memory", "512m")
-     .config("spark.ui.showConsoleProgress", "false")
-     .config("spark.executor.processTreeMetrics.enabled", "true")
-     .getOrCreate())
-df = s.range(0, 3000000, numPartitions=4).selectExpr("id", "cast(id as string) as s").cache()
-df.count()
-print("ready", s.sparkContext.applicationId, flush=True)
-for line in sys.stdin:
-    if line.strip() == "unpersist":
-        df.unpersist(blocking=True)
-        print("done unpersist", flush=True)
-s.stop()
-`
-
 // TestRealSparkExecutorMemory: a real Spark 3.5 application whose
 // executor caches a DataFrame; the agent finds the driver's UI port from
 // its listening sockets (the job sets no spark.ui.port), reads the
@@ -50,21 +30,7 @@ func TestRealSparkExecutorMemory(t *testing.T) {
 
 func realSparkExecutorMemory(t *testing.T, line sparktest.SparkLine, record bool) {
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, MemoryPerWorker: "1g"})
-	prog := filepath.Join(t.TempDir(), "job.py")
-	if err := os.WriteFile(prog, []byte(cacheJob), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	job := sparktest.StartJVM(t, []string{line.Python, prog, c.MasterURL}, "SPARK_HOME="+line.Home, "PYSPARK_PYTHON="+line.Python)
-	app := ""
-	for job.Lines.Scan() {
-		if id, ok := strings.CutPrefix(job.Lines.Text(), "ready "); ok {
-			app = id
-			break
-		}
-	}
-	if app == "" {
-		t.Fatalf("the job exited before caching its DataFrame; cluster logs:\n%s", c.Logs())
-	}
+	job, app := sparktest.StartCachingDriver(t, line, c, "")
 	cached := time.Now()
 
 	a := realAgent(t, Config{SparkREST: time.Millisecond})
@@ -139,7 +105,7 @@ func realSparkExecutorMemory(t *testing.T, line sparktest.SparkLine, record bool
 	if _, err := fmt.Fprintln(job.Stdin, "unpersist"); err != nil {
 		t.Fatal(err)
 	}
-	for job.Lines.Scan() && job.Lines.Text() != "done unpersist" {
+	for job.Lines.Scan() && job.Lines.Text() != "unpersisted" {
 	}
 	dropped := time.Now()
 	got = read()
