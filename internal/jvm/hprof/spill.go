@@ -147,6 +147,30 @@ func (u *arrayFile[T]) reader() *arrayReader[T] {
 		buf: make([]T, spillBuf/u.size())}
 }
 
+// readerFrom streams the values from index from to index to.
+func (u *arrayFile[T]) readerFrom(from, to int) *arrayReader[T] {
+	size := u.size()
+	return &arrayReader[T]{r: io.NewSectionReader(u.f, int64(from*size), int64((to-from)*size)), what: u.what, size: size,
+		off: int64(from * size), buf: make([]T, spillBuf/size)}
+}
+
+// appendArray appends b's values to a's file and returns the array they
+// make; b's file is left as it was.
+func appendArray[T word](a, b *arrayFile[T]) (*arrayFile[T], error) {
+	size := int64(a.size())
+	if _, err := a.f.Seek(size*int64(a.n), io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: temporary file %s: %w", a.what, a.f.Name(), err)
+	}
+	if _, err := b.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: temporary file %s: %w", b.what, b.f.Name(), err)
+	}
+	// An *os.File reading a limited *os.File copies in the kernel.
+	if _, err := io.Copy(a.f, &io.LimitedReader{R: b.f, N: size * int64(b.n)}); err != nil {
+		return nil, fmt.Errorf("%s: append temporary file %s: %w", a.what, b.f.Name(), err)
+	}
+	return &arrayFile[T]{t: a.t, f: a.f, n: a.n + b.n, what: a.what}, nil
+}
+
 // arrayReader reads a spilled array in order, a buffer at a time.
 type arrayReader[T word] struct {
 	r    io.Reader
