@@ -154,6 +154,15 @@ func (u *arrayFile[T]) readerFrom(from, to int) *arrayReader[T] {
 		off: int64(from * size), buf: make([]T, spillBuf/size)}
 }
 
+// at reads the value at index i.
+func (u *arrayFile[T]) at(i int) (T, error) {
+	var v [1]T
+	if _, err := u.f.ReadAt(asBytes(v[:]), int64(i*u.size())); err != nil {
+		return 0, fmt.Errorf("%s: temporary file offset %d: %w", u.what, i*u.size(), err)
+	}
+	return v[0], nil
+}
+
 // appendArray appends b's values to a's file and returns the array they
 // make; b's file is left as it was.
 func appendArray[T word](a, b *arrayFile[T]) (*arrayFile[T], error) {
