@@ -47,23 +47,34 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 	if err != nil {
 		return nil, err
 	}
-	count := dfs(g, t.pre, pw)
-	parents, err := pw.finish()
+	// The predecessors read the offsets (and, after a reference pass, the
+	// references) from files: they are written on the second core while
+	// dfs reads them.
+	var edgesSpill *spilling[uint32]
+	if g.toFile == nil {
+		if edgesSpill, err = spillAsync(tmp, "references", g.to); err != nil {
+			return nil, err
+		}
+	}
+	firstSpill, err := spillAsync(tmp, "reference offsets", g.first)
 	if err != nil {
+		if edgesSpill != nil {
+			_, _ = edgesSpill.wait()
+		}
+		return nil, err
+	}
+	count := dfs(g, t.pre, pw)
+	first, firstErr := firstSpill.wait()
+	edges, edgesErr := g.toFile, error(nil) // resolve's, when pass 1 read the references
+	if edgesSpill != nil {
+		edges, edgesErr = edgesSpill.wait()
+	}
+	parents, err := pw.finish()
+	if err := errors.Join(firstErr, edgesErr, err); err != nil {
 		return nil, err
 	}
 	mark("dfs")
 	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	edges := g.toFile // resolve's, when pass 1 read the references
-	if edges == nil {
-		if edges, err = tmp.spillU32("references", g.to); err != nil {
-			return nil, err
-		}
-	}
-	first, err := tmp.spillU32("reference offsets", g.first)
-	if err != nil {
 		return nil, err
 	}
 	if !keepEdges {
@@ -75,17 +86,21 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 		return nil, err
 	}
 	tmp.drop(first.f)
-	pres, err := tmp.spillU32("preorder numbers", t.pre)
-	if err != nil {
-		return nil, err
-	}
 	tmp.drop(edges.f)
-	predOffsets, err := tmp.spillU32("predecessor offsets", predFirst)
+	// Three arrays to write: two on other goroutines.
+	preSpill, err := spillAsync(tmp, "preorder numbers", t.pre)
 	if err != nil {
 		return nil, err
 	}
-	predLists, err := tmp.spillU32("predecessors", preds)
+	offSpill, err := spillAsync(tmp, "predecessor offsets", predFirst)
 	if err != nil {
+		_, _ = preSpill.wait()
+		return nil, err
+	}
+	predLists, listsErr := tmp.spillU32("predecessors", preds)
+	pres, preErr := preSpill.wait()
+	predOffsets, offErr := offSpill.wait()
+	if err := errors.Join(listsErr, preErr, offErr); err != nil {
 		return nil, err
 	}
 	t.pre, predFirst, preds = nil, nil, nil

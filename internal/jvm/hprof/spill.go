@@ -104,6 +104,40 @@ func spillArray[T word](t *tempFiles, what string, a []T) (*arrayFile[T], error)
 	return &arrayFile[T]{t: t, f: f, n: len(a), what: what}, nil
 }
 
+// spilling is an array being written to its temporary file on a
+// goroutine of its own, beside what the caller does meanwhile.
+type spilling[T word] struct {
+	file *arrayFile[T]
+	done chan error
+}
+
+// spillAsync starts writing a to a new temporary file; a must not change
+// until wait returns. The file is made here: tempFiles is not for two
+// goroutines.
+func spillAsync[T word](t *tempFiles, what string, a []T) (*spilling[T], error) {
+	f, err := t.create(what)
+	if err != nil {
+		return nil, err
+	}
+	s := &spilling[T]{file: &arrayFile[T]{t: t, f: f, n: len(a), what: what}, done: make(chan error, 1)}
+	go func() {
+		_, err := f.Write(asBytes(a))
+		if err != nil {
+			err = fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// wait returns the array's file once written.
+func (s *spilling[T]) wait() (*arrayFile[T], error) {
+	if err := <-s.done; err != nil {
+		return nil, err
+	}
+	return s.file, nil
+}
+
 // spillU32 and spillU64 write an array to a new temporary file.
 func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
 	return spillArray(t, what, a)
