@@ -2,7 +2,10 @@ package hprof
 
 import (
 	"context"
+	"errors"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 )
 
 // domTree is the dominator tree of the nodes reachable from the super-root,
@@ -44,23 +47,34 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 	if err != nil {
 		return nil, err
 	}
-	count := dfs(g, t.pre, pw)
-	parents, err := pw.finish()
+	// The predecessors read the offsets (and, after a reference pass, the
+	// references) from files: they are written on the second core while
+	// dfs reads them.
+	var edgesSpill *spilling[uint32]
+	if g.toFile == nil {
+		if edgesSpill, err = spillAsync(tmp, "references", g.to); err != nil {
+			return nil, err
+		}
+	}
+	firstSpill, err := spillAsync(tmp, "reference offsets", g.first)
 	if err != nil {
+		if edgesSpill != nil {
+			_, _ = edgesSpill.wait()
+		}
+		return nil, err
+	}
+	count := dfs(g, t.pre, pw)
+	first, firstErr := firstSpill.wait()
+	edges, edgesErr := g.toFile, error(nil) // resolve's, when pass 1 read the references
+	if edgesSpill != nil {
+		edges, edgesErr = edgesSpill.wait()
+	}
+	parents, err := pw.finish()
+	if err := errors.Join(firstErr, edgesErr, err); err != nil {
 		return nil, err
 	}
 	mark("dfs")
 	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	edges := g.toFile // resolve's, when pass 1 read the references
-	if edges == nil {
-		if edges, err = tmp.spillU32("references", g.to); err != nil {
-			return nil, err
-		}
-	}
-	first, err := tmp.spillU32("reference offsets", g.first)
-	if err != nil {
 		return nil, err
 	}
 	if !keepEdges {
@@ -72,17 +86,21 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 		return nil, err
 	}
 	tmp.drop(first.f)
-	pres, err := tmp.spillU32("preorder numbers", t.pre)
-	if err != nil {
-		return nil, err
-	}
 	tmp.drop(edges.f)
-	predOffsets, err := tmp.spillU32("predecessor offsets", predFirst)
+	// Three arrays to write: two on other goroutines.
+	preSpill, err := spillAsync(tmp, "preorder numbers", t.pre)
 	if err != nil {
 		return nil, err
 	}
-	predLists, err := tmp.spillU32("predecessors", preds)
+	offSpill, err := spillAsync(tmp, "predecessor offsets", predFirst)
 	if err != nil {
+		_, _ = preSpill.wait()
+		return nil, err
+	}
+	predLists, listsErr := tmp.spillU32("predecessors", preds)
+	pres, preErr := preSpill.wait()
+	predOffsets, offErr := offSpill.wait()
+	if err := errors.Join(listsErr, preErr, offErr); err != nil {
 		return nil, err
 	}
 	t.pre, predFirst, preds = nil, nil, nil
@@ -223,18 +241,21 @@ func dfs(g *graph, pre []uint32, parent *arrayWriter[uint32]) (count int) {
 // predecessors lists each reachable node's predecessors, in preorder
 // numbers, as a CSR over the preorder numbers. It reads the successor
 // lists (node v's are edges first[v] to first[v+1]) twice from their
-// files, in node order; a list's order does not change the semidominators.
+// files, in node order, each time a half of the nodes on each of two
+// goroutines: the counts and fill cursors are added to atomically, so a
+// list's order is the order its entries were filled in, which does not
+// change the semidominators (each is a minimum over the list).
 func predecessors(roots []uint32, first, edges *u32File, pre []uint32, count int) (predFirst, preds []uint32, err error) {
 	predFirst = make([]uint32, count+2)
 	for _, w := range roots { // the super-root's successors, pre 1
 		predFirst[pre[w]+1]++
 	}
-	err = eachSucc(first, edges, func(v uint32, succ []uint32) {
+	err = eachSuccSplit(first, edges, func(v uint32, succ []uint32) {
 		if pre[v] == 0 {
 			return
 		}
 		for _, w := range succ {
-			predFirst[pre[w]+1]++
+			atomic.AddUint32(&predFirst[pre[w]+1], 1)
 		}
 	})
 	if err != nil {
@@ -250,15 +271,13 @@ func predecessors(roots []uint32, first, edges *u32File, pre []uint32, count int
 		preds[predFirst[q]] = 1
 		predFirst[q]++
 	}
-	err = eachSucc(first, edges, func(v uint32, succ []uint32) {
+	err = eachSuccSplit(first, edges, func(v uint32, succ []uint32) {
 		p := pre[v]
 		if p == 0 {
 			return
 		}
 		for _, w := range succ {
-			q := pre[w]
-			preds[predFirst[q]] = p
-			predFirst[q]++
+			preds[atomic.AddUint32(&predFirst[pre[w]], 1)-1] = p
 		}
 	})
 	if err != nil {
@@ -269,20 +288,41 @@ func predecessors(roots []uint32, first, edges *u32File, pre []uint32, count int
 	return predFirst, preds, nil
 }
 
-// eachSucc streams the successor lists and their offsets from their
-// files, calling fn with each node's list, or pieces of it, in node order.
-func eachSucc(first, edges *u32File, fn func(v uint32, succ []uint32)) error {
-	if edges.n == 0 {
+// eachSuccSplit is eachSucc over the first half of the nodes on one
+// goroutine and the second half on another: fn must be safe for that.
+func eachSuccSplit(first, edges *u32File, fn func(v uint32, succ []uint32)) error {
+	nodes := first.n - 1
+	mid := nodes / 2
+	var hiErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		hiErr = eachSucc(first, edges, mid, nodes, fn)
+	}()
+	loErr := eachSucc(first, edges, 0, mid, fn)
+	wg.Wait()
+	return errors.Join(loErr, hiErr)
+}
+
+// eachSucc streams the successor lists of nodes from to to (not
+// included) and their offsets from their files, calling fn with each
+// node's list, or pieces of it, in node order.
+func eachSucc(first, edges *u32File, from, to int, fn func(v uint32, succ []uint32)) error {
+	if edges.n == 0 || from >= to {
 		return nil
 	}
-	fr, r := first.reader(), edges.reader()
-	lo, err := fr.next(1)
+	prev, err := first.at(from)
 	if err != nil {
 		return err
 	}
-	prev := lo[0]
-	for v := 0; v+1 < first.n; {
-		his, err := fr.next(first.n - 1 - v)
+	last, err := first.at(to)
+	if err != nil {
+		return err
+	}
+	fr, r := first.readerFrom(from+1, to+1), edges.readerFrom(int(prev), int(last))
+	for v := from; v < to; {
+		his, err := fr.next(to - v)
 		if err != nil {
 			return err
 		}

@@ -1,5 +1,11 @@
 package hprof
 
+import (
+	"errors"
+	"slices"
+	"sync"
+)
+
 // HotSpot writes every CLASS DUMP before the objects, so pass 1 can read
 // the references as it numbers the objects: it writes each reference as the
 // raw id (8 bytes) to a temporary file and resolves them to node numbers
@@ -64,36 +70,42 @@ func (g *graph) resolve() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	raw := rawFile.reader()
-	// The node numbers go to a file too: the ids are in memory now, the
-	// references once the ids are parked (loadRefs).
-	to, err := newArrayWriter[uint32](g.tmp, "references")
-	if err != nil {
-		return false, err
-	}
-	var ids []uint64
-	for v := 1; v < n; v++ {
-		start, end := g.first[v], g.first[v+1]
-		g.first[v] = uint32(to.n)
-		for k := end - start; k > 0; k -= uint32(len(ids)) {
-			if ids, err = raw.next(int(k)); err != nil {
-				return false, err
-			}
-			for _, id := range ids {
-				if w := g.index.lookup(id); w != 0 {
-					to.put(w)
-				} else {
-					g.missing++
-				}
-			}
+	// The lookups are most of resolve and read only the index: two
+	// goroutines resolve a half of the references each, into a file of
+	// its own, and the second half's file is appended to the first's.
+	mid := g.splitRefs()
+	// Each half's bounds in the raw references are read before either
+	// rewrites its offsets.
+	lo := resolveHalf{from: 1, to: mid, rawFrom: g.first[1], rawTo: g.first[mid]}
+	hi := resolveHalf{from: mid, to: n, rawFrom: g.first[mid], rawTo: g.first[n]}
+	// Their files are made here: tempFiles is not for two goroutines.
+	for _, h := range []*resolveHalf{&lo, &hi} {
+		if h.w, err = newArrayWriter[uint32](g.tmp, "references"); err != nil {
+			return false, err
 		}
 	}
-	g.first[n] = uint32(to.n)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		hi.err = g.resolveRange(rawFile, &hi)
+	}()
+	lo.err = g.resolveRange(rawFile, &lo)
+	wg.Wait()
 	g.tmp.drop(g.raw.f)
-	if g.toFile, err = to.finish(); err != nil {
+	if err := errors.Join(lo.err, hi.err); err != nil {
 		return false, err
 	}
-	g.refs = to.n
+	for v := mid; v < n; v++ {
+		g.first[v] += uint32(lo.out.n)
+	}
+	g.first[n] = uint32(lo.out.n + hi.out.n)
+	g.missing += lo.missing + hi.missing
+	if g.toFile, err = appendArray(lo.out, hi.out); err != nil {
+		return false, err
+	}
+	g.tmp.drop(hi.out.f)
+	g.refs = int64(g.toFile.n)
 	for _, r := range g.rootsRaw {
 		if w := g.root(r.id, r.tag); w != 0 && r.hasFrame {
 			g.rootFrame[w] = r.frame
@@ -106,6 +118,61 @@ func (g *graph) resolve() (bool, error) {
 	}
 	g.fusedState = fusedState{}
 	return true, nil
+}
+
+// resolveHalf is the nodes one goroutine of resolve resolves the
+// references of, and what it made of them.
+type resolveHalf struct {
+	from, to       int                  // nodes
+	rawFrom, rawTo uint32               // their raw references
+	w              *arrayWriter[uint32] // resolveRange writes their references as node numbers
+	out            *u32File             // and finishes it as this
+	missing        int64
+	err            error
+}
+
+// splitRefs returns the node that splits the raw references in two
+// halves, the first ending at it.
+func (g *graph) splitRefs() int {
+	n := len(g.addr)
+	half := g.first[n] / 2
+	mid, _ := slices.BinarySearch(g.first[1:n], half)
+	return max(mid+1, 1)
+}
+
+// resolveRange resolves the raw references of nodes h.from to h.to into a
+// file of their node numbers (the ids are in memory now, the references
+// once the ids are parked: loadRefs), and rewrites g.first[h.from:h.to] as
+// offsets into that file. It reads g.first only in its own range, and the
+// index, so that two ranges resolve side by side.
+func (g *graph) resolveRange(rawFile *u64File, h *resolveHalf) error {
+	to := h.w
+	start, last := h.rawFrom, h.rawTo
+	raw := rawFile.readerFrom(int(start), int(last))
+	var ids []uint64
+	var err error
+	for v := h.from; v < h.to; v++ {
+		end := last
+		if v+1 < h.to {
+			end = g.first[v+1]
+		}
+		g.first[v] = uint32(to.n)
+		for k := end - start; k > 0; k -= uint32(len(ids)) {
+			if ids, err = raw.next(int(k)); err != nil {
+				return err
+			}
+			for _, id := range ids {
+				if w := g.index.lookup(id); w != 0 {
+					to.put(w)
+				} else {
+					h.missing++
+				}
+			}
+		}
+		start = end
+	}
+	h.out, err = to.finish()
+	return err
 }
 
 // loadRefs reads back the references resolve wrote, once the ids are

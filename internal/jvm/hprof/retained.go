@@ -258,7 +258,9 @@ func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (
 	if refs { // no histogram extras
 		opts.MaxStrings = -1
 	}
-	s := newScanner(ctx, rc, opts)
+	ra := newReadAhead(rc)
+	defer ra.close() // before rc.Close
+	s := newScanner(ctx, ra, opts)
 	s.g = g
 	if refs {
 		s.refs = true

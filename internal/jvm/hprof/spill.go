@@ -104,6 +104,40 @@ func spillArray[T word](t *tempFiles, what string, a []T) (*arrayFile[T], error)
 	return &arrayFile[T]{t: t, f: f, n: len(a), what: what}, nil
 }
 
+// spilling is an array being written to its temporary file on a
+// goroutine of its own, beside what the caller does meanwhile.
+type spilling[T word] struct {
+	file *arrayFile[T]
+	done chan error
+}
+
+// spillAsync starts writing a to a new temporary file; a must not change
+// until wait returns. The file is made here: tempFiles is not for two
+// goroutines.
+func spillAsync[T word](t *tempFiles, what string, a []T) (*spilling[T], error) {
+	f, err := t.create(what)
+	if err != nil {
+		return nil, err
+	}
+	s := &spilling[T]{file: &arrayFile[T]{t: t, f: f, n: len(a), what: what}, done: make(chan error, 1)}
+	go func() {
+		_, err := f.Write(asBytes(a))
+		if err != nil {
+			err = fmt.Errorf("%s: write temporary file %s: %w", what, f.Name(), err)
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// wait returns the array's file once written.
+func (s *spilling[T]) wait() (*arrayFile[T], error) {
+	if err := <-s.done; err != nil {
+		return nil, err
+	}
+	return s.file, nil
+}
+
 // spillU32 and spillU64 write an array to a new temporary file.
 func (t *tempFiles) spillU32(what string, a []uint32) (*u32File, error) {
 	return spillArray(t, what, a)
@@ -145,6 +179,39 @@ func (u *arrayFile[T]) view() ([]T, error) {
 func (u *arrayFile[T]) reader() *arrayReader[T] {
 	return &arrayReader[T]{r: io.NewSectionReader(u.f, 0, int64(u.n*u.size())), what: u.what, size: u.size(),
 		buf: make([]T, spillBuf/u.size())}
+}
+
+// readerFrom streams the values from index from to index to.
+func (u *arrayFile[T]) readerFrom(from, to int) *arrayReader[T] {
+	size := u.size()
+	return &arrayReader[T]{r: io.NewSectionReader(u.f, int64(from*size), int64((to-from)*size)), what: u.what, size: size,
+		off: int64(from * size), buf: make([]T, spillBuf/size)}
+}
+
+// at reads the value at index i.
+func (u *arrayFile[T]) at(i int) (T, error) {
+	var v [1]T
+	if _, err := u.f.ReadAt(asBytes(v[:]), int64(i*u.size())); err != nil {
+		return 0, fmt.Errorf("%s: temporary file offset %d: %w", u.what, i*u.size(), err)
+	}
+	return v[0], nil
+}
+
+// appendArray appends b's values to a's file and returns the array they
+// make; b's file is left as it was.
+func appendArray[T word](a, b *arrayFile[T]) (*arrayFile[T], error) {
+	size := int64(a.size())
+	if _, err := a.f.Seek(size*int64(a.n), io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: temporary file %s: %w", a.what, a.f.Name(), err)
+	}
+	if _, err := b.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: temporary file %s: %w", b.what, b.f.Name(), err)
+	}
+	// An *os.File reading a limited *os.File copies in the kernel.
+	if _, err := io.Copy(a.f, &io.LimitedReader{R: b.f, N: size * int64(b.n)}); err != nil {
+		return nil, fmt.Errorf("%s: append temporary file %s: %w", a.what, b.f.Name(), err)
+	}
+	return &arrayFile[T]{t: a.t, f: a.f, n: a.n + b.n, what: a.what}, nil
 }
 
 // arrayReader reads a spilled array in order, a buffer at a time.
