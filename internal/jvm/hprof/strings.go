@@ -2,9 +2,10 @@ package hprof
 
 import (
 	"cmp"
-	"hash/maphash"
 	"slices"
 	"unicode/utf16"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Duplicate strings need the link from each String to its value array, but
@@ -33,9 +34,11 @@ type stringTracker struct {
 	values  []uint64 // value id | coder bit
 	arrays  []arrayRec
 	samples map[uint64]string
-	seen    []uint64     // direct-mapped table of recent hashes: a hit means a repeat worth sampling
-	seed    maphash.Seed // one per dump: small arrays hash with Bytes, large ones with h, alike
-	h       maphash.Hash
+	seen    []uint64 // direct-mapped table of recent hashes: a hit means a repeat worth sampling
+	// h hashes large arrays piece by piece as Sum64 does small ones whole.
+	// The hash is fixed (xxHash), not seeded per process, so that which
+	// values are sampled, and so the report, is the same on every run.
+	h       *xxhash.Digest
 	dropped int64
 }
 
@@ -61,8 +64,7 @@ func newStringTracker(max int, sizeHint int64) *stringTracker {
 		slots <<= 1
 	}
 	t := &stringTracker{valueOff: -1, coderOff: -1, max: max, samples: map[uint64]string{},
-		seen: make([]uint64, slots), seed: maphash.MakeSeed()}
-	t.h.SetSeed(t.seed)
+		seen: make([]uint64, slots), h: xxhash.New()}
 	// A String and its array take at least ~70 bytes of dump.
 	if est := sizeHint / 70; est > 0 {
 		c := int(min(est, int64(max)))
@@ -126,7 +128,7 @@ func (t *stringTracker) addArray(d *decoder, id uint64, typ byte, n int64) error
 		if err != nil {
 			return err
 		}
-		hash = maphash.Bytes(t.seed, b)
+		hash = xxhash.Sum64(b)
 		sample = b
 	} else {
 		t.h.Reset()
@@ -176,17 +178,21 @@ type DupString struct {
 
 type dupGroup struct {
 	hash          uint64
+	first         uint64 // the group's first array in address order: ties sort by it, not by the per-process hash
 	strings, arrs int64
 	wasted        int64
 	coder, typ    byte
 }
 
-// After the join, meta holds: bit 63 char[], bits 20..35 the number of
-// Strings sharing the array (saturating), bit 19 the coder, bits 0..18 the
-// length.
+// After the join, meta holds: bit 63 char[], bits 36..62 the array's rank
+// in address order among those Strings share (saturating), bits 20..35 the
+// number of Strings sharing the array (saturating), bit 19 the coder, bits
+// 0..18 the length.
 const (
-	joinCoderBit = 1 << 19
-	joinShift    = 20
+	joinCoderBit  = 1 << 19
+	joinShift     = 20
+	joinRankShift = 36
+	joinRankMax   = 1<<27 - 1
 )
 
 func (t *stringTracker) summary(l Layout, top int) StringSummary {
@@ -209,7 +215,8 @@ func (t *stringTracker) summary(l Layout, top int) StringSummary {
 			i++
 		}
 		if n > 0 {
-			a.meta = a.meta&charBit | min(n, 1<<16-1)<<joinShift | coder*joinCoderBit | a.meta&maxTrackedLen
+			rank := min(uint64(len(hits)), joinRankMax)
+			a.meta = a.meta&charBit | rank<<joinRankShift | min(n, 1<<16-1)<<joinShift | coder*joinCoderBit | a.meta&maxTrackedLen
 			hits = append(hits, a)
 		}
 	}
@@ -226,8 +233,10 @@ func (t *stringTracker) summary(l Layout, top int) StringSummary {
 		}
 		size := l.ArrayBytes(typeSize(g.typ, 8), uint32(first.meta&maxTrackedLen)/uint32(typeSize(g.typ, 8)))
 		k := j
+		g.first = joinRankMax
 		for ; k < len(hits) && hits[k].hash == g.hash; k++ {
 			g.strings += int64(hits[k].meta >> joinShift & (1<<16 - 1))
+			g.first = min(g.first, hits[k].meta>>joinRankShift&joinRankMax)
 			g.arrs++
 		}
 		g.wasted = (g.arrs - 1) * size
@@ -247,7 +256,10 @@ func (t *stringTracker) summary(l Layout, top int) StringSummary {
 		if c := cmp.Compare(b.wasted, a.wasted); c != 0 {
 			return c
 		}
-		return cmp.Compare(t.samples[a.hash], t.samples[b.hash])
+		if c := cmp.Compare(t.samples[a.hash], t.samples[b.hash]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.first, b.first)
 	})
 	for _, g := range groups[:min(top, len(groups))] {
 		d := DupString{Count: g.strings, WastedBytes: g.wasted}
