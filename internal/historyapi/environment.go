@@ -15,12 +15,9 @@ func redactPairs(re *regexp.Regexp, ps [][2]string) [][2]string {
 	if re == nil {
 		return ps
 	}
-	match := re.MatchString
-	if re.String() == DefaultRedaction {
-		// Without the backtracking matcher: it was half of a big
-		// application's environment page (hundreds of classpath values).
-		match = redact.MatchesSparkDefault
-	}
+	// Spark's default without the backtracking matcher: it was half of a
+	// big application's environment page (hundreds of classpath values).
+	match := redact.Matcher(re)
 	out := make([][2]string, len(ps))
 	for i, p := range ps {
 		if match(p[0]) || match(p[1]) {

@@ -43,8 +43,7 @@ var assignment = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|pwd|
 // fixed free-text rules.
 type Rules struct {
 	props *regexp.Regexp
-	// sparkDefault: props is SparkDefault, matched without regexp.
-	sparkDefault bool
+	match func(string) bool // props' matcher (Matcher)
 }
 
 // New compiles the property regex; "" means SparkDefault.
@@ -56,7 +55,7 @@ func New(expr string) (*Rules, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redaction regex %q: %w", expr, err)
 	}
-	return &Rules{props: re, sparkDefault: expr == SparkDefault}, nil
+	return &Rules{props: re, match: Matcher(re)}, nil
 }
 
 // Default is the policy with Spark 4's default regex.
@@ -75,7 +74,7 @@ func (r *Rules) ForApp(props [][2]string) *Rules {
 	for _, p := range props {
 		if p[0] == "spark.redaction.regex" && p[1] != "" && p[1] != Replacement && p[1] != r.props.String() {
 			if re, err := regexp.Compile("(?:" + p[1] + ")|(?:" + r.props.String() + ")"); err == nil {
-				return &Rules{props: re}
+				return &Rules{props: re, match: re.MatchString}
 			}
 		}
 	}
@@ -85,14 +84,7 @@ func (r *Rules) ForApp(props [][2]string) *Rules {
 // secretKey says whether a property named key holds a secret, or its value
 // v looks like one, by the property regex or the cloud keys.
 func (r *Rules) secretKey(key, v string) bool {
-	if r.sparkDefault {
-		if sparkDefaultMatch(key) || sparkDefaultMatch(v) {
-			return true
-		}
-	} else if r.props.MatchString(key) || r.props.MatchString(v) {
-		return true
-	}
-	return cloudKey(key)
+	return r.match(key) || r.match(v) || cloudKey(key)
 }
 
 // cloudKey is cloudKeys.MatchString(key), without running the regexp for
@@ -180,9 +172,14 @@ func mayAssign(s string) bool {
 	return false
 }
 
-// MatchesSparkDefault says whether s matches SparkDefault as Spark does
-// (sparkDefaultMatch), for readers holding the regex rather than Rules.
-func MatchesSparkDefault(s string) bool { return sparkDefaultMatch(s) }
+// Matcher is re.MatchString, or for SparkDefault the same match without
+// regexp (sparkDefaultMatch), for Rules and for readers holding the regex.
+func Matcher(re *regexp.Regexp) func(string) bool {
+	if re.String() == SparkDefault {
+		return sparkDefaultMatch
+	}
+	return re.MatchString
+}
 
 // sparkDefaultMatch is SparkDefault without regexp, folding ASCII case
 // only, as Java's (?i) does without UNICODE_CASE: environments hold
