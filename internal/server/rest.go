@@ -218,24 +218,26 @@ func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
 // until either log or either driver's agent samples change.
 func (s *Server) diffJSON(r *http.Request, a, b string) ([]byte, int, error) {
 	var sums [2]AppSummary
-	ckey := "diff"
+	var key strings.Builder
+	key.WriteString("diff")
+	cached := true
 	for i, id := range []string{a, b} {
 		sum, ok := pick(s.attemptsOf(id), "")
 		if !ok {
 			return nil, http.StatusNotFound, errors.New("unknown app: " + id)
 		}
 		sums[i] = sum
-		if ckey != "" && sum.Status != "running" {
+		if cached = cached && finishedKey(&key, sum); cached {
 			n := 0
 			if xs, err := s.cfg.Store.ExecutorSamples(sum.ID, "driver"); err == nil {
 				n = len(xs)
 			}
-			ckey += fmt.Sprintf("|%s|%d|%d", sum.key, sum.LastUpdated, n)
-		} else {
-			ckey = "" // a running side changes with every event and with now
+			fmt.Fprintf(&key, "|%d", n)
 		}
 	}
-	if ckey != "" {
+	ckey := ""
+	if cached {
+		ckey = key.String()
 		if body, _, ok := s.cache.get(ckey, 0, 0); ok {
 			return body, http.StatusOK, nil
 		}

@@ -24,11 +24,10 @@ func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc
 		var key strings.Builder
 		key.WriteString("page")
 		for _, a := range atts {
-			if a.Status == "running" {
+			if !finishedKey(&key, a) {
 				h(w, r)
 				return
 			}
-			fmt.Fprintf(&key, "|%s|%d", a.key, a.LastUpdated)
 		}
 		if samples {
 			fmt.Fprintf(&key, "|%d", len(s.memorySamples(id)))
@@ -52,6 +51,17 @@ func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc
 			s.cache.put(key.String(), 0, rec.body, "")
 		}
 	}
+}
+
+// finishedKey adds to key what a cached answer about the attempt sum
+// depends on — its log and when that last changed — or reports false when
+// it runs: its answers change with every event and with now.
+func finishedKey(key *strings.Builder, sum AppSummary) bool {
+	if sum.Status == "running" {
+		return false
+	}
+	fmt.Fprintf(key, "|%s|%d", sum.key, sum.LastUpdated)
+	return true
 }
 
 // recordedPage is a page a handler wrote, kept to be cached.
