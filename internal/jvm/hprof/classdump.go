@@ -25,9 +25,9 @@ func (s *scanner) classDump() error {
 	edges := s.g != nil && s.refs
 	if s.g != nil {
 		if s.nodes {
-			s.g.node(classID, graphClass{kind: kindMirror}, 0)
+			s.pipe.node(classID, 0, 0) // the graph's class 0: class objects
 		}
-		if edges {
+		if edges && s.pipe == nil {
 			if _, err := s.g.begin(); err != nil {
 				return err
 			}
@@ -36,8 +36,8 @@ func (s *scanner) classDump() error {
 			edges = !s.g.skipping()
 		}
 		if edges {
-			s.g.name(s.g.edge(superID), func() string { return "<super>" })
-			s.g.name(s.g.edge(getID(b[2*idSize+4:], idSize)), func() string { return "<classloader>" })
+			s.edge(superID, func() string { return "<super>" })
+			s.edge(getID(b[2*idSize+4:], idSize), func() string { return "<classloader>" })
 		}
 	}
 	cp, err := d.u2()
@@ -86,7 +86,7 @@ func (s *scanner) classDump() error {
 			if err != nil {
 				return err
 			}
-			s.g.name(s.g.edge(ref), func() string { return "static " + s.utf8[nameID] })
+			s.edge(ref, func() string { return "static " + s.utf8[nameID] })
 			continue
 		}
 		if err := d.skip(int64(sz)); err != nil {

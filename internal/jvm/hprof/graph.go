@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // The object graph is kept in flat arrays, never as objects: node i is the
@@ -131,11 +132,12 @@ func (g *graph) class(c graphClass) uint32 {
 	return i
 }
 
-// node numbers one object in pass 1. length is the array length (0 for
-// instances and class objects).
-func (g *graph) node(addr uint64, c graphClass, length uint32) {
+// addNode numbers one object in pass 1 (pipe.go): cls is its class's
+// index (class), length the array length (0 for instances and class
+// objects).
+func (g *graph) addNode(addr uint64, cls uint32, length uint32) {
 	g.addr = append(g.addr, addr)
-	g.cls = append(g.cls, g.class(c))
+	g.cls = append(g.cls, cls)
 	g.size = append(g.size, length)
 	if g.fused {
 		g.first = append(g.first, uint32(g.raw.n))
@@ -163,21 +165,29 @@ func (g *graph) setSizes(z *sizer, l Layout, mirrorSize func(id uint64) int64) {
 			}
 		}
 	}
-	for v := 1; v < len(g.size); v++ {
-		c := g.classes[g.cls[v]]
-		var b int64
-		switch c.kind {
-		case kindInstance:
-			b = shallow[g.cls[v]]
-		case kindObjArray:
-			b = l.ArrayBytes(l.RefBytes(), g.size[v])
-		case kindPrimArray:
-			b = l.ArrayBytes(typeSize(byte(c.id), 8), g.size[v])
-		case kindMirror:
-			b = mirrorSize(g.addr[v])
+	sizeRange := func(from, to int) {
+		for v := from; v < to; v++ {
+			c := g.classes[g.cls[v]]
+			var b int64
+			switch c.kind {
+			case kindInstance:
+				b = shallow[g.cls[v]]
+			case kindObjArray:
+				b = l.ArrayBytes(l.RefBytes(), g.size[v])
+			case kindPrimArray:
+				b = l.ArrayBytes(typeSize(byte(c.id), 8), g.size[v])
+			case kindMirror:
+				b = mirrorSize(g.addr[v])
+			}
+			g.size[v] = uint32(min(b/objectAlignment, 1<<32-1))
 		}
-		g.size[v] = uint32(min(b/objectAlignment, 1<<32-1))
 	}
+	// A half on each core: every node's size depends on its class alone.
+	mid := (len(g.size) + 1) / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { sizeRange(mid, len(g.size)) })
+	sizeRange(1, mid)
+	wg.Wait()
 	g.size[0] = 0
 }
 
@@ -392,9 +402,6 @@ func (g *graph) startPass3(want map[uint32][]uint32) {
 
 // begin opens the next node's reference list.
 func (g *graph) begin() (uint32, error) {
-	if g.fused {
-		return uint32(len(g.addr) - 1), nil // node() opened it
-	}
 	v := g.next
 	if int(v) >= len(g.addr) {
 		return 0, fmt.Errorf("object %d not seen by the first pass (the dump changed between passes?)", v)
@@ -416,12 +423,6 @@ func (g *graph) skipping() bool {
 // node it points at (0: none).
 func (g *graph) edge(id uint64) uint32 {
 	if id == 0 {
-		return 0
-	}
-	if g.fused {
-		if !g.fusedFailed {
-			g.raw.put(id)
-		}
 		return 0
 	}
 	if g.naming {
@@ -493,9 +494,6 @@ func (g *graph) root(id uint64, tag byte) uint32 {
 // instanceEdges reads the references of one instance's field bytes.
 func (g *graph) instanceEdges(classID uint64, data []byte, idSize int) {
 	v := g.next - 1
-	if g.fused {
-		v = uint32(len(g.addr) - 1)
-	}
 	rs := g.refShape(classID)
 	if rs.size > len(data) {
 		return // the class's fields do not fit its own record: no references trusted
@@ -504,9 +502,6 @@ func (g *graph) instanceEdges(classID uint64, data []byte, idSize int) {
 	for i, off := range rs.offsets {
 		id := getID(data[off:], idSize)
 		w := g.edge(id)
-		if off == rs.weak && g.fused && id != 0 {
-			g.weakRaw[v] = id
-		}
 		if off == rs.weak && w != 0 && !g.naming {
 			g.weak[v] = w
 		}

@@ -45,3 +45,66 @@ func (s *scanner) arrayEdges(classID uint64, n uint32) error {
 	}
 	return nil
 }
+
+// edge adds a reference of the object being read; pass 3 names it.
+func (s *scanner) edge(id uint64, name func() string) {
+	if s.pipe != nil {
+		if !s.g.fusedFailed {
+			s.pipe.ref(id)
+		}
+		return
+	}
+	s.g.name(s.g.edge(id), name)
+}
+
+// pipeInstanceRefs hands over an instance's references in pass 1 (fused):
+// the class, then its reference fields'.
+func (s *scanner) pipeInstanceRefs(classID uint64, n int64) error {
+	if n > int64(len(s.d.buf)) {
+		return s.d.skip(n) // no class has fields this large: corrupt, kept without references
+	}
+	b, err := s.d.next(int(n))
+	if err != nil {
+		return err
+	}
+	if s.strings != nil && classID == s.strings.classID && s.strings.valueOff >= 0 {
+		s.strings.addString(b, s.d.idSize)
+	}
+	g := s.g
+	rs := g.refShape(classID)
+	if g.fusedFailed || rs.size > len(b) {
+		return nil // the class's fields do not fit its own record: no references trusted
+	}
+	p := s.pipe
+	p.ref(classID)
+	for _, off := range rs.offsets {
+		id := getID(b[off:], s.d.idSize)
+		p.ref(id)
+		if off == rs.weak && id != 0 {
+			g.weakRaw[p.next-1] = id
+		}
+	}
+	return nil
+}
+
+// pipeArrayRefs hands over an object array's references in pass 1
+// (fused): the class, then the elements', whole identifiers per read.
+func (s *scanner) pipeArrayRefs(classID uint64, n uint32) error {
+	idSize := s.d.idSize
+	if s.g.fusedFailed {
+		return s.d.skip(int64(n) * int64(idSize))
+	}
+	p := s.pipe
+	p.ref(classID)
+	per := len(s.d.buf) / idSize
+	for done := 0; done < int(n); {
+		k := min(int(n)-done, per)
+		b, err := s.d.next(k * idSize)
+		if err != nil {
+			return err
+		}
+		p.refsFrom(b, idSize)
+		done += k
+	}
+	return nil
+}

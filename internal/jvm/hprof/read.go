@@ -84,6 +84,9 @@ func newScanner(ctx context.Context, r io.Reader, opts Options) *scanner {
 // read scans to the end and builds the histogram.
 func (s *scanner) read() (*Histogram, error) {
 	err := s.run()
+	if s.pipe != nil {
+		s.pipe.close() // the graph holds every object read
+	}
 	truncated := errors.Is(err, errShort) || errors.Is(err, io.ErrUnexpectedEOF)
 	if err != nil && !truncated {
 		return nil, err

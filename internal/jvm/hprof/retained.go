@@ -269,6 +269,7 @@ func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (
 		s.nodes, s.refs = true, g.fused
 		s.frames = newFrames()
 		g.meta = s // the references need the classes read so far
+		s.pipe = startPipe(g)
 	}
 	h, err := s.read()
 	return h, s, err

@@ -20,8 +20,12 @@ type classInfo struct {
 	staticPrims []int
 	instances   int64
 	minGap      int64 // smallest distance from an instance to the next object
-	arrays      int64
-	arrayBytes  [maxLayouts]int64
+	// graphIdx is, by kind (kindInstance, kindObjArray), the graph's index
+	// of the class plus 1 (0: not asked yet), kept here so that pass 1
+	// numbers an object without a lookup.
+	graphIdx   [2]uint32
+	arrays     int64
+	arrayBytes [maxLayouts]int64
 }
 
 type fieldDesc struct {
@@ -48,6 +52,7 @@ type scanner struct {
 	prevID    uint64 // the class met before the last
 	prevClass *classInfo
 	prims     [12]primStat
+	primIdx   [12]uint32 // graph's class index plus 1 of each primitive array type (graphIdx)
 
 	// arrayGeom[i] holds, for candidate layout i, the element-0 offset by
 	// element size (index 1, 2, 4, 8) and the reference size at index 0,
@@ -70,9 +75,10 @@ type scanner struct {
 	// g, when set, collects the object graph: nodes in pass 1, references
 	// and GC roots in pass 1 too (fused.go) or in pass 2 (see graph.go).
 	g      *graph
-	nodes  bool    // number the objects into g (pass 1)
-	refs   bool    // read the references into g (pass 1 when fused, pass 2, pass 3)
-	frames *frames // stack traces, read with the graph
+	pipe   *nodePipe // pass 1: hands the objects to the goroutine adding them to g
+	nodes  bool      // number the objects into g (pass 1)
+	refs   bool      // read the references into g (pass 1 when fused, pass 2, pass 3)
+	frames *frames   // stack traces, read with the graph
 }
 
 func (s *scanner) header() error {
@@ -209,9 +215,9 @@ func (s *scanner) heap(length int64) error {
 		if err != nil {
 			return err
 		}
-		nodes := 0
+		nodes := uint32(0)
 		if s.nodes {
-			nodes = len(s.g.addr)
+			nodes = s.pipe.next
 		}
 		if err := s.sub(tag); err != nil {
 			if errors.Is(err, errShort) {
@@ -219,8 +225,8 @@ func (s *scanner) heap(length int64) error {
 			}
 			return fmt.Errorf("sub-record 0x%02X at offset %d: %w", tag, at, err)
 		}
-		if s.nodes && len(s.g.addr) > nodes {
-			s.g.markNode(uint32(nodes), at, end)
+		if s.nodes && s.pipe.next > nodes {
+			s.g.markNode(nodes, at, end)
 		}
 	}
 	if s.d.offset() != end {
@@ -320,7 +326,10 @@ func (s *scanner) instance() error {
 	s.top.offer(n, addr, classID, -1)
 	if s.g != nil {
 		if s.nodes {
-			s.g.node(addr, graphClass{classID, kindInstance}, 0)
+			s.pipe.node(addr, s.graphIdx(&c.graphIdx[kindInstance], graphClass{classID, kindInstance}), 0)
+		}
+		if s.refs && s.pipe != nil {
+			return s.pipeInstanceRefs(classID, n)
 		}
 		if s.refs {
 			return s.instanceEdges(classID, n)
@@ -361,7 +370,10 @@ func (s *scanner) objArray() error {
 	s.top.offer(int64(n)*8, addr, classID, int64(n))
 	if s.g != nil {
 		if s.nodes {
-			s.g.node(addr, graphClass{classID, kindObjArray}, n)
+			s.pipe.node(addr, s.graphIdx(&c.graphIdx[kindObjArray], graphClass{classID, kindObjArray}), n)
+		}
+		if s.refs && s.pipe != nil {
+			return s.pipeArrayRefs(classID, n)
 		}
 		if s.refs {
 			return s.arrayEdges(classID, n)
@@ -395,7 +407,7 @@ func (s *scanner) primArray() error {
 	s.prevInst = nil
 	if s.g != nil {
 		if s.nodes {
-			s.g.node(addr, graphClass{uint64(t), kindPrimArray}, n)
+			s.pipe.node(addr, s.graphIdx(&s.primIdx[t], graphClass{uint64(t), kindPrimArray}), n)
 		} else if s.refs {
 			if _, err := s.g.begin(); err != nil {
 				return err
@@ -434,4 +446,13 @@ func (s *scanner) observe(addr uint64) {
 			s.score[i]++
 		}
 	}
+}
+
+// graphIdx is the graph's index of class c, cached in *idx (its index
+// plus 1; 0 when not asked yet).
+func (s *scanner) graphIdx(idx *uint32, c graphClass) uint32 {
+	if *idx == 0 {
+		*idx = s.g.class(c) + 1
+	}
+	return *idx - 1
 }

@@ -333,6 +333,19 @@ func (w *arrayWriter[T]) put(v T) {
 	}
 }
 
+// putAll puts vs in order.
+func (w *arrayWriter[T]) putAll(vs []T) {
+	for len(vs) > 0 {
+		k := copy(w.buf[len(w.buf):cap(w.buf)], vs)
+		w.buf = w.buf[:len(w.buf)+k]
+		w.n += int64(k)
+		vs = vs[k:]
+		if len(w.buf) == cap(w.buf) {
+			w.flush()
+		}
+	}
+}
+
 func (w *arrayWriter[T]) flush() {
 	if _, err := w.f.Write(asBytes(w.buf)); err != nil && w.err == nil {
 		w.err = err
