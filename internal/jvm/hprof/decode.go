@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -14,7 +15,15 @@ var errShort = errors.New("unexpected end of input")
 // buffer so that the hot loop can read fixed-size fields without a call per
 // byte and without allocating; off is the dump offset of buf[0].
 type decoder struct {
-	src    io.Reader
+	src io.Reader
+	// ahead, when set, is the source instead of src: buf is then a slice
+	// of the buffer it read a chunk into (held), not the decoder's own,
+	// and fill copies only the bytes a read needs from the last chunk
+	// (fillAhead).
+	ahead  *readAhead
+	held   []byte
+	ctx    context.Context // ahead's reads check it, as ctxReader does
+	max    int             // the largest read: next(n) needs n <= max
 	buf    []byte
 	pos    int
 	end    int
@@ -24,7 +33,13 @@ type decoder struct {
 }
 
 func newDecoder(src io.Reader, size int) *decoder {
-	return &decoder{src: src, buf: make([]byte, size)}
+	return &decoder{src: src, buf: make([]byte, size), max: size}
+}
+
+// newAheadDecoder decodes the chunks of ahead, whose buffers have room
+// for a read of up to ahead.prefix bytes before their data.
+func newAheadDecoder(ctx context.Context, ahead *readAhead) *decoder {
+	return &decoder{ahead: ahead, ctx: ctx, max: ahead.prefix}
 }
 
 // offset returns the dump offset of the next unread byte.
@@ -35,6 +50,9 @@ func (d *decoder) offset() int64 { return d.off + int64(d.pos) }
 func (d *decoder) fill(n int) error {
 	if d.end-d.pos >= n {
 		return nil
+	}
+	if d.ahead != nil {
+		return d.fillAhead(n)
 	}
 	if d.pos > 0 {
 		copy(d.buf, d.buf[d.pos:d.end])
@@ -54,6 +72,37 @@ func (d *decoder) fill(n int) error {
 		if err != nil {
 			d.srcErr = err
 		}
+	}
+	return nil
+}
+
+// fillAhead is fill from ahead's chunks: the bytes left unread (fewer
+// than n <= max) go into the room before the next chunk's data, which
+// then is buf, and the buffer they were in goes back.
+func (d *decoder) fillAhead(n int) error {
+	for d.end-d.pos < n {
+		if d.srcErr != nil {
+			if d.srcErr == io.EOF {
+				return errShort
+			}
+			return d.srcErr
+		}
+		if err := d.ctx.Err(); err != nil {
+			d.srcErr = err
+			return err
+		}
+		c := d.ahead.take()
+		left := d.end - d.pos
+		start := d.ahead.prefix - left
+		copy(c.buf[start:], d.buf[d.pos:d.end])
+		if d.held != nil {
+			d.ahead.give(d.held)
+		}
+		d.off += int64(d.pos)
+		d.held = c.buf
+		d.buf = c.buf[start : d.ahead.prefix+len(c.b)]
+		d.pos, d.end = 0, len(d.buf)
+		d.srcErr = c.err
 	}
 	return nil
 }

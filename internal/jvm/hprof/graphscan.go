@@ -8,7 +8,7 @@ func (s *scanner) instanceEdges(classID uint64, n int64) error {
 	if _, err := s.g.begin(); err != nil {
 		return err
 	}
-	if n > int64(len(s.d.buf)) || s.g.skipping() {
+	if n > int64(s.d.max) || s.g.skipping() {
 		return s.d.skip(n) // nothing to name; or no class has fields this large: corrupt, kept without references
 	}
 	b, err := s.d.next(int(n))
@@ -33,7 +33,7 @@ func (s *scanner) arrayEdges(classID uint64, n uint32) error {
 	}
 	s.g.name(s.g.edge(classID), func() string { return "<class>" })
 	idSize := s.d.idSize
-	per := len(s.d.buf) / idSize
+	per := s.d.max / idSize
 	for done := 0; done < int(n); {
 		k := min(int(n)-done, per)
 		b, err := s.d.next(k * idSize)
@@ -60,7 +60,7 @@ func (s *scanner) edge(id uint64, name func() string) {
 // pipeInstanceRefs hands over an instance's references in pass 1 (fused):
 // the class, then its reference fields'.
 func (s *scanner) pipeInstanceRefs(classID uint64, n int64) error {
-	if n > int64(len(s.d.buf)) {
+	if n > int64(s.d.max) {
 		return s.d.skip(n) // no class has fields this large: corrupt, kept without references
 	}
 	b, err := s.d.next(int(n))
@@ -96,7 +96,7 @@ func (s *scanner) pipeArrayRefs(classID uint64, n uint32) error {
 	}
 	p := s.pipe
 	p.ref(classID)
-	per := len(s.d.buf) / idSize
+	per := s.d.max / idSize
 	for done := 0; done < int(n); {
 		k := min(int(n)-done, per)
 		b, err := s.d.next(k * idSize)

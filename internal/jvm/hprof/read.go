@@ -20,6 +20,7 @@ package hprof
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,17 +58,25 @@ func Read(ctx context.Context, r io.Reader, opts Options) (*Histogram, error) {
 }
 
 func newScanner(ctx context.Context, r io.Reader, opts Options) *scanner {
+	opts.BufferSize = cmp.Or(max(opts.BufferSize, 0), defaultBuffer)
+	return scannerOn(newDecoder(ctxReader{ctx, r}, opts.BufferSize), opts)
+}
+
+// newAheadScanner reads ra's chunks in place (newAheadDecoder).
+func newAheadScanner(ctx context.Context, ra *readAhead, opts Options) *scanner {
+	opts.BufferSize = ra.prefix
+	return scannerOn(newAheadDecoder(ctx, ra), opts)
+}
+
+func scannerOn(d *decoder, opts Options) *scanner {
 	if opts.Top <= 0 {
 		opts.Top = defaultTop
 	}
 	if opts.MaxStrings == 0 {
 		opts.MaxStrings = defaultMaxStrings
 	}
-	if opts.BufferSize <= 0 {
-		opts.BufferSize = defaultBuffer
-	}
 	s := &scanner{
-		d:         newDecoder(ctxReader{ctx, r}, opts.BufferSize),
+		d:         d,
 		opts:      opts,
 		cands:     candidateLayouts(8),
 		utf8:      map[uint64]string{},

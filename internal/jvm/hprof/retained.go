@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -258,9 +259,9 @@ func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (
 	if refs { // no histogram extras
 		opts.MaxStrings = -1
 	}
-	ra := newReadAhead(rc)
+	ra := newReadAhead(rc, cmp.Or(max(opts.BufferSize, 0), defaultBuffer), readAheadChunk)
 	defer ra.close() // before rc.Close
-	s := newScanner(ctx, ra, opts)
+	s := newAheadScanner(ctx, ra, opts)
 	s.g = g
 	if refs {
 		s.refs = true

@@ -161,7 +161,7 @@ func (s *scanner) record(tag byte, length int64) error {
 			return err
 		}
 		n := length - idSize
-		if n > int64(len(s.d.buf)) {
+		if n > int64(s.d.max) {
 			return s.d.skip(n)
 		}
 		b, err := s.d.next(int(n))
@@ -335,7 +335,7 @@ func (s *scanner) instance() error {
 			return s.instanceEdges(classID, n)
 		}
 	}
-	if s.strings != nil && classID == s.strings.classID && s.strings.valueOff >= 0 && n <= int64(len(s.d.buf)) {
+	if s.strings != nil && classID == s.strings.classID && s.strings.valueOff >= 0 && n <= int64(s.d.max) {
 		v, err := s.d.next(int(n))
 		if err != nil {
 			return err

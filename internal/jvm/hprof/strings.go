@@ -123,7 +123,7 @@ func (t *stringTracker) addArray(d *decoder, id uint64, typ byte, n int64) error
 	}
 	var hash uint64
 	var sample []byte
-	if n <= int64(len(d.buf)) {
+	if n <= int64(d.max) {
 		b, err := d.next(int(n))
 		if err != nil {
 			return err
