@@ -41,9 +41,13 @@ type domTree struct {
 // theirs (sizes, classes), writing both again in preorder for the report.
 // With keepEdges (tests) the graph keeps its references. mark is told as
 // each phase ends.
-func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u32File, keepEdges bool, mark func(string)) (*domTree, error) {
-	t := &domTree{pre: make([]uint32, g.nodes())}
+func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u32File, keepEdges bool, mark func(string), afterDFS func() error) (*domTree, error) {
+	t := &domTree{}
 	pw, err := newArrayWriter[uint32](tmp, "tree parents")
+	if err != nil {
+		return nil, err
+	}
+	vw, err := newArrayWriter[uint32](tmp, "nodes in preorder")
 	if err != nil {
 		return nil, err
 	}
@@ -63,24 +67,34 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 		}
 		return nil, err
 	}
-	count := dfs(g, t.pre, pw)
+	count := dfs(g, pw, vw)
 	first, firstErr := firstSpill.wait()
 	edges, edgesErr := g.toFile, error(nil) // resolve's, when pass 1 read the references
 	if edgesSpill != nil {
 		edges, edgesErr = edgesSpill.wait()
 	}
 	parents, err := pw.finish()
-	if err := errors.Join(firstErr, edgesErr, err); err != nil {
+	verts, vertsErr := vw.finish()
+	if err := errors.Join(firstErr, edgesErr, err, vertsErr); err != nil {
 		return nil, err
 	}
 	mark("dfs")
+	if err := afterDFS(); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !keepEdges {
 		g.first, g.to = nil, nil
 	}
-	release()
+	release(g.nodes())
+	// The preorder numbers by node, from the nodes by preorder number,
+	// once the references are gone.
+	if t.pre, err = preorder(verts, g.nodes()); err != nil {
+		return nil, err
+	}
+	tmp.drop(verts.f)
 	predFirst, preds, err := predecessors(g.roots, first, edges, t.pre, count)
 	if err != nil {
 		return nil, err
@@ -104,7 +118,7 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 		return nil, err
 	}
 	t.pre, predFirst, preds = nil, nil, nil
-	release()
+	release(g.nodes())
 	mark("predecessors")
 
 	idom, err := semiNCA(ctx, count, predOffsets, predLists, parents)
@@ -115,12 +129,12 @@ func dominators(ctx context.Context, g *graph, tmp *tempFiles, sizes, classes *u
 	tmp.drop(predLists.f)
 	tmp.drop(parents.f)
 	t.idom = idom
-	release()
+	release(g.nodes())
 	mark("semidominators and idom")
 	if err := t.retained(g.nodes(), tmp, pres, sizes, classes); err != nil {
 		return nil, err
 	}
-	release() // the preorder arrays retained wrote
+	release(g.nodes()) // the preorder arrays retained wrote
 	// The report reads the preorder numbers of a few nodes only: mapped,
 	// only the pages it touches are resident.
 	if t.pre, err = pres.view(); err != nil {
@@ -206,17 +220,30 @@ func (t *domTree) eachPre(fn func(p, cls, size uint32)) error {
 // release hands the memory of the arrays just dropped back to the system
 // before the next phase allocates its own: a phase's arrays have other
 // sizes than the last one's, and without this the heap would hold both.
-func release() { debug.FreeOSMemory() }
+// A graph of fewer than releaseNodes nodes keeps it: its arrays are a
+// few megabytes, less than what a collection of the whole heap costs.
+func release(nodes int) {
+	if nodes >= releaseNodes {
+		debug.FreeOSMemory()
+	}
+}
+
+const releaseNodes = 1 << 18
 
 // dfs numbers the nodes reachable from node 0 in depth-first preorder
-// (from 1) into pre, writes each number's tree parent to parent (from
-// number 0, unused) and returns the count.
-func dfs(g *graph, pre []uint32, parent *arrayWriter[uint32]) (count int) {
-	type frame struct{ v, next uint32 }
-	stack := []frame{{0, 0}}
-	pre[0] = 1
+// (from 1): it writes each number's node to verts and its tree parent to
+// parent (both from number 0, unused), and returns the count. It keeps in
+// memory only a bit per node, for those it numbered, so that the shortest
+// paths can run beside it (preorder turns verts into the numbers by node).
+func dfs(g *graph, parent, verts *arrayWriter[uint32]) (count int) {
+	type frame struct{ v, next, pre uint32 }
+	seen := make([]uint64, (g.nodes()+63)/64)
+	stack := []frame{{0, 0, 1}}
+	seen[0] |= 1
 	parent.put(0)
 	parent.put(0)
+	verts.put(0)
+	verts.put(0)
 	count = 1
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
@@ -227,15 +254,36 @@ func dfs(g *graph, pre []uint32, parent *arrayWriter[uint32]) (count int) {
 		}
 		w := succ[f.next]
 		f.next++
-		if pre[w] != 0 {
+		if seen[w/64]&(1<<(w%64)) != 0 {
 			continue
 		}
+		seen[w/64] |= 1 << (w % 64)
 		count++
-		pre[w] = uint32(count)
-		parent.put(pre[f.v])
-		stack = append(stack, frame{w, 0})
+		parent.put(f.pre)
+		verts.put(w)
+		stack = append(stack, frame{w, 0, uint32(count)})
 	}
 	return count
+}
+
+// preorder reads the nodes by preorder number (dfs's verts) and returns
+// the preorder number of each of the n nodes, 0 for the unreachable.
+func preorder(verts *u32File, n int) ([]uint32, error) {
+	pre := make([]uint32, n)
+	r := verts.reader()
+	for p := 0; p < verts.n; {
+		vs, err := r.next(verts.n - p)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range vs {
+			if p+i >= 1 {
+				pre[v] = uint32(p + i)
+			}
+		}
+		p += len(vs)
+	}
+	return pre, nil
 }
 
 // predecessors lists each reachable node's predecessors, in preorder

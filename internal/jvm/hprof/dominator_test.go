@@ -39,7 +39,7 @@ func testDominators(t *testing.T, g *graph) (*domTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dominators(context.Background(), g, tmp, sizes, classes, true, func(string) {})
+	return dominators(context.Background(), g, tmp, sizes, classes, true, func(string) {}, func() error { return nil })
 }
 
 // bruteRetained is, for each node, the bytes that become unreachable from

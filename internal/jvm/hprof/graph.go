@@ -213,6 +213,8 @@ type idRun struct {
 	bucket []uint32 // bucket -> first position with id >= the bucket's start
 	shift  uint
 	n      int // len(ids) while the ids are parked
+	// bucketAt and buckets place bucket in the parked buckets' file.
+	bucketAt, buckets int
 }
 
 const (

@@ -9,9 +9,10 @@ package hprof
 
 // parked is what the graph put aside.
 type parked struct {
-	addr *u64File
-	cls  *u32File
-	size *u32File
+	addr    *u64File
+	cls     *u32File
+	size    *u32File
+	buckets *u32File // the id index's buckets, run after run
 }
 
 // parkAttrs writes the classes and shallow sizes to temporary files and
@@ -31,17 +32,29 @@ func (g *graph) parkAttrs(tmp *tempFiles) (*parked, error) {
 }
 
 // parkIDs writes the ids to a temporary file once the references are
-// resolved and drops them; the id index lets go of its slices of the ids.
+// resolved and drops them; the id index lets go of its slices of the ids,
+// and its buckets (about a byte per node) wait in a file too.
 func (g *graph) parkIDs(tmp *tempFiles, p *parked) error {
 	addr, err := tmp.spillU64("object ids", g.addr)
 	if err != nil {
 		return err
 	}
+	w, err := newArrayWriter[uint32](tmp, "id index buckets")
+	if err != nil {
+		return err
+	}
 	g.parkedNodes = len(g.addr)
 	for i := range g.index.runs {
-		if r := &g.index.runs[i]; r.order == nil {
+		r := &g.index.runs[i]
+		if r.order == nil {
 			r.n, r.ids = len(r.ids), nil
 		}
+		r.bucketAt, r.buckets = int(w.n), len(r.bucket)
+		w.putAll(r.bucket)
+		r.bucket = nil
+	}
+	if p.buckets, err = w.finish(); err != nil {
+		return err
 	}
 	g.addr = nil
 	p.addr = addr
@@ -60,11 +73,17 @@ func (g *graph) unpark(p *parked) error {
 	if g.size, err = p.size.view(); err != nil {
 		return err
 	}
+	buckets, err := p.buckets.view()
+	if err != nil {
+		return err
+	}
 	g.parkedNodes = 0
 	for i := range g.index.runs {
-		if r := &g.index.runs[i]; r.order == nil {
+		r := &g.index.runs[i]
+		if r.order == nil {
 			r.ids = g.addr[r.first : int(r.first)+r.n]
 		}
+		r.bucket = buckets[r.bucketAt : r.bucketAt+r.buckets]
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package hprof
 import (
 	"fmt"
 	"math"
+	"os"
 )
 
 const noParent = math.MaxUint32
@@ -10,8 +11,8 @@ const noParent = math.MaxUint32
 // shortestPaths walks the graph breadth first from the GC roots, never
 // through a Reference's referent, and returns each node's parent on a
 // shortest path: 0 for the roots themselves, noParent when the node is not
-// strongly reachable.
-func shortestPaths(g *graph) []uint32 {
+// strongly reachable. q is an empty queue.
+func shortestPaths(g *graph, q *fifo) ([]uint32, error) {
 	parent := make([]uint32, g.nodes())
 	for i := range parent {
 		parent[i] = noParent
@@ -20,15 +21,14 @@ func shortestPaths(g *graph) []uint32 {
 	for v := range g.weak {
 		weak[v/64] |= 1 << (v % 64)
 	}
-	var queue fifo
 	for _, r := range g.roots {
 		if parent[r] == noParent {
 			parent[r] = 0
-			queue.push(r)
+			q.push(r)
 		}
 	}
-	for queue.len() > 0 {
-		v := queue.pop()
+	for q.len() > 0 {
+		v := q.pop()
 		skip := uint32(0)
 		if weak[v/64]&(1<<(v%64)) != 0 {
 			skip = g.weak[v]
@@ -40,54 +40,85 @@ func shortestPaths(g *graph) []uint32 {
 			}
 			if parent[w] == noParent {
 				parent[w] = v
-				queue.push(w)
+				q.push(w)
 			}
 		}
 	}
-	return parent
+	if err := q.close(); err != nil {
+		return nil, err
+	}
+	return parent, nil
 }
 
-// fifo is a queue of node numbers in chunks, each handed back once read,
-// so that it holds about the widest level of the search rather than
-// every node it ever queued.
+// fifo is a queue of node numbers whose middle waits in a temporary file:
+// in memory are only the chunk being read and the one being filled. A
+// level of a search can be most of the heap (13 M of the 20 M objects of
+// the benchmark's dump: the elements of the arrays a list holds), and the
+// search runs beside the depth-first one (dominators), whose memory it
+// shares.
 type fifo struct {
-	chunks [][]uint32 // the first is read from head, the last appended to
-	head   int
-	free   [][]uint32
-	n      int
+	head []uint32 // read from h on
+	h    int
+	tail []uint32 // appended to
+	f    *os.File // whole chunks, from rOff (oldest) to wOff: after head, before tail
+	rOff int64
+	wOff int64
+	n    int
+	err  error // the file's first error (close reports it)
 }
 
 const fifoChunk = 1 << 16
 
+// newFifo makes an empty queue with its file.
+func newFifo(tmp *tempFiles) (*fifo, error) {
+	f, err := tmp.create("breadth-first queue")
+	if err != nil {
+		return nil, err
+	}
+	return &fifo{f: f, tail: make([]uint32, 0, fifoChunk), head: make([]uint32, 0, fifoChunk)}, nil
+}
+
 func (q *fifo) len() int { return q.n }
 
 func (q *fifo) push(v uint32) {
-	if k := len(q.chunks); k == 0 || len(q.chunks[k-1]) == fifoChunk {
-		var c []uint32
-		if f := len(q.free); f > 0 {
-			c, q.free = q.free[f-1][:0], q.free[:f-1]
-		} else {
-			c = make([]uint32, 0, fifoChunk)
-		}
-		q.chunks = append(q.chunks, c)
-	}
-	last := &q.chunks[len(q.chunks)-1]
-	*last = append(*last, v)
+	q.tail = append(q.tail, v)
 	q.n++
+	if len(q.tail) == fifoChunk {
+		if _, err := q.f.WriteAt(asBytes(q.tail), q.wOff); err != nil && q.err == nil {
+			q.err = err
+		}
+		q.wOff += fifoChunk * 4
+		q.tail = q.tail[:0]
+	}
 }
 
 // pop takes the oldest value; the queue must not be empty.
 func (q *fifo) pop() uint32 {
-	c := q.chunks[0]
-	v := c[q.head]
-	q.head++
-	q.n--
-	if q.head == len(c) && (len(c) == fifoChunk || q.n == 0) {
-		q.free = append(q.free, c)
-		q.chunks = q.chunks[1:]
-		q.head = 0
+	if q.h == len(q.head) {
+		q.h = 0
+		if q.rOff < q.wOff {
+			q.head = q.head[:fifoChunk]
+			if _, err := q.f.ReadAt(asBytes(q.head), q.rOff); err != nil && q.err == nil {
+				q.err = err
+			}
+			q.rOff += fifoChunk * 4
+		} else { // the file is read: the tail is next, and the file starts over
+			q.head, q.tail = q.tail, q.head[:0]
+			q.rOff, q.wOff = 0, 0
+		}
 	}
+	v := q.head[q.h]
+	q.h++
+	q.n--
 	return v
+}
+
+// close reports the file's first error; the caller drops the file.
+func (q *fifo) close() error {
+	if q.err != nil {
+		return fmt.Errorf("breadth-first queue: temporary file %s: %w", q.f.Name(), q.err)
+	}
+	return nil
 }
 
 // maxPathSteps bounds a shown path: a linked list can be a million deep.

@@ -182,7 +182,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if err != nil {
 		return nil, err
 	}
-	release()
+	release(g.nodes())
 	opts.mark("pass 1")
 	fused, err := g.resolve()
 	if err != nil {
@@ -205,17 +205,43 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 	if err := g.parkIDs(tmp, parked); err != nil {
 		return nil, err
 	}
-	release()
+	release(g.nodes())
 	if err := g.loadRefs(); err != nil {
 		return nil, err
 	}
-	paths, err := tmp.spillU32("shortest paths", shortestPaths(g))
+	// The shortest paths and the depth-first search of the dominators
+	// read the references side by side, one on each core; the paths'
+	// parents wait in a file from the search's end.
+	q, err := newFifo(tmp)
 	if err != nil {
 		return nil, err
 	}
-	release()
-	opts.mark("shortest paths")
-	if a.t, err = dominators(ctx, g, tmp, parked.size, parked.cls, opts.keepEdges, opts.mark); err != nil {
+	var parent []uint32
+	walked := make(chan error, 1)
+	go func() {
+		var err error
+		parent, err = shortestPaths(g, q)
+		walked <- err
+	}()
+	var paths *u32File
+	waited := false
+	waitPaths := func() error {
+		waited = true
+		if err := <-walked; err != nil {
+			return err
+		}
+		tmp.drop(q.f)
+		var err error
+		paths, err = tmp.spillU32("shortest paths", parent)
+		parent = nil
+		opts.mark("shortest paths")
+		return err
+	}
+	a.t, err = dominators(ctx, g, tmp, parked.size, parked.cls, opts.keepEdges, opts.mark, waitPaths)
+	if !waited {
+		<-walked // failed before the search ended: the walk ends before the files close
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := g.unpark(parked); err != nil {
@@ -232,7 +258,7 @@ func analyze(ctx context.Context, open Opener, opts RetainedOptions) (*analysis,
 		// Pass 3 names steps by the ids and the index alone: the tree
 		// (20 bytes a reachable node) goes back before it reads.
 		a.t, a.parent = nil, nil
-		release()
+		release(g.nodes())
 	}
 	opts.mark("report")
 	g.startPass3(want)
