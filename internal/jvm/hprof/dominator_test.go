@@ -132,10 +132,16 @@ func TestDominatorsDeepChain(t *testing.T) {
 // TestAddrIndex: ids in long and short ascending runs (class objects in no
 // order, then the heap region by region), and in more long runs than the
 // index keeps apart (the sorted-copy fallback), resolve to their nodes;
-// other ids to 0.
+// other ids to 0. Dense long runs get a rank index, sparse ones buckets,
+// and both are checked again after being parked and mapped back.
 func TestAddrIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, runs := range []int{1, 2, 5, maxRuns + 5} {
+	allRanked, allBucketed := 0, 0
+	for _, tt := range []struct {
+		runs int
+		gap  int // ids are up to 8*gap bytes apart
+	}{{1, 6}, {2, 80}, {5, 6}, {5, 80}, {maxRuns + 5, 6}} {
+		runs := tt.runs
 		g := &graph{addr: []uint64{0}}
 		want := map[uint64]uint32{}
 		for range runs {
@@ -145,7 +151,7 @@ func TestAddrIndex(t *testing.T) {
 				n = longRun + rng.IntN(500)
 			}
 			for range n {
-				base += 8 * uint64(1+rng.IntN(40))
+				base += 8 * uint64(1+rng.IntN(tt.gap))
 				if _, dup := want[base]; dup {
 					continue
 				}
@@ -154,17 +160,59 @@ func TestAddrIndex(t *testing.T) {
 			}
 		}
 		g.buildIndex()
-		for id, v := range want {
-			if got := g.index.lookup(id); got != v {
-				t.Fatalf("%d runs: id %#x resolves to node %d, want %d", runs, id, got, v)
-			}
-			if got := g.index.lookup(id + 4); got != 0 {
-				t.Fatalf("%d runs: id %#x (no object) resolves to node %d, want 0", runs, id+4, got)
+		ranked, bucketed := 0, 0
+		for _, r := range g.index.runs {
+			switch {
+			case r.ranked:
+				ranked++
+			case r.order == nil:
+				bucketed++
 			}
 		}
+		// 16 bytes per 512 of addresses: about 1 byte per id 28 bytes
+		// apart on average (ranked), 10 per id 324 apart (buckets). Runs
+		// that happen to follow each other are one, with a gap: sparse.
+		if tt.gap < 10 && runs <= maxRuns && ranked == 0 && bucketed > 0 || tt.gap > 10 && ranked > 0 {
+			t.Fatalf("%d runs %d bytes apart at most: %d ranked, %d with buckets", runs, 8*tt.gap, ranked, bucketed)
+		}
+		allRanked, allBucketed = allRanked+ranked, allBucketed+bucketed
+		check := func(when string) {
+			t.Helper()
+			for id, v := range want {
+				if got := g.index.lookup(id); got != v {
+					t.Fatalf("%d runs, %s: id %#x resolves to node %d, want %d", runs, when, id, got, v)
+				}
+				if got := g.index.lookup(id + 4); got != 0 {
+					t.Fatalf("%d runs, %s: id %#x (no object) resolves to node %d, want 0", runs, when, id+4, got)
+				}
+				if _, ok := want[id+8]; !ok {
+					if got := g.index.lookup(id + 8); got != 0 {
+						t.Fatalf("%d runs, %s: id %#x (no object) resolves to node %d, want 0", runs, when, id+8, got)
+					}
+				}
+			}
+		}
+		check("built")
+		tmp := &tempFiles{dir: t.TempDir()}
+		g.cls, g.size = make([]uint32, len(g.addr)), make([]uint32, len(g.addr))
+		p, err := g.parkAttrs(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.parkIDs(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.unpark(p); err != nil {
+			t.Fatal(err)
+		}
+		check("parked and mapped back")
+		defer tmp.close() // the views are the index's now
 		if got := g.index.lookup(0); got != 0 {
 			t.Fatalf("id 0 resolves to %d", got)
 		}
+	}
+	if allRanked == 0 || allBucketed == 0 {
+		t.Errorf("%d runs ranked, %d with buckets: both kinds must be tried", allRanked, allBucketed)
 	}
 }
 

@@ -13,6 +13,7 @@ type parked struct {
 	cls     *u32File
 	size    *u32File
 	buckets *u32File // the id index's buckets, run after run
+	ranks   *u64File // and its rank indexes
 }
 
 // parkAttrs writes the classes and shallow sizes to temporary files and
@@ -39,7 +40,11 @@ func (g *graph) parkIDs(tmp *tempFiles, p *parked) error {
 	if err != nil {
 		return err
 	}
-	w, err := newArrayWriter[uint32](tmp, "id index buckets")
+	bw, err := newArrayWriter[uint32](tmp, "id index buckets")
+	if err != nil {
+		return err
+	}
+	rw, err := newArrayWriter[uint64](tmp, "id index ranks")
 	if err != nil {
 		return err
 	}
@@ -49,11 +54,19 @@ func (g *graph) parkIDs(tmp *tempFiles, p *parked) error {
 		if r.order == nil {
 			r.n, r.ids = len(r.ids), nil
 		}
-		r.bucketAt, r.buckets = int(w.n), len(r.bucket)
-		w.putAll(r.bucket)
-		r.bucket = nil
+		if r.ranked {
+			r.parkedAt, r.parked = int(rw.n), len(r.rank)
+			rw.putAll(r.rank)
+		} else {
+			r.parkedAt, r.parked = int(bw.n), len(r.bucket)
+			bw.putAll(r.bucket)
+		}
+		r.bucket, r.rank = nil, nil
 	}
-	if p.buckets, err = w.finish(); err != nil {
+	if p.buckets, err = bw.finish(); err != nil {
+		return err
+	}
+	if p.ranks, err = rw.finish(); err != nil {
 		return err
 	}
 	g.addr = nil
@@ -77,13 +90,21 @@ func (g *graph) unpark(p *parked) error {
 	if err != nil {
 		return err
 	}
+	ranks, err := p.ranks.view()
+	if err != nil {
+		return err
+	}
 	g.parkedNodes = 0
 	for i := range g.index.runs {
 		r := &g.index.runs[i]
 		if r.order == nil {
 			r.ids = g.addr[r.first : int(r.first)+r.n]
 		}
-		r.bucket = buckets[r.bucketAt : r.bucketAt+r.buckets]
+		if r.ranked {
+			r.rank = ranks[r.parkedAt : r.parkedAt+r.parked]
+		} else {
+			r.bucket = buckets[r.parkedAt : r.parkedAt+r.parked]
+		}
 	}
 	return nil
 }
