@@ -285,7 +285,9 @@ func pass(ctx context.Context, open Opener, opts Options, g *graph, refs bool) (
 	if refs { // no histogram extras
 		opts.MaxStrings = -1
 	}
-	ra := newReadAhead(rc, cmp.Or(max(opts.BufferSize, 0), defaultBuffer), readAheadChunk)
+	// The decoder reads up to a chunk at a time (larger arrays in pieces):
+	// each buffer's room for the last chunk's cut record is a chunk too.
+	ra := newReadAhead(rc, cmp.Or(max(opts.BufferSize, 0), readAheadChunk), readAheadChunk)
 	defer ra.close() // before rc.Close
 	s := newAheadScanner(ctx, ra, opts)
 	s.g = g
