@@ -32,6 +32,12 @@ func (s *scanner) arrayEdges(classID uint64, n uint32) error {
 		return s.d.skip(int64(n) * int64(s.d.idSize))
 	}
 	s.g.name(s.g.edge(classID), func() string { return "<class>" })
+	return s.elements(n, func(b []byte, first int) { s.g.arrayEdges(b, s.d.idSize, first) })
+}
+
+// elements reads an object array's n elements, whole identifiers per
+// read, and passes each piece to fn with the index of its first element.
+func (s *scanner) elements(n uint32, fn func(b []byte, first int)) error {
 	idSize := s.d.idSize
 	per := s.d.max / idSize
 	for done := 0; done < int(n); {
@@ -40,7 +46,7 @@ func (s *scanner) arrayEdges(classID uint64, n uint32) error {
 		if err != nil {
 			return err
 		}
-		s.g.arrayEdges(b, idSize, done)
+		fn(b, done)
 		done += k
 	}
 	return nil
@@ -94,17 +100,6 @@ func (s *scanner) pipeArrayRefs(classID uint64, n uint32) error {
 	if s.g.fusedFailed {
 		return s.d.skip(int64(n) * int64(idSize))
 	}
-	p := s.pipe
-	p.ref(classID)
-	per := s.d.max / idSize
-	for done := 0; done < int(n); {
-		k := min(int(n)-done, per)
-		b, err := s.d.next(k * idSize)
-		if err != nil {
-			return err
-		}
-		p.refsFrom(b, idSize)
-		done += k
-	}
-	return nil
+	s.pipe.ref(classID)
+	return s.elements(n, func(b []byte, _ int) { s.pipe.refsFrom(b, idSize) })
 }
