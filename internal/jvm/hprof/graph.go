@@ -41,11 +41,7 @@ type graph struct {
 	toFile *u32File
 
 	classes  []graphClass
-	classIdx map[graphClass]uint32
-	// last is, by kind, the class node() met last and its index: objects
-	// of a class come in runs, often interleaved with another kind's (an
-	// instance, its array, the next instance).
-	last [4]lastClass
+	classIdx map[graphClass]uint32 // asked once per class: the scanner keeps each index (graphIdx)
 
 	roots     []uint32             // nodes named by GC root records (duplicates kept out)
 	rootKind  map[uint32]byte      // node -> root sub-record tag of its first root record
@@ -112,24 +108,14 @@ func newGraph(sizeHint int64, fused bool, tmp *tempFiles, markEvery int) (*graph
 	return g, nil
 }
 
-type lastClass struct {
-	c   graphClass
-	idx uint32
-	ok  bool
-}
-
+// class returns the index of c in the class table, adding it when new.
 func (g *graph) class(c graphClass) uint32 {
-	l := &g.last[c.kind&3]
-	if l.ok && l.c == c {
-		return l.idx
-	}
 	i, ok := g.classIdx[c]
 	if !ok {
 		i = uint32(len(g.classes))
 		g.classes = append(g.classes, c)
 		g.classIdx[c] = i
 	}
-	*l = lastClass{c, i, true}
 	return i
 }
 

@@ -15,9 +15,6 @@ func (s *scanner) instanceEdges(classID uint64, n int64) error {
 	if err != nil {
 		return err
 	}
-	if s.strings != nil && classID == s.strings.classID && s.strings.valueOff >= 0 {
-		s.strings.addString(b, s.d.idSize) // pass 1 read the references: Strings are tracked here
-	}
 	s.g.instanceEdges(classID, b, s.d.idSize)
 	return nil
 }
