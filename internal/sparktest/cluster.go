@@ -63,7 +63,8 @@ func StartCluster(t testing.TB, line SparkLine, opts ClusterOptions) *Cluster {
 	}
 	c := &Cluster{Line: line, Dir: t.TempDir(), t: t}
 	t.Cleanup(c.stop)
-	port, web := FreeAddr(t), FreeAddr(t)
+	addrs := FreeAddrs(t, 2)
+	port, web := addrs[0], addrs[1]
 	c.MasterURL = "spark://" + port
 	c.WebUI = "http://" + web
 	c.start("master", nil, "org.apache.spark.deploy.master.Master",
@@ -90,9 +91,10 @@ func (c *Cluster) AddWorker(cores int, memory string) {
 	// places a speculative copy only on another host, and per-host
 	// statistics need more than one.
 	host := fmt.Sprintf("127.0.0.%d", n+1)
+	addrs := FreeAddrs(c.t, 2)
 	c.start(fmt.Sprintf("worker-%d", n), []string{"SPARK_LOCAL_IP=" + host, "SPARK_LOCAL_HOSTNAME=" + host},
 		"org.apache.spark.deploy.worker.Worker",
-		"--host", host, "--port", portOf(FreeAddr(c.t)), "--webui-port", portOf(FreeAddr(c.t)),
+		"--host", host, "--port", portOf(addrs[0]), "--webui-port", portOf(addrs[1]),
 		"--cores", strconv.Itoa(cores), "--memory", memory, "--work-dir", work, c.MasterURL)
 	c.waitMaster(func(s masterState) bool { return s.alive() >= n }, fmt.Sprintf("%d alive Workers", n))
 }

@@ -48,12 +48,26 @@ func (c *Collector) Log() string {
 // FreeAddr returns a 127.0.0.1 address nothing listens on at the moment.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	return FreeAddrs(t, 1)[0]
+}
+
+// FreeAddrs returns n distinct 127.0.0.1 addresses nothing listens on at
+// the moment. They are held open together until all are chosen: two
+// FreeAddr calls in a row may return the same port (a Master whose RPC
+// and web UI ports were one number moved its UI to the next port, and the
+// test's HTTP requests went to the RPC port).
+func FreeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs[i] = l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs
 }
 
 // StartCollector runs sparkdx-otelcol receiving OTLP over gRPC and HTTP on
