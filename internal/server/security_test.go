@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,7 +16,9 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -279,5 +284,75 @@ func TestRawLogsOptIn(t *testing.T) {
 	code, body := st.get(t, "/api/v1/applications/local-1430917381535/2/logs")
 	if code != 200 || !bytes.HasPrefix(body, []byte("PK")) {
 		t.Errorf("logs zip: got %d %.20q, want 200 and a zip", code, body)
+	}
+}
+
+// TestLoginRedirectIsLocal: the token login's redirect stays on this
+// server whatever path it was asked for (issue 32, item 10: GET
+// //evil.example.com/?token=T answered Location: //evil.example.com/).
+func TestLoginRedirectIsLocal(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "s3cret", t.TempDir())
+	for _, c := range []struct{ path, want string }{
+		{"//evil.example.com/?token=s3cret", "/evil.example.com/"},
+		{"///evil.example.com/x?token=s3cret&a=1", "/evil.example.com/x?a=1"},
+		{`/\evil.example.com/?token=s3cret`, "/%5Cevil.example.com/"},
+		{"/apps/a%2Fb?token=s3cret", "/apps/a%2Fb"},
+		{"/?token=s3cret", "/"},
+	} {
+		status, loc := rawGet(t, ts.url, c.path)
+		if status != http.StatusSeeOther || loc != c.want {
+			t.Errorf("GET %s: got %d Location %q, want 303 %q", c.path, status, loc, c.want)
+		}
+	}
+}
+
+// rawGet sends "GET path" as written (a client would clean or reject
+// such paths) and returns the status and Location.
+func rawGet(t *testing.T, base, path string) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Location")
+}
+
+// TestHostAllowlist: a request naming a host outside the allowlist is
+// refused on every path, /healthz and the OTLP receiver included (DNS
+// rebinding, issue 32 item 11); addresses and allowed names are served.
+func TestHostAllowlist(t *testing.T) {
+	hosts, err := access.NewHosts("127.0.0.1:0", []string{"sparkdx.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServerWith(t, t.TempDir(), []string{t.TempDir()}, func(_ *ingest.Config, sc *Config) { sc.Hosts = hosts })
+	for _, c := range []struct {
+		method, path, host string
+		want               int
+	}{
+		{"GET", "/api/v1/applications", "evil.example.com", 403},
+		{"GET", "/healthz", "evil.example.com:18080", 403},
+		{"POST", "/v1/metrics", "evil.example.com", 403},
+		{"GET", "/api/v1/applications", "localhost", 200},
+		{"GET", "/api/v1/applications", "sparkdx.example.com", 200},
+		{"GET", "/healthz", "10.0.0.7:18080", 200},
+	} {
+		req, _ := http.NewRequest(c.method, ts.url+c.path, nil)
+		req.Host = c.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s %s Host %s: got %d, want %d", c.method, c.path, c.host, resp.StatusCode, c.want)
+		}
 	}
 }

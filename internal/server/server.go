@@ -7,11 +7,12 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
+	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -28,8 +30,11 @@ type Config struct {
 	Ingest    *ingest.Ingester
 	Store     *store.Store
 	AuthToken string // when set, every path but /healthz needs "Authorization: Bearer <token>"
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Hosts is the Host allowlist every request is checked against (DNS
+	// rebinding, access.Hosts); nil allows any.
+	Hosts  *access.Hosts
+	Logger *slog.Logger
+	Now    func() time.Time
 	// RawLogs serves .../logs (zips of the raw event logs, as the History
 	// Server does); off by default since raw logs are not redacted by us.
 	RawLogs bool
@@ -115,6 +120,10 @@ func (s *Server) routes() {
 // ServeHTTP implements http.Handler: auth, then routing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if !s.cfg.Hosts.Allowed(r.Host) {
+		jsonError(w, http.StatusForbidden, "Host "+strconv.Quote(r.Host)+" is not allowed (DNS rebinding guard): add it with --allowed-hosts")
+		return
+	}
 	if s.cfg.AuthToken != "" && r.Method == http.MethodGet && r.URL.Query().Get("token") != "" {
 		s.tokenLogin(w, r)
 		return
@@ -133,17 +142,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // authorized accepts the bearer token in the Authorization header (API
 // clients) or in the cookie tokenLogin sets (browsers).
 func (s *Server) authorized(r *http.Request) bool {
-	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer x" too.
-	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	tok = strings.TrimSpace(tok)
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		c, err := r.Cookie(tokenCookie)
-		if err != nil {
-			return false
-		}
-		tok = c.Value
-	}
-	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1
+	return access.Bearer(r, s.cfg.AuthToken, tokenCookie)
 }
 
 const tokenCookie = "sparkdx_token"
@@ -153,15 +152,25 @@ const tokenCookie = "sparkdx_token"
 func (s *Server) tokenLogin(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	tok := q.Get("token")
-	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) != 1 {
+	if !access.Equal(tok, s.cfg.AuthToken) {
 		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	q.Del("token")
-	u := *r.URL
-	u.RawQuery = q.Encode()
-	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+	http.Redirect(w, r, localURI(r.URL, q), http.StatusSeeOther)
+}
+
+// localURI is u's path with query q as a redirect target on this server
+// only: a path of "//evil.example.com/" (or /\evil…, which browsers read
+// alike) names a host to a browser, so leading slashes and backslashes
+// collapse to one slash.
+func localURI(u *url.URL, q url.Values) string {
+	p := "/" + strings.TrimLeft(u.EscapedPath(), "/\\")
+	if len(q) > 0 {
+		p += "?" + q.Encode()
+	}
+	return p
 }
 
 // stuckAfter is how long a change of a log may wait to be read before
