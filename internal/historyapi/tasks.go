@@ -23,10 +23,10 @@ func (api *API) nowMs() int64 {
 // run time when finished, else the time until the log's last update.
 func taskDuration(a *model.Attempt, t *model.Task) int64 {
 	if t.FinishTime != 0 {
-		return t.FinishTime - t.LaunchTime
+		return model.Span(t.LaunchTime, t.FinishTime)
 	}
 	if a.LastUpdated > t.LaunchTime {
-		return a.LastUpdated - t.LaunchTime
+		return model.Span(t.LaunchTime, a.LastUpdated)
 	}
 	return 0
 }

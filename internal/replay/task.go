@@ -85,13 +85,16 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 	}
 	duration := int64(0)
 	if e.Info.FinishTime != 0 {
-		duration = e.Info.FinishTime - e.Info.LaunchTime
+		duration = model.Span(e.Info.LaunchTime, e.Info.FinishTime)
+	}
+	if e.Info.LaunchTime < 0 || e.Info.FinishTime < 0 || e.Info.FinishTime != 0 && e.Info.FinishTime < e.Info.LaunchTime {
+		st.a.Impossible++ // ended before it started: counted, its duration 0
 	}
 	k := stageKey{e.StageID, e.StageAttempt}
 	if ls := st.liveStages[k]; ls != nil {
 		s := ls.s
 		if delta != nil {
-			s.Metrics.Add(delta, 1)
+			st.a.Impossible += int64(s.Metrics.Add(delta, 1))
 		}
 		s.ActiveTasks -= active
 		s.CompletedTasks += completed
@@ -124,12 +127,12 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 				j.KilledSummary[e.Reason.KillReason]++
 			}
 		}
-		es.TaskTime += duration
+		es.TaskTime = model.SatAdd(es.TaskTime, duration)
 		es.SucceededTasks += completed
 		es.FailedTasks += failed
 		es.KilledTasks += killed
 		if delta != nil {
-			es.Metrics.Add(delta, 1)
+			st.a.Impossible += int64(es.Metrics.Add(delta, 1))
 		}
 		if remove {
 			delete(st.liveStages, k)
@@ -139,14 +142,14 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 		ex.ActiveTasks -= active
 		ex.CompletedTasks += completed
 		ex.FailedTasks += failed
-		ex.TotalDuration += duration
+		ex.TotalDuration = model.SatAdd(ex.TotalDuration, duration)
 		ex.Peak.UpdatePeaks(&e.ExecMetrics)
 		if e.Reason.Reason != "Resubmitted" {
 			m := &e.Metrics
-			ex.TotalGCTime += m.JvmGcTime
-			ex.TotalInputBytes += m.InputBytesRead
-			ex.TotalShuffleRead += m.ShuffleReadBytes()
-			ex.TotalShuffleWrite += m.ShuffleWrite.BytesWritten
+			ex.TotalGCTime = model.SatAdd(ex.TotalGCTime, m.JvmGcTime)
+			ex.TotalInputBytes = model.SatAdd(ex.TotalInputBytes, m.InputBytesRead)
+			ex.TotalShuffleRead = model.SatAdd(ex.TotalShuffleRead, m.ShuffleReadBytes())
+			ex.TotalShuffleWrite = model.SatAdd(ex.TotalShuffleWrite, m.ShuffleWrite.BytesWritten)
 		}
 	}
 }

@@ -163,6 +163,7 @@ var ingestMetrics = []struct {
 	{"sparkdx_serve_logs_running", "Event logs being tailed.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Running) }},
 	{"sparkdx_serve_logs_other_shard", "Event logs the last scan left to other serve instances (--shard), unread.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.OtherShard) }},
 	{"sparkdx_serve_logs_done", "Event logs analysed and stored.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Done) }},
+	{"sparkdx_serve_logs_impossible_values", "Values the event logs known recorded that cannot be (a task ending before it started, a sum past 2^63), clamped; /api/sparkdx/v1/logs names the logs.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Impossible) }},
 	{"sparkdx_serve_logs_expired", "Event logs the last scan found past the applications' retention (--app-max-age, --max-finished-apps), not kept.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Expired) }},
 	{"sparkdx_serve_ingest_bytes_total", "Decoded event-log bytes read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Bytes) }},
 	{"sparkdx_serve_ingest_events_total", "Events applied.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Events) }},

@@ -36,6 +36,7 @@ func (in *Ingester) Status() Status {
 		}
 		e.rec.read(func(r *store.LogRecord) {
 			s.BadLines += r.Bad
+			s.Impossible += r.Impossible
 			switch {
 			case r.Done:
 				s.Done++

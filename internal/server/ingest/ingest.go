@@ -251,6 +251,9 @@ type Status struct {
 	Events     int64 `json:"eventsApplied"`
 	InFlight   int64 `json:"inFlight"`
 	BadLines   int64 `json:"badLines"` // malformed lines in the logs known
+	// Impossible counts the values the logs known recorded that cannot
+	// be (model.Attempt.Impossible), summed.
+	Impossible int64 `json:"impossibleValues"`
 	// Resumed counts running logs continued from their stored replay
 	// state at startup; Saves, SaveBytes and SaveMs the states stored.
 	Resumed   int64   `json:"resumed"`

@@ -28,7 +28,11 @@ type LogStatus struct {
 	Bytes    int64    `json:"bytes"`              // stored size when last seen
 	Events   int64    `json:"events"`             // events applied
 	BadLines int64    `json:"badLines,omitempty"` // malformed lines skipped
-	Error    string   `json:"error,omitempty"`
+	// ImpossibleValues counts the values the log recorded that cannot be
+	// (a task ending before it started, a sum past int64); the figures
+	// built on them are clamped.
+	ImpossibleValues int64  `json:"impossibleValues,omitempty"`
+	Error            string `json:"error,omitempty"`
 	// WaitingMs is how long a change of the log has waited to be read.
 	WaitingMs int64 `json:"waitingMs,omitempty"`
 }
@@ -75,7 +79,7 @@ func (in *Ingester) Logs() LogsStatus {
 	}
 	for _, e := range in.entries {
 		r := e.rec.get()
-		s := LogStatus{Path: r.Path, AppID: r.AppID, Bytes: r.Size, Events: r.Events, BadLines: r.Bad, Error: r.Error}
+		s := LogStatus{Path: r.Path, AppID: r.AppID, Bytes: r.Size, Events: r.Events, BadLines: r.Bad, ImpossibleValues: r.Impossible, Error: r.Error}
 		switch {
 		case r.Done && r.Error != "":
 			s.State = StateFailed

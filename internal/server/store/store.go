@@ -136,11 +136,14 @@ type LogRecord struct {
 	// Part and Offset: for a running log with a stored resume state
 	// (PutTail), the part (index in the log's parts) and its decoded bytes
 	// read at the time of that state; zero otherwise.
-	Part   int    `json:"part"`
-	Offset int64  `json:"offset"`
-	Events int64  `json:"events"`
-	Bad    int64  `json:"badLines"`
-	Error  string `json:"error,omitempty"`
+	Part   int   `json:"part"`
+	Offset int64 `json:"offset"`
+	Events int64 `json:"events"`
+	Bad    int64 `json:"badLines"`
+	// Impossible counts the values the log recorded that cannot be (a
+	// task ending before it starts, sums past int64: model.Attempt).
+	Impossible int64  `json:"impossibleValues,omitempty"`
+	Error      string `json:"error,omitempty"`
 
 	AppID        string `json:"appId"`
 	AttemptID    string `json:"attemptId,omitempty"`
