@@ -236,6 +236,20 @@ func boolParam(q url.Values, name string, def bool) bool {
 	return strings.EqualFold(v, "true")
 }
 
+// MaxLength bounds a page a request asks for (?length= of the task and
+// SQL lists): a page is built whole in memory before it is written. The
+// History Server has no bound; ?offset= pages through longer lists.
+const MaxLength = 10_000
+
+// lengthParam is intParam for ?length=, at most MaxLength.
+func lengthParam(q url.Values, def int) (int, error) {
+	n, err := intParam(q, "length", def)
+	if err == nil && n > MaxLength {
+		return 0, badRequest("bad value for parameter \"length\": %d, at most %d (page with offset)", n, MaxLength)
+	}
+	return n, err
+}
+
 func intParam(q url.Values, name string, def int) (int, error) {
 	v := q.Get(name)
 	if v == "" {

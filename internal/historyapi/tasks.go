@@ -114,7 +114,7 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 	if err != nil {
 		return nil, err
 	}
-	length, err := intParam(q, "length", 20)
+	length, err := lengthParam(q, 20)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 			f = s.fleetApps(r.Context())
 			markDown(w, f.down)
 		}
-		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+r.URL.RawQuery
+		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+paramKey(r.URL.Query(), historyListParams...)
 		if body, _, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(body)
@@ -86,7 +86,7 @@ func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 	markDown(w, f.down)
 	// Cached as the History Server list is: an unpaged list of a fleet of
 	// 100,000 applications takes a second to encode.
-	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.RawQuery
+	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+paramKey(r.URL.Query(), appListParams...)
 	if body, total, ok := s.cache.get(ckey, version, fleetTTL); ok {
 		w.Header().Set("X-Total-Count", total)
 		w.Header().Set("Content-Type", "application/json")

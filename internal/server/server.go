@@ -85,7 +85,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
-		cache: newPageCache(512), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
+		cache: newPageCache(cachePages, cacheBytes), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
 	s.routes()
 	return s
 }
