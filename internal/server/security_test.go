@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -353,6 +354,63 @@ func TestHostAllowlist(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.want {
 			t.Errorf("%s %s Host %s: got %d, want %d", c.method, c.path, c.host, resp.StatusCode, c.want)
+		}
+	}
+}
+
+// TestOTLPBounds: points of applications serve does not know are kept
+// for at most maxPendingApps of them, an application's series are at
+// most maxSeriesPerApp, and both are counted in /metrics (issue 32,
+// item 6: made-up applications and series grew the store without end).
+func TestOTLPBounds(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	post := func(app string, series int) {
+		t.Helper()
+		var pts []*metricpb.NumberDataPoint
+		for i := range series {
+			pts = append(pts, &metricpb.NumberDataPoint{TimeUnixNano: 1594091500000 * 1e6, Value: &metricpb.NumberDataPoint_AsInt{AsInt: 1},
+				Attributes: []*commonpb.KeyValue{str("spark.app.id", app), str("spark.executor.id", strconv.Itoa(i))}})
+		}
+		body, _ := proto.Marshal(&metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{ScopeMetrics: []*metricpb.ScopeMetrics{{
+			Metrics: []*metricpb.Metric{{Name: "jvm.thread.count", Data: &metricpb.Metric_Gauge{Gauge: &metricpb.Gauge{DataPoints: pts}}}}}}}}})
+		resp, err := http.Post(ts.url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("post: %d", resp.StatusCode)
+		}
+	}
+	for i := range maxPendingApps + 6 {
+		post(fmt.Sprintf("app-made-up-%03d", i), 2)
+	}
+	post("app-20200706201101-0003", maxSeriesPerApp+5)
+	samples := func(app string) int {
+		got, err := ts.st.Samples(app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	if n := samples("app-made-up-000"); n != 2 {
+		t.Errorf("a pending application: %d samples, want 2", n)
+	}
+	if n := samples(fmt.Sprintf("app-made-up-%03d", maxPendingApps+1)); n != 0 {
+		t.Errorf("an application past the pending bound: %d samples, want 0", n)
+	}
+	if n := samples("app-20200706201101-0003"); n != maxSeriesPerApp {
+		t.Errorf("a known application: %d series kept, want %d", n, maxSeriesPerApp)
+	}
+	_, metrics := ts.get(t, "/metrics")
+	for _, want := range []string{`sparkdx_serve_otlp_points_dropped_total{reason="unknown_app"} 12`,
+		`sparkdx_serve_otlp_points_dropped_total{reason="series_limit"} 5`, "sparkdx_serve_otlp_pending_apps 64"} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 	}
 }

@@ -67,6 +67,7 @@ type Server struct {
 	peers *peerSet // nil: this instance is the whole fleet
 	// otlpOtherShard counts the agents' points dropped as other shards'.
 	otlpOtherShard atomic.Int64
+	otlp           *otlpLimits
 
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // report-derived fields by log key
@@ -85,7 +86,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
-		cache: newPageCache(cachePages, cacheBytes), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
+		cache: newPageCache(cachePages, cacheBytes), otlp: newOTLPLimits(), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
 	s.routes()
 	return s
 }
