@@ -19,8 +19,8 @@ import (
 // application list from the index, everything about one application from
 // its replayed model.
 func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
-	p := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v1/"), "/")
-	seg := strings.Split(p, "/")
+	// Segments unescaped one by one: an id holding "/" comes as %2F.
+	seg := historyapi.Segments(r.URL.EscapedPath())
 	now := func() int64 { return s.cfg.Now().UnixMilli() }
 	if len(seg) < 2 || seg[0] != "applications" {
 		// The application list and /version come from the index (and
@@ -60,7 +60,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "raw event logs are not served (start sparkdx serve with --serve-raw-logs)", http.StatusForbidden)
 		return
 	}
-	if b, ok := s.storedAPI(p, r.URL.RawQuery); ok {
+	if b, ok := s.storedAPI(seg, r.URL.RawQuery); ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 		return

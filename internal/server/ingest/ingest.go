@@ -219,6 +219,7 @@ type Ingester struct {
 	otherShard atomic.Int64  // logs the last complete scan left to other shards
 	version    atomic.Uint64 // changes whenever any record changes
 	report     scanReport    // what the last scan found wrong; under mu
+	shadow     shadowSet     // duplicate attempts' losers (duplicates.go); under mu
 }
 
 // Version changes whenever the index (any log's record) changes, so that

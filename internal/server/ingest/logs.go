@@ -77,7 +77,8 @@ func (in *Ingester) Logs() LogsStatus {
 	for _, root := range in.cfg.Roots {
 		out.Roots = append(out.Roots, RootStatus{Root: root, Error: in.report.rootErrors[root]})
 	}
-	for _, e := range in.entries {
+	losers := in.shadowedLocked()
+	for key, e := range in.entries {
 		r := e.rec.get()
 		s := LogStatus{Path: r.Path, AppID: r.AppID, Bytes: r.Size, Events: r.Events, BadLines: r.Bad, ImpossibleValues: r.Impossible, Error: r.Error}
 		switch {
@@ -89,6 +90,10 @@ func (in *Ingester) Logs() LogsStatus {
 			s.State = StateRunning
 		default:
 			s.State = StateQueued
+		}
+		if winner, lost := losers[key]; lost {
+			s.State = StateDuplicate
+			s.Error = "application " + r.AppID + attemptName(r.AttemptID) + " is also in " + winner + ", which changed last and is shown"
 		}
 		if e.sched.scheduled {
 			s.WaitingMs = now.Sub(e.sched.queuedAt).Milliseconds()
