@@ -186,7 +186,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	limits := server.DefaultHTTPLimits()
 	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Hosts: hosts, Logger: logger,
-		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Peers: peers}), limits)
+		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: peers}), limits)
 	ln = server.LimitListener(ln, limits.MaxConns)
 	if sp.Enabled() {
 		fmt.Fprintf(stdout, "sparkdx serve: shard %s of the event logs\n", sp)

@@ -220,6 +220,9 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest))); err != nil {
 		return nil, err
 	}
+	if err := s.registerWriteMetrics(reg); err != nil {
+		return nil, err
+	}
 	if err := errors.Join(reg.Register(otlpDropped("unknown_app", &s.otlp.unknownApp)), reg.Register(otlpDropped("series_limit", &s.otlp.seriesLimit)),
 		reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparkdx_serve_otlp_pending_apps",
 			Help: "Applications serve has not indexed whose agents' OTLP points it keeps (at most 64 at once, each for an hour)."},
@@ -244,4 +247,32 @@ func otlpDropped(reason string, n *atomic.Int64) prometheus.Collector {
 	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_dropped_total",
 		Help:        "Agents' OTLP metric points dropped by serve's bounds, by reason (docs/security.md).",
 		ConstLabels: prometheus.Labels{"reason": reason}}, func() float64 { return float64(n.Load()) })
+}
+
+// registerWriteMetrics counts the failed writes of the store and of the
+// Delta tables, and the agent samples dropped while the samples table
+// failed.
+func (s *Server) registerWriteMetrics(reg *prometheus.Registry) error {
+	deltaFailures := func(i int) func() float64 {
+		return func() float64 {
+			if s.cfg.Exports == nil {
+				return 0
+			}
+			a, b, c := s.cfg.Exports.WriteFailures()
+			return float64([3]int64{a, b, c}[i])
+		}
+	}
+	return errors.Join(
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_store_write_errors_total",
+			Help: "Writes to serve's store (--data) that failed (a full disk); /healthz is degraded while the last one failed."},
+			func() float64 { return float64(s.cfg.Store.Writes().Failures()) })),
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_delta_write_errors_total",
+			Help:        "Delta (--delta) writes that failed, by table; /healthz is degraded while a table's last write failed.",
+			ConstLabels: prometheus.Labels{"table": "apps"}}, deltaFailures(0))),
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_delta_write_errors_total",
+			Help:        "Delta (--delta) writes that failed, by table; /healthz is degraded while a table's last write failed.",
+			ConstLabels: prometheus.Labels{"table": "samples"}}, deltaFailures(1))),
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_delta_samples_dropped_total",
+			Help: "Agent samples dropped while the Delta samples table failed: past 10 batches waiting, the oldest go."},
+			deltaFailures(2))))
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -409,6 +410,40 @@ func TestOTLPBounds(t *testing.T) {
 	_, metrics := ts.get(t, "/metrics")
 	for _, want := range []string{`sparkdx_serve_otlp_points_dropped_total{reason="unknown_app"} 12`,
 		`sparkdx_serve_otlp_points_dropped_total{reason="series_limit"} 5`, "sparkdx_serve_otlp_pending_apps 64"} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// failingExports is an ExportHealth whose Delta sample writes fail.
+type failingExports struct{}
+
+func (failingExports) Problems() []string {
+	return []string{"Delta (--delta) agent samples writes fail"}
+}
+func (failingExports) WriteFailures() (apps, samples, dropped int64) { return 0, 3, 7 }
+
+// TestHealthzWriteFailures: failed store and Delta writes make /healthz
+// degraded and are counted in /metrics (issue 32, item 12: during ENOSPC
+// /healthz said ok and no metric counted them).
+func TestHealthzWriteFailures(t *testing.T) {
+	ts := startServerWith(t, t.TempDir(), []string{t.TempDir()}, func(_ *ingest.Config, sc *Config) { sc.Exports = failingExports{} })
+	ts.waitIdle(t)
+	ts.st.Writes().Record(errors.New("write /data/sparkdx.db: no space left on device"))
+	var h struct {
+		Status   string   `json:"status"`
+		Problems []string `json:"problems"`
+	}
+	ts.getJSON(t, "/healthz", &h)
+	joined := strings.Join(h.Problems, "\n")
+	if h.Status != "degraded" || !strings.Contains(joined, "store (--data) writes fail") || !strings.Contains(joined, "no space left") ||
+		!strings.Contains(joined, "Delta (--delta) agent samples") {
+		t.Errorf("/healthz: %+v, want degraded naming the store and the Delta samples", h)
+	}
+	_, metrics := ts.get(t, "/metrics")
+	for _, want := range []string{"sparkdx_serve_store_write_errors_total 1", `sparkdx_serve_delta_write_errors_total{table="samples"} 3`,
+		`sparkdx_serve_delta_write_errors_total{table="apps"} 0`, "sparkdx_serve_delta_samples_dropped_total 7"} {
 		if !bytes.Contains(metrics, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)
 		}

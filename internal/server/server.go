@@ -50,6 +50,18 @@ type Config struct {
 	// Peers, when its shard is enabled and it lists URLs, makes this one
 	// of several instances sharing the event logs (peers.go).
 	Peers Peers
+	// Exports says how serve's Delta writes go (/healthz, /metrics); none
+	// when nil.
+	Exports ExportHealth
+}
+
+// ExportHealth is what the exports say of their writes.
+type ExportHealth interface {
+	// Problems names the destinations whose last write failed.
+	Problems() []string
+	// WriteFailures counts failed writes of application rows and agent
+	// samples, and the samples dropped while their writes failed.
+	WriteFailures() (apps, samples, samplesDropped int64)
 }
 
 // MetricsSink receives the OTLP metrics requests agents push.
@@ -180,12 +192,19 @@ const stuckAfter = 5 * time.Minute
 
 // healthz answers 200 while the server runs (a liveness probe must not
 // restart it for a bad log): "status" is "ok", or "degraded" with the
-// problems — a root that cannot be listed, a failed log, a log waiting
-// longer than stuckAfter.
+// problems — store or Delta writes failing (a full disk), a root that
+// cannot be listed, a failed log, a log waiting longer than stuckAfter.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	st := s.cfg.Ingest.Status()
 	body := map[string]any{"status": "ok", "ingest": st}
-	if problems := s.cfg.Ingest.Logs().Problems(stuckAfter); len(problems) > 0 {
+	var problems []string
+	if p := s.cfg.Store.Writes().Problem("store (--data)"); p != "" {
+		problems = append(problems, p)
+	}
+	if s.cfg.Exports != nil {
+		problems = append(problems, s.cfg.Exports.Problems()...)
+	}
+	if problems = append(problems, s.cfg.Ingest.Logs().Problems(stuckAfter)...); len(problems) > 0 {
 		if len(problems) > 20 {
 			problems = append(problems[:20], fmt.Sprintf("... %d more (/api/sparkdx/v1/logs)", len(problems)-20))
 		}
