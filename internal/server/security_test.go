@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -301,29 +299,11 @@ func TestLoginRedirectIsLocal(t *testing.T) {
 		{"/apps/a%2Fb?token=s3cret", "/apps/a%2Fb"},
 		{"/?token=s3cret", "/"},
 	} {
-		status, loc := rawGet(t, ts.url, c.path)
+		status, loc := sparktest.RawGet(t, ts.url, c.path)
 		if status != http.StatusSeeOther || loc != c.want {
 			t.Errorf("GET %s: got %d Location %q, want 303 %q", c.path, status, loc, c.want)
 		}
 	}
-}
-
-// rawGet sends "GET path" as written (a client would clean or reject
-// such paths) and returns the status and Location.
-func rawGet(t *testing.T, base, path string) (int, string) {
-	t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", path)
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("Location")
 }
 
 // TestHostAllowlist: a request naming a host outside the allowlist is
