@@ -98,7 +98,16 @@ func secAgentSecrets(t *testing.T, bin string) {
 			t.Errorf("GET %s without the token: %d %.200s, want 401", p, code, b)
 		}
 	}
-	driver.Stdin.Close() // the driver exits: its last sample goes into an exit event
+	// The driver exits (and is reaped: a zombie still shows in /proc):
+	// its last sample goes into an exit event.
+	driver.Stdin.Close()
+	reaped := make(chan error, 1)
+	go func() { reaped <- driver.Cmd.Wait() }()
+	select {
+	case <-reaped:
+	case <-time.After(30 * time.Second):
+		driver.Cmd.Process.Kill()
+	}
 	var events []byte
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if _, b, _, _ := tryRequest("GET", base+"/events", nil, 64<<20, "Authorization", "Bearer s3cret"); bytes.Contains(b, []byte("process-exit")) {
