@@ -5,7 +5,13 @@ FUZZTIME  ?= 10s
 # The real-Spark scenario runs (internal/scenario), a phase of their own.
 LIVE      := ^(TestLive|TestWhatIfAgainstReality)$$
 
-.PHONY: test vet unit live fuzz build bench
+.PHONY: check test vet unit live fuzz build bench
+
+# The inner loop (~2 minutes): vet, and every test that starts no real
+# program (sparktest.Live skips those under -short).
+check: vet
+	$(GO) test -short ./...
+	cd exporter/deltaexporter && $(GO) test -short ./...
 
 test: vet unit live fuzz
 
@@ -15,9 +21,9 @@ vet:
 	$(GO) vet ./...
 	cd exporter/deltaexporter && $(GO) vet ./...
 
-unit:
-	$(GO) test -count=1 -timeout 60m -skip '$(LIVE)' ./...
-	cd exporter/deltaexporter && $(GO) test -count=1 -timeout 60m ./...
+unit: build
+	SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m -skip '$(LIVE)' ./...
+	cd exporter/deltaexporter && SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m ./...
 
 live:
 	$(GO) test -count=1 -timeout 60m -run '$(LIVE)' ./internal/scenario
@@ -25,8 +31,11 @@ live:
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./.ci/fuzz
 
+# The static binary, built as the Dockerfile builds it (deploy's
+# TestDockerfileBuild checks they agree); make test's packages share it
+# (SPARKDX_BIN, sparktest.Binary) instead of each building its own.
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/sparkdx ./cmd/sparkdx
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o bin/sparkdx ./cmd/sparkdx
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bufio"
+	"debug/buildinfo"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -87,10 +88,10 @@ func readDockerfile(t *testing.T, path string) dockerfile {
 
 // TestDockerfile checks, without a Docker engine (none runs on the test
 // machines), what the image promises: its build stage's Go is go.mod's and
-// its build command, run here as written, makes a static binary that runs;
-// the runtime stage is the Debian release of this machine, whose package
-// it installs puts jcmd (the agent's heap dumps) on PATH; the entrypoint is
-// the binary the build stage's output was copied to.
+// it copies what the build reads; the runtime stage is the Debian release
+// of this machine, whose package it installs puts jcmd (the agent's heap
+// dumps) on PATH; the entrypoint is the binary the build stage's output was
+// copied to. TestDockerfileBuild runs the build command.
 func TestDockerfile(t *testing.T) {
 	df := readDockerfile(t, filepath.Join("..", "Dockerfile"))
 	build, runtime := df.stages[0], df.stages[1]
@@ -104,40 +105,7 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("build stage FROM %s: want golang:%s-… (go.mod)", build.from, goVersion[1])
 	}
 
-	// The build command, as written, with its output redirected here.
-	var buildCmd string
-	for _, r := range build.runs {
-		if strings.Contains(r, "go build") {
-			buildCmd = r
-		}
-	}
-	m := regexp.MustCompile(`-o (\S+) `).FindStringSubmatch(buildCmd)
-	if m == nil || !strings.Contains(buildCmd, "CGO_ENABLED=0") {
-		t.Fatalf("build RUN %q: want CGO_ENABLED=0 go build -o OUT ./cmd/sparkdx", buildCmd)
-	}
-	imageBin := m[1]
-	bin := filepath.Join(t.TempDir(), "sparkdx")
-	cmd := exec.Command("sh", "-c", strings.Replace(buildCmd, "-o "+imageBin+" ", "-o "+bin+" ", 1))
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", buildCmd, err, out)
-	}
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			t.Errorf("%s: has a program interpreter: not a static binary", bin)
-		}
-	}
-	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
-		t.Errorf("%s: links %v: not a static binary", bin, libs)
-	}
-	f.Close()
-	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "sparkdx") {
-		t.Errorf("%s --version: %v: %s", bin, err, out)
-	}
+	_, imageBin := buildCommand(t, build)
 	// Everything the build reads is copied into the build stage (and not
 	// excluded by .dockerignore): the packages and the embedded docs.
 	copied := strings.Join(build.copies, " ")
@@ -231,4 +199,96 @@ func TestDockerBuild(t *testing.T) {
 			t.Errorf("docker %s: %v\n%s", strings.Join(argv, " "), err, out)
 		}
 	}
+}
+
+// buildCommand is the build stage's go build command and the path it
+// writes the binary to.
+func buildCommand(t *testing.T, build dockerStage) (cmd, out string) {
+	t.Helper()
+	for _, r := range build.runs {
+		if strings.Contains(r, "go build") {
+			cmd = r
+		}
+	}
+	m := regexp.MustCompile(`-o (\S+) `).FindStringSubmatch(cmd)
+	if m == nil || !strings.Contains(cmd, "CGO_ENABLED=0") {
+		t.Fatalf("build RUN %q: want CGO_ENABLED=0 go build -o OUT ./cmd/sparkdx", cmd)
+	}
+	return cmd, m[1]
+}
+
+// TestDockerfileBuild: the build stage's command makes a static binary
+// that runs. The binary `make build` made for the whole test run
+// (sparktest.Binary) is that command's when its build settings are the
+// command's (the Makefile runs the same command); otherwise the command
+// runs here as written.
+func TestDockerfileBuild(t *testing.T) {
+	buildCmd, imageBin := buildCommand(t, readDockerfile(t, filepath.Join("..", "Dockerfile")).stages[0])
+	bin := sparktest.Binary(t)
+	if info, err := buildinfo.ReadFile(bin); err != nil || !builtBy(buildCmd, info) {
+		bin = filepath.Join(t.TempDir(), "sparkdx")
+		cmd := exec.Command("sh", "-c", strings.Replace(buildCmd, "-o "+imageBin+" ", "-o "+bin+" ", 1))
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", buildCmd, err, out)
+		}
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s: has a program interpreter: not a static binary", bin)
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("%s: links %v: not a static binary", bin, libs)
+	}
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "sparkdx") {
+		t.Errorf("%s --version: %v: %s", bin, err, out)
+	}
+}
+
+// builtBy reports whether a binary's build information is what cmd (VAR=V
+// ... go build [-trimpath] [-ldflags=F] -o OUT ./cmd/sparkdx) records:
+// the same environment settings, flags and main package, and no other
+// flag.
+func builtBy(cmd string, info *buildinfo.BuildInfo) bool {
+	got := map[string]string{}
+	for _, s := range info.Settings {
+		got[s.Key] = s.Value
+	}
+	want := map[string]string{"-trimpath": "", "-ldflags": "", "-tags": "", "-gcflags": ""}
+	f := strings.Fields(cmd)
+	for len(f) > 0 && strings.Contains(f[0], "=") {
+		k, v, _ := strings.Cut(f[0], "=")
+		want[k], f = v, f[1:]
+	}
+	if len(f) < 2 || f[0] != "go" || f[1] != "build" {
+		return false
+	}
+	for i := 2; i < len(f); i++ {
+		switch a := f[i]; {
+		case a == "-o":
+			i++
+		case a == "-trimpath":
+			want["-trimpath"] = "true"
+		case strings.HasPrefix(a, "-ldflags="):
+			want["-ldflags"] = strings.Trim(strings.TrimPrefix(a, "-ldflags="), `"'`)
+		case a == "./cmd/sparkdx":
+			if info.Path != "github.com/sparkdx/sparkdx/cmd/sparkdx" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
 }
