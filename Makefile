@@ -35,7 +35,7 @@ fuzz:
 # TestDockerfileBuild checks they agree); make test's packages share it
 # (SPARKDX_BIN, sparktest.Binary) instead of each building its own.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o bin/sparkdx ./cmd/sparkdx
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -buildvcs=auto -o bin/sparkdx ./cmd/sparkdx
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
