@@ -47,11 +47,18 @@ type Verdict struct {
 func (s *Scenario) LiveKey(root, version string) (Verdict, error) {
 	files := []string{filepath.ToSlash(filepath.Join(".ci", "spark", version+".txt"))}
 	files = append(files, harness()...)
-	rel, err := filepath.Rel(root, s.Dir)
+	dir, err := filepath.Abs(s.Dir)
+	if err == nil {
+		root, err = filepath.Abs(root)
+	}
 	if err != nil {
 		return Verdict{}, fmt.Errorf("scenario: %s: %w", s.Name, err)
 	}
-	err = filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("scenario: %s: %w", s.Name, err)
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
@@ -60,7 +67,7 @@ func (s *Scenario) LiveKey(root, version string) (Verdict, error) {
 		case d.IsDir() || d.Name() == VerdictFile:
 			return nil
 		}
-		r, _ := filepath.Rel(s.Dir, path)
+		r, _ := filepath.Rel(dir, path)
 		files = append(files, filepath.ToSlash(filepath.Join(rel, r)))
 		return nil
 	})

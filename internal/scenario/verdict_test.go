@@ -30,7 +30,12 @@ func TestLiveKey(t *testing.T) {
 	} {
 		writeFile(t, mkdir(t, filepath.Join(root, path)), body)
 	}
-	s := &Scenario{Name: "s", Dir: dir}
+	// TestLive's scenarios have relative directories.
+	rel, err := filepath.Rel(must(os.Getwd()), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Scenario{Name: "s", Dir: rel}
 	key := func() Verdict {
 		t.Helper()
 		v, err := s.LiveKey(root, "3.5.9")
@@ -121,6 +126,13 @@ func TestVerdicts(t *testing.T) {
 	if _, err := s.Verdicts(); err == nil {
 		t.Error("a broken live.json: want an error")
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func mkdir(t *testing.T, path string) string {
