@@ -42,7 +42,7 @@ func TestLive(t *testing.T) {
 			// the last, instead of a Master and Workers each.
 			left := map[Cluster]int{}
 			for i, s := range selected {
-				plans[i] = planLive(t, s, version)
+				plans[i] = planLive(t, repoRoot(t), s, version, *update || os.Getenv("SPARKDX_LIVE") == "all")
 				if plans[i].run && sharesCluster(s) {
 					left[s.Cluster]++
 				}
@@ -92,8 +92,11 @@ type livePlan struct {
 	verdict Verdict // its recorded passing run, when reused
 }
 
-func planLive(t *testing.T, s *Scenario, version string) livePlan {
-	key, err := s.LiveKey(repoRoot(t), version)
+// planLive decides whether s runs live on Spark version: always when
+// every is set (-update, SPARKDX_LIVE=all), else when it has no recorded
+// passing run of today's key or no committed log.
+func planLive(t *testing.T, root string, s *Scenario, version string, every bool) livePlan {
+	key, err := s.LiveKey(root, version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +107,8 @@ func planLive(t *testing.T, s *Scenario, version string) livePlan {
 	v, ok := verdicts[version]
 	_, logged := s.Logs()[version]
 	switch {
-	case *update:
-		return livePlan{run: true, why: "-update", key: key}
-	case os.Getenv("SPARKDX_LIVE") == "all":
-		return livePlan{run: true, why: "SPARKDX_LIVE=all", key: key}
+	case every:
+		return livePlan{run: true, why: "-update or SPARKDX_LIVE=all", key: key}
 	case !ok:
 		return livePlan{run: true, why: "no recorded verdict in " + VerdictFile, key: key}
 	case !logged:

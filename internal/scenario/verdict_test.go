@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,6 +96,41 @@ func TestLiveKey(t *testing.T) {
 	if got := agent.Changed(base); !slices.Equal(got, []string{"internal/agent/driverdata.go"}) {
 		t.Errorf("Changed: got %v, want the removed agent file", got)
 	}
+}
+
+// TestPlanLive: a scenario runs live without a recorded verdict, without
+// a committed log, with a changed key (saying which file changed) and when
+// every run is asked for; else its verdict is reused.
+func TestPlanLive(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{".ci/spark/3.5.9.txt", "internal/scenario/run.go", "internal/sparktest/cluster.go",
+		"internal/sparktest/spark.go", "testdata/scenarios/s/workload.py", "testdata/scenarios/s/scenario.json"} {
+		writeFile(t, mkdir(t, filepath.Join(root, f)), f)
+	}
+	s := &Scenario{Name: "s", Dir: filepath.Join(root, "testdata", "scenarios", "s")}
+	plan := func(every bool) livePlan { return planLive(t, root, s, "3.5.9", every) }
+	check := func(what string, p livePlan, run bool, why string) {
+		t.Helper()
+		if p.run != run || !strings.Contains(p.why, why) {
+			t.Errorf("%s: got run %v (%q), want %v (%q)", what, p.run, p.why, run, why)
+		}
+	}
+	check("no verdict", plan(false), true, "no recorded verdict")
+	key := plan(false).key
+	key.Passed, key.Log = time.Now(), "app-1.zstd"
+	if err := s.Record("3.5.9", key); err != nil {
+		t.Fatal(err)
+	}
+	check("no committed log", plan(false), true, "no committed log")
+	writeFile(t, mkdir(t, filepath.Join(s.Dir, "spark-3.5.9", "app-1.zstd")), "log")
+	check("recorded", plan(false), false, "")
+	check("every", plan(true), true, "SPARKDX_LIVE=all")
+	writeFile(t, filepath.Join(s.Dir, "workload.py"), "changed")
+	check("changed", plan(false), true, "changed since its recorded run: testdata/scenarios/s/workload.py")
+	if err := s.Record("4.3.0", key); err != nil {
+		t.Fatal(err)
+	}
+	check("another line recorded", plan(false), true, "workload.py")
 }
 
 // TestVerdicts: a recorded verdict reads back per Spark line, and
