@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -291,4 +292,37 @@ func builtBy(cmd string, info *buildinfo.BuildInfo) bool {
 		}
 	}
 	return true
+}
+
+// TestBuiltBy: a binary's build information matches the Dockerfile's
+// command only with the same environment, flags and main package.
+func TestBuiltBy(t *testing.T) {
+	cmd := "CGO_ENABLED=0 go build -trimpath -ldflags=-s -o /out/sparkdx ./cmd/sparkdx"
+	info := func(kv ...string) *buildinfo.BuildInfo {
+		bi := &buildinfo.BuildInfo{Path: "github.com/sparkdx/sparkdx/cmd/sparkdx"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return bi
+	}
+	made := info("CGO_ENABLED", "0", "-trimpath", "true", "-ldflags", "-s", "vcs.revision", "abc")
+	for _, c := range []struct {
+		name string
+		cmd  string
+		bi   *buildinfo.BuildInfo
+		want bool
+	}{
+		{"make build", cmd, made, true},
+		{"cgo on", cmd, info("CGO_ENABLED", "1", "-trimpath", "true", "-ldflags", "-s"), false},
+		{"no -trimpath", cmd, info("CGO_ENABLED", "0", "-ldflags", "-s"), false},
+		{"other ldflags", cmd, info("CGO_ENABLED", "0", "-trimpath", "true", "-ldflags", "-s -w"), false},
+		{"extra tags", cmd, info("CGO_ENABLED", "0", "-trimpath", "true", "-ldflags", "-s", "-tags", "x"), false},
+		{"other package", cmd, &buildinfo.BuildInfo{Path: "example.com/x", Settings: made.Settings}, false},
+		{"flag the check does not know", "CGO_ENABLED=0 go build -race -o /out/sparkdx ./cmd/sparkdx", made, false},
+		{"not go build", "CGO_ENABLED=0 make", made, false},
+	} {
+		if got := builtBy(c.cmd, c.bi); got != c.want {
+			t.Errorf("%s: builtBy %v, want %v", c.name, got, c.want)
+		}
+	}
 }
