@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"github.com/sparkdx/sparkdx/internal/historyapi"
 )
 
 func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
@@ -12,6 +14,6 @@ func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer)
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version
 	}
-	_, err := fmt.Fprintf(stdout, "sparkdx %s\n", v)
+	_, err := fmt.Fprintf(stdout, "sparkdx %s (History Server API of Spark %s)\n", v, historyapi.SparkVersion)
 	return err
 }

@@ -17,6 +17,7 @@ import (
 // ServeHTTP serves /api/v1/... as the History Server does: JSON bodies,
 // errors as plain text with their status, and .../logs as a zip.
 func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Server", ServerHeader())
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return

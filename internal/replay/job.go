@@ -144,7 +144,7 @@ func setStageInfo(s *model.StageAttempt, info *sparkevent.StageInfo) {
 	s.ResourceProfileID = info.ResourceProfileID
 	s.SubmissionTime, s.CompletionTime = info.SubmissionTime, info.CompletionTime
 	s.FailureReason, s.HasFailureReason = info.FailureReason, info.HasFailureReason
-	s.Accumulables = info.Accumulables
+	s.Accumulables = sparkAccumulableOrder(info.Accumulables, info.AccumulableCount)
 	s.IsShufflePushEnabled, s.ShuffleMergersCount = info.IsShufflePushEnabled, info.ShuffleMergersCount
 }
 
@@ -219,4 +219,20 @@ func (st *state) stageCompleted(e sparkevent.StageCompleted) {
 			delete(st.deadExecs, id)
 		}
 	}
+}
+
+// sparkAccumulableOrder lists a stage's accumulables as Spark does: the
+// log lists them by id, Spark reads them into StageInfo's mutable.HashMap
+// and lists that map (the first of ids 1349..1408 can be 1408).
+// The map's table is sized by all n entries the log listed, those the
+// model leaves out (internal task metrics) included.
+func sparkAccumulableOrder(accs []model.Accumulable, n int) []model.Accumulable {
+	if len(accs) < 2 {
+		return accs
+	}
+	hashes := make([]int32, len(accs))
+	for i := range accs {
+		hashes[i] = model.LongHash(accs[i].ID)
+	}
+	return model.Reorder(accs, model.MutableHashMapOrder(hashes, max(n, len(accs))))
 }
