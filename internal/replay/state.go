@@ -18,7 +18,10 @@ type state struct {
 	// log's model, held for as long as the application runs).
 	pack bool
 
-	liveJobs   map[int]*model.Job
+	liveJobs map[int]*model.Job
+	// endedJobs are the copies the live stages of an ended job count
+	// into, by job id (see detachEndedJob).
+	endedJobs  map[int]*model.Job
 	liveStages map[stageKey]*liveStage
 	liveTasks  map[int64]*model.Task
 	liveExecs  map[string]*model.Executor
@@ -43,6 +46,7 @@ func newState(a *model.Attempt) *state {
 	return &state{
 		a: a, cpusPerTask: 1,
 		liveJobs:   map[int]*model.Job{},
+		endedJobs:  map[int]*model.Job{},
 		liveStages: map[stageKey]*liveStage{},
 		liveTasks:  map[int64]*model.Task{},
 		liveExecs:  map[string]*model.Executor{},

@@ -132,6 +132,7 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 			es.Metrics.Add(delta, 1)
 		}
 		if remove {
+			st.publishJobs(ls)
 			delete(st.liveStages, k)
 		}
 	}
