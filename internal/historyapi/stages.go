@@ -186,7 +186,7 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 	}
 	// The stage's totals, flat, from the table of task metrics; the read
 	// bytes follow the local ones, as StageData has them.
-	api.metrics.Each(func(f *model.MetricField) {
+	eachAPIField(api.metrics, func(f *model.MetricField) {
 		if f.Stage != "" {
 			o.Set(f.Stage, *f.Of(m))
 		}

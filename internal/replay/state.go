@@ -100,6 +100,7 @@ func (st *state) apply(ev sparkevent.Event) {
 		}
 	case sparkevent.ResourceProfile:
 		p := e.Profile
+		sparkProfileOrder(&p)
 		st.profiles[p.ID] = &p
 		st.a.ResourceProfiles = append(st.a.ResourceProfiles, &p)
 	case sparkevent.BlockManagerAdded:
@@ -130,8 +131,8 @@ func (st *state) appStart(e sparkevent.AppStart) {
 	a.StartTime, a.LastUpdated = e.Time, e.Time
 	if len(e.DriverLogs) > 0 {
 		if d := st.liveExecs["driver"]; d != nil {
-			d.Logs = e.DriverLogs
-			d.Attributes = e.DriverAttributes
+			d.Logs = sparkPairsOrder(e.DriverLogs)
+			d.Attributes = sparkPairsOrder(e.DriverAttributes)
 		}
 	}
 }
@@ -167,7 +168,7 @@ func (st *state) executorAdded(ev sparkevent.ExecutorAdded) {
 		}
 	}
 	e.MaxTasks = ev.Cores / cpus
-	e.Logs, e.Attributes, e.Resources = ev.Logs, ev.Attributes, ev.Resources
+	e.Logs, e.Attributes, e.Resources = sparkPairsOrder(ev.Logs), sparkPairsOrder(ev.Attributes), sparkResourcesOrder(ev.Resources)
 	e.ResourceProfileID = ev.ResourceProfileID
 }
 
@@ -210,7 +211,7 @@ func (st *state) miscProcess(e sparkevent.MiscProcess) {
 		p = &model.MiscProcess{ID: e.Process.ID, AddTime: e.Time, RemoveTime: model.NoTime}
 		st.a.Misc = append(st.a.Misc, p)
 	}
-	p.Logs, p.HostPort, p.IsActive, p.TotalCores = e.Process.Logs, e.Process.HostPort, true, e.Process.TotalCores
+	p.Logs, p.HostPort, p.IsActive, p.TotalCores = sparkPairsOrder(e.Process.Logs), e.Process.HostPort, true, e.Process.TotalCores
 }
 
 func (st *state) blockManagerAdded(ev sparkevent.BlockManagerAdded) {

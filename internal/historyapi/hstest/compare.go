@@ -51,3 +51,30 @@ func FirstN(lines []string, n int) []string {
 	}
 	return lines
 }
+
+// LiveAnswerDiff is AnswerDiff for two servers over the same log
+// directory, as the differential test runs them: the attempts' log source
+// is compared too, and, when keyOrder, each object's key order.
+func LiveAnswerDiff(t testing.TB, gotStatus int, got []byte, wantStatus int, want []byte, keyOrder bool) []string {
+	t.Helper()
+	if gotStatus != wantStatus || wantStatus != http.StatusOK {
+		return AnswerDiff(t, gotStatus, got, wantStatus, want)
+	}
+	decode := func(b []byte) any {
+		v, err := Decode(b)
+		if err != nil {
+			t.Fatalf("decode %q: %v", FirstLine(b), err)
+		}
+		normaliseUpdated(v)
+		return v
+	}
+	diffs := Diff(decode(got), decode(want))
+	if keyOrder {
+		order, err := KeyOrder(got, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffs = append(diffs, order...)
+	}
+	return diffs
+}

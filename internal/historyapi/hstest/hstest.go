@@ -161,3 +161,25 @@ func short(v any) string {
 	}
 	return s
 }
+
+// normaliseUpdated clears what Normalise clears but the log source: two
+// servers over one directory give the same.
+func normaliseUpdated(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "lastUpdatedEpoch":
+				x[k] = json.Number("0")
+			case "lastUpdated":
+				x[k] = ""
+			default:
+				normaliseUpdated(e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			normaliseUpdated(e)
+		}
+	}
+}

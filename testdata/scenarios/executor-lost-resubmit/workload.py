@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 marks = sys.argv[1]
 spark = SparkSession.builder.appName("scenario-executor-lost-resubmit").getOrCreate()
 sc = spark.sparkContext
-PARTS = 6
+PARTS = 10
 
 
 def jvm_pid():
@@ -36,8 +36,8 @@ def mark(name, text):
 
 
 def work(index, rows):
-    ctx = TaskContext.get()
-    first = ctx.attemptNumber() == 0 and ctx.stageAttemptNumber() == 0
+    killed = os.path.join(marks, "killed")
+    first = TaskContext.get().attemptNumber() == 0 and not os.path.exists(killed)
     out = [(r % 10, r) for r in rows]
     if index == PARTS - 1 and first:
         deadline = time.time() + 120
@@ -46,18 +46,20 @@ def work(index, rows):
             if len(done) >= PARTS - 1:
                 break
             time.sleep(0.2)
+        time.sleep(1)  # the last done task has returned to its executor
         me = jvm_pid()
         others = {int(open(os.path.join(marks, f)).read()) for f in done} - {me}
         for pid in others:
             os.kill(pid, signal.SIGKILL)
+        mark("killed", " ".join(map(str, others)))
         time.sleep(5)  # the driver sees the loss while this stage still runs
     else:
-        time.sleep(0.5)
+        time.sleep(0.3)
     if first:
         mark("done-%d" % index, str(jvm_pid()))
     return out
 
 
-n = sc.parallelize(range(6000), PARTS).mapPartitionsWithIndex(work).reduceByKey(lambda a, b: a + b).count()
+n = sc.parallelize(range(10000), PARTS).mapPartitionsWithIndex(work).reduceByKey(lambda a, b: a + b).count()
 assert n == 10
 spark.stop()

@@ -1,9 +1,12 @@
-# Jobs cancelled by stop(): two jobs run in threads when the application
-# calls spark.stop(); Spark fails both ("Job cancelled because SparkContext
-# was shut down") and its executors go with it. The application also
-# carries a container mount list in a property value, as YARN's Docker
-# runtime takes it: a path list, not a secret.
+# Jobs cancelled while they run. A job's group is cancelled while one of
+# its executors is frozen (SIGSTOP, as a hung node): the other executor's
+# task is killed ("Stage cancelled") after the job's end, the frozen one's
+# never ends. A second job is still running when the application calls
+# spark.stop(), which fails it ("Job cancelled because SparkContext was shut
+# down"). The application also carries a container mount list in a property
+# value, as YARN's Docker runtime takes it: a path list, not a secret.
 import os
+import signal
 import sys
 import threading
 import time
@@ -14,28 +17,58 @@ spark = SparkSession.builder.appName("scenario-jobs-cancelled-by-stop").getOrCre
 sc = spark.sparkContext
 
 
-def slow(x):
-    open(os.path.join(marks, "task-%d-%f" % (x, time.time())), "w").close()
-    time.sleep(30)
-    return x
+def jvm_pid():
+    """The executor JVM this Python worker serves: its nearest java ancestor."""
+    pid = os.getpid()
+    while pid > 1:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+        if stat[stat.index("(") + 1:stat.rindex(")")] == "java":
+            return pid
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])
+    raise RuntimeError("no java ancestor")
+
+
+def slow(group):
+    def run(x):
+        with open(os.path.join(marks, "%s-%d" % (group, x)), "w") as f:
+            f.write(str(jvm_pid()))
+        time.sleep(60)
+        return x
+    return run
 
 
 def job(group):
     try:
-        sc.setJobGroup(group, "cancelled by stop()")
-        sc.parallelize(range(8), 8).map(slow).sum()
+        sc.setJobGroup(group, "cancelled while running")
+        sc.parallelize(range(8), 8).map(slow(group)).sum()
     except Exception:
-        pass  # cancelled: the context is shut down
+        pass  # cancelled
+
+
+def started(group, n):
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        names = [f for f in os.listdir(marks) if f.startswith(group + "-")]
+        if len(names) >= n:
+            return [int(open(os.path.join(marks, f)).read()) for f in names]
+        time.sleep(0.2)
+    raise SystemExit("tasks of %s did not start" % group)
 
 
 sc.parallelize(range(100), 2).map(lambda x: x * 2).sum()  # one job that succeeds
-threads = [threading.Thread(target=job, args=(g,), daemon=True) for g in ("a", "b")]
-for t in threads:
-    t.start()
-deadline = time.time() + 60
-while len(os.listdir(marks)) < 2 and time.time() < deadline:
-    time.sleep(0.2)
+a = threading.Thread(target=job, args=("a",), daemon=True)
+a.start()
+pids = started("a", 2)
+frozen = pids[0]
+os.kill(frozen, signal.SIGSTOP)
+sc.cancelJobGroup("a")
+a.join(30)
+time.sleep(6)  # the other executor's task is killed
+b = threading.Thread(target=job, args=("b",), daemon=True)
+b.start()
+started("b", 1)
 time.sleep(2)
 spark.stop()
-for t in threads:
-    t.join(30)
+os.kill(frozen, signal.SIGKILL)
+b.join(30)

@@ -1,13 +1,13 @@
 # A stage aborted while its other tasks still run: with spark.task.maxFailures=1
 # one task's failure fails the job at once. The driver then kills the JVM of
-# an executor that still runs a task of the aborted stage, so a failed task
-# (ExecutorLostFailure) ends after the job's end; the other executor's tasks
-# are killed ("Stage cancelled") after it too.
+# the failed task's executor, so its other running task fails
+# (ExecutorLostFailure) after the job's end, and freezes the other executor
+# (SIGSTOP, as a hung node), whose tasks never end: the stage stays active
+# until the application stops.
 import os
 import signal
 import sys
 import time
-from pyspark import TaskContext
 from pyspark.sql import SparkSession
 
 marks = sys.argv[1]
@@ -42,6 +42,11 @@ def work(index, rows):
     return rows
 
 
+def pid(index):
+    with open(os.path.join(marks, "task-%d" % index)) as f:
+        return int(f.read())
+
+
 sc.parallelize(range(100), 1).count()  # a job that succeeds first
 try:
     sc.parallelize(range(400), PARTS).mapPartitionsWithIndex(work).count()
@@ -49,7 +54,12 @@ try:
 except Exception as e:
     if "bad record" not in str(e):
         raise
-with open(os.path.join(marks, "task-1")) as f:
-    os.kill(int(f.read()), signal.SIGKILL)
-time.sleep(8)  # the killed executor's task and the cancelled ones end
+failed = pid(0)
+frozen = {pid(i) for i in range(1, PARTS)} - {failed}
+for p in frozen:
+    os.kill(p, signal.SIGSTOP)
+os.kill(failed, signal.SIGKILL)
+time.sleep(3)  # the killed executor's running task ends, failed
 spark.stop()
+for p in frozen:
+    os.kill(p, signal.SIGKILL)
