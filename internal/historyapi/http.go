@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -109,7 +110,20 @@ func WriteLogsZip(ctx context.Context, w io.Writer, atts []*model.Attempt, files
 		if a.LogPath == "" {
 			continue
 		}
+		dirs := map[string]bool{}
 		err := files(ctx, a.LogPath, func(name string, r io.Reader) error {
+			// As Spark zips a rolling log: its directory's entry first,
+			// then its files, without Hadoop's hidden .crc checksums.
+			dir, base := path.Split(name)
+			if strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".crc") {
+				return nil
+			}
+			if dir != "" && !dirs[dir] {
+				dirs[dir] = true
+				if _, err := zw.Create(dir); err != nil {
+					return err
+				}
+			}
 			out, err := zw.Create(name)
 			if err != nil {
 				return err

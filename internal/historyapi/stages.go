@@ -118,7 +118,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 			if d := taskSummary(a, s, quantiles); d != nil {
 				return d, nil
 			}
-			return nil, notFound("No tasks reported metrics for %d / %d", id, attempt)
+			return nil, notFound("No tasks reported metrics for %d / %d yet.", id, attempt)
 		case "taskList":
 			return api.taskList(a, s, q)
 		}
@@ -186,14 +186,30 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 	}
 	// The stage's totals, flat, from the table of task metrics; the read
 	// bytes follow the local ones, as StageData has them.
+	// StageData declares shuffleRemoteReqsDuration among the push-based
+	// merged totals, before shuffleMergedRemoteReqsDuration.
+	var reqs *model.MetricField
 	eachAPIField(api.metrics, func(f *model.MetricField) {
-		if f.Stage != "" {
-			o.Set(f.Stage, *f.Of(m))
+		switch f.Stage {
+		case "":
+			return
+		case "shuffleRemoteReqsDuration":
+			reqs = f
+			return
+		case "shuffleMergedRemoteReqsDuration":
+			if reqs != nil {
+				o.Set(reqs.Stage, *reqs.Of(m))
+				reqs = nil
+			}
 		}
+		o.Set(f.Stage, *f.Of(m))
 		if f.Stage == "shuffleLocalBytesRead" {
 			o.Set("shuffleReadBytes", m.ShuffleReadBytes())
 		}
 	})
+	if reqs != nil {
+		o.Set(reqs.Stage, *reqs.Of(m))
+	}
 	o.Set("name", s.Name)
 	if s.HasDescription {
 		o.Set("description", s.Description)

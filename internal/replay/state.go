@@ -211,7 +211,7 @@ func (st *state) miscProcess(e sparkevent.MiscProcess) {
 		p = &model.MiscProcess{ID: e.Process.ID, AddTime: e.Time, RemoveTime: model.NoTime}
 		st.a.Misc = append(st.a.Misc, p)
 	}
-	p.Logs, p.HostPort, p.IsActive, p.TotalCores = sparkPairsOrder(e.Process.Logs), e.Process.HostPort, true, e.Process.TotalCores
+	p.Logs, p.HostPort, p.IsActive, p.TotalCores = e.Process.Logs, e.Process.HostPort, true, e.Process.TotalCores
 }
 
 func (st *state) blockManagerAdded(ev sparkevent.BlockManagerAdded) {

@@ -72,9 +72,10 @@ def main():
                 for name, url in servers:
                     args = [c.replace("{server}", name) for c in cmd]
                     res = runner.invoke(cli, ["--server", url] + mode + group + args)
-                    text = res.output.replace(url, "SERVER").replace(os.path.join(zips, name + ".zip"), "OUT.zip")
+                    text = res.output
                     if res.exception is not None and not isinstance(res.exception, SystemExit):
                         text += "\nexception: %s: %s" % (type(res.exception).__name__, res.exception)
+                    text = text.replace(url, "SERVER").replace(os.path.join(zips, name + ".zip"), "OUT.zip")
                     rec = {"call": " ".join(mode + group + cmd), "server": name, "exit": res.exit_code, "output": text}
                     if cmd[0] == "logs":
                         rec["zip"] = zip_listing(os.path.join(zips, name + ".zip"))

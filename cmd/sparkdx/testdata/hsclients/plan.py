@@ -1,6 +1,6 @@
 """What the client drivers ask: every application the reference History
 Server lists, and for each a sample of its jobs, stages and queries (the
-first and last few), read from that server's own answers."""
+first and the last ones), read from that server's own answers."""
 import json
 import urllib.request
 
@@ -27,4 +27,4 @@ def apps(base):
             rdds = [r["id"] for r in get(base, "applications/%s/storage/rdd" % aid)]
         else:
             jobs, stages, sqls, rdds = [], [], [], []
-        yield app, sample(sorted(jobs)), sample(sorted(stages), 4, 2), sample(sorted(sqls)), rdds
+        yield app, sample(sorted(jobs), 1, 1), sample(sorted(stages), 2, 1), sample(sorted(sqls), 1, 1), rdds
