@@ -165,3 +165,18 @@ func randomKeys(r *rand.Rand, n int, wide bool) (names []string, ints, longs, st
 	}
 	return names, ints, longs, strs
 }
+
+func TestSparkJobOrder(t *testing.T) {
+	for _, c := range []struct {
+		started []int
+		want    string
+	}{
+		{[]int{3, 1, 2}, "[3 1 2]"},               // up to four: as they started
+		{[]int{0, 1, 2, 3, 4, 5}, "[0 5 1 2 3 4]"}, // more: the Map's hash order (Scala 2.13.18)
+	} {
+		x := &SQLExecution{JobIDs: c.started}
+		if got := fmt.Sprint(x.SparkJobOrder()); got != c.want {
+			t.Errorf("jobs %v: got %s, want %s", c.started, got, c.want)
+		}
+	}
+}
