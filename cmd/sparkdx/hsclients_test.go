@@ -298,8 +298,14 @@ func clip(s string) string {
 // the log, so the two differ by the moment each did.
 var lastUpdated = regexp.MustCompile(`("lastUpdated(?:Epoch)?"\s*:\s*)("[^"]*"|\d+)|(Last Updated\s*[│|:]?\s*)\S+ ?\S*`)
 
+// responseHeaders matches the HTTP headers the MCP server's client prints
+// with an error answer: Jetty's security headers (a fresh nonce each
+// answer), Date, Content-Length; not part of the API.
+var responseHeaders = regexp.MustCompile(`(?m)^HTTP response headers: .*$`)
+
 func normaliseClient(r clientRecord) clientRecord {
 	r.Output = lastUpdated.ReplaceAllString(r.Output, "${1}${3}WHEN")
+	r.Output = responseHeaders.ReplaceAllString(r.Output, "HTTP response headers: ...")
 	return r
 }
 

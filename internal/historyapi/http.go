@@ -26,7 +26,7 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if appID, attemptID, ok := logsPath(r.URL.Path); ok {
 		atts, err := api.logAttempts(appID, attemptID)
 		if err != nil {
-			http.Error(w, err.Error(), StatusOf(err))
+			writeError(w, err.Error(), StatusOf(err))
 			return
 		}
 		name := appID
@@ -42,11 +42,20 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := api.get(r.URL.Path, r.URL.Query())
 	if err != nil {
-		http.Error(w, err.Error(), StatusOf(err))
+		writeError(w, err.Error(), StatusOf(err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(Marshal(v))
+}
+
+// writeError answers an error as the History Server does: its message as
+// plain text, without the newline http.Error adds (clients print the body).
+func writeError(w http.ResponseWriter, msg string, status int) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	io.WriteString(w, msg)
 }
 
 // logsPath matches applications/{app}/logs and applications/{app}/{attempt}/logs.

@@ -53,9 +53,9 @@ func FirstN(lines []string, n int) []string {
 }
 
 // LiveAnswerDiff is AnswerDiff for two servers over the same log
-// directory, as the differential test runs them: the attempts' log source
-// is compared too, and, when keyOrder, each object's key order.
-func LiveAnswerDiff(t testing.TB, gotStatus int, got []byte, wantStatus int, want []byte, keyOrder bool) []string {
+// directory, as the differential test runs them against Spark 4: the
+// attempts' log source is compared too, and each object's key order.
+func LiveAnswerDiff(t testing.TB, gotStatus int, got []byte, wantStatus int, want []byte) []string {
 	t.Helper()
 	if gotStatus != wantStatus || wantStatus != http.StatusOK {
 		return AnswerDiff(t, gotStatus, got, wantStatus, want)
@@ -68,13 +68,9 @@ func LiveAnswerDiff(t testing.TB, gotStatus int, got []byte, wantStatus int, wan
 		normaliseUpdated(v)
 		return v
 	}
-	diffs := Diff(decode(got), decode(want))
-	if keyOrder {
-		order, err := KeyOrder(got, want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		diffs = append(diffs, order...)
+	order, err := KeyOrder(got, want)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return diffs
+	return append(Diff(decode(got), decode(want)), order...)
 }
