@@ -170,7 +170,7 @@ func checkAllTools(t *testing.T, recs []clientRecord) {
 		if r.Tools != nil {
 			tools = r.Tools
 		}
-		called[strings.Fields(r.Call+" ")[0]] = true
+		called[strings.Fields(r.Call + " ")[0]] = true
 	}
 	if len(tools) < 17 {
 		t.Errorf("the MCP server lists %d tools, want at least 17: %v", len(tools), tools)
@@ -284,7 +284,9 @@ func clientDiff(got, want clientRecord) string {
 	return ""
 }
 
-func firstLines(s string) string { return clip(strings.Join(strings.SplitN(s, "\n", 4)[:min(3, strings.Count(s, "\n")+1)], " | ")) }
+func firstLines(s string) string {
+	return clip(strings.Join(strings.SplitN(s, "\n", 4)[:min(3, strings.Count(s, "\n")+1)], " | "))
+}
 
 func clip(s string) string {
 	if len(s) > 300 {

@@ -119,30 +119,7 @@ func MutableHashMapOrder(hashes []int32, n int) []int {
 			threshold = size * 3 / 4
 		}
 	}
-	mask := int32(size - 1)
-	key := func(i int) (int32, int32) {
-		h := hashes[i] ^ int32(uint32(hashes[i])>>16)
-		return h & mask, h
-	}
-	out := make([]int, len(hashes))
-	for i := range out {
-		out[i] = i
-	}
-	slices.SortStableFunc(out, func(a, b int) int {
-		sa, ha := key(a)
-		sb, hb := key(b)
-		if sa != sb {
-			return int(sa - sb)
-		}
-		switch {
-		case ha < hb:
-			return -1
-		case ha > hb:
-			return 1
-		}
-		return 0
-	})
-	return out
+	return MutableHashSetOrder(hashes, size)
 }
 
 // Reorder returns xs in the order of idx (indexes into xs).

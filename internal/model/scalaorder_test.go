@@ -171,7 +171,7 @@ func TestSparkJobOrder(t *testing.T) {
 		started []int
 		want    string
 	}{
-		{[]int{3, 1, 2}, "[3 1 2]"},               // up to four: as they started
+		{[]int{3, 1, 2}, "[3 1 2]"},                // up to four: as they started
 		{[]int{0, 1, 2, 3, 4, 5}, "[0 5 1 2 3 4]"}, // more: the Map's hash order (Scala 2.13.18)
 	} {
 		x := &SQLExecution{JobIDs: c.started}

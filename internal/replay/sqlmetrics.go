@@ -25,7 +25,7 @@ type sqlLive struct {
 	// stageOrder lists stages as first named; Spark's set of them
 	// (model.ImmutableOrder) decides which stage a tied max credits.
 	stageOrder []int
-	driver [][2]int64       // the driver's updates, in order, repeats kept
+	driver     [][2]int64 // the driver's updates, in order, repeats kept
 	// ended is set when the query ended and its values were fixed.
 	ended     bool
 	endEvents int

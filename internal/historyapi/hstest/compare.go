@@ -65,7 +65,7 @@ func LiveAnswerDiff(t testing.TB, gotStatus int, got []byte, wantStatus int, wan
 		if err != nil {
 			t.Fatalf("decode %q: %v", FirstLine(b), err)
 		}
-		normaliseUpdated(v)
+		clearDynamic(v, false)
 		return v
 	}
 	order, err := KeyOrder(got, want)
