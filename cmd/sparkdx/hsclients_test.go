@@ -170,7 +170,9 @@ func checkAllTools(t *testing.T, recs []clientRecord) {
 		if r.Tools != nil {
 			tools = r.Tools
 		}
-		called[strings.Fields(r.Call + " ")[0]] = true
+		if f := strings.Fields(r.Call); len(f) > 0 {
+			called[f[0]] = true
+		}
 	}
 	if len(tools) < 17 {
 		t.Errorf("the MCP server lists %d tools, want at least 17: %v", len(tools), tools)
