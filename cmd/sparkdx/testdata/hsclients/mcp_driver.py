@@ -47,13 +47,14 @@ def calls(ref):
         yield "get_job_bottlenecks", a
         yield "get_resource_usage_timeline", a
     pairs = [(x, y) for x, y in zip(listed, listed[1:]) if x[2] and y[2]]
-    for (x, _, xs, xq, _), (y, _, ys, yq, _) in pairs:
+    for (x, _, xs, _, _), (y, _, ys, _, _) in pairs:
         two = {"app_id1": x["id"], "app_id2": y["id"]}
         yield "compare_job_environments", two
         yield "compare_job_performance", two
-        if xq and yq:
-            yield "compare_sql_executions", two
         yield "compare_stages", dict(two, stage_id1=xs[0][0], stage_id2=ys[0][0])
+    queried = [x for x in listed if x[3]]
+    for x, y in zip(queried, queried[1:]):
+        yield "compare_sql_executions", {"app_id1": x[0]["id"], "app_id2": y[0]["id"]}
 
 
 async def run(out_path, servers):
