@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,8 +317,13 @@ func normaliseClient(r clientRecord) clientRecord {
 	return r
 }
 
-// durationLine matches a line printing an executor's totalDuration.
-var durationLine = regexp.MustCompile(`^(\s*"totalDuration"\s*:\s*)(\d+)(,?)$`)
+// durationLine matches a line printing an executor's total duration (the
+// MCP server's summary sums them); ratioLine one the MCP server derives
+// from them.
+var (
+	durationLine = regexp.MustCompile(`^(\s*"(?:totalDuration|total_duration)"\s*:\s*)(\d+)(,?)$`)
+	ratioLine    = regexp.MustCompile(`^(\s*"\w+_ratio"\s*:\s*)([0-9.eE+-]+)(,?)$`)
+)
 
 // alignClock makes equal the totalDuration lines of got and want that
 // differ by less than the clock skew the differential accepts: an executor
@@ -328,14 +334,19 @@ func alignClock(got, want *clientRecord) {
 		return
 	}
 	for i := range g {
-		mg, mw := durationLine.FindStringSubmatch(g[i]), durationLine.FindStringSubmatch(w[i])
-		if mg == nil || mw == nil {
-			continue
+		if mg, mw := durationLine.FindStringSubmatch(g[i]), durationLine.FindStringSubmatch(w[i]); mg != nil && mw != nil {
+			a, _ := strconv.ParseInt(mg[2], 10, 64)
+			b, _ := strconv.ParseInt(mw[2], 10, 64)
+			if d := a - b; d > -30_000 && d < 30_000 {
+				g[i] = w[i]
+			}
 		}
-		a, _ := strconv.ParseInt(mg[2], 10, 64)
-		b, _ := strconv.ParseInt(mw[2], 10, 64)
-		if d := a - b; d != 0 && d > -30_000 && d < 30_000 {
-			g[i] = w[i]
+		if mg, mw := ratioLine.FindStringSubmatch(g[i]), ratioLine.FindStringSubmatch(w[i]); mg != nil && mw != nil {
+			a, _ := strconv.ParseFloat(mg[2], 64)
+			b, _ := strconv.ParseFloat(mw[2], 64)
+			if math.Abs(a-b) <= 1e-3*math.Abs(b) {
+				g[i] = w[i]
+			}
 		}
 	}
 	got.Output = strings.Join(g, "\n")
