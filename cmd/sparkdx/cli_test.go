@@ -308,12 +308,12 @@ func TestVersionLine(t *testing.T) {
 		want string
 	}{
 		{"tagged install", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.3.1"}},
-			"sparkdx v0.3.1 (commit unknown (built outside a git checkout, or by go run), go1.26.8)"},
+			"sparkdx v0.3.1 (commit unknown (built outside a git checkout, or by go run), go1.26.8, History Server API of Spark 4.3.0)"},
 		{"checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
 			Settings: set("vcs.revision", "0123abcd", "vcs.time", "2026-11-27T17:00:00Z", "vcs.modified", "false")},
-			"sparkdx devel (commit 0123abcd, committed 2026-11-27T17:00:00Z, go1.26.8)"},
+			"sparkdx devel (commit 0123abcd, committed 2026-11-27T17:00:00Z, go1.26.8, History Server API of Spark 4.3.0)"},
 		{"modified checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Settings: set("vcs.revision", "0123abcd", "vcs.modified", "true")},
-			"sparkdx devel (commit 0123abcd with uncommitted changes, go1.26.8)"},
+			"sparkdx devel (commit 0123abcd with uncommitted changes, go1.26.8, History Server API of Spark 4.3.0)"},
 		{"no build info", nil, "sparkdx devel (no build information)"},
 	} {
 		if got := versionLine(c.bi); got != c.want {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/historyapi"
 )
 
 func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
@@ -42,6 +44,6 @@ func versionLine(bi *debug.BuildInfo) string {
 	if t := s["vcs.time"]; t != "" {
 		parts = append(parts, "committed "+t)
 	}
-	parts = append(parts, bi.GoVersion)
+	parts = append(parts, bi.GoVersion, "History Server API of Spark "+historyapi.SparkVersion)
 	return "sparkdx " + v + " (" + strings.Join(parts, ", ") + ")"
 }
