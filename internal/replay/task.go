@@ -83,8 +83,11 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 	default:
 		failed = 1
 	}
+	// A Resubmitted end repeats a successful task's info: Spark 4 counts
+	// it failed but adds its time to no executor total (3.5 added it
+	// again to the stage's executor summary and the executor).
 	duration := int64(0)
-	if e.Info.FinishTime != 0 {
+	if e.Info.FinishTime != 0 && e.Reason.Reason != "Resubmitted" {
 		duration = model.Span(e.Info.LaunchTime, e.Info.FinishTime)
 	}
 	if e.Info.LaunchTime < 0 || e.Info.FinishTime < 0 || e.Info.FinishTime != 0 && e.Info.FinishTime < e.Info.LaunchTime {
@@ -135,6 +138,7 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 			st.a.Impossible += int64(es.Metrics.Add(delta, 1))
 		}
 		if remove {
+			st.publishJobs(ls)
 			delete(st.liveStages, k)
 		}
 	}
