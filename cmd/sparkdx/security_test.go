@@ -22,13 +22,10 @@ import (
 // hostile log exhausts, crashes or redirects serve. docs/security.md
 // states the threat model and the limits these tests hold serve to.
 //
-// SPARKDX_SECURITY_BIN runs them against another build of sparkdx (the
-// one before issue 32, to see each fail there) instead of this one.
+// SPARKDX_BIN (sparktest.Binary) runs them against another build of
+// sparkdx — the one before issue 32, to see each fail there.
 func TestSecureByDefault(t *testing.T) {
-	bin := os.Getenv("SPARKDX_SECURITY_BIN")
-	if bin == "" {
-		bin = buildSparkdx(t)
-	}
+	bin := buildSparkdx(t)
 	for _, c := range []struct {
 		name string
 		run  func(t *testing.T, bin string)
