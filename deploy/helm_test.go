@@ -112,7 +112,7 @@ func TestHelmTemplate(t *testing.T) {
 	dashboards := []string{"ConfigMap/rel-sparkdx-dashboard-driver-health", "ConfigMap/rel-sparkdx-dashboard-executor-memory",
 		"ConfigMap/rel-sparkdx-dashboard-job-phase-timeline", "ConfigMap/rel-sparkdx-dashboard-node-processes",
 		"ConfigMap/rel-sparkdx-dashboard-profiling"}
-	base := append([]string{"DaemonSet/rel-sparkdx-agent", "Deployment/rel-sparkdx-server",
+	base := append([]string{"DaemonSet/rel-sparkdx-agent", "Secret/rel-sparkdx-agent-token", "Deployment/rel-sparkdx-server",
 		"PersistentVolumeClaim/rel-sparkdx-data", "Service/rel-sparkdx-server", "ServiceAccount/rel-sparkdx"}, dashboards...)
 	for _, tc := range []struct {
 		name  string
@@ -161,7 +161,7 @@ func TestHelmTemplate(t *testing.T) {
 			}},
 		// Several serve instances: a StatefulSet sharing the logs by shard.
 		{"several serve replicas", append([]string{"--set", "server.replicas=3"}, operatorAPIs...),
-			append([]string{"DaemonSet/rel-sparkdx-agent", "StatefulSet/rel-sparkdx-server", "Service/rel-sparkdx-server",
+			append([]string{"DaemonSet/rel-sparkdx-agent", "Secret/rel-sparkdx-agent-token", "StatefulSet/rel-sparkdx-server", "Service/rel-sparkdx-server",
 				"Service/rel-sparkdx-server-headless", "ServiceAccount/rel-sparkdx", "PodMonitor/rel-sparkdx-agent",
 				"PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"}, dashboards...), false, checkShards},
 		// Heap dumps without upload: the host directory is mounted
@@ -173,6 +173,11 @@ func TestHelmTemplate(t *testing.T) {
 		{"spark rest off", []string{"--set", "agent.sparkRESTInterval=0"}, base, false, func(t *testing.T, objs map[string]object) {
 			checkAgentArgs(t, objs, []string{"--spark-rest-interval=0"}, []string{"--spark-rest-interval=30s"})
 		}},
+		// The agent's token from a Secret the user gives: none rendered,
+		// the DaemonSet and the PodMonitor use the one named.
+		{"agent token secret given", append([]string{"--set", "agent.auth.existingSecret=ops-agent-token"}, operatorAPIs...),
+			append(slices.DeleteFunc(slices.Clone(base), func(k string) bool { return k == "Secret/rel-sparkdx-agent-token" }),
+				"PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"), false, nil},
 		// The chart's default protocol is grpc: agents push over it too.
 		{"otlp over grpc", []string{"--set", "monitoring.openTelemetry.enabled=true",
 			"--set", "monitoring.openTelemetry.endpoint=http://collector:4317"}, base, true, func(t *testing.T, objs map[string]object) {
@@ -193,6 +198,8 @@ func TestHelmTemplate(t *testing.T) {
 			}
 			checkWorkloads(t, objs)
 			checkAgent(t, objs["DaemonSet/rel-sparkdx-agent"])
+			checkAgentToken(t, objs)
+			checkServerHosts(t, objs)
 			checkDashboards(t, objs)
 			checkOTLP(t, objs["Deployment/rel-sparkdx-server"], tc.otlp)
 			if pr := objs["PrometheusRule/rel-sparkdx"]; pr != nil {
@@ -309,6 +316,73 @@ func checkAgent(t *testing.T, ds object) {
 	for _, want := range []string{"agent", "--proc=/host/proc", "--cgroup=/host/sys/fs/cgroup"} {
 		if !slices.Contains(args, any(want)) {
 			t.Errorf("agent: args %v lack %s", args, want)
+		}
+	}
+}
+
+// checkAgentToken: the agent listens on its pod's address only, reads its
+// bearer token from a Secret, and the PodMonitor scrapes with that token
+// (issue 32: the DaemonSet listened on 0.0.0.0 without one).
+func checkAgentToken(t *testing.T, objs map[string]object) {
+	t.Helper()
+	spec := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec")
+	c := get(spec, "containers", 0)
+	args := get(c, "args").([]any)
+	for _, want := range []string{"--listen=[$(POD_IP)]:9877", "--auth-token-file=/etc/sparkdx/agent-token/token"} {
+		if !slices.Contains(args, any(want)) {
+			t.Errorf("agent: args %v lack %s", args, want)
+		}
+	}
+	podIP := false
+	for _, e := range get(c, "env").([]any) {
+		podIP = podIP || str(e, "name") == "POD_IP" && str(e, "valueFrom", "fieldRef", "fieldPath") == "status.podIP"
+	}
+	if !podIP {
+		t.Error("agent: no POD_IP from status.podIP")
+	}
+	secret := ""
+	for _, v := range get(spec, "volumes").([]any) {
+		if str(v, "name") == "token" {
+			secret = str(v, "secret", "secretName")
+		}
+	}
+	mounted := false
+	for _, m := range get(c, "volumeMounts").([]any) {
+		mounted = mounted || str(m, "name") == "token" && str(m, "mountPath") == "/etc/sparkdx/agent-token"
+	}
+	if secret == "" || !mounted {
+		t.Fatalf("agent: token volume from Secret %q, mounted %v", secret, mounted)
+	}
+	if s := objs["Secret/"+secret]; s != nil {
+		if len(str(s, "data", "token")) < 40 {
+			t.Errorf("Secret %s: token %q, want a random one", secret, str(s, "data", "token"))
+		}
+	} else if secret == "rel-sparkdx-agent-token" {
+		t.Errorf("agent: Secret %s not rendered", secret)
+	}
+	if get(c, "readinessProbe", "httpGet") != nil {
+		t.Error("agent: an HTTP readiness probe cannot carry the token")
+	}
+	if pm := objs["PodMonitor/rel-sparkdx-agent"]; pm != nil {
+		ep := get(pm, "spec", "podMetricsEndpoints", 0)
+		if str(ep, "authorization", "type") != "Bearer" || str(ep, "authorization", "credentials", "name") != secret ||
+			str(ep, "authorization", "credentials", "key") != "token" {
+			t.Errorf("PodMonitor: authorization %v, want Bearer from Secret %s key token", get(ep, "authorization"), secret)
+		}
+	}
+}
+
+// checkServerHosts: serve allows the names its Service answers to.
+func checkServerHosts(t *testing.T, objs map[string]object) {
+	t.Helper()
+	for _, key := range []string{"Deployment/rel-sparkdx-server", "StatefulSet/rel-sparkdx-server"} {
+		if objs[key] == nil {
+			continue
+		}
+		args := get(objs[key], "spec", "template", "spec", "containers", 0, "args").([]any)
+		want := "--allowed-hosts=rel-sparkdx-server,rel-sparkdx-server.obs,rel-sparkdx-server.obs.svc,rel-sparkdx-server.obs.svc.cluster.local"
+		if !slices.Contains(args, any(want)) {
+			t.Errorf("%s: args %v lack %s", key, args, want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,16 +13,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/agent"
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	interval := fs.Duration("interval", 10*time.Second, "sampling interval")
-	listen := fs.String("listen", "127.0.0.1:9877", "address for Prometheus /metrics (empty: none)")
+	listen := fs.String("listen", "127.0.0.1:9877", "address for Prometheus /metrics, /snapshot and /events (empty: none)")
+	tokenFile := fs.String("auth-token-file", "", "file holding the bearer token every request must carry")
+	allowedHosts := fs.String("allowed-hosts", "", "host names requests may name besides localhost, the --listen host, this machine's name and IP addresses (`NAME,.domain,…`; *: any)")
+	redaction := fs.String("redaction-regex", redact.SparkDefault, "properties on command lines to redact (key or value; a JVM's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and arguments are always redacted")
 	once := fs.Bool("once", false, "take one snapshot, print it and exit")
 	format := fs.String("format", "json", "output format of --once: json")
 	heapAt := fs.Float64("heap-dump-at", 0, "dump a JVM's heap when old-gen/heap used ÷ max stays above this fraction (0: never)")
@@ -53,13 +57,27 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *sparkREST < 0 {
 		return usageErr("--spark-rest-interval %v: must not be negative (0: never)", *sparkREST)
 	}
+	rules, err := redact.New(*redaction)
+	if err != nil {
+		return usageErr("--redaction-regex: %v", err)
+	}
+	hosts, err := access.NewHosts(*listen, splitList(*allowedHosts))
+	if err != nil {
+		return usageErr("--allowed-hosts: %v", err)
+	}
+	var token string
+	if *tokenFile != "" {
+		if token, err = access.ReadToken(*tokenFile); err != nil {
+			return inputErr(err)
+		}
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var atRole map[agent.Role]float64
 	if *heapAtDriver >= 0 {
 		atRole = map[agent.Role]float64{agent.RoleDriver: *heapAtDriver}
 	}
 	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
-		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, S3: s3f.config(), SparkREST: *sparkREST, Logger: logger})
+		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, S3: s3f.config(), SparkREST: *sparkREST, Redaction: rules, Logger: logger})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -87,22 +105,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err != nil {
 			return usageErr("--listen %s: %v", *listen, err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", a.Handler())
-		mux.HandleFunc("/events", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(a.Events())
-		})
-		mux.HandleFunc("/snapshot", func(w http.ResponseWriter, _ *http.Request) {
-			s := a.Last()
-			if s == nil {
-				http.Error(w, "no sample yet", http.StatusServiceUnavailable)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			s.WriteJSON(w)
-		})
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		srv := agent.HTTPServer(a.HTTPHandler(agent.HTTPConfig{Token: token, Hosts: hosts}))
 		go func() { errc <- srv.Serve(ln) }()
 		defer srv.Close()
 		logger.Info("serving /metrics, /events and /snapshot", "address", "http://"+ln.Addr().String())

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/sparkdx/sparkdx/internal/textsafe"
 )
 
 // command is one subcommand: it parses its own flags and returns an error;
@@ -89,11 +91,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil && ee.err.Error() != "" {
-				fmt.Fprintf(stderr, "sparkdx %s: %v\n", c.name, ee.err)
+				// Errors name files and quote inputs: nothing in them may drive the terminal.
+				fmt.Fprintf(stderr, "sparkdx %s: %s\n", c.name, textsafe.String(ee.err.Error()))
 			}
 			return ee.code
 		}
-		fmt.Fprintf(stderr, "sparkdx %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "sparkdx %s: %s\n", c.name, textsafe.String(err.Error()))
 		return 2
 	}
 	fmt.Fprintf(stderr, "sparkdx: unknown command %q\n", args[0])

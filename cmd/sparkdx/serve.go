@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/export/prom"
@@ -42,6 +44,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	listen := fs.String("listen", "127.0.0.1:18080", "address to serve HTTP on")
 	data := fs.String("data", "", "directory of the embedded store (default: $XDG_STATE_HOME or ~/.local/state/sparkdx)")
 	tokenFile := fs.String("auth-token-file", "", "file holding the bearer token every request but /healthz must carry")
+	allowedHosts := fs.String("allowed-hosts", "", "host names requests may name besides localhost, the --listen host, this machine's name, the --peers hosts and IP addresses (`NAME,.domain,…`; *: any): a DNS rebinding guard")
 	poll := fs.Duration("poll", 2*time.Second, "rescan interval (inotify wakes local directories sooner)")
 	workers := fs.Int("workers", 0, "ingest workers (default: half the CPUs, at least 1; the rest serve requests)")
 	queue := fs.Int("queue", 1024, "ingest queue capacity")
@@ -125,13 +128,19 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	var token string
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
-			return inputErr(fmt.Errorf("--auth-token-file: %w", err))
+		if token, err = access.ReadToken(*tokenFile); err != nil {
+			return inputErr(err)
 		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return inputErr(fmt.Errorf("--auth-token-file %s: empty", *tokenFile))
+	}
+	allowed := splitList(*allowedHosts)
+	for _, u := range peers.URLs { // peers ask each other by these names
+		if pu, err := url.Parse(u); err == nil {
+			allowed = append(allowed, pu.Host)
 		}
+	}
+	hosts, err := access.NewHosts(*listen, allowed)
+	if err != nil {
+		return usageErr("--allowed-hosts: %v", err)
 	}
 	if *data == "" {
 		dir, err := defaultDataDir()
@@ -176,8 +185,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return usageErr("--listen: %v", err)
 	}
 	limits := server.DefaultHTTPLimits()
-	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Logger: logger,
-		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Peers: peers}), limits)
+	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Hosts: hosts, Logger: logger,
+		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: peers}), limits)
 	ln = server.LimitListener(ln, limits.MaxConns)
 	if sp.Enabled() {
 		fmt.Fprintf(stdout, "sparkdx serve: shard %s of the event logs\n", sp)

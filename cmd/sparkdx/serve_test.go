@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -93,6 +94,9 @@ func (p *serveProc) get(t *testing.T, path string) []byte {
 	return b
 }
 
+// appIDField is a log's "App ID" field and its value.
+var appIDField = regexp.MustCompile(`"App ID":"([^"]+)"`)
+
 // fleetFixture writes copies of every single-file log in spark-events
 // under new application ids, so ingest has enough work to be killed in.
 func fleetFixture(t testing.TB, copies int) (dir string, sizes map[string]int64) {
@@ -117,6 +121,13 @@ func fleetFixture(t testing.TB, copies int) (dir string, sizes map[string]int64)
 			newID := fmt.Sprintf("%s%03d", id, i)
 			name := strings.Replace(e.Name(), id, newID, 1)
 			b := bytes.ReplaceAll(data, []byte(id), []byte(newID))
+			// A log whose application id is not its name (an attempt
+			// of another log's application) gets the copy's number
+			// too: copies of one attempt would be one application
+			// (serve shows the last changed of them).
+			if m := appIDField.FindSubmatch(b); m != nil && !bytes.Contains(m[1], []byte(newID)) {
+				b = bytes.ReplaceAll(b, m[0], []byte(fmt.Sprintf(`"App ID":"%s%03d"`, m[1], i)))
+			}
 			p := filepath.Join(dir, name)
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)

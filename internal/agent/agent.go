@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/s3"
 )
 
@@ -54,6 +55,12 @@ type Config struct {
 	// request: seconds). Polls run beside the cycles, never delaying one.
 	SparkREST        time.Duration
 	SparkRESTTimeout time.Duration
+
+	// Redaction is applied to every command line the agent keeps,
+	// before it keeps it (redact.Rules.Args); nil means redact.Default().
+	// The environment is read for three ids only (SPARK_APPLICATION_ID,
+	// SPARK_EXECUTOR_ID, CONTAINER_ID) and nothing else of it is kept.
+	Redaction *redact.Rules
 
 	Logger *slog.Logger
 }
@@ -137,6 +144,9 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.Redaction == nil {
+		c.Redaction = redact.Default()
+	}
 	return c
 }
 
@@ -202,7 +212,7 @@ func New(cfg Config) (*Agent, error) {
 		errors: map[string]uint64{},
 		exits:  map[exitKey]uint64{},
 	}
-	a.scan = newScanner(fs, a.files)
+	a.scan = newScanner(fs, a.files, cfg.Redaction)
 	if cfg.SparkREST > 0 {
 		a.rest = newSparkREST(cfg.ProcRoot, cfg.SparkREST, cfg.SparkRESTTimeout)
 	}

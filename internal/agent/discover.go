@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/procfs"
 	"github.com/sparkdx/sparkdx/internal/jvm/hsperf"
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
 // procInfo is what discovery reads for every process on the node: enough to
@@ -65,16 +66,19 @@ type table struct {
 type scanner struct {
 	fs    procfs.FS
 	files *procReader
-	tab   table
-	infos []procInfo
-	pids  []int
+	// redact is applied to every command line before it is kept: what
+	// the agent serves and pushes never holds the raw one.
+	redact *redact.Rules
+	tab    table
+	infos  []procInfo
+	pids   []int
 	// memory is what is known of the processes seen last cycle; spare is
 	// the map the next cycle fills, then swapped with it.
 	memory, spare map[procKey]*known
 }
 
-func newScanner(fs procfs.FS, files *procReader) *scanner {
-	return &scanner{fs: fs, files: files, tab: table{byPID: map[int]*procInfo{}, children: map[int][]int{}},
+func newScanner(fs procfs.FS, files *procReader, rules *redact.Rules) *scanner {
+	return &scanner{fs: fs, files: files, redact: rules, tab: table{byPID: map[int]*procInfo{}, children: map[int][]int{}},
 		memory: map[procKey]*known{}, spare: map[procKey]*known{}}
 }
 
@@ -162,10 +166,13 @@ func (sc *scanner) learn(pid int, st procfs.ProcStat, errs map[string]int) *know
 	if err != nil {
 		errs["cmdline"]++
 	}
-	k.argv, k.kind = argv, kindOf(argv, st.Comm)
+	k.kind = kindOf(argv, st.Comm)
 	if len(argv) > 0 {
 		k.id, k.ok = classify(argv)
 	}
+	// Classified on the raw command line, kept redacted: the ids, ports
+	// and flags read from it later are no secrets.
+	k.argv = sc.redact.Args(argv)
 	return k
 }
 

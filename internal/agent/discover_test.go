@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
 func TestDiscoverFixture(t *testing.T) {
@@ -14,7 +16,7 @@ func TestDiscoverFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := map[string]int{}
-	tab, err := newScanner(fs, &procReader{root: filepath.Join("testdata", "node1", "proc")}).scan(errs)
+	tab, err := newScanner(fs, &procReader{root: filepath.Join("testdata", "node1", "proc")}, redact.Default()).scan(errs)
 	if err != nil {
 		t.Fatal(err)
 	}

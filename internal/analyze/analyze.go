@@ -24,7 +24,7 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 		}
 	}
 	if r.StartTime != model.NoTime && r.EndTime > r.StartTime {
-		r.DurationMs = r.EndTime - r.StartTime
+		r.DurationMs = model.Span(r.StartTime, r.EndTime)
 	}
 	vals := accumulatorValues(a)
 	r.SQL = sqlStats(a, vals)

@@ -42,7 +42,7 @@ func newBusyCurve(a *model.Attempt) *busyCurve {
 			continue
 		}
 		if n := len(c.times); n > 0 {
-			c.cum = append(c.cum, c.cum[n-1]+c.running[n-1]*(st.t-c.times[n-1]))
+			c.cum = append(c.cum, model.SatAdd(c.cum[n-1], model.SatMul(c.running[n-1], model.Span(c.times[n-1], st.t))))
 		} else {
 			c.cum = append(c.cum, 0)
 		}

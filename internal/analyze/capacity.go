@@ -1,5 +1,7 @@
 package analyze
 
+import "github.com/sparkdx/sparkdx/internal/model"
+
 // CoreTimeMs is the executor core time the application held: Σ cores ×
 // lifetime over its executors (the driver's in local mode, where it runs
 // the tasks), or the most cores seen × the app's duration when the log
@@ -9,7 +11,7 @@ func (r *Result) CoreTimeMs() int64 {
 	if ms := r.executorCoreTimeMs(); ms > 0 {
 		return ms
 	}
-	return int64(r.CriticalPath.MaxCores) * max(r.DurationMs, 0)
+	return model.SatMul(int64(r.CriticalPath.MaxCores), max(r.DurationMs, 0))
 }
 
 func (r *Result) executorCoreTimeMs() int64 {
@@ -24,7 +26,7 @@ func (r *Result) executorCoreTimeMs() int64 {
 		if (e.ID == "driver") != local || e.Cores <= 0 {
 			continue
 		}
-		ms += e.LifetimeMs * int64(e.Cores)
+		ms = model.SatAdd(ms, model.SatMul(e.LifetimeMs, int64(e.Cores)))
 	}
 	return ms
 }

@@ -33,14 +33,14 @@ func executorAccs(execs []*model.Executor, stages []*model.StageAttempt) map[str
 			}
 			tm := &t.Metrics
 			if x := acc[t.ExecutorID]; x != nil {
-				x.busy += t.FinishTime - t.LaunchTime
+				x.busy = model.SatAdd(x.busy, model.Span(t.LaunchTime, t.FinishTime))
 				x.tasks++
 				if t.Failed {
 					x.failed++
 				}
-				x.run += tm.ExecutorRunTime
-				x.gc += tm.JvmGcTime
-				x.gcShare += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))
+				x.run = model.SatAdd(x.run, tm.ExecutorRunTime)
+				x.gc = model.SatAdd(x.gc, tm.JvmGcTime)
+				x.gcShare = model.SatAdd(x.gcShare, min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0)))
 			}
 			if t.Successful() || killedAttempt(t) {
 				continue

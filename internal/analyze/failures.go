@@ -141,7 +141,7 @@ func failures(a *model.Attempt) Failures {
 			}
 			c2 := &out.Causes[i]
 			c2.Attempts++
-			c2.WastedMs += t.FinishTime - t.LaunchTime
+			c2.WastedMs = model.SatAdd(c2.WastedMs, model.Span(t.LaunchTime, t.FinishTime))
 			c2.FirstTime = min(c2.FirstTime, t.FinishTime)
 			c2.StageIDs = appendOnce(c2.StageIDs, s.StageID)
 			c2.ExecutorIDs = appendOnceStr(c2.ExecutorIDs, t.ExecutorID)
@@ -151,7 +151,7 @@ func failures(a *model.Attempt) Failures {
 			}
 			k := taskKey{s.StageID, -1, t.Index}
 			per[i].tasks[k]++
-			per[i].ms[k] += t.FinishTime - t.LaunchTime
+			per[i].ms[k] = model.SatAdd(per[i].ms[k], model.Span(t.LaunchTime, t.FinishTime))
 			lastCause[taskKey{s.StageID, s.AttemptID, t.Index}] = i
 			failCount[taskKey{s.StageID, s.AttemptID, t.Index}]++
 		}

@@ -27,7 +27,7 @@ func taskDuration(t *model.Task) (ms int64, ok bool) {
 	if t.FinishTime == 0 {
 		return 0, false
 	}
-	return t.FinishTime - t.LaunchTime, true
+	return model.Span(t.LaunchTime, t.FinishTime), true
 }
 
 // taskTimes sums the stage's task time as Spark's stage page splits it;
@@ -44,17 +44,17 @@ func taskTimes(s *model.StageAttempt) TaskTimes {
 		if !ok {
 			continue
 		}
-		out.TaskTimeMs += d
+		out.TaskTimeMs = model.SatAdd(out.TaskTimeMs, d)
 		tm := &t.Metrics
 		out.PeakExecutionMemoryBytes = max(out.PeakExecutionMemoryBytes, tm.PeakExecutionMemory)
 		// A task's GC time is the JVM's for the whole executor while it
 		// ran: capped at its run time, a share of run time stays ≤ 100 %.
-		out.GCShareMs += min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0))
-		delay := d - tm.ExecutorRunTime - tm.ExecutorDeserializeTime - tm.ResultSerializationTime
+		out.GCShareMs = model.SatAdd(out.GCShareMs, min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0)))
+		delay := model.SatAdd(d, -model.SatAdd(model.SatAdd(max(tm.ExecutorRunTime, 0), max(tm.ExecutorDeserializeTime, 0)), max(tm.ResultSerializationTime, 0)))
 		if t.GettingResultTime > 0 {
-			delay -= t.FinishTime - t.GettingResultTime
+			delay = model.SatAdd(delay, -model.Span(t.GettingResultTime, t.FinishTime))
 		}
-		out.SchedulerDelayMs += max(delay, 0)
+		out.SchedulerDelayMs = model.SatAdd(out.SchedulerDelayMs, max(delay, 0))
 		if t.Successful() {
 			durs = append(durs, d)
 			runs = append(runs, tm.ExecutorRunTime)
@@ -108,7 +108,7 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64) Balance 
 		}
 		h.durs = append(h.durs, d)
 		h.bytes = append(h.bytes, b)
-		h.time += d
+		h.time = model.SatAdd(h.time, d)
 	}
 	if len(bytes) > 0 {
 		out.TaskBytes = quantiles(bytes)
@@ -146,7 +146,7 @@ func outcomes(s *model.StageAttempt) Outcomes {
 			// the original); the log ends before its kill is recorded
 			// when the application stops first.
 			if succeeded[t.Index] && s.CompletionTime != model.NoTime && t.LaunchTime > 0 {
-				out.SpeculationWasteMs += max(s.CompletionTime-t.LaunchTime, 0)
+				out.SpeculationWasteMs = model.SatAdd(out.SpeculationWasteMs, model.Span(t.LaunchTime, s.CompletionTime))
 			}
 			continue
 		}
@@ -159,15 +159,15 @@ func outcomes(s *model.StageAttempt) Outcomes {
 			}
 		case killedAttempt(t):
 			out.Killed++
-			out.KilledTaskMs += d
+			out.KilledTaskMs = model.SatAdd(out.KilledTaskMs, d)
 			// A killed attempt whose index succeeded elsewhere lost a
 			// speculation race (Spark: "another attempt succeeded").
 			if succeeded[t.Index] {
-				out.SpeculationWasteMs += d
+				out.SpeculationWasteMs = model.SatAdd(out.SpeculationWasteMs, d)
 			}
 		default:
 			out.Failed++
-			out.FailedTaskMs += d
+			out.FailedTaskMs = model.SatAdd(out.FailedTaskMs, d)
 			if t.EndReason == "FetchFailed" {
 				out.FetchFailures++
 			}

@@ -82,15 +82,16 @@ func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end i
 		if to <= from {
 			return
 		}
+		d := model.Span(from, to)
 		switch p {
 		case PhaseResourceWait:
-			ph.ResourceWaitMs += to - from
+			ph.ResourceWaitMs = model.SatAdd(ph.ResourceWaitMs, d)
 		case PhaseOutputWrite:
-			ph.OutputWriteMs += to - from
+			ph.OutputWriteMs = model.SatAdd(ph.OutputWriteMs, d)
 		case PhaseCompute:
-			ph.ComputeMs += to - from
+			ph.ComputeMs = model.SatAdd(ph.ComputeMs, d)
 		default:
-			ph.DriverOnlyMs += to - from
+			ph.DriverOnlyMs = model.SatAdd(ph.DriverOnlyMs, d)
 		}
 		if n := len(ivs); n > 0 && ivs[n-1].Phase == p && ivs[n-1].End == from {
 			ivs[n-1].End = to

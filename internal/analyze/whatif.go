@@ -69,21 +69,21 @@ func criticalPath(groups []*jobGroup, duration int64, cores int, cs coldStarts) 
 	cp := CriticalPath{MaxCores: cores, ColdStartMs: cs.mean}
 	var inJobs, chains, ideal int64
 	for _, g := range groups {
-		inJobs += g.end - g.start
+		inJobs = model.SatAdd(inJobs, model.Span(g.start, g.end))
 		cost := map[int]int64{} // stage id → Σ over attempts of its longest task
 		var taskTime int64
 		for _, s := range g.stages {
 			var longest int64
 			for _, t := range s.Tasks {
 				if t.FinishTime != 0 {
-					d := t.FinishTime - t.LaunchTime
+					d := model.Span(t.LaunchTime, t.FinishTime)
 					longest = max(longest, d-cs.excess[t])
-					taskTime += d
+					taskTime = model.SatAdd(taskTime, d)
 				}
 			}
-			cost[s.StageID] += longest
+			cost[s.StageID] = model.SatAdd(cost[s.StageID], longest)
 		}
-		cp.TaskTimeMs += taskTime
+		cp.TaskTimeMs = model.SatAdd(cp.TaskTimeMs, taskTime)
 		chain := map[int]int64{}
 		var longestChain int64
 		for _, s := range g.stages { // parents have lower ids: already done
@@ -94,15 +94,15 @@ func criticalPath(groups []*jobGroup, duration int64, cores int, cs coldStarts) 
 			for _, p := range s.ParentIDs {
 				before = max(before, chain[p])
 			}
-			chain[s.StageID] = before + cost[s.StageID]
+			chain[s.StageID] = model.SatAdd(before, cost[s.StageID])
 			longestChain = max(longestChain, chain[s.StageID])
 		}
-		chains += longestChain
+		chains = model.SatAdd(chains, longestChain)
 		if cores > 0 {
-			ideal += taskTime / int64(cores)
+			ideal = model.SatAdd(ideal, taskTime/int64(cores))
 		}
 	}
-	cp.DriverMs = max(duration-inJobs, 0)
+	cp.DriverMs = model.Span(inJobs, duration)
 	cp.CriticalPathMs = cp.DriverMs + chains
 	cp.IdealMs = cp.DriverMs + ideal
 	return cp

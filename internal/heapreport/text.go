@@ -7,13 +7,22 @@ import (
 	"text/tabwriter"
 
 	"github.com/sparkdx/sparkdx/internal/jvm/hprof"
+	"github.com/sparkdx/sparkdx/internal/textsafe"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // WriteText writes the report for people: the histogram as jmap -histo
 // prints it, growth since the baseline, largest objects, duplicate strings,
 // who holds the heap and Spark notes. top bounds each list (0: all classes).
+// Class names and strings come from the dump: what would drive a terminal
+// is escaped (package textsafe).
 func WriteText(w io.Writer, r Report, top int) error {
+	sw := textsafe.NewWriter(w)
+	writeText(sw, r, top)
+	return sw.Flush()
+}
+
+func writeText(w io.Writer, r Report, top int) {
 	h := r.Hist
 	fmt.Fprintf(w, "heap dump %s: %s, %d-byte ids, %s read\n", r.Path, h.Version, h.IDSize, units.Bytes(h.BytesRead))
 	fmt.Fprintf(w, "layout: %v (%s)\n", h.Layout, h.LayoutEvidence)
@@ -76,7 +85,6 @@ func WriteText(w io.Writer, r Report, top int) error {
 			fmt.Fprintf(w, "  %s: %d instances, %s\n    %s\n    see %s\n", n.Class, n.Instances, units.Bytes(n.Bytes), n.Note, n.Recipe)
 		}
 	}
-	return nil
 }
 
 // writeClassTable prints the histogram as jmap -histo does.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -40,6 +41,15 @@ func TestErrorResponses(t *testing.T) {
 		{"applications/local-1426533911241/2", 200, ""},
 		{"applications/local-1430917381534/stages/0/0/taskSummary?quantiles=-1,NaN,2", 200, ""},
 		{"applications/app-20200706201101-0003/stages/2/0?withSummaries=true&quantiles=-0.5,1.5", 200, ""},
+		// sparkdx's bounds on query-driven sizes (issue 32, item 3): the
+		// History Server has none.
+		{"applications/app-20200706201101-0003/stages?withSummaries=true&quantiles=" + strings.Repeat("0.5,", MaxQuantiles) + "1", 400,
+			`Bad value for parameter "quantiles": 101 values, at most 100`},
+		{"applications/local-1430917381534/stages/0/0/taskSummary?quantiles=" + strings.Repeat("0.5,", MaxQuantiles-1) + "1", 200, ""},
+		{"applications/local-1430917381534/stages/0/0/taskList?length=10001", 400,
+			`bad value for parameter "length": 10001, at most 10000 (page with offset)`},
+		{"applications/local-1430917381534/sql?length=99999", 400, ""},
+		{"applications/local-1430917381534/stages/0/0/taskList?length=10000", 200, ""},
 	}
 	passed, failed := 0, 0
 	for _, c := range cases {

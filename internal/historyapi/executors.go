@@ -33,9 +33,9 @@ func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
 			d := *e
 			if a.StartTime != model.NoTime {
 				if a.Completed {
-					d.TotalDuration = a.EndTime - a.StartTime
+					d.TotalDuration = model.Span(a.StartTime, a.EndTime)
 				} else {
-					d.TotalDuration = now - a.StartTime
+					d.TotalDuration = model.Span(a.StartTime, now)
 				}
 			}
 			if e.Peak.Set {

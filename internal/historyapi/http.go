@@ -23,7 +23,7 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if appID, attemptID, ok := logsPath(r.URL.Path); ok {
+	if appID, attemptID, ok := logsPath(r.URL.EscapedPath()); ok {
 		atts, err := api.logAttempts(appID, attemptID)
 		if err != nil {
 			writeError(w, err.Error(), StatusOf(err))
@@ -40,7 +40,7 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	v, err := api.get(r.URL.Path, r.URL.Query())
+	v, err := api.get(r.URL.EscapedPath(), r.URL.Query())
 	if err != nil {
 		writeError(w, err.Error(), StatusOf(err))
 		return
@@ -60,8 +60,7 @@ func writeError(w http.ResponseWriter, msg string, status int) {
 
 // logsPath matches applications/{app}/logs and applications/{app}/{attempt}/logs.
 func logsPath(p string) (app, attempt string, ok bool) {
-	p = strings.Trim(strings.TrimPrefix(strings.TrimPrefix(p, "/"), "api/v1/"), "/")
-	seg := strings.Split(p, "/")
+	seg := Segments(p)
 	switch {
 	case len(seg) == 3 && seg[0] == "applications" && seg[2] == "logs":
 		return seg[1], "", true

@@ -116,14 +116,27 @@ func (api *API) Get(rawPath string) (any, error) {
 	if err != nil {
 		return nil, badRequest("bad path: %v", err)
 	}
-	return api.get(u.Path, u.Query())
+	return api.get(u.EscapedPath(), u.Query())
 }
 
-func (api *API) get(path string, q url.Values) (any, error) {
-	path = strings.TrimPrefix(path, "/")
-	path = strings.TrimPrefix(path, "api/v1/")
-	path = strings.Trim(path, "/")
-	seg := strings.Split(path, "/")
+// Segments splits an escaped request path (the "/api/v1/" prefix is
+// optional) into its unescaped segments: an application id holding "/"
+// is reachable as %2F (applications/a%2Fb/jobs).
+func Segments(escaped string) []string {
+	p := strings.Trim(strings.TrimPrefix(strings.TrimPrefix(escaped, "/"), "api/v1/"), "/")
+	seg := strings.Split(p, "/")
+	for i, s := range seg {
+		if u, err := url.PathUnescape(s); err == nil {
+			seg[i] = u
+		}
+	}
+	return seg
+}
+
+// get answers an escaped path (see Segments).
+func (api *API) get(escaped string, q url.Values) (any, error) {
+	seg := Segments(escaped)
+	path := strings.Join(seg, "/")
 	switch {
 	case seg[0] == "applications" && len(seg) == 1:
 		return api.appList(q)
@@ -264,6 +277,20 @@ func boolParam(q url.Values, name string, def bool) bool {
 		return def
 	}
 	return strings.EqualFold(v, "true")
+}
+
+// MaxLength bounds a page a request asks for (?length= of the task and
+// SQL lists): a page is built whole in memory before it is written. The
+// History Server has no bound; ?offset= pages through longer lists.
+const MaxLength = 10_000
+
+// lengthParam is intParam for ?length=, at most MaxLength.
+func lengthParam(q url.Values, def int) (int, error) {
+	n, err := intParam(q, "length", def)
+	if err == nil && n > MaxLength {
+		return 0, badRequest("bad value for parameter \"length\": %d, at most %d (page with offset)", n, MaxLength)
+	}
+	return n, err
 }
 
 func intParam(q url.Values, name string, def int) (int, error) {

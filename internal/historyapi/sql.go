@@ -23,7 +23,7 @@ func (api *API) sql(a *model.Attempt, rest []string, q url.Values) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		length, err := intParam(q, "length", -1)
+		length, err := lengthParam(q, -1)
 		if err != nil {
 			return nil, err
 		}

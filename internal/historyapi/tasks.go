@@ -23,10 +23,10 @@ func (api *API) nowMs() int64 {
 // run time when finished, else the time until the log's last update.
 func taskDuration(a *model.Attempt, t *model.Task) int64 {
 	if t.FinishTime != 0 {
-		return t.FinishTime - t.LaunchTime
+		return model.Span(t.LaunchTime, t.FinishTime)
 	}
 	if a.LastUpdated > t.LaunchTime {
-		return a.LastUpdated - t.LaunchTime
+		return model.Span(t.LaunchTime, a.LastUpdated)
 	}
 	return 0
 }
@@ -114,7 +114,7 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 	if err != nil {
 		return nil, err
 	}
-	length, err := intParam(q, "length", 20)
+	length, err := lengthParam(q, 20)
 	if err != nil {
 		return nil, err
 	}

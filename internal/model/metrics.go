@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // TaskMetrics holds every field of Spark's TaskMetrics (as the event log
 // carries them in "Task Metrics"), including push-based shuffle fields.
 type TaskMetrics struct {
@@ -58,47 +60,66 @@ type ShuffleWriteMetrics struct {
 	RecordsWritten int64
 }
 
-// Add adds o into m (sign +1) or subtracts it (sign -1).
-func (m *TaskMetrics) Add(o *TaskMetrics, sign int64) {
-	m.ExecutorDeserializeTime += sign * o.ExecutorDeserializeTime
-	m.ExecutorDeserializeCpuTime += sign * o.ExecutorDeserializeCpuTime
-	m.ExecutorRunTime += sign * o.ExecutorRunTime
-	m.ExecutorCpuTime += sign * o.ExecutorCpuTime
-	m.ResultSize += sign * o.ResultSize
-	m.JvmGcTime += sign * o.JvmGcTime
-	m.ResultSerializationTime += sign * o.ResultSerializationTime
-	m.MemoryBytesSpilled += sign * o.MemoryBytesSpilled
-	m.DiskBytesSpilled += sign * o.DiskBytesSpilled
-	m.PeakExecutionMemory += sign * o.PeakExecutionMemory
-	m.PeakOnHeapExecutionMemory += sign * o.PeakOnHeapExecutionMemory
-	m.PeakOffHeapExecutionMemory += sign * o.PeakOffHeapExecutionMemory
-	m.InputBytesRead += sign * o.InputBytesRead
-	m.InputRecordsRead += sign * o.InputRecordsRead
-	m.OutputBytesWritten += sign * o.OutputBytesWritten
-	m.OutputRecordsWritten += sign * o.OutputRecordsWritten
+// Add adds o into m (sign +1) or subtracts it (sign -1), saturating at
+// the int64 bounds (SatAdd); sat counts the fields it held there.
+func (m *TaskMetrics) Add(o *TaskMetrics, sign int64) (sat int) {
+	sat += acc(&m.ExecutorDeserializeTime, o.ExecutorDeserializeTime, sign)
+	sat += acc(&m.ExecutorDeserializeCpuTime, o.ExecutorDeserializeCpuTime, sign)
+	sat += acc(&m.ExecutorRunTime, o.ExecutorRunTime, sign)
+	sat += acc(&m.ExecutorCpuTime, o.ExecutorCpuTime, sign)
+	sat += acc(&m.ResultSize, o.ResultSize, sign)
+	sat += acc(&m.JvmGcTime, o.JvmGcTime, sign)
+	sat += acc(&m.ResultSerializationTime, o.ResultSerializationTime, sign)
+	sat += acc(&m.MemoryBytesSpilled, o.MemoryBytesSpilled, sign)
+	sat += acc(&m.DiskBytesSpilled, o.DiskBytesSpilled, sign)
+	sat += acc(&m.PeakExecutionMemory, o.PeakExecutionMemory, sign)
+	sat += acc(&m.PeakOnHeapExecutionMemory, o.PeakOnHeapExecutionMemory, sign)
+	sat += acc(&m.PeakOffHeapExecutionMemory, o.PeakOffHeapExecutionMemory, sign)
+	sat += acc(&m.InputBytesRead, o.InputBytesRead, sign)
+	sat += acc(&m.InputRecordsRead, o.InputRecordsRead, sign)
+	sat += acc(&m.OutputBytesWritten, o.OutputBytesWritten, sign)
+	sat += acc(&m.OutputRecordsWritten, o.OutputRecordsWritten, sign)
 	r, or := &m.ShuffleRead, &o.ShuffleRead
-	r.RemoteBlocksFetched += sign * or.RemoteBlocksFetched
-	r.LocalBlocksFetched += sign * or.LocalBlocksFetched
-	r.FetchWaitTime += sign * or.FetchWaitTime
-	r.RemoteBytesRead += sign * or.RemoteBytesRead
-	r.RemoteBytesReadToDisk += sign * or.RemoteBytesReadToDisk
-	r.LocalBytesRead += sign * or.LocalBytesRead
-	r.RecordsRead += sign * or.RecordsRead
-	r.RemoteReqsDuration += sign * or.RemoteReqsDuration
+	sat += acc(&r.RemoteBlocksFetched, or.RemoteBlocksFetched, sign)
+	sat += acc(&r.LocalBlocksFetched, or.LocalBlocksFetched, sign)
+	sat += acc(&r.FetchWaitTime, or.FetchWaitTime, sign)
+	sat += acc(&r.RemoteBytesRead, or.RemoteBytesRead, sign)
+	sat += acc(&r.RemoteBytesReadToDisk, or.RemoteBytesReadToDisk, sign)
+	sat += acc(&r.LocalBytesRead, or.LocalBytesRead, sign)
+	sat += acc(&r.RecordsRead, or.RecordsRead, sign)
+	sat += acc(&r.RemoteReqsDuration, or.RemoteReqsDuration, sign)
 	p, op := &r.Push, &or.Push
-	p.CorruptMergedBlockChunks += sign * op.CorruptMergedBlockChunks
-	p.MergedFetchFallbackCount += sign * op.MergedFetchFallbackCount
-	p.RemoteMergedBlocksFetched += sign * op.RemoteMergedBlocksFetched
-	p.LocalMergedBlocksFetched += sign * op.LocalMergedBlocksFetched
-	p.RemoteMergedChunksFetched += sign * op.RemoteMergedChunksFetched
-	p.LocalMergedChunksFetched += sign * op.LocalMergedChunksFetched
-	p.RemoteMergedBytesRead += sign * op.RemoteMergedBytesRead
-	p.LocalMergedBytesRead += sign * op.LocalMergedBytesRead
-	p.RemoteMergedReqsDuration += sign * op.RemoteMergedReqsDuration
+	sat += acc(&p.CorruptMergedBlockChunks, op.CorruptMergedBlockChunks, sign)
+	sat += acc(&p.MergedFetchFallbackCount, op.MergedFetchFallbackCount, sign)
+	sat += acc(&p.RemoteMergedBlocksFetched, op.RemoteMergedBlocksFetched, sign)
+	sat += acc(&p.LocalMergedBlocksFetched, op.LocalMergedBlocksFetched, sign)
+	sat += acc(&p.RemoteMergedChunksFetched, op.RemoteMergedChunksFetched, sign)
+	sat += acc(&p.LocalMergedChunksFetched, op.LocalMergedChunksFetched, sign)
+	sat += acc(&p.RemoteMergedBytesRead, op.RemoteMergedBytesRead, sign)
+	sat += acc(&p.LocalMergedBytesRead, op.LocalMergedBytesRead, sign)
+	sat += acc(&p.RemoteMergedReqsDuration, op.RemoteMergedReqsDuration, sign)
 	w, ow := &m.ShuffleWrite, &o.ShuffleWrite
-	w.BytesWritten += sign * ow.BytesWritten
-	w.WriteTime += sign * ow.WriteTime
-	w.RecordsWritten += sign * ow.RecordsWritten
+	sat += acc(&w.BytesWritten, ow.BytesWritten, sign)
+	sat += acc(&w.WriteTime, ow.WriteTime, sign)
+	sat += acc(&w.RecordsWritten, ow.RecordsWritten, sign)
+	return sat
+}
+
+// acc adds sign×v to *d, saturating; 1 when it saturated.
+func acc(d *int64, v, sign int64) int {
+	if sign < 0 {
+		if v == math.MinInt64 {
+			v = math.MaxInt64
+		} else {
+			v = -v
+		}
+	}
+	s := SatAdd(*d, v)
+	*d = s
+	if s == math.MaxInt64 || s == math.MinInt64 {
+		return 1
+	}
+	return 0
 }
 
 // ShuffleReadBytes is local plus remote shuffle bytes read.

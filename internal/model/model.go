@@ -31,6 +31,10 @@ type Attempt struct {
 
 	LogPath string // where the log was read from
 	LogName string
+	// Impossible counts the values the log recorded that cannot be: a
+	// task that ended before it started, a sum past the int64 range
+	// (held there, see SatAdd). The figures built on them are clamped.
+	Impossible int64
 
 	Env              Environment
 	ResourceProfiles []*ResourceProfile
@@ -65,12 +69,13 @@ func NewAttempt() *Attempt {
 	}
 }
 
-// Duration is EndTime-StartTime for a finished attempt, else 0.
+// Duration is EndTime-StartTime for a finished attempt (Span: never
+// negative), else 0.
 func (a *Attempt) Duration() int64 {
 	if a.EndTime == NoTime || a.StartTime == NoTime || !a.Completed {
 		return 0
 	}
-	return a.EndTime - a.StartTime
+	return Span(a.StartTime, a.EndTime)
 }
 
 // Expanded returns the attempt with every stage's packed tasks back in its

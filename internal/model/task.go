@@ -63,15 +63,15 @@ func (t *Task) Status() string {
 func (t *Task) Successful() bool { return t.FinishTime != 0 && !t.Failed && !t.Killed }
 
 // Duration is Spark's TaskInfo.duration for a finished task, or the time
-// running until now for a live one.
+// running until now for a live one; never negative (Span).
 func (t *Task) Duration(now int64) int64 {
 	if t.FinishTime != 0 {
-		return t.FinishTime - t.LaunchTime
+		return Span(t.LaunchTime, t.FinishTime)
 	}
 	if now <= 0 {
 		return 0
 	}
-	return now - t.LaunchTime
+	return Span(t.LaunchTime, now)
 }
 
 // ExecutorLoss is an ExecutorLostFailure end reason: the task's executor

@@ -20,7 +20,14 @@ import (
 type File struct {
 	path string
 	h    *handle
+	max  int // a read of more bytes fails with ErrTooLarge; 0: no bound
+	// noFollow opens the path only when its last element is no symbolic
+	// link (O_NOFOLLOW).
+	noFollow bool
 }
+
+// ErrTooLarge is the error of a File read past the bound NewLimited set.
+var ErrTooLarge = errors.New("file larger than its bound")
 
 // handle is a File's descriptor, apart so that a File that is garbage
 // closes it (runtime.AddCleanup).
@@ -41,20 +48,36 @@ func (h *handle) close() {
 	}
 }
 
+// NewLimited is NewFile for a file that must not hold more than max
+// bytes (an hsperfdata file, which HotSpot keeps under 2 MiB) and is
+// never a symbolic link (HotSpot opens its own with O_NOFOLLOW too): a
+// read of a larger one stops after max+1 bytes with ErrTooLarge instead
+// of growing the buffer without end (a sparse file of gigabytes planted
+// in its place), and a link swapped in fails to open (ELOOP).
+func NewLimited(path string, max int) *File {
+	f := NewFile(path)
+	f.max, f.noFollow = max, true
+	return f
+}
+
 // Path is the file's path.
 func (f *File) Path() string { return f.path }
 
 // Read reads the whole file into buf (grown when too small), as Read does.
 func (f *File) Read(buf []byte) ([]byte, error) {
 	if f.h.fd >= 0 {
-		b, err := pread(f.h.fd, buf)
+		b, err := pread(f.h.fd, buf, f.max)
 		if err == nil {
 			return b, nil
 		}
 		f.Close()
 		buf = b
 	}
-	fd, b, err := openRead(f.path, buf)
+	flags := 0
+	if f.noFollow {
+		flags = syscall.O_NOFOLLOW
+	}
+	fd, b, err := openRead(f.path, buf, f.max, flags)
 	if err == nil {
 		f.h.fd = fd
 	}
@@ -66,10 +89,14 @@ func (f *File) Close() { f.h.close() }
 
 // pread reads fd whole from offset 0: until a read returns less than the
 // room left (the whole text, see File; a regular file's read is short only
-// at its end) or nothing.
-func pread(fd int, buf []byte) ([]byte, error) {
+// at its end) or nothing; past limit bytes (when above 0) it fails with
+// ErrTooLarge.
+func pread(fd int, buf []byte, limit int) ([]byte, error) {
 	buf = buf[:0]
 	for {
+		if limit > 0 && len(buf) > limit {
+			return buf[:0], ErrTooLarge
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, make([]byte, max(cap(buf), 4096))...)[:len(buf)]
 		}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,4 +126,47 @@ func TestFileGarbage(t *testing.T) {
 		}
 	}
 	t.Errorf("after collections: %d descriptors open, %d before", openFDs(t), base)
+}
+
+// TestLimited: a bounded File reads a file up to its bound, refuses a
+// larger one (a sparse file of a gigabyte: after reading max+1 bytes, not
+// the gigabyte) and a symbolic link in its place.
+func TestLimited(t *testing.T) {
+	dir := t.TempDir()
+	small := dir + "/small"
+	if err := os.WriteFile(small, bytes.Repeat([]byte{1}, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	huge := dir + "/huge"
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	link := dir + "/link"
+	if err := os.Symlink(small, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want error
+		n    int
+	}{
+		{small, nil, 4096},
+		{huge, ErrTooLarge, 0},
+		{link, syscall.ELOOP, 0},
+	} {
+		lf := NewLimited(c.path, 1<<20)
+		b, err := lf.Read(nil)
+		lf.Close()
+		if !errors.Is(err, c.want) || len(b) != c.n {
+			t.Errorf("%s: got %d bytes, %v, want %d bytes, %v", c.path, len(b), err, c.n, c.want)
+		}
+		if cap(b) > 4<<20 {
+			t.Errorf("%s: the buffer grew to %d bytes for a bound of 1 MiB", c.path, cap(b))
+		}
+	}
 }

@@ -18,21 +18,22 @@ import (
 // back as buf next time. Errors are *os.PathError, so os.IsNotExist and
 // errors.Is(err, fs.ErrNotExist) hold as for os.ReadFile.
 func Read(path string, buf []byte) ([]byte, error) {
-	fd, b, err := openRead(path, buf)
+	fd, b, err := openRead(path, buf, 0, 0)
 	if err == nil {
 		syscall.Close(fd)
 	}
 	return b, err
 }
 
-// openRead opens path and reads it whole (see pread); the descriptor is
-// the caller's to close, and closed already on an error.
-func openRead(path string, buf []byte) (int, []byte, error) {
-	fd, err := open(path)
+// openRead opens path with the extra open flags and reads it whole (see
+// pread, and limit there); the descriptor is the caller's to close, and
+// closed already on an error.
+func openRead(path string, buf []byte, limit, flags int) (int, []byte, error) {
+	fd, err := open(path, flags)
 	if err != nil {
 		return -1, buf[:0], &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	b, err := pread(fd, buf)
+	b, err := pread(fd, buf, limit)
 	if err != nil {
 		syscall.Close(fd)
 		return -1, b, &os.PathError{Op: "read", Path: path, Err: err}
@@ -40,9 +41,9 @@ func openRead(path string, buf []byte) (int, []byte, error) {
 	return fd, b, nil
 }
 
-func open(path string) (int, error) {
+func open(path string, flags int) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
 		if !errors.Is(err, syscall.EINTR) {
 			return fd, err
 		}

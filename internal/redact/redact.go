@@ -138,6 +138,9 @@ func (r *Rules) Text(s string) string {
 		if value == Replacement || (len(value) >= 2 && value[1:len(value)-1] == Replacement) {
 			continue // redacted already
 		}
+		if inPath(s, m[2]) {
+			continue // /etc/passwd:/etc/passwd:ro is a mount, not a password
+		}
 		if strings.TrimSpace(sep) == "" && value[0] != '\'' && value[0] != '"' {
 			continue // a word after a space is prose ("the password is"), not a value
 		}
@@ -150,6 +153,14 @@ func (r *Rules) Text(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// inPath says whether the name starting at s[i] is a path's element (a
+// file or directory after a slash or backslash): a container's mount list
+// "/etc/passwd:/etc/passwd:ro", a path such as /run/secrets/token=x. The
+// History Server shows such values whole, and so does sparkdx.
+func inPath(s string, i int) bool {
+	return i > 0 && (s[i-1] == '/' || s[i-1] == '\\')
 }
 
 // URLs replaces only the passwords of URLs, for text Spark already

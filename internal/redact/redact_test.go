@@ -39,6 +39,10 @@ func TestProperty(t *testing.T) {
 		{"spark.executor.memory", "4g", "4g"},
 		{"spark.redaction.regex", "(?i)secret|password", "(?i)secret|password"},
 		{"spark.hadoop.fs.s3a.secret.key", Replacement, Replacement},
+		// Issue 31: neither key nor value matches Spark's regex, and a
+		// mount list is no assignment: shown whole, as the History Server does.
+		{"spark.kubernetes.executor.podTemplateMounts", "/etc/passwd:/etc/passwd:ro,/etc/group:/etc/group:ro",
+			"/etc/passwd:/etc/passwd:ro,/etc/group:/etc/group:ro"},
 	} {
 		if got := r.Property(c.key, c.value); got != c.want {
 			t.Errorf("Property(%q, %q) = %q, want %q", c.key, c.value, got, c.want)
@@ -69,6 +73,14 @@ func TestText(t *testing.T) {
 		{"mail ops@example.com", "mail ops@example.com"},
 		{"password=" + red, "password=" + red},
 		{"", ""},
+		// Paths are not assignments (issue 31): a container's mount list, a
+		// secrets directory. Secrets around them are still found.
+		{"/etc/passwd:/etc/passwd:ro,/etc/group:/etc/group:ro", "/etc/passwd:/etc/passwd:ro,/etc/group:/etc/group:ro"},
+		{"/run/secrets/token:/var/run/token:ro", "/run/secrets/token:/var/run/token:ro"},
+		{`C:\keys\api_key=1`, `C:\keys\api_key=1`},
+		{"/etc/passwd:/etc/passwd:ro password=hunter2", "/etc/passwd:/etc/passwd:ro password=" + red},
+		{"mount /etc/passwd:/x jdbc:mysql://u:pw@db/x", "mount /etc/passwd:/x jdbc:mysql://u:" + red + "@db/x"},
+		{"token: abc /data/x", "token: " + red + " /data/x"},
 	} {
 		if got := r.Text(c.in); got != c.want {
 			t.Errorf("Text(%q)\n got %q\nwant %q", c.in, got, c.want)

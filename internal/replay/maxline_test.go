@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,4 +59,46 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// hostileTaskEnd is a task end of about n accumulables written as other
+// writers than Spark write JSON (spaces after ':' and ',', "Event" last),
+// which Spark's own prefix does not match.
+func hostileTaskEnd(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"Stage ID": 0, "Stage Attempt ID": 0, "Task Type": "ResultTask", "Task End Reason": {"Reason": "Success"}, ` +
+		`"Task Info": {"Task ID": 7, "Index": 0, "Attempt": 0, "Launch Time": 1000, "Executor ID": "1", "Host": "h", ` +
+		`"Locality": "PROCESS_LOCAL", "Speculative": false, "Getting Result Time": 0, "Finish Time": 2000, "Failed": false, ` +
+		`"Killed": false, "Accumulables": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"ID": %d, "Name": "acc%d", "Update": "%d", "Value": "%d", "Internal": false, "Count Failed Values": true}`, 1000+i, i, i, i)
+	}
+	b.WriteString(`]}, "Event": "SparkListenerTaskEnd"}` + "\n")
+	return b.Bytes()
+}
+
+// TestLineMemoryBounded: replaying a log with one hostile 8 MB task end
+// allocates a small multiple of the line, its accumulables kept (issue 32, item 7: 55 MB took
+// 1.3 GB, 24x, through the general decoder's JSON tree, buffers grown by
+// a quarter at a time and a parser keeping its memory).
+func TestLineMemoryBounded(t *testing.T) {
+	head := appStart + "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"x\",\"Timestamp\":1}\n"
+	line := hostileTaskEnd(64_000)
+	log := append([]byte(head), line...)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	a, st, err := Read(context.Background(), bytes.NewReader(log), Options{Name: "hostile"})
+	runtime.ReadMemStats(&after)
+	if err != nil || st.BadLines != 0 {
+		t.Fatalf("replay: %v, %d bad lines", err, st.BadLines)
+	}
+	_ = a
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if ratio := float64(alloc) / float64(len(line)); ratio > 8 {
+		t.Errorf("replaying a %d-byte line allocated %d bytes (%.1fx the line), want at most 8x", len(line), alloc, ratio)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -221,6 +222,9 @@ func Into(ctx context.Context, a *model.Attempt, r io.Reader, opts Options) (*St
 				cancel()
 			}
 		}
+		if cap(c.buf) > 4*size {
+			continue // grown for a long line: let it go, not keep it for the next
+		}
 		select {
 		case free <- c:
 		default:
@@ -298,7 +302,10 @@ func splitChunks(ctx context.Context, r io.Reader, size, first, maxLine int, fre
 		eof := false
 		for !eof {
 			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)]
+				// Doubling: a long line costs at most twice itself in
+				// buffers (append grows large slices by a quarter: a 52
+				// MB line allocated 283 MB on its way).
+				buf = slices.Grow(buf, max(cap(buf), size))
 			}
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]

@@ -88,13 +88,16 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 	// again to the stage's executor summary and the executor).
 	duration := int64(0)
 	if e.Info.FinishTime != 0 && e.Reason.Reason != "Resubmitted" {
-		duration = e.Info.FinishTime - e.Info.LaunchTime
+		duration = model.Span(e.Info.LaunchTime, e.Info.FinishTime)
+	}
+	if e.Info.LaunchTime < 0 || e.Info.FinishTime < 0 || e.Info.FinishTime != 0 && e.Info.FinishTime < e.Info.LaunchTime {
+		st.a.Impossible++ // ended before it started: counted, its duration 0
 	}
 	k := stageKey{e.StageID, e.StageAttempt}
 	if ls := st.liveStages[k]; ls != nil {
 		s := ls.s
 		if delta != nil {
-			s.Metrics.Add(delta, 1)
+			st.a.Impossible += int64(s.Metrics.Add(delta, 1))
 		}
 		s.ActiveTasks -= active
 		s.CompletedTasks += completed
@@ -127,12 +130,12 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 				j.KilledSummary[e.Reason.KillReason]++
 			}
 		}
-		es.TaskTime += duration
+		es.TaskTime = model.SatAdd(es.TaskTime, duration)
 		es.SucceededTasks += completed
 		es.FailedTasks += failed
 		es.KilledTasks += killed
 		if delta != nil {
-			es.Metrics.Add(delta, 1)
+			st.a.Impossible += int64(es.Metrics.Add(delta, 1))
 		}
 		if remove {
 			st.publishJobs(ls)
@@ -143,14 +146,14 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 		ex.ActiveTasks -= active
 		ex.CompletedTasks += completed
 		ex.FailedTasks += failed
-		ex.TotalDuration += duration
+		ex.TotalDuration = model.SatAdd(ex.TotalDuration, duration)
 		ex.Peak.UpdatePeaks(&e.ExecMetrics)
 		if e.Reason.Reason != "Resubmitted" {
 			m := &e.Metrics
-			ex.TotalGCTime += m.JvmGcTime
-			ex.TotalInputBytes += m.InputBytesRead
-			ex.TotalShuffleRead += m.ShuffleReadBytes()
-			ex.TotalShuffleWrite += m.ShuffleWrite.BytesWritten
+			ex.TotalGCTime = model.SatAdd(ex.TotalGCTime, m.JvmGcTime)
+			ex.TotalInputBytes = model.SatAdd(ex.TotalInputBytes, m.InputBytesRead)
+			ex.TotalShuffleRead = model.SatAdd(ex.TotalShuffleRead, m.ShuffleReadBytes())
+			ex.TotalShuffleWrite = model.SatAdd(ex.TotalShuffleWrite, m.ShuffleWrite.BytesWritten)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/textsafe"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -17,7 +18,9 @@ const diffStageRows = 15
 // WriteDiffText writes the comparison for a person: verdict, phases,
 // totals, the stages that changed most, and findings fixed or new.
 func WriteDiffText(w io.Writer, d *diff.Diff, opts TextOptions) error {
-	ew := &errWriter{w: w}
+	sw := textsafe.NewWriter(w) // names come from the logs
+	defer sw.Flush()
+	ew := &errWriter{w: sw}
 	st := style{color: opts.Color}
 	writeDiffHeader(ew, d, st)
 	fmt.Fprintln(ew)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/textsafe"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -38,8 +39,13 @@ func (o TextOptions) topStages() int {
 
 // WriteText writes the text report of each input, one after another: a
 // screenful a person reads top-down.
+//
+// Names, descriptions and messages come from the log: what would drive a
+// terminal is escaped (package textsafe).
 func WriteText(w io.Writer, ins []*Input, opts TextOptions) error {
-	ew := &errWriter{w: w}
+	sw := textsafe.NewWriter(w)
+	defer sw.Flush()
+	ew := &errWriter{w: sw}
 	for i, in := range ins {
 		if i > 0 {
 			fmt.Fprintf(ew, "\n%s\n\n", strings.Repeat("─", opts.width()))

@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -72,13 +73,20 @@ func TestServeCompressedDir(t *testing.T) {
 	if st.Errors != 0 {
 		t.Errorf("got %d ingest errors, want 0: %+v", st.Errors, ts.in.Records())
 	}
-	byStatus := map[string]int{}
-	for _, a := range ts.srv.summaries() {
-		byStatus[a.Status]++
+	// 4 apps x 4 codecs finished + 2 rolling; 4 unfinished copies of one
+	// app. Copies of one application attempt are one application, the
+	// others listed as duplicates (ingest/duplicates.go).
+	byState := map[ingest.LogState]int{}
+	for _, l := range ts.in.Logs().Logs {
+		byState[l.State]++
 	}
-	// 4 apps x 4 codecs finished + 2 rolling; 4 unfinished copies of one app.
-	if byStatus["completed"] != 18 || byStatus["running"] != 4 {
-		t.Errorf("got %v, want 18 completed and 4 running", byStatus)
+	ids := map[string]bool{}
+	for _, a := range ts.srv.summaries() {
+		ids[a.ID+"/"+a.AttemptID] = true
+	}
+	if shown := len(ts.srv.summaries()); shown != len(ids) || byState[ingest.StateDuplicate] != 22-shown {
+		t.Errorf("%d applications shown (%d distinct), logs by state %v: want each attempt once, the other %d logs duplicates",
+			shown, len(ids), byState, 22-shown)
 	}
 	plain, _, err := replay.Read(context.Background(), mustOpen(t, sparktest.Path(t, "spark-events", tailApp)), replay.Options{})
 	if err != nil {

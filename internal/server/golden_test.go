@@ -99,7 +99,7 @@ func TestStoredViewsMatchModel(t *testing.T) {
 		}
 		for _, base := range bases {
 			for res := range storedResources {
-				_, stored := ts.srv.storedAPI(strings.TrimPrefix(base, "/api/v1/")+"/"+res, "")
+				_, stored := ts.srv.storedAPI(historyapi.Segments(base+"/"+res), "")
 				c1, b1 := ts.get(t, base+"/"+res)
 				c2, b2 := ts.get(t, base+"/"+res+"?sparkdx-test=model")
 				if c1 != c2 || string(b1) != string(b2) {

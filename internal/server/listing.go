@@ -2,10 +2,14 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/historyapi"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // listing is how a list endpoint (applications, runs) was asked to order
@@ -25,7 +29,7 @@ func parseListing(q url.Values, keys []string, def string) (listing, error) {
 		l.Sort = def
 	}
 	if !slices.Contains(keys, strings.TrimPrefix(l.Sort, "-")) {
-		return l, errors.New("unknown sort: " + l.Sort + " (want " + strings.Join(keys, ", ") + "; - for descending)")
+		return l, errors.New("unknown sort: " + strconv.Quote(units.ShortName(l.Sort, 40)) + " (want " + strings.Join(keys, ", ") + "; - for descending)")
 	}
 	var err error
 	if l.Offset, err = intParam(q, "offset"); err != nil {
@@ -33,6 +37,9 @@ func parseListing(q url.Values, keys []string, def string) (listing, error) {
 	}
 	if l.Length, err = intParam(q, "length"); err != nil {
 		return l, err
+	}
+	if l.Length > historyapi.MaxLength {
+		return l, fmt.Errorf("bad length: %d (at most %d; 0: all, ?offset= pages)", l.Length, historyapi.MaxLength)
 	}
 	return l, nil
 }

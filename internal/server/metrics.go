@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -163,6 +164,7 @@ var ingestMetrics = []struct {
 	{"sparkdx_serve_logs_running", "Event logs being tailed.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Running) }},
 	{"sparkdx_serve_logs_other_shard", "Event logs the last scan left to other serve instances (--shard), unread.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.OtherShard) }},
 	{"sparkdx_serve_logs_done", "Event logs analysed and stored.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Done) }},
+	{"sparkdx_serve_logs_impossible_values", "Values the event logs known recorded that cannot be (a task ending before it started, a sum past 2^63), clamped; /api/sparkdx/v1/logs names the logs.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Impossible) }},
 	{"sparkdx_serve_logs_expired", "Event logs the last scan found past the applications' retention (--app-max-age, --max-finished-apps), not kept.", prometheus.GaugeValue, func(s ingest.Status) float64 { return float64(s.Expired) }},
 	{"sparkdx_serve_ingest_bytes_total", "Decoded event-log bytes read.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Bytes) }},
 	{"sparkdx_serve_ingest_events_total", "Events applied.", prometheus.CounterValue, func(s ingest.Status) float64 { return float64(s.Events) }},
@@ -218,6 +220,15 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest))); err != nil {
 		return nil, err
 	}
+	if err := s.registerWriteMetrics(reg); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(reg.Register(otlpDropped("unknown_app", &s.otlp.unknownApp)), reg.Register(otlpDropped("series_limit", &s.otlp.seriesLimit)),
+		reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparkdx_serve_otlp_pending_apps",
+			Help: "Applications serve has not indexed whose agents' OTLP points it keeps (at most 64 at once, each for an hour)."},
+			func() float64 { return float64(s.otlp.pendingApps()) }))); err != nil {
+		return nil, err
+	}
 	if s.cfg.Peers.Shard.Enabled() {
 		other := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_other_shard_total",
 			Help: "Agents' OTLP metric points dropped as another serve instance's (--shard): its owner keeps them."},
@@ -227,4 +238,41 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 		}
 	}
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), nil
+}
+
+// otlpDropped counts the agents' OTLP points dropped for one reason:
+// unknown_app (past the pending applications' bound) or series_limit (an
+// application's series past maxSeriesPerApp).
+func otlpDropped(reason string, n *atomic.Int64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_dropped_total",
+		Help:        "Agents' OTLP metric points dropped by serve's bounds, by reason (docs/security.md).",
+		ConstLabels: prometheus.Labels{"reason": reason}}, func() float64 { return float64(n.Load()) })
+}
+
+// registerWriteMetrics counts the failed writes of the store and of the
+// Delta tables, and the agent samples dropped while the samples table
+// failed.
+func (s *Server) registerWriteMetrics(reg *prometheus.Registry) error {
+	deltaFailures := func(i int) func() float64 {
+		return func() float64 {
+			if s.cfg.Exports == nil {
+				return 0
+			}
+			a, b, c := s.cfg.Exports.WriteFailures()
+			return float64([3]int64{a, b, c}[i])
+		}
+	}
+	return errors.Join(
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_store_write_errors_total",
+			Help: "Writes to serve's store (--data) that failed (a full disk); /healthz is degraded while the last one failed."},
+			func() float64 { return float64(s.cfg.Store.Writes().Failures()) })),
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_delta_write_errors_total",
+			Help:        "Delta (--delta) writes that failed, by table; /healthz is degraded while a table's last write failed.",
+			ConstLabels: prometheus.Labels{"table": "apps"}}, deltaFailures(0))),
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_delta_write_errors_total",
+			Help:        "Delta (--delta) writes that failed, by table; /healthz is degraded while a table's last write failed.",
+			ConstLabels: prometheus.Labels{"table": "samples"}}, deltaFailures(1))),
+		reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_delta_samples_dropped_total",
+			Help: "Agent samples dropped while the Delta samples table failed: past 10 batches waiting, the oldest go."},
+			deltaFailures(2))))
 }

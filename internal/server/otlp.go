@@ -46,6 +46,7 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.otlpOtherShard.Add(int64(s.keepOwned(&req)))
+	s.limitOTLP(&req)
 	if err := s.cfg.Store.AddSamples(Samples(&req)); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
@@ -121,16 +122,7 @@ func Samples(req *metricpb.MetricsData) []store.Sample {
 					if app == "" {
 						continue
 					}
-					name := m.GetName()
-					var qs []string
-					for _, q := range qualifiers {
-						if v := at[q]; v != "" {
-							qs = append(qs, v)
-						}
-					}
-					if len(qs) > 0 {
-						name += "{" + strings.Join(qs, ",") + "}"
-					}
+					name := sampleName(m.GetName(), p.GetAttributes())
 					v := p.GetAsDouble()
 					if _, ok := p.GetValue().(*metricpb.NumberDataPoint_AsInt); ok {
 						v = float64(p.GetAsInt())

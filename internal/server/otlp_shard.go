@@ -36,38 +36,7 @@ func (s *Server) keepOwned(req *metricpb.MetricsData) int {
 		mine[app] = v
 		return v
 	}
-	dropped := 0
-	for _, rm := range req.GetResourceMetrics() {
-		resApp := stringAttr(rm.GetResource().GetAttributes(), "spark.app.id")
-		keep := func(attrs []*commonpb.KeyValue) bool {
-			app := stringAttr(attrs, "spark.app.id")
-			if app == "" {
-				app = resApp
-			}
-			if owned(app) {
-				return true
-			}
-			dropped++
-			return false
-		}
-		for _, sm := range rm.GetScopeMetrics() {
-			for _, m := range sm.GetMetrics() {
-				switch d := m.GetData().(type) {
-				case *metricpb.Metric_Gauge:
-					d.Gauge.DataPoints = keepPoints(d.Gauge.DataPoints, keep)
-				case *metricpb.Metric_Sum:
-					d.Sum.DataPoints = keepPoints(d.Sum.DataPoints, keep)
-				case *metricpb.Metric_Histogram:
-					d.Histogram.DataPoints = keepPoints(d.Histogram.DataPoints, keep)
-				case *metricpb.Metric_ExponentialHistogram:
-					d.ExponentialHistogram.DataPoints = keepPoints(d.ExponentialHistogram.DataPoints, keep)
-				case *metricpb.Metric_Summary:
-					d.Summary.DataPoints = keepPoints(d.Summary.DataPoints, keep)
-				}
-			}
-		}
-	}
-	return dropped
+	return filterPoints(req, func(app, _ string) bool { return owned(app) })
 }
 
 // keepPoints keeps the points whose attributes keep accepts, in place.

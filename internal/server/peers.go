@@ -301,7 +301,7 @@ const proxiedHeader = "X-Sparkdx-Proxied"
 // list has it, or else the one its id hashes to. It reports whether it
 // answered.
 func (s *Server) redirectToOwner(w http.ResponseWriter, r *http.Request) bool {
-	id := appIDOfPath(r.URL.Path)
+	id := appIDOfPath(r.URL.EscapedPath())
 	if id == "" || r.Header.Get(proxiedHeader) != "" || s.knows(id) {
 		return false
 	}
@@ -334,11 +334,14 @@ func (s *Server) knows(appID string) bool {
 // appPrefixes are the paths whose next segment is an application id.
 var appPrefixes = []string{"/apps/", "/api/v1/applications/", "/api/sparkdx/v1/apps/"}
 
-// appIDOfPath is the application id a path is about, or "".
+// appIDOfPath is the application id an escaped path is about, or "".
 func appIDOfPath(p string) string {
 	for _, pre := range appPrefixes {
 		if rest, ok := strings.CutPrefix(p, pre); ok {
 			id, _, _ := strings.Cut(rest, "/")
+			if u, err := url.PathUnescape(id); err == nil {
+				return u
+			}
 			return id
 		}
 	}

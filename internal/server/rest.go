@@ -19,8 +19,8 @@ import (
 // application list from the index, everything about one application from
 // its replayed model.
 func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
-	p := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v1/"), "/")
-	seg := strings.Split(p, "/")
+	// Segments unescaped one by one: an id holding "/" comes as %2F.
+	seg := historyapi.Segments(r.URL.EscapedPath())
 	now := func() int64 { return s.cfg.Now().UnixMilli() }
 	w.Header().Set("Server", historyapi.ServerHeader())
 	if len(seg) < 2 || seg[0] != "applications" {
@@ -33,7 +33,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 			f = s.fleetApps(r.Context())
 			markDown(w, f.down)
 		}
-		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+r.URL.RawQuery
+		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+paramKey(r.URL.Query(), historyListParams...)
 		if body, _, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(body)
@@ -61,7 +61,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "raw event logs are not served (start sparkdx serve with --serve-raw-logs)", http.StatusForbidden)
 		return
 	}
-	if b, ok := s.storedAPI(p, r.URL.RawQuery); ok {
+	if b, ok := s.storedAPI(seg, r.URL.RawQuery); ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 		return
@@ -87,7 +87,7 @@ func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 	markDown(w, f.down)
 	// Cached as the History Server list is: an unpaged list of a fleet of
 	// 100,000 applications takes a second to encode.
-	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.RawQuery
+	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+paramKey(r.URL.Query(), appListParams...)
 	if body, total, ok := s.cache.get(ckey, version, fleetTTL); ok {
 		w.Header().Set("X-Total-Count", total)
 		w.Header().Set("Content-Type", "application/json")

@@ -2,9 +2,12 @@ package server
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,7 +16,9 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -279,5 +284,148 @@ func TestRawLogsOptIn(t *testing.T) {
 	code, body := st.get(t, "/api/v1/applications/local-1430917381535/2/logs")
 	if code != 200 || !bytes.HasPrefix(body, []byte("PK")) {
 		t.Errorf("logs zip: got %d %.20q, want 200 and a zip", code, body)
+	}
+}
+
+// TestLoginRedirectIsLocal: the token login's redirect stays on this
+// server whatever path it was asked for (issue 32, item 10: GET
+// //evil.example.com/?token=T answered Location: //evil.example.com/).
+func TestLoginRedirectIsLocal(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "s3cret", t.TempDir())
+	for _, c := range []struct{ path, want string }{
+		{"//evil.example.com/?token=s3cret", "/evil.example.com/"},
+		{"///evil.example.com/x?token=s3cret&a=1", "/evil.example.com/x?a=1"},
+		{`/\evil.example.com/?token=s3cret`, "/%5Cevil.example.com/"},
+		{"/apps/a%2Fb?token=s3cret", "/apps/a%2Fb"},
+		{"/?token=s3cret", "/"},
+	} {
+		status, loc := sparktest.RawGet(t, ts.url, c.path)
+		if status != http.StatusSeeOther || loc != c.want {
+			t.Errorf("GET %s: got %d Location %q, want 303 %q", c.path, status, loc, c.want)
+		}
+	}
+}
+
+// TestHostAllowlist: a request naming a host outside the allowlist is
+// refused on every path, /healthz and the OTLP receiver included (DNS
+// rebinding, issue 32 item 11); addresses and allowed names are served.
+func TestHostAllowlist(t *testing.T) {
+	hosts, err := access.NewHosts("127.0.0.1:0", []string{"sparkdx.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServerWith(t, t.TempDir(), []string{t.TempDir()}, func(_ *ingest.Config, sc *Config) { sc.Hosts = hosts })
+	for _, c := range []struct {
+		method, path, host string
+		want               int
+	}{
+		{"GET", "/api/v1/applications", "evil.example.com", 403},
+		{"GET", "/healthz", "evil.example.com:18080", 403},
+		{"POST", "/v1/metrics", "evil.example.com", 403},
+		{"GET", "/api/v1/applications", "localhost", 200},
+		{"GET", "/api/v1/applications", "sparkdx.example.com", 200},
+		{"GET", "/healthz", "10.0.0.7:18080", 200},
+	} {
+		req, _ := http.NewRequest(c.method, ts.url+c.path, nil)
+		req.Host = c.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s %s Host %s: got %d, want %d", c.method, c.path, c.host, resp.StatusCode, c.want)
+		}
+	}
+}
+
+// TestOTLPBounds: points of applications serve does not know are kept
+// for at most maxPendingApps of them, an application's series are at
+// most maxSeriesPerApp, and both are counted in /metrics (issue 32,
+// item 6: made-up applications and series grew the store without end).
+func TestOTLPBounds(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
+	ts.waitIdle(t)
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	post := func(app string, series int) {
+		t.Helper()
+		var pts []*metricpb.NumberDataPoint
+		for i := range series {
+			pts = append(pts, &metricpb.NumberDataPoint{TimeUnixNano: 1594091500000 * 1e6, Value: &metricpb.NumberDataPoint_AsInt{AsInt: 1},
+				Attributes: []*commonpb.KeyValue{str("spark.app.id", app), str("spark.executor.id", strconv.Itoa(i))}})
+		}
+		body, _ := proto.Marshal(&metricpb.MetricsData{ResourceMetrics: []*metricpb.ResourceMetrics{{ScopeMetrics: []*metricpb.ScopeMetrics{{
+			Metrics: []*metricpb.Metric{{Name: "jvm.thread.count", Data: &metricpb.Metric_Gauge{Gauge: &metricpb.Gauge{DataPoints: pts}}}}}}}}})
+		resp, err := http.Post(ts.url+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("post: %d", resp.StatusCode)
+		}
+	}
+	for i := range maxPendingApps + 6 {
+		post(fmt.Sprintf("app-made-up-%03d", i), 2)
+	}
+	post("app-20200706201101-0003", maxSeriesPerApp+5)
+	samples := func(app string) int {
+		got, err := ts.st.Samples(app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	if n := samples("app-made-up-000"); n != 2 {
+		t.Errorf("a pending application: %d samples, want 2", n)
+	}
+	if n := samples(fmt.Sprintf("app-made-up-%03d", maxPendingApps+1)); n != 0 {
+		t.Errorf("an application past the pending bound: %d samples, want 0", n)
+	}
+	if n := samples("app-20200706201101-0003"); n != maxSeriesPerApp {
+		t.Errorf("a known application: %d series kept, want %d", n, maxSeriesPerApp)
+	}
+	_, metrics := ts.get(t, "/metrics")
+	for _, want := range []string{`sparkdx_serve_otlp_points_dropped_total{reason="unknown_app"} 12`,
+		`sparkdx_serve_otlp_points_dropped_total{reason="series_limit"} 5`, "sparkdx_serve_otlp_pending_apps 64"} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// failingExports is an ExportHealth whose Delta sample writes fail.
+type failingExports struct{}
+
+func (failingExports) Problems() []string {
+	return []string{"Delta (--delta) agent samples writes fail"}
+}
+func (failingExports) WriteFailures() (apps, samples, dropped int64) { return 0, 3, 7 }
+
+// TestHealthzWriteFailures: failed store and Delta writes make /healthz
+// degraded and are counted in /metrics (issue 32, item 12: during ENOSPC
+// /healthz said ok and no metric counted them).
+func TestHealthzWriteFailures(t *testing.T) {
+	ts := startServerWith(t, t.TempDir(), []string{t.TempDir()}, func(_ *ingest.Config, sc *Config) { sc.Exports = failingExports{} })
+	ts.waitIdle(t)
+	ts.st.Writes().Record(errors.New("write /data/sparkdx.db: no space left on device"))
+	var h struct {
+		Status   string   `json:"status"`
+		Problems []string `json:"problems"`
+	}
+	ts.getJSON(t, "/healthz", &h)
+	joined := strings.Join(h.Problems, "\n")
+	if h.Status != "degraded" || !strings.Contains(joined, "store (--data) writes fail") || !strings.Contains(joined, "no space left") ||
+		!strings.Contains(joined, "Delta (--delta) agent samples") {
+		t.Errorf("/healthz: %+v, want degraded naming the store and the Delta samples", h)
+	}
+	_, metrics := ts.get(t, "/metrics")
+	for _, want := range []string{"sparkdx_serve_store_write_errors_total 1", `sparkdx_serve_delta_write_errors_total{table="samples"} 3`,
+		`sparkdx_serve_delta_write_errors_total{table="apps"} 0`, "sparkdx_serve_delta_samples_dropped_total 7"} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

@@ -7,11 +7,12 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
+	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -28,8 +30,11 @@ type Config struct {
 	Ingest    *ingest.Ingester
 	Store     *store.Store
 	AuthToken string // when set, every path but /healthz needs "Authorization: Bearer <token>"
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Hosts is the Host allowlist every request is checked against (DNS
+	// rebinding, access.Hosts); nil allows any.
+	Hosts  *access.Hosts
+	Logger *slog.Logger
+	Now    func() time.Time
 	// RawLogs serves .../logs (zips of the raw event logs, as the History
 	// Server does); off by default since raw logs are not redacted by us.
 	RawLogs bool
@@ -45,6 +50,18 @@ type Config struct {
 	// Peers, when its shard is enabled and it lists URLs, makes this one
 	// of several instances sharing the event logs (peers.go).
 	Peers Peers
+	// Exports says how serve's Delta writes go (/healthz, /metrics); none
+	// when nil.
+	Exports ExportHealth
+}
+
+// ExportHealth is what the exports say of their writes.
+type ExportHealth interface {
+	// Problems names the destinations whose last write failed.
+	Problems() []string
+	// WriteFailures counts failed writes of application rows and agent
+	// samples, and the samples dropped while their writes failed.
+	WriteFailures() (apps, samples, samplesDropped int64)
 }
 
 // MetricsSink receives the OTLP metrics requests agents push.
@@ -62,6 +79,7 @@ type Server struct {
 	peers *peerSet // nil: this instance is the whole fleet
 	// otlpOtherShard counts the agents' points dropped as other shards'.
 	otlpOtherShard atomic.Int64
+	otlp           *otlpLimits
 
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // report-derived fields by log key
@@ -80,7 +98,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
-		cache: newPageCache(512), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
+		cache: newPageCache(cachePages, cacheBytes), otlp: newOTLPLimits(), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
 	s.routes()
 	return s
 }
@@ -115,6 +133,10 @@ func (s *Server) routes() {
 // ServeHTTP implements http.Handler: auth, then routing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if !s.cfg.Hosts.Allowed(r.Host) {
+		jsonError(w, http.StatusForbidden, "Host "+strconv.Quote(r.Host)+" is not allowed (DNS rebinding guard): add it with --allowed-hosts")
+		return
+	}
 	if s.cfg.AuthToken != "" && r.Method == http.MethodGet && r.URL.Query().Get("token") != "" {
 		s.tokenLogin(w, r)
 		return
@@ -133,17 +155,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // authorized accepts the bearer token in the Authorization header (API
 // clients) or in the cookie tokenLogin sets (browsers).
 func (s *Server) authorized(r *http.Request) bool {
-	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer x" too.
-	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	tok = strings.TrimSpace(tok)
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		c, err := r.Cookie(tokenCookie)
-		if err != nil {
-			return false
-		}
-		tok = c.Value
-	}
-	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1
+	return access.Bearer(r, s.cfg.AuthToken, tokenCookie)
 }
 
 const tokenCookie = "sparkdx_token"
@@ -153,15 +165,25 @@ const tokenCookie = "sparkdx_token"
 func (s *Server) tokenLogin(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	tok := q.Get("token")
-	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) != 1 {
+	if !access.Equal(tok, s.cfg.AuthToken) {
 		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	q.Del("token")
-	u := *r.URL
-	u.RawQuery = q.Encode()
-	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+	http.Redirect(w, r, localURI(r.URL, q), http.StatusSeeOther)
+}
+
+// localURI is u's path with query q as a redirect target on this server
+// only: a path of "//evil.example.com/" (or /\evil…, which browsers read
+// alike) names a host to a browser, so leading slashes and backslashes
+// collapse to one slash.
+func localURI(u *url.URL, q url.Values) string {
+	p := "/" + strings.TrimLeft(u.EscapedPath(), "/\\")
+	if len(q) > 0 {
+		p += "?" + q.Encode()
+	}
+	return p
 }
 
 // stuckAfter is how long a change of a log may wait to be read before
@@ -170,12 +192,19 @@ const stuckAfter = 5 * time.Minute
 
 // healthz answers 200 while the server runs (a liveness probe must not
 // restart it for a bad log): "status" is "ok", or "degraded" with the
-// problems — a root that cannot be listed, a failed log, a log waiting
-// longer than stuckAfter.
+// problems — store or Delta writes failing (a full disk), a root that
+// cannot be listed, a failed log, a log waiting longer than stuckAfter.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	st := s.cfg.Ingest.Status()
 	body := map[string]any{"status": "ok", "ingest": st}
-	if problems := s.cfg.Ingest.Logs().Problems(stuckAfter); len(problems) > 0 {
+	var problems []string
+	if p := s.cfg.Store.Writes().Problem("store (--data)"); p != "" {
+		problems = append(problems, p)
+	}
+	if s.cfg.Exports != nil {
+		problems = append(problems, s.cfg.Exports.Problems()...)
+	}
+	if problems = append(problems, s.cfg.Ingest.Logs().Problems(stuckAfter)...); len(problems) > 0 {
 		if len(problems) > 20 {
 			problems = append(problems[:20], fmt.Sprintf("... %d more (/api/sparkdx/v1/logs)", len(problems)-20))
 		}

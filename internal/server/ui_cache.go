@@ -32,7 +32,7 @@ func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc
 		if samples {
 			fmt.Fprintf(&key, "|%d", len(s.memorySamples(id)))
 		}
-		key.WriteString("|" + r.URL.RequestURI())
+		key.WriteString("|" + r.URL.EscapedPath() + "?" + paramKey(r.URL.Query(), appPageParams...))
 		if body, _, ok := s.cache.get(key.String(), 0, 0); ok {
 			writeHTML(w, http.StatusOK, body)
 			return

@@ -119,7 +119,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	version := s.cfg.Ingest.Version()
 	f := s.fleetApps(r.Context())
 	markDown(w, f.down)
-	ckey := "fleet|" + strconv.FormatUint(f.gen, 10) + "?" + r.URL.RawQuery
+	ckey := "fleet|" + strconv.FormatUint(f.gen, 10) + "?" + paramKey(r.URL.Query(), appListParams...)
 	if body, _, ok := s.cache.get(ckey, version, fleetTTL); ok {
 		writeHTML(w, http.StatusOK, body)
 		return
@@ -129,7 +129,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 	apps, l, err := appList(all, q, fleetPageLength)
 	data := map[string]any{"Title": "Fleet", "Apps": apps, "Total": len(all), "Matched": l.Total, "Offset": l.Offset,
 		"Q": flat(q), "Statuses": []string{"running", "completed", "incomplete"}, "Status": s.cfg.Ingest.Status(), "Sorts": fleetSorts}
-	data["Prev"], data["Next"] = pageLinks("/", q, l)
+	data["Prev"], data["Next"] = pageLinks("/", onlyParams(q, appListParams...), l) // cached: no other parameter
 	data["PeersDown"] = f.down
 	if err != nil {
 		data["Error"] = err.Error()

@@ -68,9 +68,13 @@ func newStageCharts(s *model.StageAttempt) *stageCharts {
 			continue
 		}
 		m := &t.Metrics
-		ts = append(ts, task{ms: t.FinishTime - t.LaunchTime, bytes: m.InputBytesRead + m.ShuffleReadBytes(), id: t.TaskID, exec: t.ExecutorID})
-		input += m.InputBytesRead
-		shuffle += m.ShuffleReadBytes()
+		// A log may say a task ended before it started, or at ±2^63: the
+		// picture draws such a task at 0 or at the longest length
+		// (model.Span; the API shows the recorded times).
+		ts = append(ts, task{ms: model.Span(t.LaunchTime, t.FinishTime), bytes: max(model.SatAdd(m.InputBytesRead, m.ShuffleReadBytes()), 0),
+			id: t.TaskID, exec: t.ExecutorID})
+		input = model.SatAdd(input, m.InputBytesRead)
+		shuffle = model.SatAdd(shuffle, m.ShuffleReadBytes())
 	}
 	if len(ts) < 2 {
 		return nil
@@ -79,10 +83,12 @@ func newStageCharts(s *model.StageAttempt) *stageCharts {
 	maxMs := max(ts[len(ts)-1].ms, 1)
 	median := ts[len(ts)/2].ms
 
-	// Histogram: equal-width bins from 0 to the longest task.
+	// Histogram: equal-width bins from 0 to the longest task, in float:
+	// ms*histBins overflows int64 for durations past 2^58 ms.
 	counts := make([]int, histBins)
+	bin := func(ms int64) int { return min(int(float64(ms)*histBins/(float64(maxMs)+1)), histBins-1) }
 	for _, t := range ts {
-		counts[min(int(t.ms*histBins/(maxMs+1)), histBins-1)]++
+		counts[bin(t.ms)]++
 	}
 	top := 0
 	for _, c := range counts {
@@ -95,7 +101,8 @@ func newStageCharts(s *model.StageAttempt) *stageCharts {
 			continue
 		}
 		bh := max(c*(histH-2*plotPad)/top, 1)
-		from, to := int64(i)*(maxMs+1)/histBins, int64(i+1)*(maxMs+1)/histBins
+		width := (float64(maxMs) + 1) / histBins
+		from, to := int64(float64(i)*width), int64(min(float64(i+1)*width, math.MaxInt64))
 		h.Bars = append(h.Bars, histBar{X: plotPad + i*bw, Y: histH - plotPad - bh, W: max(bw-1, 1), H: bh,
 			Label: fmt.Sprintf("%d task(s) of %s–%s", c, units.Millis(from), units.Millis(to))})
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -55,5 +56,37 @@ func TestStageCharts(t *testing.T) {
 	}
 	if newStageCharts(&model.StageAttempt{}) != nil {
 		t.Error("charts for a stage without finished tasks")
+	}
+}
+
+// TestStageChartsImpossibleTimes: a task that ends before it starts, or at
+// ±2^63, is drawn at 0 or at the longest length instead of panicking on a
+// negative or overflowed histogram index (issue 32, item 4).
+func TestStageChartsImpossibleTimes(t *testing.T) {
+	s := &model.StageAttempt{}
+	for i, lf := range [][2]int64{{2000, 1000}, {1000, 1500}, {math.MinInt64 + 1, math.MaxInt64}, {5, 1 << 60}, {1000, 1200}} {
+		s.Tasks = append(s.Tasks, &model.Task{TaskID: int64(i), LaunchTime: lf[0], FinishTime: lf[1], HasMetrics: true,
+			Metrics: model.TaskMetrics{InputBytesRead: math.MaxInt64 - int64(i)}})
+	}
+	c := newStageCharts(s)
+	if c == nil || c.Hist == nil {
+		t.Fatal("no charts")
+	}
+	n := 0
+	for _, b := range c.Hist.Bars {
+		var k int
+		fmt.Sscan(b.Label, &k)
+		n += k
+		if b.H < 0 || b.Y < 0 || b.X < 0 {
+			t.Errorf("bar %+v outside the picture", b)
+		}
+	}
+	if n != 5 {
+		t.Errorf("histogram holds %d tasks, want 5", n)
+	}
+	for _, d := range c.Scatter.Dots {
+		if d.X < 0 || d.X > c.Scatter.W || d.Y < 0 || d.Y > c.Scatter.H {
+			t.Errorf("dot %+v outside the picture", d)
+		}
 	}
 }

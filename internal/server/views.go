@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
@@ -34,7 +35,7 @@ func Views(in ingest.Input) (map[string][]byte, error) {
 	}
 	api := historyapi.New(replay.GroupApps([]*model.Attempt{a}))
 	for res := range storedResources {
-		x, err := api.Get("/api/v1/applications/" + a.AppID + "/" + res)
+		x, err := api.Get("/api/v1/applications/" + url.PathEscape(a.AppID) + "/" + res)
 		if err != nil {
 			continue
 		}
@@ -45,11 +46,10 @@ func Views(in ingest.Input) (map[string][]byte, error) {
 
 // storedAPI answers /api/v1/applications/{id}[/{attempt}]/{resource} from
 // a stored view when there is one.
-func (s *Server) storedAPI(p, rawQuery string) ([]byte, bool) {
+func (s *Server) storedAPI(seg []string, rawQuery string) ([]byte, bool) {
 	if rawQuery != "" {
 		return nil, false
 	}
-	seg := strings.Split(p, "/")
 	if len(seg) < 3 || seg[0] != "applications" {
 		return nil, false
 	}

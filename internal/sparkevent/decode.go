@@ -41,6 +41,10 @@ func NewDecoder() *Decoder {
 	return &Decoder{strs: make(map[string]string, 64), metrics: model.TaskMetricFields()}
 }
 
+// releaseAfter is the length of a line after which the decoder lets go of
+// its parser's memory.
+const releaseAfter = 1 << 20
+
 // The errors of lines that are whole JSON but not events, unlike the
 // syntax errors of a line cut short while Spark was writing it.
 var (
@@ -59,6 +63,11 @@ func (d *Decoder) DecodeLine(line []byte) (Event, error) {
 
 // decodeSlow decodes any line through a fastjson tree.
 func (d *Decoder) decodeSlow(line []byte) (Event, error) {
+	if len(line) > releaseAfter {
+		// The parser keeps the tree's memory for the next line (many
+		// times the line): not for a line this long.
+		defer func() { d.p = fastjson.Parser{} }()
+	}
 	v, err := d.p.ParseBytes(line)
 	if err != nil {
 		return nil, err

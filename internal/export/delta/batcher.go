@@ -13,10 +13,20 @@ type Batcher[T any] struct {
 	table    *Table[T]
 	maxRows  int
 	maxDelay time.Duration
+	// OnFlush, when set (before Run), hears how each append went: a
+	// table that fails (a full disk, a bucket gone) must show in serve's
+	// /healthz and /metrics.
+	OnFlush func(error)
 
-	mu  sync.Mutex
-	buf []T
+	mu      sync.Mutex
+	buf     []T
+	dropped int64 // rows dropped past maxBuffered while appends failed
 }
+
+// bufferedBatches is how many batches of rows a Batcher keeps while its
+// appends fail; past them the oldest rows go (Dropped counts them), so a
+// table that stays down costs bounded memory.
+const bufferedBatches = 10
 
 // NewBatcher returns a batcher appending to table in batches of up to
 // maxRows rows (default 10000), at least every maxDelay (default 1m) once
@@ -35,12 +45,28 @@ func NewBatcher[T any](table *Table[T], maxRows int, maxDelay time.Duration) *Ba
 func (b *Batcher[T]) Add(ctx context.Context, rows ...T) error {
 	b.mu.Lock()
 	b.buf = append(b.buf, rows...)
+	b.trimLocked()
 	full := len(b.buf) >= b.maxRows
 	b.mu.Unlock()
 	if full {
 		return b.Flush(ctx)
 	}
 	return nil
+}
+
+// trimLocked drops the oldest rows past bufferedBatches batches.
+func (b *Batcher[T]) trimLocked() {
+	if over := len(b.buf) - bufferedBatches*b.maxRows; over > 0 {
+		b.dropped += int64(over)
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+}
+
+// Dropped is how many rows were dropped while appends failed.
+func (b *Batcher[T]) Dropped() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dropped
 }
 
 // Pending returns how many rows wait.
@@ -62,12 +88,21 @@ func (b *Batcher[T]) Flush(ctx context.Context) error {
 		if _, err := b.table.Append(ctx, rows[:n], AppendOptions{}); err != nil {
 			b.mu.Lock()
 			b.buf = append(rows, b.buf...)
+			b.trimLocked()
 			b.mu.Unlock()
+			b.heard(err)
 			return err
 		}
+		b.heard(nil)
 		rows = rows[n:]
 	}
 	return nil
+}
+
+func (b *Batcher[T]) heard(err error) {
+	if b.OnFlush != nil {
+		b.OnFlush(err)
+	}
 }
 
 // Run flushes every maxDelay until ctx ends, then flushes once more with

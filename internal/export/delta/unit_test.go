@@ -231,3 +231,36 @@ func TestAmbiguousCommitCountsOnce(t *testing.T) {
 		t.Errorf("got %d rows at version %d, want 8 at 2", tb.Rows, tb.Version)
 	}
 }
+
+// TestBatcherFailing: while appends fail, the batcher says so through
+// OnFlush and keeps at most its bounded batches, dropping the oldest rows
+// and counting them.
+func TestBatcherFailing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tbl, err := Open[testRow](ctx, NewDirStore(dir), Options{PartitionBy: []string{"date"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table's log becomes a file: every commit fails (as on a full
+	// disk, whatever the user: root writes to read-only directories).
+	logDir := filepath.Join(dir, "_delta_log")
+	if err := os.RemoveAll(logDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatcher(tbl, 10, time.Hour)
+	var heard []error
+	b.OnFlush = func(err error) { heard = append(heard, err) }
+	for i := range 150 {
+		b.Add(ctx, testRows(1, i)...)
+	}
+	if len(heard) == 0 || heard[len(heard)-1] == nil {
+		t.Errorf("OnFlush heard %v, want the failures", heard)
+	}
+	if got, dropped := b.Pending(), b.Dropped(); got != bufferedBatches*10 || dropped != 150-bufferedBatches*10 {
+		t.Errorf("got %d rows waiting and %d dropped, want %d and %d", got, dropped, bufferedBatches*10, 150-bufferedBatches*10)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/model"
 )
 
 // scope says which series of a metric exist: one per app, per app and
@@ -205,10 +206,10 @@ func table() []metric {
 		// ones: bounded by what an app runs at once).
 		{name: "spark_job_running_seconds", typ: g, scope: scopeRunningJob,
 			help: "How long a job of a running application has been running (since its submission).",
-			job:  func(a *App, j *analyze.Job) float64 { return ms(a.Result.EndTime - j.SubmissionTime) }},
+			job:  func(a *App, j *analyze.Job) float64 { return ms(model.Span(j.SubmissionTime, a.Result.EndTime)) }},
 		{name: "spark_stage_running_seconds", typ: g, scope: scopeRunningStage,
 			help:  "How long an active stage of a running application has been running (since its submission).",
-			stage: func(a *App, s *analyze.Stage) float64 { return ms(a.Result.EndTime - s.SubmissionTime) }},
+			stage: func(a *App, s *analyze.Stage) float64 { return ms(model.Span(s.SubmissionTime, a.Result.EndTime)) }},
 		// Structured Streaming: each query's last micro-batch, as Spark's
 		// own streaming metrics source reports it (lastProgress).
 		{name: "spark_streaming_batches", typ: g, scope: scopeStream,

@@ -91,6 +91,44 @@ func TestFindFile(t *testing.T) {
 			return ""
 		}, err: ErrNotJVM},
 		{name: "no such process", pid: 404, setup: func(f fakeProc) string { return "" }, err: os.ErrNotExist},
+		// Issue 32: files any local user can plant under /tmp.
+		{name: "a planted file larger than HotSpot writes", pid: 12, setup: func(f fakeProc) string {
+			f.write("proc/12/status", "NSpid:\t12\n")
+			p := f.write("tmp/hsperfdata_mallory/12", "")
+			if err := os.Truncate(p, 3<<30); err != nil { // sparse: 3 GB
+				f.t.Fatal(err)
+			}
+			return ""
+		}, err: ErrUntrusted},
+		{name: "the newest file is planted, the JVM's is taken", pid: 13, setup: func(f fakeProc) string {
+			f.write("proc/13/status", "NSpid:\t13\n")
+			own := f.write("tmp/hsperfdata_spark/13", "x")
+			past := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(own, past, past); err != nil {
+				f.t.Fatal(err)
+			}
+			dir := f.write("tmp/hsperfdata_mallory/13", "planted")
+			if err := os.Chmod(filepath.Dir(dir), 0o777); err != nil {
+				f.t.Fatal(err)
+			}
+			return own
+		}},
+		{name: "a link in the JVM's place", pid: 14, setup: func(f fakeProc) string {
+			f.write("proc/14/status", "NSpid:\t14\n")
+			target := f.write("etc/shadow", "root:x")
+			f.write("tmp/hsperfdata_spark/keep", "")
+			if err := os.Symlink(target, filepath.Join(f.root, "tmp/hsperfdata_spark/14")); err != nil {
+				f.t.Fatal(err)
+			}
+			return ""
+		}, err: ErrUntrusted},
+		{name: "a file others may write", pid: 15, setup: func(f fakeProc) string {
+			f.write("proc/15/status", "NSpid:\t15\n")
+			if err := os.Chmod(f.write("tmp/hsperfdata_spark/15", "x"), 0o666); err != nil {
+				f.t.Fatal(err)
+			}
+			return ""
+		}, err: ErrUntrusted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,5 +151,45 @@ func TestFindFile(t *testing.T) {
 				t.Errorf("got %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// TestFindFileOtherUser: a file owned by another user than the process's
+// is passed over (needs root, to give a file away).
+func TestFindFileOtherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to chown a file to another user")
+	}
+	f := fakeProc{t: t, root: t.TempDir()}
+	f.write("proc/16/status", "NSpid:\t16\n")
+	p := f.write("tmp/hsperfdata_nobody/16", "x")
+	for _, q := range []string{p, filepath.Dir(p)} {
+		if err := os.Chown(q, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := FindFile(filepath.Join(f.root, "proc"), 16)
+	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("got %v, want ErrUntrusted naming the owner", err)
+	}
+}
+
+// TestReadFileBounded: a file larger than HotSpot writes is refused after
+// a bounded read, not read whole.
+func TestReadFileBounded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "1")
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(p)
+	defer r.Close()
+	if _, err := r.Read(); err == nil || !strings.Contains(err.Error(), "larger than its bound") {
+		t.Errorf("Reader: got %v, want a bound error", err)
+	}
+	if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), "larger than its bound") {
+		t.Errorf("ReadFile: got %v, want a bound error", err)
 	}
 }

@@ -12,9 +12,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/sparkdx/sparkdx/internal/rawfile"
 )
 
 // Layout of the prologue and of an entry header (HotSpot perfMemory.hpp,
@@ -387,9 +388,11 @@ func cstring(s string) (string, bool) {
 // name is a number (as /tmp/hsperfdata_<user>/<pid> is) it becomes
 // Snapshot.PID. Errors, including Snapshot.Partial, name the file.
 func ReadFile(path string) (*Snapshot, error) {
-	b, err := os.ReadFile(path)
+	f := rawfile.NewLimited(path, MaxFileSize)
+	b, err := f.Read(nil)
+	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("hsperf: %w", err)
+		return nil, fmt.Errorf("hsperf: %s: %w", path, err)
 	}
 	s, err := Parse(b)
 	if err != nil {

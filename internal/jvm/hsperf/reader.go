@@ -28,7 +28,9 @@ type Reader struct {
 
 // NewReader returns a Reader of the file at path (see ReadFile for PID).
 func NewReader(path string) *Reader {
-	r := &Reader{path: path, file: rawfile.NewFile(path)}
+	// Bounded and never through a link: the file found may be replaced
+	// between two reads by one its directory's owner puts there.
+	r := &Reader{path: path, file: rawfile.NewLimited(path, MaxFileSize)}
 	if pid, err := strconv.Atoi(filepath.Base(path)); err == nil {
 		r.pid = pid
 	}

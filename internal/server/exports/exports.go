@@ -47,6 +47,9 @@ type Exports struct {
 
 	// Failures are counted and logged once per kind, not per app.
 	otlpErrors, otlpSkipped, deltaErrors atomic.Int64
+	// appWrites and sampleWrites say how the Delta writes go, for
+	// serve's /healthz and /metrics (Problems, WriteFailures).
+	appWrites, sampleWrites store.WriteHealth
 
 	mu         sync.Mutex
 	unsaved    map[string]bool // finished logs whose Delta write failed, by key
@@ -72,8 +75,30 @@ func New(st *store.Store, logger *slog.Logger, cfg Config) *Exports {
 		unsaved: map[string]bool{}, unexported: map[string]bool{}}
 	if cfg.Tables != nil {
 		x.samples = delta.NewBatcher(cfg.Tables.Samples, 0, cfg.SamplesFlush)
+		x.samples.OnFlush = x.sampleWrites.Record
 	}
 	return x
+}
+
+// Problems implements server.ExportHealth: the Delta tables whose last
+// write failed.
+func (x *Exports) Problems() []string {
+	var out []string
+	for _, p := range []string{x.appWrites.Problem("Delta (--delta) application rows"), x.sampleWrites.Problem("Delta (--delta) agent samples")} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// WriteFailures implements server.ExportHealth: failed Delta writes by
+// table, and the agent samples dropped while the samples table failed.
+func (x *Exports) WriteFailures() (apps, samples, samplesDropped int64) {
+	if x.samples != nil {
+		samplesDropped = x.samples.Dropped()
+	}
+	return x.appWrites.Failures(), x.sampleWrites.Failures(), samplesDropped
 }
 
 // Progress implements ingest.Listener: the spans of jobs and stages that
@@ -129,7 +154,9 @@ func (x *Exports) Finished(ctx context.Context, in ingest.Input) {
 		}
 	}
 	if x.tables != nil {
-		if _, err := x.tables.WriteApp(ctx, delta.RowsOf(in.Attempt, an.Report, x.red, in.Now)); err != nil {
+		_, err := x.tables.WriteApp(ctx, delta.RowsOf(in.Attempt, an.Report, x.red, in.Now))
+		x.appWrites.Record(err)
+		if err != nil {
 			x.fail(&x.deltaErrors, "delta write", in, err)
 			x.mark(x.unsaved, key)
 		}
@@ -214,7 +241,9 @@ func (x *Exports) retry(ctx context.Context, in *ingest.Ingester, startup bool) 
 			x.mark(x.unexported, rec.Key)
 		}
 		if write {
-			if _, err := x.tables.WriteApp(ctx, delta.RowsOf(a, an.Report, x.red, input.Now)); err != nil {
+			_, err := x.tables.WriteApp(ctx, delta.RowsOf(a, an.Report, x.red, input.Now))
+			x.appWrites.Record(err)
+			if err != nil {
 				x.fail(&x.deltaErrors, "delta write", input, err)
 				x.mark(x.unsaved, rec.Key)
 			}

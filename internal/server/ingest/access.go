@@ -36,6 +36,7 @@ func (in *Ingester) Status() Status {
 		}
 		e.rec.read(func(r *store.LogRecord) {
 			s.BadLines += r.Bad
+			s.Impossible += r.Impossible
 			switch {
 			case r.Done:
 				s.Done++
@@ -55,7 +56,11 @@ func (in *Ingester) Status() Status {
 func (in *Ingester) Select(keep func(r *store.LogRecord) bool) (out []store.LogRecord, total int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	for _, e := range in.entries {
+	losers := in.shadowedLocked()
+	for key, e := range in.entries {
+		if _, lost := losers[key]; lost {
+			continue
+		}
 		e.rec.read(func(r *store.LogRecord) {
 			if keep(r) {
 				out = append(out, *r)
@@ -65,12 +70,16 @@ func (in *Ingester) Select(keep func(r *store.LogRecord) bool) (out []store.LogR
 	return out, len(in.entries)
 }
 
-// Records returns a copy of every log's record, by key.
+// Records returns a copy of every log's record, by key, but those of
+// logs whose attempt another log holds and wins (duplicates.go).
 func (in *Ingester) Records() []store.LogRecord {
 	in.mu.Lock()
+	losers := in.shadowedLocked()
 	out := make([]store.LogRecord, 0, len(in.entries))
-	for _, e := range in.entries {
-		out = append(out, e.rec.get())
+	for key, e := range in.entries {
+		if _, lost := losers[key]; !lost {
+			out = append(out, e.rec.get())
+		}
 	}
 	in.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })

@@ -219,6 +219,7 @@ type Ingester struct {
 	otherShard atomic.Int64  // logs the last complete scan left to other shards
 	version    atomic.Uint64 // changes whenever any record changes
 	report     scanReport    // what the last scan found wrong; under mu
+	shadow     shadowSet     // duplicate attempts' losers (duplicates.go); under mu
 }
 
 // Version changes whenever the index (any log's record) changes, so that
@@ -251,6 +252,9 @@ type Status struct {
 	Events     int64 `json:"eventsApplied"`
 	InFlight   int64 `json:"inFlight"`
 	BadLines   int64 `json:"badLines"` // malformed lines in the logs known
+	// Impossible counts the values the logs known recorded that cannot
+	// be (model.Attempt.Impossible), summed.
+	Impossible int64 `json:"impossibleValues"`
 	// Resumed counts running logs continued from their stored replay
 	// state at startup; Saves, SaveBytes and SaveMs the states stored.
 	Resumed   int64   `json:"resumed"`

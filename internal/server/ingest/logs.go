@@ -28,7 +28,11 @@ type LogStatus struct {
 	Bytes    int64    `json:"bytes"`              // stored size when last seen
 	Events   int64    `json:"events"`             // events applied
 	BadLines int64    `json:"badLines,omitempty"` // malformed lines skipped
-	Error    string   `json:"error,omitempty"`
+	// ImpossibleValues counts the values the log recorded that cannot be
+	// (a task ending before it started, a sum past int64); the figures
+	// built on them are clamped.
+	ImpossibleValues int64  `json:"impossibleValues,omitempty"`
+	Error            string `json:"error,omitempty"`
 	// WaitingMs is how long a change of the log has waited to be read.
 	WaitingMs int64 `json:"waitingMs,omitempty"`
 }
@@ -73,9 +77,10 @@ func (in *Ingester) Logs() LogsStatus {
 	for _, root := range in.cfg.Roots {
 		out.Roots = append(out.Roots, RootStatus{Root: root, Error: in.report.rootErrors[root]})
 	}
-	for _, e := range in.entries {
+	losers := in.shadowedLocked()
+	for key, e := range in.entries {
 		r := e.rec.get()
-		s := LogStatus{Path: r.Path, AppID: r.AppID, Bytes: r.Size, Events: r.Events, BadLines: r.Bad, Error: r.Error}
+		s := LogStatus{Path: r.Path, AppID: r.AppID, Bytes: r.Size, Events: r.Events, BadLines: r.Bad, ImpossibleValues: r.Impossible, Error: r.Error}
 		switch {
 		case r.Done && r.Error != "":
 			s.State = StateFailed
@@ -85,6 +90,10 @@ func (in *Ingester) Logs() LogsStatus {
 			s.State = StateRunning
 		default:
 			s.State = StateQueued
+		}
+		if winner, lost := losers[key]; lost {
+			s.State = StateDuplicate
+			s.Error = "application " + r.AppID + attemptName(r.AttemptID) + " is also in " + winner + ", which changed last and is shown"
 		}
 		if e.sched.scheduled {
 			s.WaitingMs = now.Sub(e.sched.queuedAt).Milliseconds()

@@ -164,6 +164,7 @@ func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *repl
 	if st != nil {
 		rec.Events, rec.Bad = st.Events, st.BadLines
 	}
+	rec.Impossible = a.Impossible
 	rec.AppID, rec.AttemptID, rec.AppName, rec.User = a.AppID, a.AttemptID, a.AppName, a.SparkUser
 	rec.SparkVersion, rec.StartTime, rec.EndTime, rec.Completed = a.SparkVersion, a.StartTime, a.EndTime, a.Completed
 	rec.LastUpdated, rec.LastEvent, rec.ExitCode = a.LastUpdated, analyze.LastEventTime(a), a.ExitCode

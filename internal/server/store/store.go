@@ -43,10 +43,11 @@ var ErrNotFound = errors.New("store: not found")
 
 // Store is an open database. Its methods are safe for concurrent use.
 type Store struct {
-	enc  *zstd.Encoder // EncodeAll and DecodeAll are safe for concurrent use
-	dec  *zstd.Decoder
-	db   *bolt.DB
-	path string
+	enc    *zstd.Encoder // EncodeAll and DecodeAll are safe for concurrent use
+	dec    *zstd.Decoder
+	db     *bolt.DB
+	path   string
+	writes WriteHealth
 }
 
 // Open opens (creating when absent) the database in dir.
@@ -119,6 +120,18 @@ func (s *Store) Close() error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
+// update runs a write transaction and records how it went (Writes): a
+// full disk under --data must show in /healthz and /metrics, not only in
+// the log.
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	err := s.db.Update(fn)
+	s.writes.Record(err)
+	return err
+}
+
+// Writes is how the store's writes went.
+func (s *Store) Writes() *WriteHealth { return &s.writes }
+
 // LogRecord is what the store knows about one event log: where it is, how
 // far it was read, and the application attempt it holds.
 type LogRecord struct {
@@ -136,11 +149,14 @@ type LogRecord struct {
 	// Part and Offset: for a running log with a stored resume state
 	// (PutTail), the part (index in the log's parts) and its decoded bytes
 	// read at the time of that state; zero otherwise.
-	Part   int    `json:"part"`
-	Offset int64  `json:"offset"`
-	Events int64  `json:"events"`
-	Bad    int64  `json:"badLines"`
-	Error  string `json:"error,omitempty"`
+	Part   int   `json:"part"`
+	Offset int64 `json:"offset"`
+	Events int64 `json:"events"`
+	Bad    int64 `json:"badLines"`
+	// Impossible counts the values the log recorded that cannot be (a
+	// task ending before it starts, sums past int64: model.Attempt).
+	Impossible int64  `json:"impossibleValues,omitempty"`
+	Error      string `json:"error,omitempty"`
 
 	AppID        string `json:"appId"`
 	AttemptID    string `json:"attemptId,omitempty"`
@@ -177,7 +193,7 @@ type Run struct {
 // PutLog records a log's progress (a running or unreadable log). A log
 // recorded as done has no resume state any more.
 func (s *Store) PutLog(rec LogRecord) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if rec.Done {
 			if err := tx.Bucket(bucketTails).Delete([]byte(rec.Key)); err != nil {
 				return err
@@ -192,7 +208,7 @@ func (s *Store) PutLog(rec LogRecord) error {
 // continues the log from that point, whatever moment the process died at.
 func (s *Store) PutTail(rec LogRecord, state []byte) error {
 	rec.Done = false
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketTails).Put([]byte(rec.Key), s.pack(state)); err != nil {
 			return err
 		}
@@ -207,7 +223,7 @@ func (s *Store) Tail(key string) ([]byte, error) { return s.get(bucketTails, []b
 // (what the server shows of it without replaying it) in one commit.
 func (s *Store) PutAnalysis(rec LogRecord, report []byte, views map[string][]byte) error {
 	rec.Done = true
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketReports).Put([]byte(rec.Key), s.pack(report)); err != nil {
 			return err
 		}
@@ -242,7 +258,7 @@ func deletePrefix(b *bolt.Bucket, prefix []byte) error {
 
 // DeleteLog forgets a log that is gone.
 func (s *Store) DeleteLog(key string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if err := deletePrefix(tx.Bucket(bucketViews), viewKey(key, "")); err != nil {
 			return err
 		}
@@ -338,7 +354,7 @@ func (s *Store) AddSamples(samples []Sample) error {
 	if len(samples) == 0 {
 		return nil
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSamples)
 		for _, x := range samples {
 			if x.AppID == "" || bytes.IndexByte([]byte(x.AppID+x.ExecutorID+x.Metric), 0) >= 0 {
@@ -381,7 +397,7 @@ func (s *Store) samples(prefix []byte) ([]Sample, error) {
 // how many it deleted.
 func (s *Store) PruneSamples(before int64) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSamples)
 		var dead [][]byte
 		err := b.ForEach(func(k, v []byte) error {

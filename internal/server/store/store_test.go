@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -180,5 +181,33 @@ func TestTailState(t *testing.T) {
 	}
 	if _, err := s.Tail(rec.Key); err != nil {
 		t.Errorf("running log after PutLog: %v", err)
+	}
+}
+
+// TestWriteHealth: a failed write is counted and makes the store's
+// problem known until a write succeeds again.
+func TestWriteHealth(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutLog(LogRecord{Key: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Writes().Problem("store"); p != "" || s.Writes().Failures() != 0 {
+		t.Fatalf("after a write: problem %q, %d failures", p, s.Writes().Failures())
+	}
+	s.db.Close() // every write fails from now on
+	if err := s.PutLog(LogRecord{Key: "b"}); err == nil {
+		t.Fatal("a write to a closed database succeeded")
+	}
+	if p := s.Writes().Problem("store"); !strings.Contains(p, "store writes fail (1 since start") || s.Writes().Failures() != 1 {
+		t.Errorf("after a failed write: problem %q, %d failures", p, s.Writes().Failures())
+	}
+	var h WriteHealth
+	h.Record(errors.New("no space left on device"))
+	h.Record(nil)
+	if h.Problem("x") != "" || h.Failures() != 1 {
+		t.Errorf("after a success: problem %q, %d failures; want none and 1", h.Problem("x"), h.Failures())
 	}
 }

@@ -45,6 +45,9 @@ func Funcs() template.FuncMap {
 			return float64(part) * 100 / float64(whole)
 		},
 		"add": func(a, b int) int { return a + b },
+		// pathseg escapes an application id for a link's path: an id
+		// holding "/" is one segment (%2F), which the routes unescape.
+		"pathseg": url.PathEscape,
 		"recipeURL": func(ref string) string { // "troubleshoot/x.md#y" → "/recipes/troubleshoot/x.md?section=y"
 			path, sec, ok := strings.Cut(ref, "#")
 			if !ok {

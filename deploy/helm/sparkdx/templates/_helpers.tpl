@@ -60,3 +60,8 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ $o.serviceName | quote }}
 {{- end }}
 {{- end -}}
+
+{{/* The Secret holding the agent's bearer token: the one given, or the chart's. */}}
+{{- define "sparkdx.agentTokenSecret" -}}
+{{- default (printf "%s-agent-token" (include "sparkdx.fullname" .)) .Values.agent.auth.existingSecret -}}
+{{- end -}}

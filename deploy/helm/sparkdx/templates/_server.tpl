@@ -27,6 +27,9 @@ containers:
       - --data=/data
       - --metrics-window={{ $s.metricsWindow }}
       - --metrics-max-finished={{ $s.metricsMaxFinished }}
+      {{- $svc := printf "%s-server" (include "sparkdx.fullname" .root) }}
+      {{- $ns := .root.Release.Namespace }}
+      - --allowed-hosts={{ join "," (concat (list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns)) $s.allowedHosts) }}
       {{- with $s.appMaxAge }}
       - --app-max-age={{ . }}
       {{- end }}
