@@ -30,47 +30,59 @@ var TaskFailures = &Rule{
 
 func runTaskFailures(p *Pass) []Finding {
 	f := &p.Result.Failures
+	o := &f.Outcome
 	var out []Finding
-	fatal := -1       // the first cause that failed a job: what the shutdowns after it are folded under
-	unrecovered := -1 // else the first cause some task never recovered from
+	root := -1 // the finding of the application's root cause, when it is this rule's
+	var shutdown []string
 	for i := range f.Causes {
 		c := &f.Causes[i]
 		if c.Reason == "ExecutorLostFailure" || c.Reason == "FetchFailed" {
 			continue // executor-lost and shuffle-bottleneck explain these
 		}
-		if c.Fatal() && fatal < 0 {
-			fatal = len(out)
+		if c.Shutdown {
+			shutdown = append(shutdown, fmt.Sprintf("%s: %s (%s after the stop)", plural("stage", c.StageIDs),
+				errorText(c.Error), timesWord(c.Attempts, "attempt")))
+			continue
 		}
-		if c.Recovered < c.Tasks && unrecovered < 0 {
-			unrecovered = len(out)
+		fd := causeFinding(p, c)
+		if i == o.Cause {
+			root = len(out)
+			fd.Evidence["rootCause"] = true
+			if o.Summary != "" {
+				fd.Detail += " " + capitalize(o.Summary) + "."
+			}
 		}
-		out = append(out, causeFinding(p, c))
+		out = append(out, fd)
 	}
-	// A task that failed and never ran again, then the application shut
-	// down with jobs still running (an OutOfMemoryError that takes a
-	// local-mode driver with it, an error that stops the SparkContext):
-	// that cause is what ended them.
-	if fatal < 0 && unrecovered >= 0 && slices.ContainsFunc(f.Jobs, func(j analyze.JobFailure) bool {
-		return j.Cause < 0 && j.Kind == analyze.JobCancelledByShutdown
-	}) {
-		fatal = unrecovered
-		fd := &out[fatal]
-		fd.Severity = Critical
-		fd.Detail += " The application then shut down with its jobs unfinished."
+	// What the stop and the root cause brought along: failures after the
+	// SparkContext began to stop, jobs it cancelled, jobs no task failure
+	// explains. Folded under the root cause when this rule reports it.
+	var jobs []analyze.JobFailure
+	for _, j := range f.Jobs {
+		if j.Cause < 0 {
+			jobs = append(jobs, j)
+		}
 	}
-	// Failed jobs no task failure explains: folded under the root cause
-	// when there is one, else reported by kind.
+	if root >= 0 {
+		fd := &out[root]
+		cons := fd.Evidence["consequences"].([]string)
+		for _, j := range jobs {
+			cons = append(cons, fmt.Sprintf("job %d: %s", j.JobID, j.Message))
+		}
+		fd.Evidence["consequences"] = append(cons, shutdown...)
+		return out
+	}
+	if len(shutdown) > 0 && o.Cause < 0 {
+		out = append(out, Finding{Severity: Info, Title: "Failures after the application began to stop",
+			Detail: "Task attempts failed once the SparkContext was stopping; they are what the stop did, not a " +
+				"cause: " + strings.Join(shutdown, "; ") + ".",
+			Evidence: map[string]any{"stopTime": f.StopTime, "consequences": shutdown}})
+	}
 	byKind := map[string][]analyze.JobFailure{}
 	var kinds []string
-	for _, j := range f.Jobs {
-		if j.Cause >= 0 {
-			continue
-		}
-		if fatal >= 0 {
-			fd := &out[fatal]
-			fd.Evidence["consequences"] = append(fd.Evidence["consequences"].([]string),
-				fmt.Sprintf("job %d: %s", j.JobID, j.Message))
-			continue
+	for _, j := range jobs {
+		if o.Cause >= 0 {
+			continue // another rule reports the root cause these follow
 		}
 		if _, ok := byKind[j.Kind]; !ok {
 			kinds = append(kinds, j.Kind)
@@ -90,6 +102,12 @@ func causeFinding(p *Pass, c *analyze.FailureCause) Finding {
 	sev := gate(Warning, cost)
 	var what string
 	switch {
+	case c.Fatal() && len(c.FailedStages) == 0:
+		// No stage aborted: the task never ran again and the SparkContext
+		// stopped with the jobs unfinished (an error the driver stopped on).
+		sev = Critical
+		what = fmt.Sprintf("The task never succeeded, and the application then stopped with %s unfinished.",
+			plural("job", c.FailedJobs))
 	case c.Fatal():
 		sev = Critical
 		what = fmt.Sprintf("A task failed %s (spark.task.maxFailures is %d), which aborted %s and failed %s; "+
@@ -137,10 +155,11 @@ func jobsFinding(p *Pass, kind string, jobs []analyze.JobFailure) Finding {
 	case analyze.JobCancelled:
 		sev, title = Info, "Jobs cancelled"
 	}
+	o := &p.Result.Failures.Outcome
 	return Finding{Severity: sev, Title: title, StageIDs: stages,
 		Detail: fmt.Sprintf("%s: %s", capitalize(plural("job", ids)), jobs[0].Message),
 		Evidence: map[string]any{"jobIds": ids, "kind": kind, "message": jobs[0].Message,
-			"failedStages": nonNil(stages)}}
+			"failedStages": nonNil(stages), "rootCause": o.Cause < 0 && slices.Contains(ids, o.Job)}}
 }
 
 // titleOf names a cause by its exception, short: "ValueError: cannot
@@ -201,6 +220,14 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// timesWord counts a noun: "1 attempt", "4 attempts".
+func timesWord(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // times says a count of attempts: "once", "4 times".
