@@ -18,11 +18,17 @@ func TestThresholdEdges(t *testing.T) {
 		mod(&s)
 		return &analyze.Result{DurationMs: 20 * mn, Stages: []analyze.Stage{s}}
 	}
-	skew := func(ratio float64, maxMs int64, overStage float64) *analyze.Result {
+	// skewIn is a stage whose longest task ran ratio × the median and
+	// read input × the median task's data.
+	skewIn := func(ratio float64, maxMs int64, overStage, input float64) *analyze.Result {
 		return stage(func(s *analyze.Stage) {
 			s.TaskDurationMs = analyze.Quantiles{P50: int64(float64(maxMs) / ratio), Max: maxMs}
 			s.SkewDuration, s.MaxTaskOverStage = ratio, overStage
+			s.Longest = analyze.LongTask{DurationMs: maxMs, InputRatio: input}
 		})
+	}
+	skew := func(ratio float64, maxMs int64, overStage float64) *analyze.Result {
+		return skewIn(ratio, maxMs, overStage, 6)
 	}
 	// hosts is a stage on three hosts whose third ran n tasks at ratio ×
 	// the others' 10 s median (1 core per host: no attempt, no executors).
@@ -64,6 +70,10 @@ func TestThresholdEdges(t *testing.T) {
 	}{
 		{"skew 4× at 150 s", diagnose.DataSkew, skew(4, 150*sec, 0.75), diagnose.Warning},
 		{"skew 3.9×", diagnose.DataSkew, skew(3.9, 150*sec, 0.75), diagnose.None},
+		{"skew 10× on 5× the median's input", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 5), diagnose.Critical},
+		{"10× on 4.9× the median's input: not skew", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 4.9), diagnose.None},
+		{"10× on the median's input: a straggler, not skew", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 1), diagnose.None},
+		{"10× on unknown input: not skew", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 0), diagnose.None},
 		{"skew 4× costing 4.9 %", diagnose.DataSkew, skew(4, 78*sec, 0.75), diagnose.Info},
 		{"skew 10× costing 45 %", diagnose.DataSkew, skew(10, 600*sec, 0.9), diagnose.Critical},
 		{"skew 10× costing 15 %", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Warning},
