@@ -31,8 +31,14 @@ func runExecutorLost(p *Pass) []Finding {
 	for i := range p.Result.Executors {
 		e := &p.Result.Executors[i]
 		switch {
-		// Spark's own verdict ("Exit Caused By App") wins over the reason text.
-		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1 && !e.Loss.Unrelated):
+		// Spark's own verdict ("Exit Caused By App") wins over the reason
+		// text — but it is about the task that was running, not the
+		// executor: a JVM that died of OutOfMemoryError (exit 52) or was
+		// killed for its memory is the application's loss even when Spark
+		// calls it unrelated to the task that ran beside the one that ran
+		// out.
+		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1 &&
+			(!e.Loss.Unrelated || e.Loss.Cause.IsMemoryKill())):
 			lost = append(lost, e)
 			if e.Loss.Cause.IsMemoryKill() && e.Loss.FailedTasks > 0 {
 				memoryKillFailedTasks = true
@@ -69,27 +75,54 @@ func runExecutorLost(p *Pass) []Finding {
 	}
 	first := list[0]
 	// The fetch failures of shuffle output the lost executors held are
-	// this loss's consequence (shuffle-bottleneck leaves them out).
+	// this loss's consequence (shuffle-bottleneck leaves them out), and so
+	// are the jobs the lost executors' tasks or those fetches failed.
 	fetchFailed, fetchStages := 0, []int(nil)
-	for _, c := range p.Result.Failures.Causes {
-		if c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor) {
+	var failedJobs []int
+	root := false
+	for i, c := range p.Result.Failures.Causes {
+		ours := c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor)
+		if ours {
 			fetchFailed += c.Attempts
 			fetchStages = append(fetchStages, c.StageIDs...)
 		}
+		if c.Reason == "ExecutorLostFailure" && slices.ContainsFunc(c.ExecutorIDs, func(id string) bool { return slices.Contains(ids, id) }) {
+			ours = true
+		}
+		if ours {
+			failedJobs = append(failedJobs, c.FailedJobs...)
+			root = root || i == p.Result.Failures.Outcome.Cause
+		}
+	}
+	slices.Sort(failedJobs)
+	failedJobs = slices.Compact(failedJobs)
+	if len(failedJobs) > 0 && len(lost) > 0 {
+		sev = Critical
 	}
 	stages := append(lostStages(p, ids), fetchStages...)
 	stages = append(stages, maxedStages...)
 	slices.Sort(stages)
 	stages = slices.Compact(stages)
-	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
-		len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed)
+	exit := fmt.Sprintf("exited with code %d", first.Loss.ExitCode)
+	if first.Loss.ExitCode == -1 {
+		exit = "went with no exit code in the log"
+	}
+	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, %s (%s); %d task attempt(s) failed with them.",
+		len(list), causeSummary(causes), first.ID, exit, first.Loss.Cause, failed)
 	if fetchFailed > 0 {
 		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", fetchFailed)
+	}
+	if len(failedJobs) > 0 {
+		detail += fmt.Sprintf(" The losses failed %s.", plural("job", failedJobs))
+		if root && p.Result.Failures.Outcome.Summary != "" {
+			detail += " " + capitalize(p.Result.Failures.Outcome.Summary) + "."
+		}
 	}
 	return []Finding{{Severity: sev, ExecutorIDs: ids, StageIDs: stages,
 		Detail: detail,
 		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
-			"fetchFailuresCaused": fetchFailed,
+			"fetchFailuresCaused": fetchFailed, "failedJobs": nonNil(failedJobs), "rootCause": root,
+			"removals": removals(p),
 			"cause":               string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
 			"stagesWithTaskAtMaxFailures": maxedStages}}}
 }
@@ -138,4 +171,15 @@ func tasksAtMaxFailures(p *Pass) []int {
 		}
 	}
 	return out
+}
+
+// removals counts the executors the log shows removed, for any reason.
+func removals(p *Pass) int {
+	n := 0
+	for _, e := range p.Result.Executors {
+		if e.RemovedTime != -1 && e.ID != "driver" {
+			n++
+		}
+	}
+	return n
 }
