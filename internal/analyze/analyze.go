@@ -56,6 +56,7 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 		r.Stages = append(r.Stages, st)
 	}
 	joinPairs(r.SQL, r.Stages)
+	r.Plugins = plugins(a, r.SQL, r.Stages)
 	r.Executors = make([]Executor, 0, len(a.Executors))
 	for _, e := range a.Executors {
 		r.Executors = append(r.Executors, executorStats(e, acc[e.ID], r.EndTime))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -81,6 +82,9 @@ func groupCauses(a *model.Attempt, stop int64) causeGroups {
 	recovered := recoveredTasks(a)
 	for i := range g.causes {
 		c := &g.causes[i]
+		if c.Error.Frame == (Frame{}) && c.Reason == "ExceptionFailure" {
+			c.Error.Frame = callSite(a, c.StageIDs)
+		}
 		c.Tasks = len(per[i].tasks)
 		for k, n := range per[i].tasks {
 			c.MaxAttempts = max(c.MaxAttempts, n)
@@ -253,4 +257,29 @@ func lossMessage(l *model.ExecutorLoss) string {
 		msg += ": " + l.Reason
 	}
 	return msg
+}
+
+// callSiteRE reads the user's line in a stage's name, Spark's call site:
+// "collect at /jobs/nds_power.py:131", "count at Report.scala:42".
+var callSiteRE = regexp.MustCompile(`^\S+ at (\S+):(\d+)$`)
+
+// callSite is the user's line that started the first of stages, from its
+// call site: where a failure's stack has only library frames (Spark's,
+// a plugin's), the line in the user's program that ran the stage. Zero
+// when the name is not a call site in the user's code.
+func callSite(a *model.Attempt, stages []int) Frame {
+	for _, id := range stages {
+		for _, s := range a.Stages {
+			if s.StageID != id {
+				continue
+			}
+			m := callSiteRE.FindStringSubmatch(s.Name)
+			if m == nil || pythonLibrary(m[1]) || strings.HasSuffix(m[1], ".java") {
+				return Frame{} // "count at NativeMethodAccessorImpl.java:0": Py4J's, not the user's
+			}
+			line, _ := strconv.Atoi(m[2])
+			return Frame{File: m[1], Line: line}
+		}
+	}
+	return Frame{}
 }

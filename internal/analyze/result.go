@@ -28,6 +28,7 @@ type Result struct {
 	Jobs      []Job
 	Failures  Failures
 	Streaming []StreamingQuery // Structured Streaming query runs, by start
+	Plugins   Plugins          // accelerators: RAPIDS (GPU), Photon
 }
 
 // Phase names a kind of wall time in the timeline.
@@ -163,6 +164,7 @@ type Stage struct {
 	Balance
 	Capacity
 	Outcomes
+	GPU GPUStage // the RAPIDS Accelerator's metrics; zero without them
 }
 
 // TaskTimes is where a stage's task time went, as Spark's stage page
@@ -226,7 +228,8 @@ type Balance struct {
 
 // LongTask is one stage's longest warm task: the first tasks on a fresh
 // executor (started before its first task finished) pay deserialization,
-// class loading and JIT warm-up, about a second, and are left out.
+// class loading and JIT warm-up, about a second, and are left out when
+// that explains their excess over the median (warmUpMs).
 type LongTask struct {
 	TaskID            int64
 	DurationMs, RunMs int64

@@ -17,6 +17,7 @@ func stageStats(s *model.StageAttempt, cold coldTasks) Stage {
 	out.StageIO = stageIO(&s.Metrics)
 	out.Balance = balance(s, out.TaskDurationMs, out.DurationMs, cold)
 	out.Outcomes = outcomes(s)
+	out.GPU = gpuStage(s)
 	return out
 }
 

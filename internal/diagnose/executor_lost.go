@@ -123,7 +123,7 @@ func runExecutorLost(p *Pass) []Finding {
 		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
 			"fetchFailuresCaused": fetchFailed, "failedJobs": nonNil(failedJobs), "rootCause": root,
 			"removals": removals(p),
-			"cause":               string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
+			"cause":    string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
 			"stagesWithTaskAtMaxFailures": maxedStages}}}
 }
 

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
 var idleCores = Threshold{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80,
@@ -49,14 +51,19 @@ func runIdleExecutors(p *Pass) []Finding {
 	}
 	var execs []idle
 	var capMs, busy int64
+	slots := taskSlots(r)
 	for _, e := range r.Executors {
 		if e.ID == "driver" || e.Cores <= 0 {
 			continue
 		}
-		capMs += e.LifetimeMs * int64(e.Cores)
-		b := min(e.BusyMs, e.LifetimeMs*int64(e.Cores))
+		cores := int64(e.Cores)
+		if slots > 0 {
+			cores = min(cores, int64(slots))
+		}
+		capMs += e.LifetimeMs * cores
+		b := min(e.BusyMs, e.LifetimeMs*cores)
 		busy += b
-		execs = append(execs, idle{e.ID, e.LifetimeMs*int64(e.Cores) - b})
+		execs = append(execs, idle{e.ID, e.LifetimeMs*cores - b})
 	}
 	if capMs == 0 {
 		return nil
@@ -91,7 +98,20 @@ func runIdleExecutors(p *Pass) []Finding {
 		Detail: detail,
 		Evidence: map[string]any{"idleCoreRatio": round(ratio), "idleCoreHours": round(hours),
 			"coreHours": round(float64(capMs) / 3.6e6), "busyCoreHours": round(float64(busy) / 3.6e6),
-			"lowParallelismCoreHours": round(float64(lowPar) / 3.6e6), "executors": len(execs)}}}
+			"lowParallelismCoreHours": round(float64(lowPar) / 3.6e6), "executors": len(execs),
+			"taskSlotsPerExecutor": slots}}}
+}
+
+// taskSlots is how many tasks an executor of a RAPIDS application runs at
+// once, as its GPU resources allow; 0 for other applications (every core
+// is a slot). A core beyond the slots cannot run a task: it is not idle
+// but unusable, the GPU being the bottleneck — and tasks waiting for the
+// GPU (its semaphore) are busy, in their task time.
+func taskSlots(r *analyze.Result) int {
+	if r.Plugins.RAPIDS == nil {
+		return 0
+	}
+	return r.Plugins.RAPIDS.TaskSlots
 }
 
 // interactive tells whether an application is an interactive shell, by the

@@ -148,15 +148,18 @@ func stragglerTasks(p *Pass, s *analyze.Stage) (Finding, bool) {
 		host = mix.hosts[0]
 	}
 	input := "on as much data as the median task (" + readText(l.Bytes, l.Records) + ")"
+	why := "A slow node, executor or read, not the data."
 	if l.InputRatio == 0 {
-		input = "with no input the log counts for its tasks"
+		input = "with no input the log counts for the stage's tasks"
+		why = "The log counts no input for these tasks (an RDD from the driver, a generator), so it cannot rule out " +
+			"skew in what they computed; their hosts and GC say whether the node was slow."
 	}
 	return Finding{Severity: gate(sev, cost), Title: "Straggler tasks", StageIDs: []int{s.StageID}, Cost: cost,
 		ExecutorIDs: mix.executors,
 		Detail: fmt.Sprintf("In %s, %d task(s) ran ≥ %.0f× the median %s — the longest %s (%.1f×) %s — on host(s) %s, "+
-			"executor(s) %s; %s. A slow node, executor or read, not the data.",
+			"executor(s) %s; %s. %s",
 			stageRef(s), len(ids), stragglerTask.Warning, fmtMs(med), fmtMs(l.DurationMs), ratio, input,
-			strings.Join(mix.hosts, ", "), strings.Join(mix.executors, ", "), mix.text()),
+			strings.Join(mix.hosts, ", "), strings.Join(mix.executors, ", "), mix.text(), why),
 		Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "host": host, "hosts": mix.hosts,
 			"stragglers": len(ids), "maxTaskMs": l.DurationMs, "medianTaskMs": med, "ratio": round(ratio),
 			"inputMaxOverMedian": round(l.InputRatio), "gcShare": round(mix.gcShare()), "locality": mix.localities,

@@ -129,7 +129,14 @@ func causeFinding(p *Pass, c *analyze.FailureCause) Finding {
 	detail := fmt.Sprintf("%d attempt(s) of %d task(s) in %s failed with %s%s on executor(s) %s (%s). %s",
 		c.Attempts, c.Tasks, plural("stage", c.StageIDs), errorText(e), where,
 		strings.Join(c.ExecutorIDs, ", "), strings.Join(c.Hosts, ", "), what)
+	recipe := ""
+	if analyze.IsGPUOOM(e.Class) {
+		// The GPU ran out of memory: GPU advice, not the JVM's.
+		recipe = "troubleshoot/gpu-memory.md#gpu-out-of-memory"
+		detail += " The RAPIDS Accelerator ran out of GPU memory after its retries."
+	}
 	return Finding{Severity: sev, Title: titleOf(e), StageIDs: c.StageIDs, ExecutorIDs: c.ExecutorIDs, Cost: cost,
+		Recipe: recipe,
 		Detail: detail,
 		Evidence: map[string]any{"exception": e.Class, "message": e.Message, "wrapper": e.Wrapper,
 			"userFrame": e.Frame.String(), "userFile": e.Frame.File, "userLine": e.Frame.Line,

@@ -67,3 +67,48 @@ func nonNilInts(s []int) []int {
 	}
 	return s
 }
+
+// Plugin is an accelerator the application ran with (analyze.Plugins).
+type Plugin struct {
+	Name    string `json:"name"`    // "RAPIDS Accelerator", "Photon"
+	Version string `json:"version"` // "" when the log does not say
+	// PlanNodes of AllNodes SQL plan nodes ran on it.
+	PlanNodes int `json:"planNodes"`
+	AllNodes  int `json:"allNodes"`
+}
+
+// pluginsOf lists the analysis's accelerators, RAPIDS first.
+func pluginsOf(res *analyze.Result) []Plugin {
+	out := []Plugin{}
+	for _, p := range []*analyze.Plugin{res.Plugins.RAPIDS, res.Plugins.Photon} {
+		if p != nil {
+			out = append(out, Plugin{Name: p.Name, Version: p.Version, PlanNodes: p.PlanNodes, AllNodes: p.AllNodes})
+		}
+	}
+	return out
+}
+
+// String names a plugin with its version, for a report's header.
+func (p Plugin) String() string {
+	if p.Version == "" {
+		return p.Name + " (version not in the log)"
+	}
+	return p.Name + " " + p.Version
+}
+
+// Status says how the application ended, for a report's header: Spark's
+// view (completed, or not) and, when a job failed, which — the text the
+// serve badge shows as its title.
+func (r *Report) Status() string {
+	s := "completed"
+	if !r.App.Completed {
+		s = "incomplete (no application end; times run to the last event)"
+	}
+	switch o := r.Outcome; o.Status {
+	case analyze.OutcomeFailed:
+		s += " · failed: " + o.Summary
+	case analyze.OutcomeStopped:
+		s += " · stopped: " + o.Summary
+	}
+	return s
+}

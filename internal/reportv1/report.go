@@ -36,6 +36,7 @@ type Report struct {
 	ExecutorDetails []ExecutorDetail `json:"executorDetails"`
 	Timeline        []Interval       `json:"timeline"`
 	Outcome         Outcome          `json:"outcome"`
+	Plugins         []Plugin         `json:"plugins"` // accelerators: RAPIDS (GPU), Photon
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -175,6 +176,7 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 		r.ExecutorDetails = append(r.ExecutorDetails, executorDetail(&res.Executors[i]))
 	}
 	r.Outcome = OutcomeOf(res)
+	r.Plugins = pluginsOf(res)
 	r.Timeline = make([]Interval, 0, len(res.Timeline))
 	for _, iv := range res.Timeline {
 		r.Timeline = append(r.Timeline, Interval{Start: iv.Start, End: iv.End, Phase: string(iv.Phase)})

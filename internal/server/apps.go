@@ -88,7 +88,7 @@ type AppSummary struct {
 	// Outcome is the report's outcome (reportv1.Outcome): whether a job
 	// failed, which, and what failed it; nil before the first analysis.
 	Outcome *reportv1.Outcome `json:"outcome,omitempty"`
-	Log        string           `json:"log"`
+	Log     string            `json:"log"`
 	// LastUpdated is when the log last changed (epoch ms).
 	LastUpdated int64 `json:"lastUpdated"`
 	key         string
