@@ -134,7 +134,7 @@ func (v joinView) detail() string {
 		s += fmt.Sprintf(" The %s right after it kept %s of them (%.1f%% dropped).", v.after, units.Count(v.afterRows),
 			100*v.droppedShare)
 	default:
-		s += fmt.Sprintf(" The %s right after it reduced them to %s rows.", v.after, units.Count(v.afterRows))
+		s += fmt.Sprintf(" The %s right after it reduced them to %s.", v.after, rowsText(v.afterRows))
 	}
 	return s
 }
@@ -187,4 +187,12 @@ func joinCost(p *Pass, sqlID int64, stages []int) *Cost {
 		basis = "the query's stages: wall their durations, core their task time (an upper bound)"
 	}
 	return p.cost(wall, core, basis)
+}
+
+// rowsText counts rows: "1 row", "16 rows", "4.00 M rows".
+func rowsText(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return units.Count(n) + " rows"
 }

@@ -166,7 +166,7 @@ func jobsFinding(p *Pass, kind string, jobs []analyze.JobFailure) Finding {
 	return Finding{Severity: sev, Title: title, StageIDs: stages,
 		Detail: fmt.Sprintf("%s: %s", capitalize(plural("job", ids)), jobs[0].Message),
 		Evidence: map[string]any{"jobIds": ids, "kind": kind, "message": jobs[0].Message,
-			"failedStages": nonNil(stages), "rootCause": o.Cause < 0 && slices.Contains(ids, o.Job)}}
+			"failedStages": nonNil(stages), "rootCause": o.Status == analyze.OutcomeFailed && o.Cause < 0 && slices.Contains(ids, o.Job)}}
 }
 
 // titleOf names a cause by its exception, short: "ValueError: cannot
