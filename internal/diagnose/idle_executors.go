@@ -52,6 +52,7 @@ func runIdleExecutors(p *Pass) []Finding {
 	var execs []idle
 	var capMs, busy int64
 	slots := taskSlots(r)
+	running := unfinishedBusy(p)
 	for _, e := range r.Executors {
 		if e.ID == "driver" || e.Cores <= 0 {
 			continue
@@ -61,7 +62,7 @@ func runIdleExecutors(p *Pass) []Finding {
 			cores = min(cores, int64(slots))
 		}
 		capMs += e.LifetimeMs * cores
-		b := min(e.BusyMs, e.LifetimeMs*cores)
+		b := min(e.BusyMs+running[e.ID], e.LifetimeMs*cores)
 		busy += b
 		execs = append(execs, idle{e.ID, e.LifetimeMs*cores - b})
 	}
@@ -122,4 +123,26 @@ func interactive(appName string) bool {
 		return true
 	}
 	return false
+}
+
+// unfinishedBusy is, per executor, the time of the tasks still running
+// when the log ends — their executor held a core for them from launch to
+// its removal or the application's end (a job the stop cancelled ends its
+// tasks without a task end): busy, not idle.
+func unfinishedBusy(p *Pass) map[string]int64 {
+	out := map[string]int64{}
+	end := p.Result.EndTime
+	for _, s := range p.Attempt.Stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime != 0 || t.LaunchTime <= 0 {
+				continue
+			}
+			stop := end
+			if e := p.Attempt.Executor(t.ExecutorID); e != nil && e.RemoveTime > 0 {
+				stop = min(stop, e.RemoveTime)
+			}
+			out[t.ExecutorID] += max(stop-t.LaunchTime, 0)
+		}
+	}
+	return out
 }

@@ -72,12 +72,6 @@ func runTaskFailures(p *Pass) []Finding {
 		fd.Evidence["consequences"] = append(cons, shutdown...)
 		return out
 	}
-	if len(shutdown) > 0 && o.Cause < 0 {
-		out = append(out, Finding{Severity: Info, Title: "Failures after the application began to stop",
-			Detail: "Task attempts failed once the SparkContext was stopping; they are what the stop did, not a " +
-				"cause: " + strings.Join(shutdown, "; ") + ".",
-			Evidence: map[string]any{"stopTime": f.StopTime, "consequences": shutdown}})
-	}
 	byKind := map[string][]analyze.JobFailure{}
 	var kinds []string
 	for _, j := range jobs {
@@ -89,8 +83,23 @@ func runTaskFailures(p *Pass) []Finding {
 		}
 		byKind[j.Kind] = append(byKind[j.Kind], j)
 	}
+	folded := false
 	for _, k := range kinds {
-		out = append(out, jobsFinding(p, k, byKind[k]))
+		fd := jobsFinding(p, k, byKind[k])
+		if k == analyze.JobCancelledByShutdown && len(shutdown) > 0 {
+			// What failed once the stop began belongs with the jobs it cancelled.
+			fd.Detail += " Task attempts failed as it stopped, what the stop did and not a cause: " +
+				strings.Join(shutdown, "; ") + "."
+			fd.Evidence["consequences"] = shutdown
+			folded = true
+		}
+		out = append(out, fd)
+	}
+	if len(shutdown) > 0 && o.Cause < 0 && !folded {
+		out = append(out, Finding{Severity: Info, Title: "Failures after the application began to stop",
+			Detail: "Task attempts failed once the SparkContext was stopping; they are what the stop did, not a " +
+				"cause: " + strings.Join(shutdown, "; ") + ".",
+			Evidence: map[string]any{"stopTime": f.StopTime, "consequences": shutdown}})
 	}
 	return out
 }
