@@ -32,7 +32,7 @@ func TestLive(t *testing.T) {
 					continue
 				}
 				var c *sparktest.Cluster
-				if s.LateWorkerSeconds == 0 && s.KillExecutorAtMarks == 0 {
+				if s.LateWorkerSeconds == 0 && s.KillExecutorAtMarks == 0 && s.Throttle == nil {
 					if shared[s.Cluster] == nil {
 						shared[s.Cluster] = startCluster(t, line, s)
 					}
