@@ -60,29 +60,7 @@ const (
 func outcome(a *model.Attempt, f *Failures, running bool) Outcome {
 	o := Outcome{Jobs: len(a.Jobs), FailedJobs: []int{}, StoppedJobs: []int{}, Job: -1, Cause: -1, Stage: -1,
 		StageAttempt: -1, Task: -1}
-	root := -1 // index in f.Jobs
-	for i := range f.Jobs {
-		j := &f.Jobs[i]
-		if j.Cause < 0 {
-			continue
-		}
-		if root < 0 || f.Causes[j.Cause].FirstTime < f.Causes[f.Jobs[root].Cause].FirstTime {
-			root = i
-		}
-	}
-	if root < 0 {
-		if c := unrecoveredBefore(f); c >= 0 {
-			for i := range f.Jobs {
-				if j := &f.Jobs[i]; j.Kind == JobCancelledByShutdown {
-					j.Cause = c
-					f.Causes[c].FailedJobs = append(f.Causes[c].FailedJobs, j.JobID)
-					if root < 0 {
-						root = i
-					}
-				}
-			}
-		}
-	}
+	root := rootJob(f) // index in f.Jobs
 	for i := range f.Jobs {
 		j := &f.Jobs[i]
 		switch {
@@ -120,6 +98,40 @@ func outcome(a *model.Attempt, f *Failures, running bool) Outcome {
 	}
 	o.Summary = o.summary(a.Job(last))
 	return o
+}
+
+// rootJob is the index in f.Jobs of the job the root cause failed: of the
+// jobs a task failure explains, the one whose cause came first; else, when
+// the stop cancelled jobs after a task failed and never recovered, the
+// first of those, which that failure is made the cause of; -1 when none.
+func rootJob(f *Failures) int {
+	root := -1
+	for i := range f.Jobs {
+		j := &f.Jobs[i]
+		if j.Cause < 0 {
+			continue
+		}
+		if root < 0 || f.Causes[j.Cause].FirstTime < f.Causes[f.Jobs[root].Cause].FirstTime {
+			root = i
+		}
+	}
+	if root >= 0 {
+		return root
+	}
+	c := unrecoveredBefore(f)
+	if c < 0 {
+		return -1
+	}
+	for i := range f.Jobs {
+		if j := &f.Jobs[i]; j.Kind == JobCancelledByShutdown {
+			j.Cause = c
+			f.Causes[c].FailedJobs = append(f.Causes[c].FailedJobs, j.JobID)
+			if root < 0 {
+				root = i
+			}
+		}
+	}
+	return root
 }
 
 // unrecoveredBefore is the first cause, before the stop and not caused by

@@ -74,32 +74,11 @@ func runExecutorLost(p *Pass) []Finding {
 			"cause": string(e.Loss.Cause), "failedTasks": e.Loss.FailedTasks, "removedTime": e.RemovedTime})
 	}
 	first := list[0]
-	// The fetch failures of shuffle output the lost executors held are
-	// this loss's consequence (shuffle-bottleneck leaves them out), and so
-	// are the jobs the lost executors' tasks or those fetches failed.
-	fetchFailed, fetchStages := 0, []int(nil)
-	var failedJobs []int
-	root := false
-	for i, c := range p.Result.Failures.Causes {
-		ours := c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor)
-		if ours {
-			fetchFailed += c.Attempts
-			fetchStages = append(fetchStages, c.StageIDs...)
-		}
-		if c.Reason == "ExecutorLostFailure" && slices.ContainsFunc(c.ExecutorIDs, func(id string) bool { return slices.Contains(ids, id) }) {
-			ours = true
-		}
-		if ours {
-			failedJobs = append(failedJobs, c.FailedJobs...)
-			root = root || i == p.Result.Failures.Outcome.Cause
-		}
-	}
-	slices.Sort(failedJobs)
-	failedJobs = slices.Compact(failedJobs)
-	if len(failedJobs) > 0 && len(lost) > 0 {
+	cons := lossConsequences(p, ids)
+	if len(cons.failedJobs) > 0 && len(lost) > 0 {
 		sev = Critical
 	}
-	stages := append(lostStages(p, ids), fetchStages...)
+	stages := append(lostStages(p, ids), cons.fetchStages...)
 	stages = append(stages, maxedStages...)
 	slices.Sort(stages)
 	stages = slices.Compact(stages)
@@ -109,22 +88,54 @@ func runExecutorLost(p *Pass) []Finding {
 	}
 	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, %s (%s); %d task attempt(s) failed with them.",
 		len(list), causeSummary(causes), first.ID, exit, first.Loss.Cause, failed)
-	if fetchFailed > 0 {
-		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", fetchFailed)
+	if cons.fetchFailed > 0 {
+		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", cons.fetchFailed)
 	}
-	if len(failedJobs) > 0 {
-		detail += fmt.Sprintf(" The losses failed %s.", plural("job", failedJobs))
-		if root && p.Result.Failures.Outcome.Summary != "" {
+	if len(cons.failedJobs) > 0 {
+		detail += fmt.Sprintf(" The losses failed %s.", plural("job", cons.failedJobs))
+		if cons.root && p.Result.Failures.Outcome.Summary != "" {
 			detail += " " + capitalize(p.Result.Failures.Outcome.Summary) + "."
 		}
 	}
 	return []Finding{{Severity: sev, ExecutorIDs: ids, StageIDs: stages,
 		Detail: detail,
 		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
-			"fetchFailuresCaused": fetchFailed, "failedJobs": nonNil(failedJobs), "rootCause": root,
+			"fetchFailuresCaused": cons.fetchFailed, "failedJobs": nonNil(cons.failedJobs), "rootCause": cons.root,
 			"removals": removals(p),
 			"cause":    string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
 			"stagesWithTaskAtMaxFailures": maxedStages}}}
+}
+
+// consequences are what executor losses brought along.
+type consequences struct {
+	fetchFailed int   // fetch failures of the output they held
+	fetchStages []int // the stages those failed in
+	failedJobs  []int // jobs their tasks' failures or those fetches failed
+	root        bool  // one of them is the application's root cause
+}
+
+// lossConsequences gathers the consequences of losing executors ids: the
+// fetch failures of shuffle output they held (shuffle-bottleneck leaves
+// them out) and the jobs the lost executors' tasks or those fetches failed.
+func lossConsequences(p *Pass, ids []string) consequences {
+	var out consequences
+	for i, c := range p.Result.Failures.Causes {
+		ours := c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor)
+		if ours {
+			out.fetchFailed += c.Attempts
+			out.fetchStages = append(out.fetchStages, c.StageIDs...)
+		}
+		if c.Reason == "ExecutorLostFailure" && slices.ContainsFunc(c.ExecutorIDs, func(id string) bool { return slices.Contains(ids, id) }) {
+			ours = true
+		}
+		if ours {
+			out.failedJobs = append(out.failedJobs, c.FailedJobs...)
+			out.root = out.root || i == p.Result.Failures.Outcome.Cause
+		}
+	}
+	slices.Sort(out.failedJobs)
+	out.failedJobs = slices.Compact(out.failedJobs)
+	return out
 }
 
 func causeSummary(causes map[string]int) string {

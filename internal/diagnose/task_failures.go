@@ -30,10 +30,39 @@ var TaskFailures = &Rule{
 
 func runTaskFailures(p *Pass) []Finding {
 	f := &p.Result.Failures
+	out, root, shutdown := causeFindings(p)
+	// What the stop and the root cause brought along: failures after the
+	// SparkContext began to stop, jobs it cancelled, jobs no task failure
+	// explains. Folded under the root cause when this rule reports it.
+	var jobs []analyze.JobFailure
+	for _, j := range f.Jobs {
+		if j.Cause < 0 {
+			jobs = append(jobs, j)
+		}
+	}
+	if root >= 0 {
+		fd := &out[root]
+		cons := fd.Evidence["consequences"].([]string)
+		for _, j := range jobs {
+			cons = append(cons, fmt.Sprintf("job %d: %s", j.JobID, j.Message))
+		}
+		fd.Evidence["consequences"] = append(cons, shutdown...)
+		return out
+	}
+	if f.Outcome.Cause >= 0 {
+		return out // another rule reports the root cause these follow
+	}
+	return append(out, unexplained(p, jobs, shutdown)...)
+}
+
+// causeFindings are the findings of the causes this rule reports (not
+// executor losses and fetch failures), the index of the application's
+// root cause among them (-1 when another rule's), and the failures after
+// the stop, said in a line each.
+func causeFindings(p *Pass) (out []Finding, root int, shutdown []string) {
+	f := &p.Result.Failures
 	o := &f.Outcome
-	var out []Finding
-	root := -1 // the finding of the application's root cause, when it is this rule's
-	var shutdown []string
+	root = -1
 	for i := range f.Causes {
 		c := &f.Causes[i]
 		if c.Reason == "ExecutorLostFailure" || c.Reason == "FetchFailed" {
@@ -54,30 +83,17 @@ func runTaskFailures(p *Pass) []Finding {
 		}
 		out = append(out, fd)
 	}
-	// What the stop and the root cause brought along: failures after the
-	// SparkContext began to stop, jobs it cancelled, jobs no task failure
-	// explains. Folded under the root cause when this rule reports it.
-	var jobs []analyze.JobFailure
-	for _, j := range f.Jobs {
-		if j.Cause < 0 {
-			jobs = append(jobs, j)
-		}
-	}
-	if root >= 0 {
-		fd := &out[root]
-		cons := fd.Evidence["consequences"].([]string)
-		for _, j := range jobs {
-			cons = append(cons, fmt.Sprintf("job %d: %s", j.JobID, j.Message))
-		}
-		fd.Evidence["consequences"] = append(cons, shutdown...)
-		return out
-	}
+	return out, root, shutdown
+}
+
+// unexplained reports, when no task failure is the root cause, the failed
+// jobs no task failure explains (by kind) and the failures after the stop,
+// with the jobs the stop cancelled when there are such.
+func unexplained(p *Pass, jobs []analyze.JobFailure, shutdown []string) []Finding {
+	var out []Finding
 	byKind := map[string][]analyze.JobFailure{}
 	var kinds []string
 	for _, j := range jobs {
-		if o.Cause >= 0 {
-			continue // another rule reports the root cause these follow
-		}
 		if _, ok := byKind[j.Kind]; !ok {
 			kinds = append(kinds, j.Kind)
 		}
@@ -95,11 +111,11 @@ func runTaskFailures(p *Pass) []Finding {
 		}
 		out = append(out, fd)
 	}
-	if len(shutdown) > 0 && o.Cause < 0 && !folded {
+	if len(shutdown) > 0 && !folded {
 		out = append(out, Finding{Severity: Info, Title: "Failures after the application began to stop",
 			Detail: "Task attempts failed once the SparkContext was stopping; they are what the stop did, not a " +
 				"cause: " + strings.Join(shutdown, "; ") + ".",
-			Evidence: map[string]any{"stopTime": f.StopTime, "consequences": shutdown}})
+			Evidence: map[string]any{"stopTime": p.Result.Failures.StopTime, "consequences": shutdown}})
 	}
 	return out
 }
