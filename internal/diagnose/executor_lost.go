@@ -82,12 +82,8 @@ func runExecutorLost(p *Pass) []Finding {
 	stages = append(stages, maxedStages...)
 	slices.Sort(stages)
 	stages = slices.Compact(stages)
-	exit := fmt.Sprintf("exited with code %d", first.Loss.ExitCode)
-	if first.Loss.ExitCode == -1 {
-		exit = "went with no exit code in the log"
-	}
-	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, %s (%s); %d task attempt(s) failed with them.",
-		len(list), causeSummary(causes), first.ID, exit, first.Loss.Cause, failed)
+	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
+		len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed)
 	if cons.fetchFailed > 0 {
 		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", cons.fetchFailed)
 	}
@@ -176,7 +172,7 @@ func tasksAtMaxFailures(p *Pass) []int {
 			if t.Failed {
 				fails[t.Index]++
 				if fails[t.Index] == limit {
-					out = append(out, s.StageID)
+					out = addOnce(out, s.StageID)
 				}
 			}
 		}
