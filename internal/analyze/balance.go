@@ -96,9 +96,11 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64, cold col
 		out.LongestTaskEndsStage = lastEnd-longestEnd <= max(1000, stageMs/20)
 	}
 	if warm != nil {
+		ends := func(t *model.Task) bool { return lastEnd-t.FinishTime <= max(1000, stageMs/20) }
 		out.Longest = longTask(warm, out.TaskBytes.P50, out.TaskRecords.P50)
 		out.Longest.ColdSkipped = coldLonger(s, out.Longest.DurationMs, durations.P50, cold)
-		out.Slow = slowTasks(s, durations.P50, out.TaskBytes.P50, out.TaskRecords.P50, cold)
+		out.Longest.EndsStage = ends(warm)
+		out.Slow = slowTasks(s, durations.P50, out.TaskBytes.P50, out.TaskRecords.P50, cold, ends)
 	}
 	for h, a := range hosts {
 		out.Hosts = append(out.Hosts, HostStat{Host: h, Tasks: len(a.durs), MedianTaskMs: median(a.durs),
@@ -143,14 +145,16 @@ func over(v, med int64) float64 {
 
 // slowTasks are the stage's warm successful tasks that ran at least twice
 // the median duration, longest first, at most 20.
-func slowTasks(s *model.StageAttempt, med, medBytes, medRecords int64, cold coldTasks) []LongTask {
+func slowTasks(s *model.StageAttempt, med, medBytes, medRecords int64, cold coldTasks, ends func(*model.Task) bool) []LongTask {
 	if med <= 0 {
 		return nil
 	}
 	var out []LongTask
 	for _, t := range s.Tasks {
 		if t.Successful() && !cold.excused(t, med) && t.FinishTime-t.LaunchTime >= 2*med {
-			out = append(out, longTask(t, medBytes, medRecords))
+			l := longTask(t, medBytes, medRecords)
+			l.EndsStage = ends(t)
+			out = append(out, l)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].DurationMs > out[j].DurationMs })

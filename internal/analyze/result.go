@@ -243,6 +243,9 @@ type LongTask struct {
 	InputRatio float64
 	// ColdSkipped counts the stage's fresh-executor tasks that ran longer.
 	ColdSkipped int
+	// EndsStage says the task finished last (within max(1 s, 5 % of the
+	// stage)): the stage waited for it.
+	EndsStage bool
 }
 
 // Capacity is the cores a stage had while it ran, and what else used

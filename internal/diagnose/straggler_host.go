@@ -20,7 +20,8 @@ var hostSlowdown = Threshold{Metric: "host median task time ÷ median of per-hos
 
 var stragglerTask = Threshold{Metric: "longest warm task duration ÷ median, on equal input", Warning: 4, Critical: 10,
 	Gate: "the longest task read < 5× the median task's bytes and records (else data-skew); the first tasks on a " +
-		"fresh executor do not count; the stage waited for it (as data-skew); no host finding for the stage; " +
+		"fresh executor do not count; the stage waited for it (as data-skew) or for another task ≥ 4× the median, " +
+		"which finished last; no host finding for the stage; " +
 		"cost: the wall time beyond the median task ≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
 	Source: "the data-skew duration thresholds (Dr. Elephant 4, DataFlint 10), on tasks whose input rules out skew"}
 
@@ -123,8 +124,7 @@ func hostFinding(p *Pass, s *analyze.Stage, h analyze.HostStat, med, bmed int64)
 // fresh executor's warm-up.
 func stragglerTasks(p *Pass, s *analyze.Stage) (Finding, bool) {
 	l, med := s.Longest, s.TaskDurationMs.P50
-	if s.Succeeded < 2 || med <= 0 || skewInput.Level(l.InputRatio) != None ||
-		!(s.MaxTaskOverStage >= 0.75 || s.LongestTaskEndsStage) {
+	if s.Succeeded < 2 || med <= 0 || skewInput.Level(l.InputRatio) != None {
 		return Finding{}, false
 	}
 	ratio := analyze.Ratio(l.DurationMs, med)
@@ -135,17 +135,32 @@ func stragglerTasks(p *Pass, s *analyze.Stage) (Finding, bool) {
 	floor := int64(stragglerTask.Warning * float64(med))
 	ids := map[int64]bool{}
 	var core int64
+	byHost := map[string]int64{}
+	waited := s.MaxTaskOverStage >= 0.75 || s.LongestTaskEndsStage
 	for _, t := range s.Slow {
 		if t.DurationMs >= floor {
 			ids[t.TaskID] = true
 			core += t.DurationMs - med
+			byHost[t.Host] += t.DurationMs - med
+			waited = waited || t.EndsStage // a straggler after the longest set the stage's end
 		}
+	}
+	if !waited {
+		return Finding{}, false
 	}
 	mix := tasksOn(p, s, func(t *model.Task) bool { return ids[t.TaskID] })
 	cost := p.cost(l.DurationMs-med, core, "wall: the longest task beyond the median task, which the stage waited for; core: the stragglers' time beyond the median")
-	host := ""
-	if len(mix.hosts) == 1 {
-		host = mix.hosts[0]
+	// The host two thirds of the stragglers' excess time was spent on, if
+	// one was: a slow node rather than slow tasks everywhere.
+	host, share := "", 0.0
+	for h, ms := range byHost {
+		if f := analyze.Ratio(ms, core); f >= 2.0/3 {
+			host, share = h, f
+		}
+	}
+	where := ""
+	if host != "" && len(mix.hosts) > 1 {
+		where = fmt.Sprintf(" (%.0f%% of their time beyond the median on %s)", 100*share, host)
 	}
 	input := "on as much data as the median task (" + readText(l.Bytes, l.Records) + ")"
 	why := "A slow node, executor or read, not the data."
@@ -156,10 +171,10 @@ func stragglerTasks(p *Pass, s *analyze.Stage) (Finding, bool) {
 	}
 	return Finding{Severity: gate(sev, cost), Title: "Straggler tasks", StageIDs: []int{s.StageID}, Cost: cost,
 		ExecutorIDs: mix.executors,
-		Detail: fmt.Sprintf("In %s, %d task(s) ran ≥ %.0f× the median %s — the longest %s (%.1f×) %s — on host(s) %s, "+
+		Detail: fmt.Sprintf("In %s, %d task(s) ran ≥ %.0f× the median %s — the longest %s (%.1f×) %s — on host(s) %s%s, "+
 			"executor(s) %s; %s. %s",
 			stageRef(s), len(ids), stragglerTask.Warning, fmtMs(med), fmtMs(l.DurationMs), ratio, input,
-			strings.Join(mix.hosts, ", "), strings.Join(mix.executors, ", "), mix.text(), why),
+			strings.Join(mix.hosts, ", "), where, strings.Join(mix.executors, ", "), mix.text(), why),
 		Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "host": host, "hosts": mix.hosts,
 			"stragglers": len(ids), "maxTaskMs": l.DurationMs, "medianTaskMs": med, "ratio": round(ratio),
 			"inputMaxOverMedian": round(l.InputRatio), "gcShare": round(mix.gcShare()), "locality": mix.localities,
