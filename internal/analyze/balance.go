@@ -154,11 +154,17 @@ func slowTasks(s *model.StageAttempt, med, medBytes, medRecords int64, cold cold
 	if med <= 0 {
 		return nil
 	}
+	first := map[string]*model.Task{} // each executor's first task in the stage
+	for _, t := range s.Tasks {
+		if f := first[t.ExecutorID]; f == nil || t.LaunchTime < f.LaunchTime {
+			first[t.ExecutorID] = t
+		}
+	}
 	var out []LongTask
 	for _, t := range s.Tasks {
 		if t.Successful() && !cold.excused(t, med) && t.FinishTime-t.LaunchTime >= 2*med {
 			l := longTask(t, medBytes, medRecords)
-			l.EndsStage = ends(t)
+			l.EndsStage, l.FirstOnExecutor = ends(t), first[t.ExecutorID] == t
 			out = append(out, l)
 		}
 	}
