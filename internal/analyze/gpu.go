@@ -69,7 +69,7 @@ func gpuValue(v string) (ms, n int64) {
 		h, err1 := strconv.ParseInt(parts[0], 10, 64)
 		m, err2 := strconv.ParseInt(parts[1], 10, 64)
 		sec, err3 := strconv.ParseFloat(parts[2], 64)
-		if err1 != nil || err2 != nil || err3 != nil || h < 0 || m < 0 || sec < 0 || h > 1e6 {
+		if err1 != nil || err2 != nil || err3 != nil || h < 0 || m < 0 || !(sec >= 0) || h > 1e6 || m > 1e6 || sec > 1e9 {
 			return 0, 0
 		}
 		return (h*3600+m*60)*1000 + int64(sec*1000+0.5), 0
