@@ -1,11 +1,19 @@
-# The one test command (README, .ci/run): vet, every test, then each fuzz
-# target briefly.
+# The one test command (README, .ci/run): vet, every test, the live Spark
+# scenarios, then each fuzz target briefly.
 GO        ?= go
 FUZZTIME  ?= 10s
+# The real-Spark scenario runs (internal/scenario), a phase of their own.
+LIVE      := ^(TestLive|TestWhatIfAgainstReality)$$
 
-.PHONY: test vet unit fuzz build bench
+.PHONY: check test vet unit live fuzz build bench
 
-test: vet unit fuzz
+# The inner loop (~2 minutes): vet, and every test that starts no real
+# program (sparktest.Live skips those under -short).
+check: vet
+	$(GO) test -short ./...
+	cd exporter/deltaexporter && $(GO) test -short ./...
+
+test: vet unit live fuzz
 
 # exporter/deltaexporter is its own Go module (the collector's API): vet and
 # test it too.
@@ -13,15 +21,21 @@ vet:
 	$(GO) vet ./...
 	cd exporter/deltaexporter && $(GO) vet ./...
 
-unit:
-	$(GO) test -count=1 -timeout 60m ./...
-	cd exporter/deltaexporter && $(GO) test -count=1 -timeout 60m ./...
+unit: build
+	SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m -skip '$(LIVE)' ./...
+	cd exporter/deltaexporter && SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m ./...
+
+live:
+	$(GO) test -count=1 -timeout 60m -run '$(LIVE)' ./internal/scenario
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./.ci/fuzz
 
+# The static binary, built as the Dockerfile builds it (deploy's
+# TestDockerfileBuild checks they agree); make test's packages share it
+# (SPARKDX_BIN, sparktest.Binary) instead of each building its own.
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/sparkdx ./cmd/sparkdx
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -buildvcs=auto -o bin/sparkdx ./cmd/sparkdx
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

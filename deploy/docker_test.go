@@ -2,11 +2,13 @@ package deploy
 
 import (
 	"bufio"
+	"debug/buildinfo"
 	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -87,10 +89,10 @@ func readDockerfile(t *testing.T, path string) dockerfile {
 
 // TestDockerfile checks, without a Docker engine (none runs on the test
 // machines), what the image promises: its build stage's Go is go.mod's and
-// its build command, run here as written, makes a static binary that runs;
-// the runtime stage is the Debian release of this machine, whose package
-// it installs puts jcmd (the agent's heap dumps) on PATH; the entrypoint is
-// the binary the build stage's output was copied to.
+// it copies what the build reads; the runtime stage is the Debian release
+// of this machine, whose package it installs puts jcmd (the agent's heap
+// dumps) on PATH; the entrypoint is the binary the build stage's output was
+// copied to. TestDockerfileBuild runs the build command.
 func TestDockerfile(t *testing.T) {
 	df := readDockerfile(t, filepath.Join("..", "Dockerfile"))
 	build, runtime := df.stages[0], df.stages[1]
@@ -104,40 +106,7 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("build stage FROM %s: want golang:%s-… (go.mod)", build.from, goVersion[1])
 	}
 
-	// The build command, as written, with its output redirected here.
-	var buildCmd string
-	for _, r := range build.runs {
-		if strings.Contains(r, "go build") {
-			buildCmd = r
-		}
-	}
-	m := regexp.MustCompile(`-o (\S+) `).FindStringSubmatch(buildCmd)
-	if m == nil || !strings.Contains(buildCmd, "CGO_ENABLED=0") {
-		t.Fatalf("build RUN %q: want CGO_ENABLED=0 go build -o OUT ./cmd/sparkdx", buildCmd)
-	}
-	imageBin := m[1]
-	bin := filepath.Join(t.TempDir(), "sparkdx")
-	cmd := exec.Command("sh", "-c", strings.Replace(buildCmd, "-o "+imageBin+" ", "-o "+bin+" ", 1))
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", buildCmd, err, out)
-	}
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			t.Errorf("%s: has a program interpreter: not a static binary", bin)
-		}
-	}
-	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
-		t.Errorf("%s: links %v: not a static binary", bin, libs)
-	}
-	f.Close()
-	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "sparkdx") {
-		t.Errorf("%s --version: %v: %s", bin, err, out)
-	}
+	_, imageBin := buildCommand(t, build)
 	// Everything the build reads is copied into the build stage (and not
 	// excluded by .dockerignore): the packages and the embedded docs.
 	copied := strings.Join(build.copies, " ")
@@ -229,6 +198,144 @@ func TestDockerBuild(t *testing.T) {
 		out, err := exec.Command(docker, argv...).CombinedOutput()
 		if err != nil {
 			t.Errorf("docker %s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+	}
+}
+
+// buildCommand is the build stage's go build command and the path it
+// writes the binary to.
+func buildCommand(t *testing.T, build dockerStage) (cmd, out string) {
+	t.Helper()
+	for _, r := range build.runs {
+		if strings.Contains(r, "go build") {
+			cmd = r
+		}
+	}
+	m := regexp.MustCompile(`-o (\S+) `).FindStringSubmatch(cmd)
+	if m == nil || !strings.Contains(cmd, "CGO_ENABLED=0") {
+		t.Fatalf("build RUN %q: want CGO_ENABLED=0 go build -o OUT ./cmd/sparkdx", cmd)
+	}
+	return cmd, m[1]
+}
+
+// TestDockerfileBuild: the build stage's command makes a static binary
+// that runs. The binary `make build` made for the whole test run
+// (sparktest.Binary) is that command's when its build settings are the
+// command's (the Makefile runs the same command); otherwise the command
+// runs here as written.
+func TestDockerfileBuild(t *testing.T) {
+	buildCmd, imageBin := buildCommand(t, readDockerfile(t, filepath.Join("..", "Dockerfile")).stages[0])
+	bin := sparktest.Binary(t)
+	if info, err := buildinfo.ReadFile(bin); err != nil || !builtBy(buildCmd, info) {
+		bin = filepath.Join(t.TempDir(), "sparkdx")
+		cmd := exec.Command("sh", "-c", strings.Replace(buildCmd, "-o "+imageBin+" ", "-o "+bin+" ", 1))
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", buildCmd, err, out)
+		}
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s: has a program interpreter: not a static binary", bin)
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("%s: links %v: not a static binary", bin, libs)
+	}
+	if strings.Contains(buildCmd, "-ldflags=-s") && f.Section(".symtab") != nil {
+		t.Errorf("%s: has a symbol table: not built with %s", bin, buildCmd)
+	}
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "sparkdx") {
+		t.Errorf("%s --version: %v: %s", bin, err, out)
+	}
+}
+
+// builtBy reports whether a binary's build information is what cmd (VAR=V
+// ... go build [-trimpath] [-ldflags=F] -o OUT ./cmd/sparkdx) records:
+// the same environment settings, flags and main package, and no other
+// flag.
+func builtBy(cmd string, info *buildinfo.BuildInfo) bool {
+	got := map[string]string{}
+	for _, s := range info.Settings {
+		got[s.Key] = s.Value
+	}
+	want := map[string]string{"-trimpath": "", "-ldflags": "", "-tags": "", "-gcflags": ""}
+	f := strings.Fields(cmd)
+	for len(f) > 0 && strings.Contains(f[0], "=") {
+		k, v, _ := strings.Cut(f[0], "=")
+		want[k], f = v, f[1:]
+	}
+	if len(f) < 2 || f[0] != "go" || f[1] != "build" {
+		return false
+	}
+	for i := 2; i < len(f); i++ {
+		switch a := f[i]; {
+		case a == "-o":
+			i++
+		case a == "-trimpath":
+			want["-trimpath"] = "true"
+		case strings.HasPrefix(a, "-ldflags="):
+			want["-ldflags"] = strings.Trim(strings.TrimPrefix(a, "-ldflags="), `"'`)
+		case a == "./cmd/sparkdx":
+			if info.Path != "github.com/sparkdx/sparkdx/cmd/sparkdx" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if want["-trimpath"] == "true" {
+		// Go leaves -ldflags out of the build information of a -trimpath
+		// build (it may hold paths); TestDockerfileBuild checks -s on the
+		// binary itself (no symbol table).
+		delete(want, "-ldflags")
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBuiltBy: a binary's build information matches the Dockerfile's
+// command only with the same environment, flags and main package.
+func TestBuiltBy(t *testing.T) {
+	cmd := "CGO_ENABLED=0 go build -trimpath -ldflags=-s -o /out/sparkdx ./cmd/sparkdx"
+	info := func(kv ...string) *buildinfo.BuildInfo {
+		bi := &buildinfo.BuildInfo{Path: "github.com/sparkdx/sparkdx/cmd/sparkdx"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return bi
+	}
+	// A -trimpath build records no -ldflags.
+	made := info("CGO_ENABLED", "0", "-trimpath", "true", "vcs.revision", "abc")
+	for _, c := range []struct {
+		name string
+		cmd  string
+		bi   *buildinfo.BuildInfo
+		want bool
+	}{
+		{"make build", cmd, made, true},
+		{"cgo on", cmd, info("CGO_ENABLED", "1", "-trimpath", "true"), false},
+		{"no -trimpath", cmd, info("CGO_ENABLED", "0", "-ldflags", "-s"), false},
+		{"other ldflags, without -trimpath", "CGO_ENABLED=0 go build -ldflags=-s -o /out/sparkdx ./cmd/sparkdx",
+			info("CGO_ENABLED", "0", "-ldflags", "-s -w"), false},
+		{"same ldflags, without -trimpath", "CGO_ENABLED=0 go build -ldflags=-s -o /out/sparkdx ./cmd/sparkdx",
+			info("CGO_ENABLED", "0", "-ldflags", "-s"), true},
+		{"extra tags", cmd, info("CGO_ENABLED", "0", "-trimpath", "true", "-tags", "x"), false},
+		{"other package", cmd, &buildinfo.BuildInfo{Path: "example.com/x", Settings: made.Settings}, false},
+		{"flag the check does not know", "CGO_ENABLED=0 go build -race -o /out/sparkdx ./cmd/sparkdx", made, false},
+		{"not go build", "CGO_ENABLED=0 make", made, false},
+	} {
+		if got := builtBy(c.cmd, c.bi); got != c.want {
+			t.Errorf("%s: builtBy %v, want %v", c.name, got, c.want)
 		}
 	}
 }

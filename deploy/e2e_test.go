@@ -103,18 +103,11 @@ func writeRunningLog(t *testing.T, path string) {
 // and the oldest log ended in 2015.
 const metricsWindow = 100 * 365 * 24 * time.Hour
 
-// buildSparkdx builds the binary under test.
+// buildSparkdx is the binary under test (sparktest.Binary: built once per
+// make test and shared).
 func buildSparkdx(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		sparktest.Missing(t, "go tool to build sparkdx")
-	}
-	bin := filepath.Join(t.TempDir(), "sparkdx")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/sparkdx").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return sparktest.Binary(t)
 }
 
 // startServe copies e2eLogs and e2eScenarioLogs into a temp directory, runs `sparkdx serve`

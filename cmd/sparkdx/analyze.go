@@ -78,6 +78,13 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if i := slices.Index(fs.Args(), "-"); i >= 0 && slices.Contains(fs.Args()[i+1:], "-") {
 		return usageErr("- (standard input) given twice")
 	}
+	// A LOG that cannot be read is reported and the others analysed; the
+	// command exits 2 at the end.
+	unread := 0
+	skip := func(err error) {
+		unread++
+		fmt.Fprintf(stderr, "sparkdx analyze: %v\n", err)
+	}
 	for _, path := range fs.Args() {
 		var logs []*eventlog.Log
 		var err error
@@ -89,10 +96,12 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			logs, err = eventlog.Open(ctx, path, eventlog.OpenOptions{S3: s3f.config()})
 		}
 		if err != nil {
-			return inputErr(fmt.Errorf("%s: %w", path, err))
+			skip(fmt.Errorf("%s: %w", path, err))
+			continue
 		}
 		if len(logs) == 0 {
-			return inputErr(fmt.Errorf("%s: no event log found", path))
+			skip(fmt.Errorf("%s: no event log found", path))
+			continue
 		}
 		// A listed directory may hold other files (checksums, notes).
 		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
@@ -103,7 +112,8 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 				continue
 			}
 			if err != nil {
-				return inputErr(err)
+				skip(err)
+				continue
 			}
 			if stats.BadLines > 0 {
 				first := stats.FirstBad[0]
@@ -130,6 +140,9 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "sparkdx analyze: otlp export: %v\n", err)
 		}
 	}
+	if len(inputs) == 0 && unread > 0 {
+		return inputErr(errors.New("no log could be read"))
+	}
 	if len(inputs) == 0 {
 		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
 	}
@@ -142,6 +155,9 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if err := writeReport(stdout, *out, *format, inputs); err != nil {
 		return err
+	}
+	if unread > 0 {
+		return inputErr(fmt.Errorf("%d of the logs could not be read (above); the others are analysed", unread))
 	}
 	if threshold != diagnose.None && worst >= threshold {
 		return &exitError{code: 1, err: fmt.Errorf("a finding is %s (--fail-on %s)", worst, threshold)}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -129,6 +131,21 @@ func TestAnalyzeInputErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("one unreadable log among several", func(t *testing.T) {
+		missing := filepath.Join(t.TempDir(), "none.log")
+		code, out, errs := runCLI("analyze", "--format", "json", bad, missing, filepath.Join("testdata", "not-spark.log"), bad)
+		if code != 2 {
+			t.Errorf("got exit %d, want 2", code)
+		}
+		if n := strings.Count(out, `"schema":"sparkdx.report/v1"`); n != 2 {
+			t.Errorf("got %d reports on stdout, want the 2 readable logs'", n)
+		}
+		for _, want := range []string{"none.log: ", "not-spark.log", "2 of the logs could not be read"} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("got stderr %q, want it to name %q", errs, want)
+			}
+		}
+	})
 	t.Run("lenient counts the bad line", func(t *testing.T) {
 		code, out, errs := runCLI("analyze", "--format", "json", bad)
 		if code != 0 {
@@ -214,6 +231,13 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %.60q", args, code, out)
 		}
 	}
+	// Flags print as the docs spell them: --name, and -o.
+	for _, c := range commands() {
+		_, out, _ := runCLI(c.name, "--help")
+		if m := regexp.MustCompile(`(?m)^  -[a-z0-9]{2,}`).FindString(out); m != "" {
+			t.Errorf("%s --help: %q: want --name", c.name, m)
+		}
+	}
 	if code, out, _ := runCLI("--version"); code != 0 || !strings.HasPrefix(out, "sparkdx ") {
 		t.Errorf("--version: exit %d, stdout %q", code, out)
 	}
@@ -266,4 +290,34 @@ func jsonLines[T any](t *testing.T, out []byte) []T {
 		docs = append(docs, d)
 	}
 	return docs
+}
+
+// TestVersionLine: `sparkdx version` names the version, the commit and
+// whether the tree was modified, from the binary's build information.
+func TestVersionLine(t *testing.T) {
+	set := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"tagged install", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.3.1"}},
+			"sparkdx v0.3.1 (commit unknown (built outside a git checkout, or by go run), go1.26.8, History Server API of Spark 4.3.0)"},
+		{"checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+			Settings: set("vcs.revision", "0123abcd", "vcs.time", "2026-11-27T17:00:00Z", "vcs.modified", "false")},
+			"sparkdx devel (commit 0123abcd, committed 2026-11-27T17:00:00Z, go1.26.8, History Server API of Spark 4.3.0)"},
+		{"modified checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Settings: set("vcs.revision", "0123abcd", "vcs.modified", "true")},
+			"sparkdx devel (commit 0123abcd with uncommitted changes, go1.26.8, History Server API of Spark 4.3.0)"},
+		{"no build info", nil, "sparkdx devel (no build information)"},
+	} {
+		if got := versionLine(c.bi); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
 }

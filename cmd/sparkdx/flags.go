@@ -19,8 +19,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 			break
 		}
 		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
+			printHelp(fs, stdout)
 			return &exitError{code: 0}
 		}
 	}
@@ -31,6 +30,26 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 		return usageErr("%v", err)
 	}
 	return nil
+}
+
+// printHelp prints fs's usage with each flag spelled --name (-o for a
+// one-letter one), as the documentation and the usage lines spell them;
+// both spellings parse.
+func printHelp(fs *flag.FlagSet, w io.Writer) {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.Usage()
+	fs.SetOutput(w)
+	for line := range strings.Lines(b.String()) {
+		rest, ok := strings.CutPrefix(line, "  -")
+		if name, _, _ := strings.Cut(strings.TrimSpace(rest), " "); ok && len(name) > 1 && !strings.HasPrefix(rest, "-") {
+			line = "  --" + rest // one-letter flags keep one dash: -o FILE
+		}
+		if name, ok := strings.CutPrefix(line, "Usage of "); ok {
+			line = "usage of sparkdx " + name
+		}
+		io.WriteString(w, line)
+	}
 }
 
 // flagsFirst moves every flag of args (with its value, unless it is a

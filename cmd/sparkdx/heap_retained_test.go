@@ -45,9 +45,7 @@ func retentionDump(t *testing.T) string {
 }
 
 func TestHeapRetained(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a JVM")
-	}
+	sparktest.Live(t)
 	dump := retentionDump(t)
 
 	code, out, errOut := runHeapCLI(t, "heap", "--retained", "--top", "5", dump)
@@ -138,9 +136,7 @@ func TestHeapRetained(t *testing.T) {
 // no console error or failed load, the dominator tree unfolds by clicking,
 // nothing wider than a 1280-pixel window.
 func TestHeapHTMLChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a JVM and Chromium")
-	}
+	sparktest.Live(t)
 	chromium := sparktest.Program(t, "chromium")
 	dump := retentionDump(t)
 	code, out, errOut := runHeapCLI(t, "heap", "--format", "html", "--top", "5", dump)

@@ -16,10 +16,7 @@ import (
 // agent sample a serve acknowledged lands once, and the tables stay valid
 // Delta tables.
 func TestServesShareDelta(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs three serve processes")
-	}
-	bin := buildSparkdx(t)
+	bin := buildSparkdx(t) // a live test: skips under -short
 	logs, _ := fleetFixture(t, 2)
 	lake, dataA := t.TempDir(), t.TempDir()
 	extra := []string{"--delta", lake, "--delta-flush-interval", "100ms"}

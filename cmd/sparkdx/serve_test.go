@@ -19,19 +19,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// buildSparkdx builds the binary under test.
+// buildSparkdx is the binary under test (sparktest.Binary: built once per
+// make test and shared).
 func buildSparkdx(t testing.TB) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		sparktest.Missing(t, "go tool to build sparkdx")
-	}
-	bin := filepath.Join(t.TempDir(), "sparkdx")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return sparktest.Binary(t)
 }
 
 // serveProc is a running `sparkdx serve` child process.

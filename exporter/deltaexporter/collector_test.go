@@ -68,15 +68,9 @@ func startJVM(t *testing.T, appID string) {
 // TestCollectorPipeline: sparkdx agent watches a real JVM and pushes OTLP
 // to a collector built with this exporter; the rows appear in samples.
 func TestCollectorPipeline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a collector distribution")
-	}
+	sparktest.Live(t)
 	otelcol := buildCollector(t)
-	root, _ := filepath.Abs("../..")
-	sparkdx := filepath.Join(t.TempDir(), "sparkdx")
-	if b, err := exec.Command("go", "build", "-C", root, "-o", sparkdx, "./cmd/sparkdx").CombinedOutput(); err != nil {
-		t.Fatalf("go build sparkdx: %v\n%s", err, b)
-	}
+	sparkdx := sparktest.Binary(t)
 	appID := fmt.Sprintf("app-20261121000000-%04d", os.Getpid()%10000)
 	startJVM(t, appID)
 

@@ -19,6 +19,9 @@ const (
 	RoleNodeManager   Role = "nodemanager"
 )
 
+// launcherClass is the main class of Spark's launcher (bin/spark-class).
+const launcherClass = "org.apache.spark.launcher.Main"
+
 // roleOfClass maps a JVM main class to the role it gives its process.
 func roleOfClass(class string) (Role, bool) {
 	switch class {
@@ -73,6 +76,12 @@ func classify(argv []string) (id Identity, ok bool) {
 	}
 	main := -1
 	for i, a := range argv {
+		if a == launcherClass {
+			// spark-class's launcher: a short JVM that prints the command
+			// of the JVM it is about to exec (the driver's, say), with that
+			// JVM's main class and arguments after its own.
+			return Identity{}, false
+		}
 		if r, found := roleOfClass(a); found {
 			id.Role, id.MainClass, main = r, a, i
 			break

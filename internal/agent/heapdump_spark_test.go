@@ -17,9 +17,7 @@ import (
 // names Spark's memory store and holds in byte arrays at least what Spark's
 // block manager says is cached.
 func TestHeapDumpOfSparkExecutor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Spark cluster")
-	}
+	sparktest.Live(t)
 	sparktest.Program(t, "jcmd")
 	line := sparktest.SparkLines(t)[0]
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 1, MemoryPerWorker: "1g"})

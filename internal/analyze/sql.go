@@ -49,7 +49,7 @@ func sqlStats(a *model.Attempt, vals sqlAccums) []SQLExecution {
 	out := make([]SQLExecution, 0, len(a.SQL))
 	for _, x := range a.SQL {
 		e := SQLExecution{ID: x.ID, Description: x.Description, StartTime: x.StartTime, EndTime: x.EndTime,
-			JobIDs: x.JobIDs}
+			JobIDs: x.SparkJobOrder()}
 		if x.Plan != nil {
 			flatten(x.Plan, &e.Nodes, vals, x.DriverUpdates)
 		}

@@ -61,7 +61,7 @@ type OpenOptions struct {
 
 // Errors an OpenOptions.Skipped callback receives.
 var (
-	ErrNotLog    = errors.New("not an event log name")
+	ErrNotLog    = errors.New("not an event log name (Spark's: no extension but a codec's, .inprogress or .compact; or JSON lines: .ndjson, .jsonl)")
 	ErrHidden    = errors.New("hidden or checksum file")
 	ErrNoLogsDir = errors.New("directory holds no event log layout")
 )
@@ -213,13 +213,16 @@ func hiddenName(name string) bool {
 
 // logFileName reports whether a file in a directory of logs is named like
 // one: Spark sanitises dots out of application ids, so a log name has no
-// extension other than a codec's, `.inprogress` and `.compact`.
+// extension other than a codec's, `.inprogress` and `.compact`; a log
+// saved by hand as JSON lines (`.ndjson`, `.jsonl`) is one too, as
+// `sparkdx analyze` reads it when named alone.
 func logFileName(name string) bool {
 	base := strings.TrimSuffix(strings.TrimSuffix(name, inProgressSuffix), compactSuffix)
 	i := strings.LastIndexByte(base, '.')
 	if i < 0 {
 		return base != ""
 	}
-	_, ok := codec.FromExt(base[i+1:])
-	return ok && !strings.Contains(base[:i], ".")
+	ext := strings.ToLower(base[i+1:])
+	_, ok := codec.FromExt(ext)
+	return (ok || ext == "ndjson" || ext == "jsonl") && !strings.Contains(base[:i], ".")
 }

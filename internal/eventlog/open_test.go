@@ -276,6 +276,13 @@ func TestLogFileName(t *testing.T) {
 		{"app.1.lz4", false},
 		{"notes.txt", false},
 		{".inprogress", false},
+		// JSON lines saved by hand: what analyze reads when named alone,
+		// serve and analyze DIR read in a directory too.
+		{"app-1.ndjson", true},
+		{"events.jsonl", true},
+		{"app-1.NDJSON", true},
+		{"meta.json", false},
+		{"app.1.ndjson", false},
 	}
 	for _, tt := range tests {
 		if got := logFileName(tt.name); got != tt.want {

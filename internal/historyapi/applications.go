@@ -2,6 +2,7 @@ package historyapi
 
 import (
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,15 +28,16 @@ func attemptInfo(a *model.Attempt) *Obj {
 	}
 	o.Set("startTime", date(a.StartTime)).Set("endTime", date(end)).Set("lastUpdated", date(a.LastUpdated)).
 		Set("duration", a.Duration()).Set("sparkUser", a.SparkUser).Set("completed", a.Completed).
-		Set("appSparkVersion", a.SparkVersion).
-		Set("startTimeEpoch", a.StartTime).Set("endTimeEpoch", end).Set("lastUpdatedEpoch", a.LastUpdated).
-		Set("logSourceName", a.LogName).Set("logSourceFullPath", a.LogPath)
+		Set("appSparkVersion", a.SparkVersion)
 	if a.ExitCode != nil {
 		// The application's exit code (SparkListenerApplicationEnd), as
 		// Spark 4's History Server gives it.
 		o.Set("exitCode", *a.ExitCode)
 	}
-	return o
+	// Spark 4.3 answers the log directory's URI for both.
+	src := LogSource(a)
+	return o.Set("logSourceName", src).Set("logSourceFullPath", src).
+		Set("startTimeEpoch", a.StartTime).Set("endTimeEpoch", end).Set("lastUpdatedEpoch", a.LastUpdated)
 }
 
 // parseDate reads the History Server's date parameters: either
@@ -111,4 +113,25 @@ func (api *API) appList(q url.Values) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// LogSource is an attempt's logSourceName and logSourceFullPath as Spark
+// 4.3 answers both: the URI of the directory its log was read from, as
+// Hadoop writes a path ("file:/dir" for a local one); "" when unknown.
+func LogSource(a *model.Attempt) string {
+	p := strings.TrimRight(a.LogPath, "/")
+	if p == "" {
+		return ""
+	}
+	if i := strings.Index(p, "://"); i > 0 {
+		if j := strings.LastIndex(p, "/"); j > i+2 {
+			return p[:j]
+		}
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = p
+	}
+	return "file:" + filepath.ToSlash(filepath.Dir(abs))
 }

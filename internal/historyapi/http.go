@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 // ServeHTTP serves /api/v1/... as the History Server does: JSON bodies,
 // errors as plain text with their status, and .../logs as a zip.
 func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Server", ServerHeader())
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
@@ -24,7 +26,7 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if appID, attemptID, ok := logsPath(r.URL.Path); ok {
 		atts, err := api.logAttempts(appID, attemptID)
 		if err != nil {
-			http.Error(w, err.Error(), StatusOf(err))
+			writeError(w, err.Error(), StatusOf(err))
 			return
 		}
 		name := appID
@@ -40,11 +42,20 @@ func (api *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := api.get(r.URL.Path, r.URL.Query())
 	if err != nil {
-		http.Error(w, err.Error(), StatusOf(err))
+		writeError(w, err.Error(), StatusOf(err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(Marshal(v))
+}
+
+// writeError answers an error as the History Server does: its message as
+// plain text, without the newline http.Error adds (clients print the body).
+func writeError(w http.ResponseWriter, msg string, status int) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	io.WriteString(w, msg)
 }
 
 // logsPath matches applications/{app}/logs and applications/{app}/{attempt}/logs.
@@ -108,7 +119,20 @@ func WriteLogsZip(ctx context.Context, w io.Writer, atts []*model.Attempt, files
 		if a.LogPath == "" {
 			continue
 		}
+		dirs := map[string]bool{}
 		err := files(ctx, a.LogPath, func(name string, r io.Reader) error {
+			// As Spark zips a rolling log: its directory's entry first,
+			// then its files, without Hadoop's hidden .crc checksums.
+			dir, base := path.Split(name)
+			if strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".crc") {
+				return nil
+			}
+			if dir != "" && !dirs[dir] {
+				dirs[dir] = true
+				if _, err := zw.Create(dir); err != nil {
+					return err
+				}
+			}
 			out, err := zw.Create(name)
 			if err != nil {
 				return err

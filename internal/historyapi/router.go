@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,21 @@ type API struct {
 	// metrics is the table of Spark's task metrics the task and stage
 	// documents are written from.
 	metrics *model.MetricGroup
+}
+
+// SparkVersion is the Spark version whose History Server API sparkdx
+// follows, which /version answers.
+const SparkVersion = "4.3.0"
+
+// ServerHeader is the Server header of sparkdx's answers, which names it
+// beside the Spark version /version gives: "sparkdx/" and the module's
+// version ("devel" in a build from a work tree).
+func ServerHeader() string {
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return "sparkdx/" + v
 }
 
 // DefaultRedaction is Spark 4's default spark.redaction.regex (Spark 3.5's
@@ -71,6 +87,15 @@ func notFound(format string, a ...any) error {
 	return &Error{Status: http.StatusNotFound, Msg: fmt.Sprintf(format, a...)}
 }
 
+// threadDump answers executors/{id}/threads as the History Server does: it
+// has no running application to ask.
+func threadDump(execID string) error {
+	if execID != "driver" && strings.Trim(execID, "0123456789") != "" {
+		return badRequest("Invalid executorId: neither 'driver' nor number.")
+	}
+	return &Error{Status: http.StatusServiceUnavailable, Msg: "Thread dumps not available through the history server."}
+}
+
 func badRequest(format string, a ...any) error {
 	return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, a...)}
 }
@@ -104,7 +129,9 @@ func (api *API) get(path string, q url.Values) (any, error) {
 		return api.appList(q)
 	case seg[0] == "applications":
 	case seg[0] == "version" && len(seg) == 1:
-		return obj().Set("spark", "sparkdx"), nil
+		// Clients parse this as Spark's version; sparkdx names itself in
+		// the Server header (ServerHeader) and `sparkdx version`.
+		return obj().Set("spark", SparkVersion), nil
 	default:
 		return nil, notFound("unknown resource: %s", path)
 	}
@@ -191,6 +218,9 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 	case "executors":
 		if len(rest) == 1 {
 			return executorList(a, true, api.nowMs()), nil
+		}
+		if len(rest) == 3 && rest[2] == "threads" {
+			return nil, threadDump(rest[1])
 		}
 	case "allexecutors":
 		if len(rest) == 1 {

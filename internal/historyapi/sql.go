@@ -66,7 +66,7 @@ func cmpInt64(a, b int64) int {
 // metrics' strings, and its edges.
 func executionData(a *model.Attempt, x *model.SQLExecution, details, plan bool, now int64) *Obj {
 	var running, succeeded, failed []int
-	for _, id := range x.JobIDs {
+	for _, id := range x.SparkJobOrder() {
 		status := model.JobRunning
 		if j := a.Job(id); j != nil {
 			status = j.Status

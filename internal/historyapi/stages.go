@@ -2,6 +2,7 @@ package historyapi
 
 import (
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,7 +118,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 			if d := taskSummary(a, s, quantiles); d != nil {
 				return d, nil
 			}
-			return nil, notFound("No tasks reported metrics for %d / %d", id, attempt)
+			return nil, notFound("No tasks reported metrics for %d / %d yet.", id, attempt)
 		case "taskList":
 			return api.taskList(a, s, q)
 		}
@@ -185,14 +186,30 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 	}
 	// The stage's totals, flat, from the table of task metrics; the read
 	// bytes follow the local ones, as StageData has them.
-	api.metrics.Each(func(f *model.MetricField) {
-		if f.Stage != "" {
-			o.Set(f.Stage, *f.Of(m))
+	// StageData declares shuffleRemoteReqsDuration among the push-based
+	// merged totals, before shuffleMergedRemoteReqsDuration.
+	var reqs *model.MetricField
+	eachAPIField(api.metrics, func(f *model.MetricField) {
+		switch f.Stage {
+		case "":
+			return
+		case "shuffleRemoteReqsDuration":
+			reqs = f
+			return
+		case "shuffleMergedRemoteReqsDuration":
+			if reqs != nil {
+				o.Set(reqs.Stage, *reqs.Of(m))
+				reqs = nil
+			}
 		}
+		o.Set(f.Stage, *f.Of(m))
 		if f.Stage == "shuffleLocalBytesRead" {
 			o.Set("shuffleReadBytes", m.ShuffleReadBytes())
 		}
 	})
+	if reqs != nil {
+		o.Set(reqs.Stage, *reqs.Of(m))
+	}
 	o.Set("name", s.Name)
 	if s.HasDescription {
 		o.Set("description", s.Description)
@@ -201,16 +218,12 @@ func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpt
 		Set("accumulatorUpdates", accumulables(s.Accumulables, false))
 	if opts.details {
 		tasks := obj()
-		for _, t := range s.Tasks {
-			if len(opts.taskStatus) == 0 || opts.taskStatus[t.Status()] {
-				tasks.Set(strconv.FormatInt(t.TaskID, 10), api.taskData(a, t))
-			}
+		for _, t := range sparkTaskMapOrder(s, opts.taskStatus) {
+			tasks.Set(strconv.FormatInt(t.TaskID, 10), api.taskData(a, t))
 		}
 		o.Set("tasks", tasks)
 		es := obj()
-		sums := append([]*model.ExecutorStageSummary(nil), s.ExecSummary...)
-		sort.Slice(sums, func(i, j int) bool { return sums[i].ExecutorID < sums[j].ExecutorID })
-		for _, e := range sums {
+		for _, e := range sparkExecSummaryOrder(s.ExecSummary) {
 			es.Set(e.ExecutorID, execStageSummary(e))
 		}
 		o.Set("executorSummary", es)
@@ -290,4 +303,34 @@ func speculationSummary(s *model.StageAttempt) *Obj {
 	}
 	return obj().Set("numTasks", n).Set("numActiveTasks", active).Set("numCompletedTasks", done).
 		Set("numFailedTasks", failed).Set("numKilledTasks", killed)
+}
+
+// sparkTaskMapOrder lists a stage's tasks (of the statuses asked, all when
+// none) as Spark's stage details map them: its task list by id, highest
+// first, made an immutable Map (model.ImmutableOrder).
+func sparkTaskMapOrder(s *model.StageAttempt, statuses map[string]bool) []*model.Task {
+	var ts []*model.Task
+	for _, t := range s.Tasks {
+		if len(statuses) == 0 || statuses[t.Status()] {
+			ts = append(ts, t)
+		}
+	}
+	slices.SortFunc(ts, func(x, y *model.Task) int { return cmpInt64(y.TaskID, x.TaskID) })
+	hashes := make([]int32, len(ts))
+	for i, t := range ts {
+		hashes[i] = model.LongHash(t.TaskID)
+	}
+	return model.Reorder(ts, model.ImmutableOrder(hashes))
+}
+
+// sparkExecSummaryOrder lists a stage's executor summaries as Spark's
+// stage details map them: by executor id, made an immutable Map.
+func sparkExecSummaryOrder(sums []*model.ExecutorStageSummary) []*model.ExecutorStageSummary {
+	sorted := slices.Clone(sums)
+	slices.SortFunc(sorted, func(x, y *model.ExecutorStageSummary) int { return strings.Compare(x.ExecutorID, y.ExecutorID) })
+	hashes := make([]int32, len(sorted))
+	for i, e := range sorted {
+		hashes[i] = model.StringHash(e.ExecutorID)
+	}
+	return model.Reorder(sorted, model.ImmutableOrder(hashes))
 }

@@ -86,7 +86,7 @@ func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
 // its nested groups as objects.
 func taskMetrics(g *model.MetricGroup, m *model.TaskMetrics) *Obj {
 	o := obj()
-	for _, f := range g.Fields {
+	for _, f := range apiOrder(g.Fields) {
 		if f.API != "" {
 			o.Set(f.API, *f.Of(m))
 		}
@@ -186,4 +186,43 @@ func errorMessage(t *model.Task) string {
 			addr, f.ShuffleID, mapIndex, f.MapID, f.ReduceID, f.Message)
 	}
 	return t.ErrorMessage
+}
+
+// apiOrder lists a group's fields as the REST API writes them: as the log
+// does, but for peakExecutionMemory, which Spark's TaskMetrics and
+// StageData declare after the spill sizes.
+func apiOrder(fields []model.MetricField) []*model.MetricField {
+	out := make([]*model.MetricField, 0, len(fields))
+	var peak *model.MetricField
+	for i := range fields {
+		f := &fields[i]
+		switch f.API {
+		case "peakExecutionMemory":
+			peak = f
+			continue
+		case "diskBytesSpilled":
+			out = append(out, f)
+			if peak != nil {
+				out = append(out, peak)
+				peak = nil
+			}
+			continue
+		}
+		out = append(out, f)
+	}
+	if peak != nil {
+		out = append(out, peak)
+	}
+	return out
+}
+
+// eachAPIField calls f on every field of g and its nested groups, depth
+// first, in the REST API's order.
+func eachAPIField(g *model.MetricGroup, f func(*model.MetricField)) {
+	for _, fl := range apiOrder(g.Fields) {
+		f(fl)
+	}
+	for _, sub := range g.Groups {
+		eachAPIField(sub, f)
+	}
 }

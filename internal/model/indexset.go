@@ -37,3 +37,16 @@ func (s *IndexSet) Add(i int64) {
 
 // Len is the number of indexes in the set.
 func (s *IndexSet) Len() int { return s.n }
+
+// Clone returns a copy of the set that shares nothing with it.
+func (s *IndexSet) Clone() IndexSet {
+	c := IndexSet{n: s.n}
+	if s.blocks != nil {
+		c.blocks = make(map[int64]*[indexBlockWords]uint64, len(s.blocks))
+		for k, b := range s.blocks {
+			nb := *b
+			c.blocks[k] = &nb
+		}
+	}
+	return c
+}

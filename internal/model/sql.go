@@ -32,7 +32,7 @@ type SQLExecution struct {
 	QueryID         string // Spark 4.1+
 	// ModifiedConfigs are the SQL settings the session changed (Spark 3.4+).
 	ModifiedConfigs [][2]string
-	JobIDs          []int
+	JobIDs          []int // as the jobs started; SparkJobOrder lists them as Spark does
 	AQEUpdates      int
 	DriverUpdates   map[int64]int64 // accumulator id -> value, from the driver
 	// MetricValues are the SQL tab's strings for the plan's metrics
@@ -66,4 +66,16 @@ type StreamingProgress struct {
 	// memoryUsedBytes); 0 for a stateless query.
 	StateRows        int64
 	StateMemoryBytes int64
+}
+
+// SparkJobOrder lists JobIDs as Spark does (a query's running, succeeded
+// and failed job ids): in the iteration order of its immutable map of
+// jobs, which is the start order up to four jobs and follows the ids'
+// hashes beyond.
+func (x *SQLExecution) SparkJobOrder() []int {
+	hashes := make([]int32, len(x.JobIDs))
+	for i, id := range x.JobIDs {
+		hashes[i] = IntHash(id)
+	}
+	return Reorder(x.JobIDs, ImmutableOrder(hashes))
 }

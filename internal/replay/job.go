@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -60,13 +61,11 @@ func (st *state) jobEnd(e sparkevent.JobEnd) {
 		if !slices.Contains(j.StageIDs, k.id) || ls.s.Status != model.StagePending {
 			continue
 		}
-		// SPARK-50356: every job sharing the pending stage counts it as
-		// skipped, not only the job that ended first.
+		// Only the job that ends counts the stage skipped (Spark 3.5 and
+		// 4.3 alike); another job listing it learns nothing of it.
 		ls.s.Status = model.StageSkipped
-		for _, sj := range ls.jobs { // ls.jobs holds j: it started with the stage
-			sj.SkippedStages[k.id] = struct{}{}
-			sj.SkippedTasks += ls.s.NumTasks
-		}
+		j.SkippedStages[k.id] = struct{}{}
+		j.SkippedTasks += ls.s.NumTasks
 		st.settleShadow(ls, false)
 		delete(st.liveStages, k)
 	}
@@ -78,6 +77,53 @@ func (st *state) jobEnd(e sparkevent.JobEnd) {
 	if e.Time > 0 {
 		j.CompletionTime = e.Time
 	}
+	st.detachEndedJob(j)
+}
+
+// detachEndedJob keeps an ended job as Spark stored it at its end. The
+// listener still counts the tasks of the job's live stages into its
+// object but writes that object again only when a task's end finishes
+// one of those stages (publishJobs); the model's job is that written
+// state, and the live stages count into a copy of it from now on.
+func (st *state) detachEndedJob(j *model.Job) {
+	var cp *model.Job
+	for _, ls := range st.liveStages {
+		for i, lj := range ls.jobs {
+			if lj != j {
+				continue
+			}
+			if cp == nil {
+				cp = cloneJob(j)
+				if st.endedJobs == nil { // a state restored from before the field
+					st.endedJobs = map[int]*model.Job{}
+				}
+				st.endedJobs[j.ID] = cp
+			}
+			ls.jobs[i] = cp
+		}
+	}
+}
+
+// publishJobs writes the jobs of a stage a task's end finished, as Spark
+// does: an ended job's model takes what its copy counted since its end.
+func (st *state) publishJobs(ls *liveStage) {
+	for _, lj := range ls.jobs {
+		if st.endedJobs[lj.ID] != lj {
+			continue
+		}
+		if j := st.a.Job(lj.ID); j != nil {
+			*j = *cloneJob(lj)
+		}
+	}
+}
+
+func cloneJob(j *model.Job) *model.Job {
+	cp := *j
+	cp.CompletedStages = maps.Clone(j.CompletedStages)
+	cp.SkippedStages = maps.Clone(j.SkippedStages)
+	cp.KilledSummary = maps.Clone(j.KilledSummary)
+	cp.CompletedIndices = j.CompletedIndices.Clone()
+	return &cp
 }
 
 // stage returns the live stage for info, creating it, and refreshes its info.
@@ -144,7 +190,7 @@ func setStageInfo(s *model.StageAttempt, info *sparkevent.StageInfo) {
 	s.ResourceProfileID = info.ResourceProfileID
 	s.SubmissionTime, s.CompletionTime = info.SubmissionTime, info.CompletionTime
 	s.FailureReason, s.HasFailureReason = info.FailureReason, info.HasFailureReason
-	s.Accumulables = info.Accumulables
+	s.Accumulables = sparkAccumulableOrder(info.Accumulables, info.AccumulableCount)
 	s.IsShufflePushEnabled, s.ShuffleMergersCount = info.IsShufflePushEnabled, info.ShuffleMergersCount
 }
 
@@ -219,4 +265,20 @@ func (st *state) stageCompleted(e sparkevent.StageCompleted) {
 			delete(st.deadExecs, id)
 		}
 	}
+}
+
+// sparkAccumulableOrder lists a stage's accumulables as Spark does: the
+// log lists them by id, Spark reads them into StageInfo's mutable.HashMap
+// and lists that map (the first of ids 1349..1408 can be 1408).
+// The map's table is sized by all n entries the log listed, those the
+// model leaves out (internal task metrics) included.
+func sparkAccumulableOrder(accs []model.Accumulable, n int) []model.Accumulable {
+	if len(accs) < 2 {
+		return accs
+	}
+	hashes := make([]int32, len(accs))
+	for i := range accs {
+		hashes[i] = model.LongHash(accs[i].ID)
+	}
+	return model.Reorder(accs, model.MutableHashMapOrder(hashes, max(n, len(accs))))
 }

@@ -177,18 +177,54 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got active %d failed %d, want 0 1", e.ActiveTasks, e.FailedTasks)
 				}
 			}},
-		{"pending stage shared by two jobs is skipped for both", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
+		{"pending stage shared by two jobs is skipped for the job that ends", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
 {"Event":"SparkListenerJobStart","Job ID":2,"Submission Time":2,"Stage Infos":[{"Stage ID":3,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":4}],"Stage IDs":[3]}
 {"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":5,"Job Result":{"Result":"JobSucceeded"}}`,
 			func(t *testing.T, a *model.Attempt) {
-				for _, id := range []int{1, 2} {
+				for id, want := range map[int]int{1: 1, 2: 0} {
 					j := a.Job(id)
-					if len(j.SkippedStages) != 1 || j.SkippedTasks != 4 {
-						t.Errorf("job %d: got %d skipped stages, %d skipped tasks, want 1 and 4", id, len(j.SkippedStages), j.SkippedTasks)
+					if len(j.SkippedStages) != want || j.SkippedTasks != 4*want {
+						t.Errorf("job %d: got %d skipped stages, %d skipped tasks, want %d and %d", id, len(j.SkippedStages), j.SkippedTasks, want, 4*want)
 					}
 				}
 				if s := a.Stage(3, 0); s.Status != model.StageSkipped {
 					t.Errorf("got stage status %s, want SKIPPED", s.Status)
+				}
+			}},
+		{"an ended job counts late task ends only once a stage finishes", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1,"Stage Infos":[{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3}],"Stage IDs":[0]}
+{"Event":"SparkListenerStageSubmitted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3,"Submission Time":2}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":2,"Index":2,"Attempt":0,"Launch Time":3,"Executor ID":"2","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExceptionFailure","Class Name":"E","Description":"bad","Stack Trace":[]},"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY","Finish Time":4,"Failed":true}}
+{"Event":"SparkListenerStageCompleted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3,"Submission Time":2,"Completion Time":5,"Failure Reason":"aborted"}}
+{"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":5,"Job Result":{"Result":"JobFailed","Exception":{"Message":"aborted"}}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"TaskKilled","Kill Reason":"Stage cancelled"},"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY","Finish Time":6,"Killed":true}}`,
+			func(t *testing.T, a *model.Attempt) {
+				j := a.Job(1)
+				if j.ActiveTasks != 2 || j.FailedTasks != 1 || j.KilledTasks != 0 || len(j.KilledSummary) != 0 || j.FailedStages != 1 {
+					t.Errorf("at the job's end: got active %d failed %d killed %d %v failed stages %d, want 2 1 0 map[] 1",
+						j.ActiveTasks, j.FailedTasks, j.KilledTasks, j.KilledSummary, j.FailedStages)
+				}
+				if s := a.Stage(0, 0); s.KilledTasks != 1 || s.ActiveTasks != 1 {
+					t.Errorf("stage: got killed %d active %d, want 1 1", s.KilledTasks, s.ActiveTasks)
+				}
+			}},
+		{"an ended job takes the late task ends when the last one finishes its stage", `{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1,"Stage Infos":[{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3}],"Stage IDs":[0]}
+{"Event":"SparkListenerStageSubmitted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3,"Submission Time":2}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskStart","Stage ID":0,"Stage Attempt ID":0,"Task Info":{"Task ID":2,"Index":2,"Attempt":0,"Launch Time":3,"Executor ID":"2","Host":"h","Locality":"ANY"}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExceptionFailure","Class Name":"E","Description":"bad","Stack Trace":[]},"Task Info":{"Task ID":0,"Index":0,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY","Finish Time":4,"Failed":true}}
+{"Event":"SparkListenerStageCompleted","Stage Info":{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3,"Submission Time":2,"Completion Time":5,"Failure Reason":"aborted"}}
+{"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":5,"Job Result":{"Result":"JobFailed","Exception":{"Message":"aborted"}}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"TaskKilled","Kill Reason":"Stage cancelled"},"Task Info":{"Task ID":1,"Index":1,"Attempt":0,"Launch Time":3,"Executor ID":"1","Host":"h","Locality":"ANY","Finish Time":6,"Killed":true}}
+{"Event":"SparkListenerTaskEnd","Stage ID":0,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"ExecutorLostFailure","Executor ID":"2","Exit Caused By App":true,"Loss Reason":"killed"},"Task Info":{"Task ID":2,"Index":2,"Attempt":0,"Launch Time":3,"Executor ID":"2","Host":"h","Locality":"ANY","Finish Time":7,"Failed":true}}`,
+			func(t *testing.T, a *model.Attempt) {
+				j := a.Job(1)
+				if j.ActiveTasks != 0 || j.FailedTasks != 2 || j.KilledTasks != 1 || j.KilledSummary["Stage cancelled"] != 1 {
+					t.Errorf("got active %d failed %d killed %d %v, want 0 2 1 map[Stage cancelled:1]",
+						j.ActiveTasks, j.FailedTasks, j.KilledTasks, j.KilledSummary)
 				}
 			}},
 		{"a completed stage attempt listed again by a later job", `{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":1,"Stage Infos":[{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1}],"Stage IDs":[0]}

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"maps"
-	"slices"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/sparkevent"
@@ -23,7 +22,10 @@ type sqlLive struct {
 	types  map[int64]string // accumulator id → metric type, of every plan version
 	jobs   map[int]bool     // the query's jobs
 	stages map[int]bool     // the stages of its jobs
-	driver [][2]int64       // the driver's updates, in order, repeats kept
+	// stageOrder lists stages as first named; Spark's set of them
+	// (model.ImmutableOrder) decides which stage a tied max credits.
+	stageOrder []int
+	driver     [][2]int64 // the driver's updates, in order, repeats kept
 	// ended is set when the query ended and its values were fixed.
 	ended     bool
 	endEvents int
@@ -81,7 +83,10 @@ func (t *sqlTracker) jobStart(x *model.SQLExecution, e *sparkevent.JobStart) {
 	}
 	l.jobs[e.JobID] = true
 	for _, id := range e.StageIDs {
-		l.stages[id] = true
+		if !l.stages[id] {
+			l.stages[id] = true
+			l.stageOrder = append(l.stageOrder, id)
+		}
 	}
 }
 
@@ -213,8 +218,13 @@ func (t *sqlTracker) flush() {
 func (t *sqlTracker) aggregate(l *sqlLive) map[int64]string {
 	all := map[int64][]int64{}
 	max := map[int64]*sqlplan.MaxTask{}
-	stageIDs := slices.Sorted(maps.Keys(l.stages))
-	for _, id := range stageIDs {
+	// Spark walks the query's stages in its set's order and keeps the
+	// first of equal maxima: a tie credits the stage that set lists first.
+	hashes := make([]int32, len(l.stageOrder))
+	for i, id := range l.stageOrder {
+		hashes[i] = model.IntHash(id)
+	}
+	for _, id := range model.Reorder(l.stageOrder, model.ImmutableOrder(hashes)) {
 		s := t.stages[id]
 		if s == nil {
 			continue

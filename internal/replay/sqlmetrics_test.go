@@ -43,6 +43,9 @@ func TestSQLMetricValues(t *testing.T) {
 		// makes the max "(driver)".
 		{"driver updates", []string{`{"Event":"org.apache.spark.sql.execution.ui.SparkListenerDriverAccumUpdates","executionId":1,"accumUpdates":[[11,5000],[11,9000],[10,3]]}`},
 			"73", "total (min, med, max (stageId: taskId))\n21.0 s (1.0 s, 4.0 s, 9.0 s (driver))"},
+		// Two stages tie for the max: Spark credits the one its set of the
+		// query's stages lists first, 5 before 1 among 0..7 (a HashSet).
+		{"tied max", tiedMax(), "70", "total (min, med, max (stageId: taskId))\n19.0 s (1.0 s, 4.0 s, 6.0 s (stage 5.0: task 305))"},
 		// A later job listing stage 0 again (skipped) starts its values
 		// over, as Spark does: they are gone from the query's metrics.
 		{"stage listed again", []string{`{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1015,"Stage Infos":[{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":3,"RDD Info":[],"Parent IDs":[],"Details":"","Accumulables":[]}],"Stage IDs":[0],"Properties":{"spark.sql.execution.id":"1"}}`,
@@ -83,4 +86,21 @@ func TestSQLMetricValuesWhileRunning(t *testing.T) {
 	if got := a.SQLExecution(1).MetricValues[10]; got != "70" {
 		t.Errorf("rows so far: got %q, want 70", got)
 	}
+}
+
+// tiedMax is a second job of the query over stages 1..7 whose stages 1 and
+// 5 each run a task of 6 s, longer than stage 0's.
+func tiedMax() []string {
+	var infos, ids []string
+	for i := 1; i <= 7; i++ {
+		infos = append(infos, fmt.Sprintf(`{"Stage ID":%d,"Stage Attempt ID":0,"Stage Name":"s%d","Number of Tasks":1,"RDD Info":[],"Parent IDs":[],"Details":"","Accumulables":[]}`, i, i))
+		ids = append(ids, fmt.Sprint(i))
+	}
+	lines := []string{`{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1011,"Stage Infos":[` + strings.Join(infos, ",") + `],"Stage IDs":[` + strings.Join(ids, ",") + `],"Properties":{"spark.sql.execution.id":"1"}}`}
+	for _, st := range []int{1, 5} {
+		lines = append(lines,
+			fmt.Sprintf(`{"Event":"SparkListenerStageSubmitted","Stage Info":{"Stage ID":%d,"Stage Attempt ID":0,"Stage Name":"s","Number of Tasks":1,"RDD Info":[],"Parent IDs":[],"Details":"","Accumulables":[]},"Properties":{}}`, st),
+			fmt.Sprintf(`{"Event":"SparkListenerTaskEnd","Stage ID":%d,"Stage Attempt ID":0,"Task Type":"ResultTask","Task End Reason":{"Reason":"Success"},"Task Info":{"Task ID":%d,"Index":0,"Attempt":0,"Launch Time":1012,"Executor ID":"1","Host":"h","Locality":"PROCESS_LOCAL","Speculative":false,"Getting Result Time":0,"Finish Time":1018,"Failed":false,"Killed":false,"Accumulables":[{"ID":11,"Name":"duration","Update":6000,"Value":0,"Internal":true,"Count Failed Values":true,"Metadata":"sql"}]},"Task Metrics":{}}`, st, 300+st))
+	}
+	return append(lines, `{"Event":"SparkListenerJobEnd","Job ID":1,"Completion Time":1019,"Job Result":{"Result":"JobSucceeded"}}`)
 }

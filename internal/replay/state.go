@@ -18,7 +18,10 @@ type state struct {
 	// log's model, held for as long as the application runs).
 	pack bool
 
-	liveJobs   map[int]*model.Job
+	liveJobs map[int]*model.Job
+	// endedJobs are the copies the live stages of an ended job count
+	// into, by job id (see detachEndedJob).
+	endedJobs  map[int]*model.Job
 	liveStages map[stageKey]*liveStage
 	liveTasks  map[int64]*model.Task
 	liveExecs  map[string]*model.Executor
@@ -43,6 +46,7 @@ func newState(a *model.Attempt) *state {
 	return &state{
 		a: a, cpusPerTask: 1,
 		liveJobs:   map[int]*model.Job{},
+		endedJobs:  map[int]*model.Job{},
 		liveStages: map[stageKey]*liveStage{},
 		liveTasks:  map[int64]*model.Task{},
 		liveExecs:  map[string]*model.Executor{},
@@ -96,6 +100,7 @@ func (st *state) apply(ev sparkevent.Event) {
 		}
 	case sparkevent.ResourceProfile:
 		p := e.Profile
+		sparkProfileOrder(&p)
 		st.profiles[p.ID] = &p
 		st.a.ResourceProfiles = append(st.a.ResourceProfiles, &p)
 	case sparkevent.BlockManagerAdded:
@@ -126,8 +131,8 @@ func (st *state) appStart(e sparkevent.AppStart) {
 	a.StartTime, a.LastUpdated = e.Time, e.Time
 	if len(e.DriverLogs) > 0 {
 		if d := st.liveExecs["driver"]; d != nil {
-			d.Logs = e.DriverLogs
-			d.Attributes = e.DriverAttributes
+			d.Logs = sparkPairsOrder(e.DriverLogs)
+			d.Attributes = sparkPairsOrder(e.DriverAttributes)
 		}
 	}
 }
@@ -163,7 +168,7 @@ func (st *state) executorAdded(ev sparkevent.ExecutorAdded) {
 		}
 	}
 	e.MaxTasks = ev.Cores / cpus
-	e.Logs, e.Attributes, e.Resources = ev.Logs, ev.Attributes, ev.Resources
+	e.Logs, e.Attributes, e.Resources = sparkPairsOrder(ev.Logs), sparkPairsOrder(ev.Attributes), sparkResourcesOrder(ev.Resources)
 	e.ResourceProfileID = ev.ResourceProfileID
 }
 

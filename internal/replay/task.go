@@ -83,8 +83,11 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 	default:
 		failed = 1
 	}
+	// A Resubmitted end repeats a successful task's info: Spark 4 counts
+	// it failed but adds its time to no executor total (3.5 added it
+	// again to the stage's executor summary and the executor).
 	duration := int64(0)
-	if e.Info.FinishTime != 0 {
+	if e.Info.FinishTime != 0 && e.Reason.Reason != "Resubmitted" {
 		duration = e.Info.FinishTime - e.Info.LaunchTime
 	}
 	k := stageKey{e.StageID, e.StageAttempt}
@@ -132,6 +135,7 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 			es.Metrics.Add(delta, 1)
 		}
 		if remove {
+			st.publishJobs(ls)
 			delete(st.liveStages, k)
 		}
 	}

@@ -22,6 +22,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 	p := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v1/"), "/")
 	seg := strings.Split(p, "/")
 	now := func() int64 { return s.cfg.Now().UnixMilli() }
+	w.Header().Set("Server", historyapi.ServerHeader())
 	if len(seg) < 2 || seg[0] != "applications" {
 		// The application list and /version come from the index (and
 		// the peers'): cache them until it changes.

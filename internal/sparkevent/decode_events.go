@@ -99,6 +99,9 @@ type StageInfo struct {
 	ResourceProfileID    int
 	IsShufflePushEnabled bool
 	ShuffleMergersCount  int
+	// AccumulableCount is how many entries "Accumulables" held, the ones
+	// Accumulables leaves out included: Spark's map of them is sized by all.
+	AccumulableCount int
 }
 
 // RDDInfo is one entry of "RDD Info".

@@ -16,6 +16,7 @@ func (d *Decoder) stageInfo(v *fastjson.Value) StageInfo {
 		ParentIDs:      ints(v.Get("Parent IDs")),
 		SubmissionTime: getTime(v, "Submission Time"), CompletionTime: getTime(v, "Completion Time"),
 		Accumulables:         d.accumulables(v.Get("Accumulables"), true, nil),
+		AccumulableCount:     len(v.GetArray("Accumulables")),
 		ResourceProfileID:    v.GetInt("Resource Profile Id"),
 		IsShufflePushEnabled: v.GetBool("Shuffle Push Enabled"),
 		ShuffleMergersCount:  v.GetInt("Shuffle Push Mergers Count"),

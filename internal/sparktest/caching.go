@@ -36,6 +36,7 @@ s.stop()
 // eventLogDir, the application writes its event log there.
 func StartCachingDriver(t testing.TB, line SparkLine, c *Cluster, eventLogDir string) (job *JVM, appID string) {
 	t.Helper()
+	Live(t)
 	prog := filepath.Join(t.TempDir(), "caching_driver.py")
 	if err := os.WriteFile(prog, []byte(cachingDriver), 0o644); err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ type CDPMessage struct {
 // are added to the command line.
 func StartChromium(t testing.TB, bin string, onEvent func(CDPMessage), args ...string) *Chromium {
 	t.Helper()
+	Live(t)
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

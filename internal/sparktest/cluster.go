@@ -34,6 +34,7 @@ type Cluster struct {
 	mu      sync.Mutex
 	procs   []*daemon
 	workers int
+	stopped bool
 }
 
 // ClusterOptions shapes a Cluster.
@@ -55,6 +56,7 @@ type daemon struct {
 // included) when the test ends.
 func StartCluster(t testing.TB, line SparkLine, opts ClusterOptions) *Cluster {
 	t.Helper()
+	Live(t)
 	if opts.CoresPerWorker == 0 {
 		opts.CoresPerWorker = 1
 	}
@@ -205,9 +207,17 @@ func (c *Cluster) Logs() string {
 	return b.String()
 }
 
+// Stop stops the cluster before the test ends (it stops by itself then):
+// a test that is done with it frees the cores for the next.
+func (c *Cluster) Stop() { c.stop() }
+
 func (c *Cluster) stop() {
 	c.mu.Lock()
 	procs := c.procs
+	if c.stopped {
+		procs = nil
+	}
+	c.stopped = true
 	c.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		killGroup(procs[i], syscall.SIGTERM)

@@ -75,6 +75,7 @@ func FreeAddrs(t testing.TB, n int) []string {
 // failed). A missing sparkdx-otelcol fails in CI and skips elsewhere.
 func StartCollector(t testing.TB, opts CollectorOptions) *Collector {
 	t.Helper()
+	Live(t)
 	bin := Program(t, "sparkdx-otelcol")
 	c := &Collector{Dir: t.TempDir(), GRPC: FreeAddr(t), HTTP: opts.HTTPAddr}
 	if c.HTTP == "" {

@@ -36,6 +36,7 @@ const connectServerClass = "org.apache.spark.sql.connect.service.SparkConnectSer
 // and skips elsewhere.
 func StartConnectServer(t testing.TB, line SparkLine, master, dir string, conf map[string]string) *ConnectServer {
 	t.Helper()
+	Live(t)
 	if jars, _ := filepath.Glob(filepath.Join(line.Home, "jars", "spark-connect_*.jar")); len(jars) == 0 {
 		Missing(t, "Spark "+line.Version+"'s spark-connect jar in "+filepath.Join(line.Home, "jars"))
 	}

@@ -27,6 +27,7 @@ type HistoryServer struct {
 // test ends.
 func StartHistoryServer(t testing.TB, line SparkLine, logDir string, wantApps int) *HistoryServer {
 	t.Helper()
+	Live(t)
 	dir := t.TempDir()
 	addr := FreeAddr(t)
 	props := filepath.Join(dir, "history.properties")

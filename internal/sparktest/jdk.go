@@ -13,6 +13,7 @@ import (
 // it has java, javac, jcmd and jstat. A missing JDK fails the test in CI.
 func JDK(t testing.TB, release string) string {
 	t.Helper()
+	Live(t)
 	var homes []string
 	for _, pattern := range []string{"/usr/lib/jvm/java-" + release + "-openjdk-*", "/usr/lib/jvm/temurin-" + release + "-jdk*"} {
 		m, _ := filepath.Glob(pattern)

@@ -50,6 +50,7 @@ type JVM struct {
 // exited 10s later.
 func StartJVM(t testing.TB, argv []string, env ...string) *JVM {
 	t.Helper()
+	Live(t)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)

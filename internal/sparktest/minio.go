@@ -22,23 +22,12 @@ type MinIO struct {
 	SecretKey string
 }
 
-// StartMinIO runs a real MinIO server (the `minio` program on PATH or in
-// $GOPATH/bin) on 127.0.0.1 with a temporary data directory, stopped when
-// the test ends. A missing minio fails in CI and skips elsewhere.
+// StartMinIO runs a real MinIO server (the `minio` program: Program) on
+// 127.0.0.1 with a temporary data directory, stopped when the test ends. A
+// missing minio fails in CI and skips elsewhere.
 func StartMinIO(t testing.TB) MinIO {
 	t.Helper()
-	bin, err := exec.LookPath("minio")
-	if err != nil {
-		gopath := os.Getenv("GOPATH")
-		if gopath == "" {
-			home, _ := os.UserHomeDir()
-			gopath = filepath.Join(home, "go")
-		}
-		bin = filepath.Join(gopath, "bin", "minio")
-		if _, err := os.Stat(bin); err != nil {
-			Missing(t, "program minio (go install github.com/minio/minio@...; see .ci/install)")
-		}
-	}
+	bin := Program(t, "minio")
 	addr := FreeAddr(t)
 	m := MinIO{Addr: addr, AccessKey: "sparkdx", SecretKey: "sparkdx-secret"}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -30,6 +30,7 @@ type Page struct {
 // width×height pixels.
 func StartPage(t testing.TB, bin string, width, height int) *Page {
 	t.Helper()
+	Live(t)
 	c := &Page{t: t, loads: make(chan struct{}, 16)}
 	c.Chromium = StartChromium(t, bin, c.event)
 	var tgt struct{ TargetID string }

@@ -29,10 +29,9 @@ func Cache() string {
 	return filepath.Join(home, ".cache", "sparkdx")
 }
 
-// SparkLines returns every Spark line the repository pins
-// (.ci/spark/<version>.txt), oldest first, each installed by .ci/install.
-// A line that is not installed fails the test in CI and skips it elsewhere.
-func SparkLines(t testing.TB) []SparkLine {
+// SparkVersions returns the Spark lines the repository pins
+// (.ci/spark/<version>.txt), oldest first, whether installed or not.
+func SparkVersions(t testing.TB) []string {
 	t.Helper()
 	root, err := moduleRoot()
 	if err != nil {
@@ -46,17 +45,31 @@ func SparkLines(t testing.TB) []SparkLine {
 	if len(reqs) == 0 {
 		Missing(t, "the Spark pins .ci/spark/*.txt")
 	}
-	var lines []SparkLine
+	var versions []string
 	for _, req := range reqs {
-		v := strings.TrimSuffix(filepath.Base(req), ".txt")
-		lines = append(lines, sparkLine(t, v))
+		versions = append(versions, strings.TrimSuffix(filepath.Base(req), ".txt"))
 	}
-	sort.Slice(lines, func(i, j int) bool { return versionLess(lines[i].Version, lines[j].Version) })
+	sort.Slice(versions, func(i, j int) bool { return versionLess(versions[i], versions[j]) })
+	return versions
+}
+
+// SparkLines returns every Spark line the repository pins, oldest first,
+// each installed by .ci/install. A line that is not installed fails the
+// test in CI and skips it elsewhere; a live test (Live).
+func SparkLines(t testing.TB) []SparkLine {
+	t.Helper()
+	Live(t)
+	var lines []SparkLine
+	for _, v := range SparkVersions(t) {
+		lines = append(lines, SparkLineOf(t, v))
+	}
 	return lines
 }
 
-func sparkLine(t testing.TB, version string) SparkLine {
+// SparkLineOf returns the installed Spark line of version (see SparkLines).
+func SparkLineOf(t testing.TB, version string) SparkLine {
 	t.Helper()
+	Live(t)
 	venv := filepath.Join(Cache(), "spark-"+version)
 	homes, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages", "pyspark"))
 	if len(homes) != 1 {
@@ -89,6 +102,7 @@ func versionLess(a, b string) bool {
 // elsewhere when it is missing.
 func PythonEnv(t testing.TB, name string) string {
 	t.Helper()
+	Live(t)
 	py := filepath.Join(Cache(), "py-"+name, "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		Missing(t, "python environment "+name+" (.ci/install builds it from .ci/python/"+name+".txt)")
@@ -102,6 +116,7 @@ func PythonEnv(t testing.TB, name string) string {
 // elsewhere when one is missing.
 func Jars(t testing.TB, name string) (SparkLine, []string) {
 	t.Helper()
+	Live(t)
 	root, err := moduleRoot()
 	if err != nil {
 		Missing(t, "module root: "+err.Error())
@@ -137,7 +152,7 @@ func Jars(t testing.TB, name string) (SparkLine, []string) {
 	if version == "" {
 		t.Fatalf(".ci/jars/%s.txt names no Spark line (spark VERSION)", name)
 	}
-	return sparkLine(t, version), jars
+	return SparkLineOf(t, version), jars
 }
 
 // StartPySpark runs a PySpark program the way a user does — `python
@@ -146,6 +161,7 @@ func Jars(t testing.TB, name string) (SparkLine, []string) {
 // waits on stdin, which is closed when the test ends (StartJVM).
 func StartPySpark(t testing.TB, line SparkLine, program string) (job *JVM, appID string) {
 	t.Helper()
+	Live(t)
 	path := filepath.Join(t.TempDir(), "job.py")
 	if err := os.WriteFile(path, []byte(program), 0o644); err != nil {
 		t.Fatal(err)

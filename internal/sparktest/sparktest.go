@@ -1,6 +1,7 @@
 // Package sparktest locates the shared real-Spark test data and the real
 // programs (JVMs, Prometheus, Chromium, ...) that tests run against. A test
-// that needs something missing fails when CI=true and skips elsewhere.
+// that needs something missing fails when CI=true and skips elsewhere; a
+// test that starts a real program skips under -short (Live).
 package sparktest
 
 import (
@@ -40,12 +41,30 @@ func Path(t testing.TB, elem ...string) string {
 	return filepath.Join(append([]string{Spark(t)}, elem...)...)
 }
 
-// Program returns the path of an installed program, or fails (CI) / skips.
+// Live marks a test that starts a real program (Spark, a JVM, Prometheus,
+// MinIO, Chromium, the collector, a build of the sparkdx binary): it skips
+// under -short, so `make check` (go test -short) runs every test that
+// starts no outside program in a couple of minutes, and `make test` runs
+// them all. Every helper here that finds or starts such a program calls it.
+func Live(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("live: starts a real program; skipped under -short (make check), run by make test")
+	}
+}
+
+// Program returns the path of an installed program — on PATH, or in the
+// cache's bin/ where .ci/install builds minio, helm and the collector —, or
+// fails (CI) / skips. A live test (Live).
 func Program(t testing.TB, name string) string {
 	t.Helper()
+	Live(t)
 	p, err := exec.LookPath(name)
 	if err != nil {
-		Missing(t, "program "+name)
+		p = filepath.Join(Cache(), "bin", name)
+		if _, serr := os.Stat(p); serr != nil {
+			Missing(t, "program "+name+" (not on PATH nor in "+filepath.Dir(p)+"; see .ci/install)")
+		}
 	}
 	return p
 }

@@ -20,9 +20,7 @@ import (
 // partition pruning by date, time travel to the first append, and (local)
 // the checkpoint read in place of the commits it replaces.
 func TestDeltaRSReadsTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs delta-rs")
-	}
+	sparktest.Live(t)
 
 	t.Run("s3", func(t *testing.T) {
 		m := sparktest.StartMinIO(t)

@@ -17,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // docQuery returns the SQL block that follows <!-- query: name --> in
@@ -112,9 +113,7 @@ func TestDocQueryMemoryByStage(t *testing.T) {
 
 	// The Spark SQL version of the question, in Spark with Delta Lake on the
 	// same tables (their LOCATION in the directory, the sample's date).
-	if testing.Short() {
-		return
-	}
+	sparktest.Live(t)
 	spark := docQuery(t, "spark-memory-by-stage")
 	spark = strings.ReplaceAll(spark, "s3a://lake/sparkdx", dir)
 	spark = strings.ReplaceAll(spark, "2026-11-21", SampleDate(at))

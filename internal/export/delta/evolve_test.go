@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // The same table as a later sparkdx writes it: one nullable column more.
@@ -100,9 +101,7 @@ func TestSchemaEvolution(t *testing.T) {
 	if v := checkTable(t, dir).Version; v != after.Version {
 		t.Errorf("refused writers changed the table: version %d, want %d", v, after.Version)
 	}
-	if testing.Short() {
-		return
-	}
+	sparktest.Live(t)
 	// Other engines read every row, the new column null where it was not written.
 	parent, name := filepath.Split(dir)
 	for _, r := range []deltaread.Reader{deltaread.DeltaRS(t, nil), deltaread.Spark(t, nil)} {

@@ -130,9 +130,7 @@ func TestMaintenance(t *testing.T) {
 	if final.Rows != before.Rows+1 {
 		t.Errorf("after maintenance and one append: %d rows, want %d", final.Rows, before.Rows+1)
 	}
-	if testing.Short() {
-		return
-	}
+	sparktest.Live(t)
 	for _, r := range []deltaread.Reader{rs, deltaread.Spark(t, nil)} {
 		views := r.Read(lake.dir, lakeTables, -1)
 		for _, name := range lakeTables {

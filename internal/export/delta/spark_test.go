@@ -22,9 +22,7 @@ func minioOptions(m sparktest.MinIO) map[string]string {
 // (versionAsOf). (TestMaintenance has Spark read a table whose log was
 // cleaned up to its checkpoint.)
 func TestSparkReadsTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Spark")
-	}
+	sparktest.Live(t)
 	t.Run("s3", func(t *testing.T) {
 		m := sparktest.StartMinIO(t)
 		client := m.Bucket(t, "lake")

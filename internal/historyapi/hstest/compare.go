@@ -51,3 +51,26 @@ func FirstN(lines []string, n int) []string {
 	}
 	return lines
 }
+
+// LiveAnswerDiff is AnswerDiff for two servers over the same log
+// directory, as the differential test runs them against Spark 4: the
+// attempts' log source is compared too, and each object's key order.
+func LiveAnswerDiff(t testing.TB, gotStatus int, got []byte, wantStatus int, want []byte) []string {
+	t.Helper()
+	if gotStatus != wantStatus || wantStatus != http.StatusOK {
+		return AnswerDiff(t, gotStatus, got, wantStatus, want)
+	}
+	decode := func(b []byte) any {
+		v, err := Decode(b)
+		if err != nil {
+			t.Fatalf("decode %q: %v", FirstLine(b), err)
+		}
+		clearDynamic(v, false)
+		return v
+	}
+	order, err := KeyOrder(got, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(Diff(decode(got), decode(want)), order...)
+}

@@ -57,22 +57,26 @@ func Decode(b []byte) (any, error) {
 
 // Normalise applies the suite's clearDynamicFields to a decoded answer, in
 // place.
-func Normalise(v any) {
+func Normalise(v any) { clearDynamic(v, true) }
+
+// clearDynamic clears lastUpdated and lastUpdatedEpoch, and the log source
+// when source: two servers over one directory give the same one.
+func clearDynamic(v any, source bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			switch k {
-			case "lastUpdatedEpoch":
+			switch {
+			case k == "lastUpdatedEpoch":
 				x[k] = json.Number("0")
-			case "lastUpdated", "logSourceName", "logSourceFullPath":
+			case k == "lastUpdated", source && (k == "logSourceName" || k == "logSourceFullPath"):
 				x[k] = ""
 			default:
-				Normalise(e)
+				clearDynamic(e, source)
 			}
 		}
 	case []any:
 		for _, e := range x {
-			Normalise(e)
+			clearDynamic(e, source)
 		}
 	}
 }

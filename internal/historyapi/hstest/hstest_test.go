@@ -52,3 +52,20 @@ func TestNormalise(t *testing.T) {
 		t.Errorf("got differences after Normalise: %q", d)
 	}
 }
+
+func TestKeyOrder(t *testing.T) {
+	for _, c := range []struct {
+		name, got, want string
+		diffs           int
+	}{
+		{"same order", `{"a":1,"b":{"c":1,"d":2}}`, `{"a":1,"b":{"c":1,"d":2}}`, 0},
+		{"swapped at the top", `{"b":1,"a":2}`, `{"a":2,"b":1}`, 1},
+		{"swapped in an array's object", `[{"a":1,"b":2},{"b":1,"a":2}]`, `[{"a":1,"b":2},{"a":2,"b":1}]`, 1},
+		{"keys only one side has do not count", `{"a":1,"x":0,"b":2}`, `{"y":0,"a":1,"b":2}`, 0},
+	} {
+		got, err := KeyOrder([]byte(c.got), []byte(c.want))
+		if err != nil || len(got) != c.diffs {
+			t.Errorf("%s: got %v (%v), want %d differences", c.name, got, err, c.diffs)
+		}
+	}
+}

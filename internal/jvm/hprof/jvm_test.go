@@ -123,9 +123,7 @@ func (p *population) snapshot(t *testing.T, dir string) (hist string, dumps []st
 }
 
 func TestHistogramMatchesJVM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	configs := []struct {
 		name  string
 		flags []string
@@ -258,9 +256,7 @@ func checkPopulation(t *testing.T, h *Histogram, n int64) {
 // [Ljdk.internal.vm.FillerElement;, but the heap dumper writes them as plain
 // int[] records, so they can only show up in [I — by exactly their amount.
 func TestFillersJDK25(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	j25 := jdk{"temurin-25", sparktest.JDK(t, "25")}
 	p := startProgram(t, j25, "Churn", nil, "-Xshare:off", "-XX:+UseG1GC", "-XX:+ExplicitGCInvokesConcurrent", "-Xmx512m")
 	p.jcmd(t, "VM.version")

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // Retention's shape (testdata/Retention.java arguments).
@@ -64,9 +66,7 @@ func nodesOf(g *graph, name string) []uint32 {
 }
 
 func TestRetainedMatchesKnownGraph(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	for _, j := range jdks(t) {
 		t.Run(j.name, func(t *testing.T) {
 			p := startProgram(t, j, "Retention", []string{fmt.Sprint(retChain), fmt.Sprint(retPayload),

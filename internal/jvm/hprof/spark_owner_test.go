@@ -16,9 +16,7 @@ import (
 // holds a cached DataFrame and a broadcast join's build side, and checks
 // the Spark-owner grouping against what Spark's block manager counts.
 func TestOwnersOnSparkExecutor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Spark cluster")
-	}
+	sparktest.Live(t)
 	lines := sparktest.SparkLines(t)
 	line := lines[len(lines)-1]
 	jcmd := sparktest.Program(t, "jcmd")

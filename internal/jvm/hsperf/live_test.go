@@ -134,9 +134,7 @@ var collectors = []struct{ name, flag string }{
 }
 
 func TestLiveJVM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	for _, version := range []string{"17", "25"} {
 		t.Run("jdk"+version, func(t *testing.T) {
 			home := sparktest.JDK(t, version)
@@ -224,9 +222,7 @@ func sameFile(a, b string) bool {
 // TestLivePerfDataDisabled: a JVM without perf data has no file, and
 // FindFile says why.
 func TestLivePerfDataDisabled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	home := sparktest.JDK(t, "17")
 	classes := compile(t, home)
 	java := filepath.Join(home, "bin", "java")
@@ -262,9 +258,7 @@ func TestLivePerfDataDisabled(t *testing.T) {
 // a private /tmp, as in a container: its file is named after its pid in
 // the namespace and only visible through /proc/<pid>/root.
 func TestLiveContainer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	home := sparktest.JDK(t, "17")
 	unshare := sparktest.Program(t, "unshare")
 	if out, err := exec.Command(unshare, "--pid", "--fork", "--mount", "true").CombinedOutput(); err != nil {
@@ -334,9 +328,7 @@ func childPID(t *testing.T, pid int) int {
 // half-written entry) or, before the JVM writes the prologue, an
 // ErrNotInitialized; nothing else.
 func TestLiveStartup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	home := sparktest.JDK(t, "17")
 	classes := compile(t, home)
 	w := startWorkloadNoWait(t, []string{filepath.Join(home, "bin", "java"), "-cp", classes, "Workload"})
@@ -390,9 +382,7 @@ func startWorkloadNoWait(t testing.TB, argv []string, env ...string) *workload {
 // the nmethod sizes they are part of; the reserved code cache is the one
 // the JVM was started with, and zero when it chose its own.
 func TestLiveCodeCache(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts JVMs")
-	}
+	sparktest.Live(t)
 	home := sparktest.JDK(t, "17")
 	classes := compile(t, home)
 	java := filepath.Join(home, "bin", "java")
@@ -436,9 +426,7 @@ func TestLiveCodeCache(t *testing.T) {
 // (sun.ci.totalBailouts, sun.ci.lastFailedMethod), and no counter of its
 // own saying compilation is off.
 func TestLiveCodeCacheFull(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a JVM for half a minute")
-	}
+	sparktest.Live(t)
 	home := sparktest.JDK(t, "17")
 	dir := t.TempDir()
 	var src strings.Builder
