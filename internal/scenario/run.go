@@ -63,14 +63,9 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	killed := s.KillExecutorAtMarks == 0
-	throttling := s.Throttle == nil
-	stopThrottle := func() int { return 0 }
-	defer func() { stopThrottle() }()
 	for {
 		select {
 		case r := <-done:
-			cycles := stopThrottle()
-			stopThrottle = func() int { return 0 }
 			if r.err != nil {
 				return "", fmt.Errorf("%s: %w\n%s", s.Name, r.err, r.res.Output)
 			}
@@ -79,9 +74,6 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 			}
 			if !killed {
 				return "", fmt.Errorf("%s: no executor was killed (fewer than %d task marks)", s.Name, s.KillExecutorAtMarks)
-			}
-			if s.Throttle != nil && cycles == 0 {
-				return "", fmt.Errorf("%s: the executor on %s was never throttled", s.Name, s.Throttle.Host)
 			}
 			if stopAgent != nil {
 				if err := stopAgent(); err != nil {
@@ -93,11 +85,6 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 			late = nil
 			c.AddWorker(2, "1g")
 		case <-tick.C:
-			if !throttling {
-				if stop, ok := s.throttle(c, marks); ok {
-					throttling, stopThrottle = true, stop
-				}
-			}
 			if killed {
 				continue
 			}
@@ -113,52 +100,6 @@ func (s *Scenario) Run(ctx context.Context, c *sparktest.Cluster, conf map[strin
 			}
 		}
 	}
-}
-
-// throttle starts cycling SIGSTOP and SIGCONT on the executor JVM of the
-// scenario's throttled host once enough marks are in; ok is false before.
-// stop ends the cycle, leaves the JVM running and says how many stops
-// there were.
-func (s *Scenario) throttle(c *sparktest.Cluster, marks string) (stop func() int, ok bool) {
-	th := s.Throttle
-	if entries, _ := os.ReadDir(marks); len(entries) < th.AtMarks {
-		return nil, false
-	}
-	pid := 0
-	for _, p := range c.ExecutorPIDs() {
-		if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p)); err == nil &&
-			strings.Contains(string(cmd), "\x00--hostname\x00"+th.Host+"\x00") {
-			pid = p
-		}
-	}
-	if pid == 0 {
-		return nil, false
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	cycles := 0
-	go func() {
-		defer close(finished)
-		defer syscall.Kill(pid, syscall.SIGCONT)
-		for {
-			if syscall.Kill(pid, syscall.SIGSTOP) != nil {
-				return // the executor is gone
-			}
-			cycles++
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Duration(th.StopMs) * time.Millisecond):
-			}
-			syscall.Kill(pid, syscall.SIGCONT)
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Duration(th.RunMs) * time.Millisecond):
-			}
-		}
-	}()
-	return func() int { close(done); <-finished; return cycles }, true
 }
 
 func onlyLog(dir string) (string, error) {

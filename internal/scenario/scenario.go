@@ -57,8 +57,9 @@ type Scenario struct {
 }
 
 // Throttle stops the executor JVM on Host with SIGSTOP for StopMs and lets
-// it run for RunMs, over and over, from when AtMarks marks are in {marks}
-// until the workload ends.
+// it run for RunMs, over and over, from when the workload has put AtMarks
+// marks in the directory its SparkConf names (ThrottleMarksConf) until it
+// ends.
 type Throttle struct {
 	Host    string `json:"host"`
 	AtMarks int    `json:"atMarks"`
