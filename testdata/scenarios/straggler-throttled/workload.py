@@ -5,15 +5,15 @@
 # tasks take several times the median for the same data — stragglers on a
 # host, not data skew.
 import os
-import sys
 import threading
 import time
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-marks = sys.argv[1]
 spark = SparkSession.builder.appName("scenario-straggler-throttled").getOrCreate()
+# Where the test waits for the mark that starts the throttling.
+marks = spark.sparkContext.getConf().get("spark.sparkdx.throttleMarks")
 
 rows = spark.range(0, 3_000_000, numPartitions=48).cache()
 rows.count()  # every partition cached: the next stage reads equal input
