@@ -42,8 +42,9 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	})
 	acc := executorAccs(a.Executors, stages)
 	r.Stages = make([]Stage, 0, len(stages))
+	cold := findColdTasks(a)
 	for _, s := range stages {
-		st := stageStats(s)
+		st := stageStats(s, cold)
 		for _, id := range s.JobIDs {
 			if j := a.Job(id); j != nil && j.SQLExecutionID >= 0 {
 				st.SQLExecutionID = j.SQLExecutionID
@@ -54,6 +55,8 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 			(writeSQL[st.SQLExecutionID] && st.ShuffleWriteBytes == 0 && st.Attempts > 0)
 		r.Stages = append(r.Stages, st)
 	}
+	joinPairs(r.SQL, r.Stages)
+	r.Plugins = plugins(a, r.SQL, r.Stages)
 	r.Executors = make([]Executor, 0, len(a.Executors))
 	for _, e := range a.Executors {
 		r.Executors = append(r.Executors, executorStats(e, acc[e.ID], r.EndTime))
@@ -84,7 +87,7 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	}
 	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec, cs)
 	r.Jobs = jobs(a, r.Stages)
-	r.Failures = failures(a)
+	r.Failures = failures(a, r.Running)
 	return r
 }
 

@@ -1,11 +1,7 @@
 package analyze
 
 import (
-	"regexp"
-	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -16,13 +12,20 @@ import (
 type FailureCause struct {
 	Error  TaskError `json:"error"`
 	Reason string    `json:"reason"` // Spark's end reason: ExceptionFailure, ExecutorLostFailure, FetchFailed, …
-	// LostExecutor is, for FetchFailed attempts, the executor whose shuffle
-	// output could not be fetched when that executor had been lost: the
-	// loss is the root cause, the fetch failures its consequence.
+	// LostExecutor is, for FetchFailed attempts, the executor whose loss
+	// the fetch failures follow: the one they fetched from when it had
+	// been lost, or — for "Missing an output location", which names no
+	// executor — the last executor lost before them. The loss is the root
+	// cause, the fetch failures its consequence.
 	LostExecutor string `json:"lostExecutor,omitempty"`
 	// FetchFrom are, for FetchFailed attempts, the executors whose shuffle
 	// output could not be fetched.
 	FetchFrom []string `json:"fetchFrom,omitempty"`
+	// Shutdown is true when every attempt failed after the SparkContext
+	// began to stop, or with an error its stopping raises ("Filesystem
+	// closed", "SparkContext was shut down"): a consequence of the stop,
+	// never a root cause.
+	Shutdown bool `json:"shutdown,omitempty"`
 
 	Attempts    int      `json:"attempts"`    // failed task attempts
 	Tasks       int      `json:"tasks"`       // distinct tasks (stage, index) with such an attempt
@@ -51,10 +54,16 @@ type JobFailure struct {
 	JobID    int    `json:"jobId"`
 	Message  string `json:"message"` // the job's exception message, first line
 	Kind     string `json:"kind"`    // JobAborted, JobCancelledByShutdown, JobCancelled, JobFailedOther
+	Time     int64  `json:"time"`    // when it ended
 	StageIDs []int  `json:"stageIds"`
 	// Cause is the index in Failures.Causes of the task failure that
 	// aborted the job; -1 when no task failure explains it.
 	Cause int `json:"cause"`
+	// Stage and StageAttempt are the stage attempt whose abort failed the
+	// job, Task the last failed attempt of the task that aborted it; -1
+	// when not known.
+	Stage, StageAttempt int
+	Task                int64
 }
 
 // Kinds of job failure.
@@ -65,172 +74,53 @@ const (
 	JobFailedOther         = "other"
 )
 
-// Failures are the application's task-failure root causes, ranked (causes
-// that failed a job first, then by task time lost), and its failed jobs.
+// Failures are the application's task-failure root causes, ranked (the
+// root cause of the application's failure first, then causes that failed
+// a job, then by task time lost), its failed jobs, and its outcome.
 type Failures struct {
 	Causes []FailureCause `json:"causes"`
 	Jobs   []JobFailure   `json:"jobs"`
+	// StopTime is when the SparkContext began to stop: the application's
+	// end, or the first job or stage it cancelled as it stopped, whichever
+	// came first; model.NoTime when the log shows neither.
+	StopTime int64   `json:"stopTime"`
+	Outcome  Outcome `json:"outcome"`
 }
 
-var (
-	// numbers: digits, and hex runs with a digit in them (UUIDs and hashed
-	// sub-directories in paths differ by executor: blockmgr-99ba4555-…/0f/).
-	numbers = regexp.MustCompile(`[0-9a-f]*[0-9][0-9a-f]*`)
-	// "Task 2 in stage 0.0 failed 4 times" in a job's or stage's abort message.
-	abortedTask = regexp.MustCompile(`Task (\d+) in stage (\d+)\.(\d+) failed`)
-)
+// failures groups the attempt's failed task attempts by cause, in the
+// order Spark's causality gives them: failures after the SparkContext
+// began to stop and fetch failures after an executor loss are
+// consequences; a job's cause is the earliest failure of the task that
+// aborted it. Then it ranks the causes and says how the application ended.
+func failures(a *model.Attempt, running bool) Failures {
+	stop := stopTime(a)
+	g := groupCauses(a, stop)
+	out := Failures{Causes: g.causes, StopTime: stop}
+	out.Jobs = attributeJobs(a, &g, stop)
+	out.Outcome = outcome(a, &out, running)
+	rankCauses(&out)
+	return out
+}
 
-// failures groups the attempt's failed task attempts by cause and explains
-// its failed jobs.
-func failures(a *model.Attempt) Failures {
-	type taskKey struct{ stage, attempt, index int }
-	idx := map[string]int{}
-	var out Failures
-	recovered := map[taskKey]bool{}
-	for _, s := range a.Stages {
-		for _, t := range s.Tasks {
-			if t.Successful() {
-				recovered[taskKey{s.StageID, -1, t.Index}] = true
-			}
-		}
-	}
-	lastCause := map[taskKey]int{} // the cause of each task's last failed attempt
-	failCount := map[taskKey]int{} // failed attempts of each task in a stage attempt
-	type counted struct {
-		tasks map[taskKey]int   // failed attempts per task
-		ms    map[taskKey]int64 // their Σ duration per task
-	}
-	per := []counted{}
-	lost := lostExecutors(a)
-	for _, s := range a.Stages {
-		for _, t := range s.Tasks {
-			if !t.Failed || t.FinishTime == 0 {
-				continue
-			}
-			msg := t.ErrorMessage
-			switch {
-			case t.Fetch != nil:
-				msg = t.Fetch.Message
-			case t.Loss != nil:
-				msg = lossMessage(t.Loss)
-			}
-			e := ParseTaskError(t.EndReason, msg)
-			if e.Class == "" {
-				e.Class = cmpOr(t.EndReason, "unknown")
-			}
-			c := FailureCause{Error: e, Reason: t.EndReason}
-			var from string
-			if t.Fetch != nil && t.Fetch.HasAddress {
-				from = t.Fetch.ExecutorID
-				if lost[from] {
-					c.LostExecutor = from
-				}
-			}
-			key := t.EndReason + "\x00" + e.Class + "\x00" + numbers.ReplaceAllString(e.Message, "N") + "\x00" +
-				e.Frame.String() + "\x00" + c.LostExecutor
-			if t.EndReason == "ExecutorLostFailure" {
-				key = t.EndReason + "\x00" + t.ExecutorID // one cause per lost executor
-			}
-			i, ok := idx[key]
-			if !ok {
-				i = len(out.Causes)
-				idx[key] = i
-				c.FirstTime = t.FinishTime
-				out.Causes = append(out.Causes, c)
-				per = append(per, counted{tasks: map[taskKey]int{}, ms: map[taskKey]int64{}})
-			}
-			c2 := &out.Causes[i]
-			c2.Attempts++
-			c2.WastedMs = model.SatAdd(c2.WastedMs, model.Span(t.LaunchTime, t.FinishTime))
-			c2.FirstTime = min(c2.FirstTime, t.FinishTime)
-			c2.StageIDs = appendOnce(c2.StageIDs, s.StageID)
-			c2.ExecutorIDs = appendOnceStr(c2.ExecutorIDs, t.ExecutorID)
-			c2.Hosts = appendOnceStr(c2.Hosts, t.Host)
-			if from != "" {
-				c2.FetchFrom = appendOnceStr(c2.FetchFrom, from)
-			}
-			k := taskKey{s.StageID, -1, t.Index}
-			per[i].tasks[k]++
-			per[i].ms[k] = model.SatAdd(per[i].ms[k], model.Span(t.LaunchTime, t.FinishTime))
-			lastCause[taskKey{s.StageID, s.AttemptID, t.Index}] = i
-			failCount[taskKey{s.StageID, s.AttemptID, t.Index}]++
-		}
-	}
-	for i := range out.Causes {
-		c := &out.Causes[i]
-		c.Tasks = len(per[i].tasks)
-		for k, n := range per[i].tasks {
-			c.MaxAttempts = max(c.MaxAttempts, n)
-			c.DelayMs = max(c.DelayMs, per[i].ms[k])
-			if recovered[k] {
-				c.Recovered++
-			}
-		}
-		slices.Sort(c.StageIDs)
-		slices.Sort(c.ExecutorIDs)
-		slices.Sort(c.Hosts)
-		slices.Sort(c.FetchFrom)
-	}
-	// A stage aborted by a task names that task in its message ("Task 3 in
-	// stage 0.0 failed 4 times"), before Spark 4; Spark 4 gives the task's
-	// own error for errors with an error class: then the task of that
-	// stage attempt that failed most often aborted it.
-	stageCause := func(msg string, stage, attempt int) int {
-		if m := abortedTask.FindStringSubmatch(msg); m != nil {
-			index, _ := strconv.Atoi(m[1])
-			stage, _ := strconv.Atoi(m[2])
-			attempt, _ := strconv.Atoi(m[3])
-			if i, ok := lastCause[taskKey{stage, attempt, index}]; ok {
-				return i
-			}
-		}
-		best, n := -1, 0
-		for k, c := range failCount {
-			if k.stage == stage && k.attempt == attempt && (c > n || c == n && lastCause[k] < best) {
-				best, n = lastCause[k], c
-			}
-		}
-		return best
-	}
-	for _, s := range a.Stages {
-		if s.Status != model.StageFailed || !s.HasFailureReason {
-			continue
-		}
-		if i := stageCause(s.FailureReason, s.StageID, s.AttemptID); i >= 0 {
-			out.Causes[i].FailedStages = appendOnce(out.Causes[i].FailedStages, s.StageID)
-		}
-	}
-	for _, j := range a.Jobs {
-		if j.Status != model.JobFailed {
-			continue
-		}
-		first, _, _ := strings.Cut(j.ErrorMessage, "\n")
-		jf := JobFailure{JobID: j.ID, Message: strings.TrimSpace(first), Cause: -1, Kind: jobFailureKind(j.ErrorMessage)}
-		for _, s := range a.Stages {
-			if s.Status == model.StageFailed && slices.Contains(s.JobIDs, j.ID) {
-				jf.StageIDs = appendOnce(jf.StageIDs, s.StageID)
-				if jf.Cause < 0 && jf.Kind != JobCancelledByShutdown && jf.Kind != JobCancelled {
-					jf.Cause = stageCause(s.FailureReason, s.StageID, s.AttemptID)
-				}
-			}
-		}
-		if jf.Cause >= 0 {
-			jf.Kind = JobAborted
-			out.Causes[jf.Cause].FailedJobs = append(out.Causes[jf.Cause].FailedJobs, j.ID)
-		}
-		slices.Sort(jf.StageIDs)
-		out.Jobs = append(out.Jobs, jf)
-	}
-	// Rank: causes that failed a job first, then by task time lost; job
-	// failures keep pointing at their cause through the permutation.
-	order := make([]int, len(out.Causes))
+// rankCauses orders the causes — the application's root cause first, then
+// causes that failed a job, consequences of the shutdown last, then by task
+// time lost — and keeps the job failures and the outcome pointing at theirs.
+func rankCauses(f *Failures) {
+	order := make([]int, len(f.Causes))
 	for i := range order {
 		order[i] = i
 	}
+	root := f.Outcome.Cause
 	sort.SliceStable(order, func(x, y int) bool {
-		a, b := &out.Causes[order[x]], &out.Causes[order[y]]
+		if (order[x] == root) != (order[y] == root) {
+			return order[x] == root
+		}
+		a, b := &f.Causes[order[x]], &f.Causes[order[y]]
 		if a.Fatal() != b.Fatal() {
 			return a.Fatal()
+		}
+		if a.Shutdown != b.Shutdown {
+			return !a.Shutdown
 		}
 		if a.WastedMs != b.WastedMs {
 			return a.WastedMs > b.WastedMs
@@ -240,78 +130,16 @@ func failures(a *model.Attempt) Failures {
 	ranked := make([]FailureCause, len(order))
 	where := make([]int, len(order))
 	for to, from := range order {
-		ranked[to] = out.Causes[from]
+		ranked[to] = f.Causes[from]
 		where[from] = to
 	}
-	out.Causes = ranked
-	for i := range out.Jobs {
-		if c := out.Jobs[i].Cause; c >= 0 {
-			out.Jobs[i].Cause = where[c]
+	f.Causes = ranked
+	for i := range f.Jobs {
+		if c := f.Jobs[i].Cause; c >= 0 {
+			f.Jobs[i].Cause = where[c]
 		}
 	}
-	return out
-}
-
-// jobFailureKind classifies a failed job's exception message.
-func jobFailureKind(msg string) string {
-	switch {
-	case strings.Contains(msg, "cancelled because SparkContext was shut down"):
-		return JobCancelledByShutdown
-	case strings.Contains(msg, "Job aborted due to stage failure"):
-		return JobAborted
-	case strings.Contains(msg, "cancelled"):
-		return JobCancelled
+	if root >= 0 {
+		f.Outcome.Cause = where[root]
 	}
-	return JobFailedOther
-}
-
-// lostExecutors are the executors removed for a reason other than the
-// application ending or releasing them.
-func lostExecutors(a *model.Attempt) map[string]bool {
-	out := map[string]bool{}
-	for _, e := range a.Executors {
-		if e.RemoveTime == model.NoTime {
-			continue
-		}
-		switch cause, _ := ClassifyLoss(e.RemoveReason); cause {
-		case CauseIdle, CauseDriver:
-			continue
-		}
-		out[e.ID] = true
-	}
-	return out
-}
-
-func appendOnce(s []int, v int) []int {
-	if slices.Contains(s, v) {
-		return s
-	}
-	return append(s, v)
-}
-
-func appendOnceStr(s []string, v string) []string {
-	if v == "" || slices.Contains(s, v) {
-		return s
-	}
-	return append(s, v)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// lossMessage says what an ExecutorLostFailure's fields say, in one line.
-func lossMessage(l *model.ExecutorLoss) string {
-	who := "unrelated to the running tasks"
-	if l.CausedByApp {
-		who = "caused by one of the running tasks"
-	}
-	msg := "executor " + cmpOr(l.ExecutorID, "(unknown)") + " lost, " + who
-	if l.HasReason {
-		msg += ": " + l.Reason
-	}
-	return msg
 }

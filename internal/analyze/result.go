@@ -28,6 +28,7 @@ type Result struct {
 	Jobs      []Job
 	Failures  Failures
 	Streaming []StreamingQuery // Structured Streaming query runs, by start
+	Plugins   Plugins          // accelerators: RAPIDS (GPU), Photon
 }
 
 // Phase names a kind of wall time in the timeline.
@@ -163,6 +164,7 @@ type Stage struct {
 	Balance
 	Capacity
 	Outcomes
+	GPU GPUStage // the RAPIDS Accelerator's metrics; zero without them
 }
 
 // TaskTimes is where a stage's task time went, as Spark's stage page
@@ -204,6 +206,7 @@ type StageIO struct {
 // overall and per host.
 type Balance struct {
 	TaskBytes        Quantiles // input + shuffle read per successful task
+	TaskRecords      Quantiles // input + shuffle read records per successful task
 	SkewDuration     float64   // max ÷ median task duration
 	SkewBytes        float64   // max ÷ median task bytes
 	MaxTaskOverStage float64   // longest task ÷ stage duration
@@ -212,8 +215,41 @@ type Balance struct {
 	// when it started late (locality wait, a second wave) and so ran
 	// for less than most of the stage.
 	LongestTaskEndsStage bool
+	// Longest is the longest successful task that did not start on a
+	// fresh executor: what it read against the median task tells skew
+	// (more data) from a straggler (the same data, more time).
+	Longest LongTask
+	// Slow are the warm successful tasks that ran at least twice the
+	// median, longest first (at most 20): who straggled, where.
+	Slow []LongTask
 
 	Hosts []HostStat // per-host task time, by host
+}
+
+// LongTask is one stage's longest warm task: the first tasks on a fresh
+// executor (started before its first task finished) pay deserialization,
+// class loading and JIT warm-up, about a second, and are left out when
+// that explains their excess over the median (warmUpMs).
+type LongTask struct {
+	TaskID            int64
+	DurationMs, RunMs int64
+	GCMs              int64 // JVM GC time while it ran
+	Bytes, Records    int64 // input + shuffle read
+	Host, ExecutorID  string
+	Locality          string
+	// InputRatio is the larger of its bytes ÷ the median task's and its
+	// records ÷ the median task's (a median of nothing counting as one);
+	// 0 when it read nothing the log counts.
+	InputRatio float64
+	// ColdSkipped counts the stage's fresh-executor tasks that ran longer.
+	ColdSkipped int
+	// EndsStage says the task finished last (within max(1 s, 5 % of the
+	// stage)): the stage waited for it.
+	EndsStage bool
+	// FirstOnExecutor says it was its executor's first task in the stage,
+	// the one that pays for compiling the stage's generated code and
+	// fetching its task binary on that JVM.
+	FirstOnExecutor bool
 }
 
 // Capacity is the cores a stage had while it ran, and what else used
@@ -336,8 +372,13 @@ type SQLExecution struct {
 type SQLNode struct {
 	ID       int // pre-order index in the plan
 	Name     string
+	Desc     string // its description in the plan: keys, condition, columns (planDesc)
+	Stages   []int  // the stages whose tasks updated its metrics: where it ran
 	Children []int
 	Metrics  map[string]int64 // metric name → value (timings in ms, nsTiming converted)
 	Rows     int64            // "number of output rows", -1 when absent
-	TimeMs   int64            // Σ of the node's timing metrics
+	// Pairs are the pairs of rows a cartesian product or nested-loop join
+	// tested (joinPairs); 0 for other nodes or when unknown.
+	Pairs  int64
+	TimeMs int64 // Σ of the node's timing metrics
 }

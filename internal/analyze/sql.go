@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -10,31 +11,41 @@ import (
 // MetricOutputRows is the SQL metric every row-producing node carries.
 const MetricOutputRows = "number of output rows"
 
+// sqlAccums are the SQL metrics' values and the stages that updated them.
+type sqlAccums struct {
+	vals   map[int64]int64
+	stages map[int64][]int // accumulator id → stage ids, in order
+}
+
 // accumulatorValues collects the final value of every SQL metric from the
 // stages' accumulables (the value when the stage completed: Spark sums the
 // task updates into it); a metric several stages update keeps the largest.
-func accumulatorValues(a *model.Attempt) map[int64]int64 {
-	vals := map[int64]int64{}
+// The stages that updated a metric are the ones its plan node ran in.
+func accumulatorValues(a *model.Attempt) sqlAccums {
+	acc := sqlAccums{vals: map[int64]int64{}, stages: map[int64][]int{}}
 	for _, s := range a.Stages {
 		for i := range s.Accumulables {
-			acc := &s.Accumulables[i]
-			if !acc.SQL {
+			ac := &s.Accumulables[i]
+			if !ac.SQL {
 				continue
 			}
-			v, err := strconv.ParseInt(acc.Value, 10, 64)
+			v, err := strconv.ParseInt(ac.Value, 10, 64)
 			if err != nil {
 				continue
 			}
-			if old, ok := vals[acc.ID]; !ok || v > old {
-				vals[acc.ID] = v
+			if old, ok := acc.vals[ac.ID]; !ok || v > old {
+				acc.vals[ac.ID] = v
+			}
+			if v > 0 {
+				acc.stages[ac.ID] = appendOnce(acc.stages[ac.ID], s.StageID)
 			}
 		}
 	}
-	return vals
+	return acc
 }
 
 // sqlStats flattens each execution's plan with the metric values found.
-func sqlStats(a *model.Attempt, vals map[int64]int64) []SQLExecution {
+func sqlStats(a *model.Attempt, vals sqlAccums) []SQLExecution {
 	out := make([]SQLExecution, 0, len(a.SQL))
 	for _, x := range a.SQL {
 		e := SQLExecution{ID: x.ID, Description: x.Description, StartTime: x.StartTime, EndTime: x.EndTime,
@@ -57,14 +68,17 @@ func sqlStats(a *model.Attempt, vals map[int64]int64) []SQLExecution {
 	return out
 }
 
-func flatten(p *model.SQLPlanNode, nodes *[]SQLNode, vals, driver map[int64]int64) int {
+func flatten(p *model.SQLPlanNode, nodes *[]SQLNode, vals sqlAccums, driver map[int64]int64) int {
 	id := len(*nodes)
 	*nodes = append(*nodes, SQLNode{ID: id, Name: p.NodeName, Rows: -1})
-	n := SQLNode{ID: id, Name: p.NodeName, Rows: -1}
+	n := SQLNode{ID: id, Name: p.NodeName, Desc: planDesc(p.SimpleString), Rows: -1}
 	for _, m := range p.Metrics {
+		for _, st := range vals.stages[m.AccumulatorID] {
+			n.Stages = appendOnce(n.Stages, st)
+		}
 		v, ok := driver[m.AccumulatorID]
 		if !ok {
-			v, ok = vals[m.AccumulatorID]
+			v, ok = vals.vals[m.AccumulatorID]
 		}
 		if !ok {
 			continue
@@ -80,8 +94,8 @@ func flatten(p *model.SQLPlanNode, nodes *[]SQLNode, vals, driver map[int64]int6
 			n.Metrics = map[string]int64{}
 		}
 		n.Metrics[m.Name] = v
-		if m.Name == MetricOutputRows || m.Name == "output rows" { // the latter: RAPIDS GPU nodes
-			n.Rows = v
+		if m.Name == MetricOutputRows || m.Name == "output rows" || m.Name == "num output rows" {
+			n.Rows = v // the latter two: RAPIDS GPU nodes, Photon nodes
 		}
 	}
 	for _, c := range p.Children {
@@ -109,4 +123,18 @@ func IsWriteCommand(name string) bool {
 		}
 	}
 	return false
+}
+
+// exprID is the "#12L" Spark appends to an attribute's name in a plan.
+var exprID = regexp.MustCompile(`#\d+L?\b`)
+
+// planDesc is a node's one-line description (SparkPlanInfo.simpleString:
+// "SortMergeJoin [k#1L], [k#5L], Inner"), without expression ids and at
+// most 200 characters: the join keys and condition as a person reads them.
+func planDesc(s string) string {
+	s = exprID.ReplaceAllString(strings.TrimSpace(s), "")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199]) + "…"
+	}
+	return s
 }

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -9,15 +8,16 @@ import (
 
 // stageStats computes one stage attempt's statistics, group by group
 // (capacity is filled later, from every stage's span: stageCores).
-func stageStats(s *model.StageAttempt) Stage {
+func stageStats(s *model.StageAttempt, cold coldTasks) Stage {
 	out := Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status,
 		JobIDs: s.JobIDs, SQLExecutionID: -1, NumTasks: s.NumTasks,
 		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime}
 	out.DurationMs, out.QueuedMs = stageDuration(s)
 	out.TaskTimes = taskTimes(s)
 	out.StageIO = stageIO(&s.Metrics)
-	out.Balance = balance(s, out.TaskDurationMs, out.DurationMs)
+	out.Balance = balance(s, out.TaskDurationMs, out.DurationMs, cold)
 	out.Outcomes = outcomes(s)
+	out.GPU = gpuStage(s)
 	return out
 }
 
@@ -76,53 +76,6 @@ func stageIO(m *model.TaskMetrics) StageIO {
 		ShuffleWriteTimeNs: m.ShuffleWrite.WriteTime, FetchWaitMs: m.ShuffleRead.FetchWaitTime,
 		MemorySpilledBytes: m.MemoryBytesSpilled, DiskSpilledBytes: m.DiskBytesSpilled,
 		ResultBytes: m.ResultSize}
-}
-
-// balance measures how evenly the successful tasks shared the stage's
-// work (durations, as taskTimes' quantiles, and bytes read), overall and
-// per host, and whether the stage waited for its longest task.
-func balance(s *model.StageAttempt, durations Quantiles, stageMs int64) Balance {
-	var out Balance
-	type hostAcc struct {
-		durs, bytes []int64
-		time        int64
-	}
-	hosts := map[string]*hostAcc{}
-	bytes := make([]int64, 0, len(s.Tasks))
-	var longest, longestEnd, lastEnd int64
-	for _, t := range s.Tasks {
-		d, ok := taskDuration(t)
-		if !ok || !t.Successful() {
-			continue
-		}
-		b := t.Metrics.InputBytesRead + t.Metrics.ShuffleReadBytes()
-		if d > longest || (d == longest && t.FinishTime > longestEnd) {
-			longest, longestEnd = d, t.FinishTime
-		}
-		lastEnd = max(lastEnd, t.FinishTime)
-		bytes = append(bytes, b)
-		h := hosts[t.Host]
-		if h == nil {
-			h = &hostAcc{}
-			hosts[t.Host] = h
-		}
-		h.durs = append(h.durs, d)
-		h.bytes = append(h.bytes, b)
-		h.time = model.SatAdd(h.time, d)
-	}
-	if len(bytes) > 0 {
-		out.TaskBytes = quantiles(bytes)
-		out.SkewDuration = Ratio(durations.Max, durations.P50)
-		out.SkewBytes = Ratio(out.TaskBytes.Max, out.TaskBytes.P50)
-		out.MaxTaskOverStage = Ratio(durations.Max, stageMs)
-		out.LongestTaskEndsStage = lastEnd-longestEnd <= max(1000, stageMs/20)
-	}
-	for h, a := range hosts {
-		out.Hosts = append(out.Hosts, HostStat{Host: h, Tasks: len(a.durs), MedianTaskMs: median(a.durs),
-			TaskTimeMs: a.time, MedianBytes: median(a.bytes)})
-	}
-	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].Host < out.Hosts[j].Host })
-	return out
 }
 
 // outcomes counts how the stage's task attempts ended and what the

@@ -87,7 +87,7 @@ func TestMicroBatchIsNotAWrite(t *testing.T) {
 		{"insert at job.py:9", "AppendData", true},
 	} {
 		a := &model.Attempt{SQL: []*model.SQLExecution{{ID: 1, Description: c.desc, Plan: plan(c.root)}}}
-		if got := sqlStats(a, nil); got[0].IsWrite != c.write {
+		if got := sqlStats(a, sqlAccums{}); got[0].IsWrite != c.write {
 			t.Errorf("%q under %q: got write %v, want %v", c.root, c.desc, got[0].IsWrite, c.write)
 		}
 	}

@@ -154,27 +154,6 @@ func pythonFrame(s string) Frame {
 	return f
 }
 
-// pythonLibrary tells frames of PySpark, Py4J, installed packages and the
-// standard library from the user's code.
-func pythonLibrary(file string) bool {
-	if strings.HasPrefix(file, "<") && file != "<stdin>" {
-		return true // <frozen …>, <string>
-	}
-	for _, s := range []string{"/pyspark/", "pyspark.zip", "/py4j/", "py4j-", "site-packages/", "dist-packages/"} {
-		if strings.Contains(file, s) {
-			return true
-		}
-	}
-	// The standard library: …/lib/python3.11/json/decoder.py.
-	if i := strings.Index(file, "/lib/python"); i >= 0 {
-		rest := file[i+len("/lib/python"):]
-		if j := strings.IndexByte(rest, '/'); j > 0 && strings.Trim(rest[:j], "0123456789.") == "" {
-			return true
-		}
-	}
-	return false
-}
-
 // nestedException is a message that starts with a Java exception class:
 // "java.io.IOException: Connection reset by peer".
 var nestedException = regexp.MustCompile(`^((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exception|Error))(?::\s*(.*))?$`)
@@ -183,18 +162,14 @@ var nestedException = regexp.MustCompile(`^((?:[a-zA-Z_$][\w$]*\.)+[\w$]*(?:Exce
 // "Caused by:" sections. The deepest cause names the error; the user frame
 // is searched from the deepest section outwards.
 func parseJVM(msg string) TaskError {
-	type section struct {
-		class, message string
-		frames         []Frame
-	}
-	var secs []section
+	var secs []jvmSection
 	for i, ln := range strings.Split(msg, "\n") {
 		trimmed := strings.TrimSpace(ln)
 		switch {
 		case i == 0 || strings.HasPrefix(trimmed, "Caused by:"):
 			head := strings.TrimSpace(strings.TrimPrefix(trimmed, "Caused by:"))
 			class, message, _ := strings.Cut(head, ":")
-			secs = append(secs, section{class: strings.TrimSpace(class), message: strings.TrimSpace(message)})
+			secs = append(secs, jvmSection{class: strings.TrimSpace(class), message: strings.TrimSpace(message)})
 		case strings.HasPrefix(trimmed, "at "):
 			secs[len(secs)-1].frames = append(secs[len(secs)-1].frames, jvmFrame(strings.TrimPrefix(trimmed, "at ")))
 		}
@@ -202,9 +177,10 @@ func parseJVM(msg string) TaskError {
 	if len(secs) == 0 {
 		return TaskError{}
 	}
-	root := secs[len(secs)-1]
+	at := saysWhatHappened(secs)
+	root := secs[at]
 	e := TaskError{Class: root.class, Message: root.message}
-	if len(secs) > 1 {
+	if at > 0 {
 		e.Wrapper = secs[0].class
 	}
 	// An exception that carries another one as text, as a remote error is
@@ -249,19 +225,27 @@ func jvmFrame(s string) Frame {
 	return f
 }
 
-// jvmLibrary tells Spark's, the JDK's and common libraries' frames from the
-// user's code.
-func jvmLibrary(fn string) bool {
-	if strings.Contains(fn, "$$Lambda") { // a generated lambda class: no source line
-		return true
+// jvmSection is one exception of a Java stack trace: the outermost, or a
+// "Caused by:".
+type jvmSection struct {
+	class, message string
+	frames         []Frame
+}
+
+// saysWhatHappened picks the section that names the failure: the deepest
+// cause, unless it has no message and a Spark exception around it says
+// what happened — Spark wraps a bare transport error in its own verdict
+// ("SparkException: Python worker exited unexpectedly (crashed)" around
+// "java.io.EOFException").
+func saysWhatHappened(secs []jvmSection) int {
+	deepest := len(secs) - 1
+	if secs[deepest].message != "" {
+		return deepest
 	}
-	for _, p := range []string{"org.apache.spark.", "scala.", "java.", "javax.", "jdk.", "sun.", "com.sun.",
-		"py4j.", "org.apache.hadoop.", "io.netty.", "com.google.", "org.apache.parquet.", "org.apache.arrow.",
-		"org.apache.commons.", "com.fasterxml.", "org.codehaus.janino.", "org.slf4j.", "org.apache.log4j.",
-		"org.apache.logging.log4j."} {
-		if strings.HasPrefix(fn, p) {
-			return true
+	for i := deepest - 1; i >= 0; i-- {
+		if secs[i].message != "" && strings.HasPrefix(secs[i].class, "org.apache.spark.") {
+			return i
 		}
 	}
-	return false
+	return deepest
 }

@@ -69,6 +69,21 @@ func TestParseTaskError(t *testing.T) {
 				Wrapper: "FetchFailed"}},
 		{"fetch failed, text only", "FetchFailed", "Failed to connect to host-2/10.0.0.2:7337",
 			TaskError{Class: "FetchFailed", Message: "Failed to connect to host-2/10.0.0.2:7337"}},
+		// Spark's own verdict around a bare transport error names the
+		// failure, not the EOFException without a message inside it.
+		{"python worker crashed", "ExceptionFailure", "org.apache.spark.SparkException: Python worker exited unexpectedly (crashed)\n" +
+			"\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator$$anonfun$1.applyOrElse(PythonRunner.scala:612)\n" +
+			"Caused by: java.io.EOFException\n\tat java.base/java.io.DataInputStream.readInt(DataInputStream.java:398)\n",
+			TaskError{Class: "org.apache.spark.SparkException", Message: "Python worker exited unexpectedly (crashed)"}},
+		// A plugin's frames (RAPIDS) are not the user's code: the first
+		// frame outside the listed packages is.
+		{"plugin frames", "ExceptionFailure", "com.nvidia.spark.rapids.jni.GpuSplitAndRetryOOM: GPU OutOfMemory: could not split inputs and retry\n" +
+			"\tat com.nvidia.spark.rapids.RmmRapidsRetryIterator$AutoCloseableAttemptSpliterator.split(RmmRapidsRetryIterator.scala:458)\n" +
+			"\tat ai.rapids.cudf.Table.concatenate(Table.java:1640)\n" +
+			"\tat org.apache.spark.sql.execution.SparkPlan.execute(SparkPlan.scala:195)\n" +
+			"\tat com.acme.Report.run(Report.scala:31)\n",
+			TaskError{Class: "com.nvidia.spark.rapids.jni.GpuSplitAndRetryOOM", Message: "GPU OutOfMemory: could not split inputs and retry",
+				Frame: Frame{File: "Report.scala", Line: 31, Function: "com.acme.Report.run"}}},
 		{"empty", "ExceptionFailure", "", TaskError{}},
 	}
 	for _, c := range cases {

@@ -31,8 +31,14 @@ func runExecutorLost(p *Pass) []Finding {
 	for i := range p.Result.Executors {
 		e := &p.Result.Executors[i]
 		switch {
-		// Spark's own verdict ("Exit Caused By App") wins over the reason text.
-		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1 && !e.Loss.Unrelated):
+		// Spark's own verdict ("Exit Caused By App") wins over the reason
+		// text — but it is about the task that was running, not the
+		// executor: a JVM that died of OutOfMemoryError (exit 52) or was
+		// killed for its memory is the application's loss even when Spark
+		// calls it unrelated to the task that ran beside the one that ran
+		// out.
+		case e.Loss.CausedByApp || (e.Loss.Cause.AppFault() && e.RemovedTime != -1 &&
+			(!e.Loss.Unrelated || e.Loss.Cause.IsMemoryKill())):
 			lost = append(lost, e)
 			if e.Loss.Cause.IsMemoryKill() && e.Loss.FailedTasks > 0 {
 				memoryKillFailedTasks = true
@@ -68,30 +74,64 @@ func runExecutorLost(p *Pass) []Finding {
 			"cause": string(e.Loss.Cause), "failedTasks": e.Loss.FailedTasks, "removedTime": e.RemovedTime})
 	}
 	first := list[0]
-	// The fetch failures of shuffle output the lost executors held are
-	// this loss's consequence (shuffle-bottleneck leaves them out).
-	fetchFailed, fetchStages := 0, []int(nil)
-	for _, c := range p.Result.Failures.Causes {
-		if c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor) {
-			fetchFailed += c.Attempts
-			fetchStages = append(fetchStages, c.StageIDs...)
-		}
+	cons := lossConsequences(p, ids)
+	if len(cons.failedJobs) > 0 && len(lost) > 0 {
+		sev = Critical
 	}
-	stages := append(lostStages(p, ids), fetchStages...)
+	stages := append(lostStages(p, ids), cons.fetchStages...)
 	stages = append(stages, maxedStages...)
 	slices.Sort(stages)
 	stages = slices.Compact(stages)
 	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
 		len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed)
-	if fetchFailed > 0 {
-		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", fetchFailed)
+	if cons.fetchFailed > 0 {
+		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", cons.fetchFailed)
+	}
+	if len(cons.failedJobs) > 0 {
+		detail += fmt.Sprintf(" The losses failed %s.", plural("job", cons.failedJobs))
+		if cons.root && p.Result.Failures.Outcome.Summary != "" {
+			detail += " " + capitalize(p.Result.Failures.Outcome.Summary) + "."
+		}
 	}
 	return []Finding{{Severity: sev, ExecutorIDs: ids, StageIDs: stages,
 		Detail: detail,
 		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
-			"fetchFailuresCaused": fetchFailed,
-			"cause":               string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
+			"fetchFailuresCaused": cons.fetchFailed, "failedJobs": nonNil(cons.failedJobs), "rootCause": cons.root,
+			"removals": removals(p),
+			"cause":    string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,
 			"stagesWithTaskAtMaxFailures": maxedStages}}}
+}
+
+// consequences are what executor losses brought along.
+type consequences struct {
+	fetchFailed int   // fetch failures of the output they held
+	fetchStages []int // the stages those failed in
+	failedJobs  []int // jobs their tasks' failures or those fetches failed
+	root        bool  // one of them is the application's root cause
+}
+
+// lossConsequences gathers the consequences of losing executors ids: the
+// fetch failures of shuffle output they held (shuffle-bottleneck leaves
+// them out) and the jobs the lost executors' tasks or those fetches failed.
+func lossConsequences(p *Pass, ids []string) consequences {
+	var out consequences
+	for i, c := range p.Result.Failures.Causes {
+		ours := c.LostExecutor != "" && slices.Contains(ids, c.LostExecutor)
+		if ours {
+			out.fetchFailed += c.Attempts
+			out.fetchStages = append(out.fetchStages, c.StageIDs...)
+		}
+		if c.Reason == "ExecutorLostFailure" && slices.ContainsFunc(c.ExecutorIDs, func(id string) bool { return slices.Contains(ids, id) }) {
+			ours = true
+		}
+		if ours {
+			out.failedJobs = append(out.failedJobs, c.FailedJobs...)
+			out.root = out.root || i == p.Result.Failures.Outcome.Cause
+		}
+	}
+	slices.Sort(out.failedJobs)
+	out.failedJobs = slices.Compact(out.failedJobs)
+	return out
 }
 
 func causeSummary(causes map[string]int) string {
@@ -132,10 +172,21 @@ func tasksAtMaxFailures(p *Pass) []int {
 			if t.Failed {
 				fails[t.Index]++
 				if fails[t.Index] == limit {
-					out = append(out, s.StageID)
+					out = addOnce(out, s.StageID)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// removals counts the executors the log shows removed, for any reason.
+func removals(p *Pass) int {
+	n := 0
+	for _, e := range p.Result.Executors {
+		if e.RemovedTime != -1 && e.ID != "driver" {
+			n++
+		}
+	}
+	return n
 }

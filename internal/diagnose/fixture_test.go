@@ -141,6 +141,9 @@ type stage struct {
 	failure     string
 	open        bool    // never completes
 	during      []timed // other events to place among the tasks' by time
+	// plugin are accumulables a plugin registers (not SQL metrics), in the
+	// stage's completion as Spark writes them: name and value as a string.
+	plugin [][2]string
 }
 
 // timed is an event at t0+at ms.
@@ -289,6 +292,14 @@ func (f *fx) runStage(s *stage) int64 {
 			a := stageAccums[id]
 			acc = append(acc, obj{"ID", a.id, "Name", a.name, "Value", fmt.Sprint(a.value), "Internal", true,
 				"Count Failed Values", true, "Metadata", "sql"})
+		}
+		info = append(info, "Accumulables", acc)
+	}
+	if len(s.plugin) > 0 {
+		var acc []any
+		for i, a := range s.plugin {
+			acc = append(acc, obj{"ID", 9000 + i, "Name", a[0], "Value", a[1], "Internal", false,
+				"Count Failed Values", true})
 		}
 		info = append(info, "Accumulables", acc)
 	}

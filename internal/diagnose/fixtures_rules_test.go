@@ -101,6 +101,25 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		}
 		return build(3072 * mb), build(256 * mb)
 	},
+	// A RAPIDS stage whose tasks spent 200 s of their 960 s spilling GPU
+	// memory to host memory (1.5 GiB each, nothing on disk) and retried 3
+	// GPU OOMs plus 3 on split input, vs the same stage spilling and
+	// retrying nothing.
+	"gpu-spill": func() (*fx, *fx) {
+		build := func(spill int64, spillTime, retries string) *fx {
+			f := newApp("gpu", "spark.plugins", "com.nvidia.spark.SQLPlugin", "spark.executor.cores", "8",
+				"spark.executor.resource.gpu.amount", "1", "spark.task.resource.gpu.amount", "0.125")
+			f.executors(2, 8, 5*sec)
+			s := &stage{id: 0, submit: 10 * sec, tasks: uniform(16, mn, 2, 8, func(i int, t *task) {
+				t.memSpill = spill
+			}), plugin: [][2]string{{"gpuSemaphoreWait", "00:00:40.000"}, {"gpuSpillDevice2HostTime", spillTime},
+				{"gpuRetryCount", retries}, {"gpuSplitAndRetryCount", retries}}}
+			end := f.job(0, -1, s)
+			f.appEnd(end + 5*sec)
+			return f
+		}
+		return build(1536*mb, "00:03:20.000", "3"), build(0, "00:00:00.000", "0")
+	},
 	// Executor 2 peaks at 3.9 GiB of a 4 GiB heap with 3 major GCs, vs 2 GiB.
 	"oom-risk": func() (*fx, *fx) {
 		build := func(heap int64) *fx {

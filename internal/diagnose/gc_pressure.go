@@ -45,7 +45,7 @@ func runGCPressure(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: gate(sev, cost), StageIDs: []int{s.StageID}, Cost: cost,
 			Detail: fmt.Sprintf("%s spent %s of %s executor run time in GC (%.0f%%).", stageRef(s),
-				fmtMs(s.GCShareMs), fmtMs(s.RunTimeTotalMs), 100*ratio),
+				fmtMs(s.GCShareMs), fmtMs(s.RunTimeTotalMs), 100*ratio) + photonNote(p, "GC times"),
 			Evidence: map[string]any{"scope": "stage", "stageId": s.StageID, "attemptId": s.AttemptID,
 				"gcTimeMs": s.GCShareMs, "runTimeMs": s.RunTimeTotalMs, "gcRatio": round(ratio)}})
 	}
@@ -65,7 +65,7 @@ func runGCPressure(p *Pass) []Finding {
 	}
 	return append(out, Finding{Severity: gate(sev, cost), ExecutorIDs: execs, Cost: cost,
 		Detail: fmt.Sprintf("Tasks spent %s of %s executor run time in GC (%.0f%%) across the application.",
-			fmtMs(gc), fmtMs(run), 100*ratio),
+			fmtMs(gc), fmtMs(run), 100*ratio) + photonNote(p, "GC times"),
 		Evidence: map[string]any{"scope": "app", "gcTimeMs": gc, "runTimeMs": run, "gcRatio": round(ratio),
 			"majorGcCount": major}})
 }

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
 var idleCores = Threshold{Metric: "idle core ratio", Warning: 0.50, Critical: 0.80,
@@ -49,14 +51,20 @@ func runIdleExecutors(p *Pass) []Finding {
 	}
 	var execs []idle
 	var capMs, busy int64
+	slots := taskSlots(r)
+	running := unfinishedBusy(p)
 	for _, e := range r.Executors {
 		if e.ID == "driver" || e.Cores <= 0 {
 			continue
 		}
-		capMs += e.LifetimeMs * int64(e.Cores)
-		b := min(e.BusyMs, e.LifetimeMs*int64(e.Cores))
+		cores := int64(e.Cores)
+		if slots > 0 {
+			cores = min(cores, int64(slots))
+		}
+		capMs += e.LifetimeMs * cores
+		b := min(e.BusyMs+running[e.ID], e.LifetimeMs*cores)
 		busy += b
-		execs = append(execs, idle{e.ID, e.LifetimeMs*int64(e.Cores) - b})
+		execs = append(execs, idle{e.ID, e.LifetimeMs*cores - b})
 	}
 	if capMs == 0 {
 		return nil
@@ -91,7 +99,20 @@ func runIdleExecutors(p *Pass) []Finding {
 		Detail: detail,
 		Evidence: map[string]any{"idleCoreRatio": round(ratio), "idleCoreHours": round(hours),
 			"coreHours": round(float64(capMs) / 3.6e6), "busyCoreHours": round(float64(busy) / 3.6e6),
-			"lowParallelismCoreHours": round(float64(lowPar) / 3.6e6), "executors": len(execs)}}}
+			"lowParallelismCoreHours": round(float64(lowPar) / 3.6e6), "executors": len(execs),
+			"taskSlotsPerExecutor": slots}}}
+}
+
+// taskSlots is how many tasks an executor of a RAPIDS application runs at
+// once, as its GPU resources allow; 0 for other applications (every core
+// is a slot). A core beyond the slots cannot run a task: it is not idle
+// but unusable, the GPU being the bottleneck — and tasks waiting for the
+// GPU (its semaphore) are busy, in their task time.
+func taskSlots(r *analyze.Result) int {
+	if r.Plugins.RAPIDS == nil {
+		return 0
+	}
+	return r.Plugins.RAPIDS.TaskSlots
 }
 
 // interactive tells whether an application is an interactive shell, by the
@@ -102,4 +123,26 @@ func interactive(appName string) bool {
 		return true
 	}
 	return false
+}
+
+// unfinishedBusy is, per executor, the time of the tasks still running
+// when the log ends — their executor held a core for them from launch to
+// its removal or the application's end (a job the stop cancelled ends its
+// tasks without a task end): busy, not idle.
+func unfinishedBusy(p *Pass) map[string]int64 {
+	out := map[string]int64{}
+	end := p.Result.EndTime
+	for _, s := range p.Attempt.Stages {
+		for _, t := range s.Tasks {
+			if t.FinishTime != 0 || t.LaunchTime <= 0 {
+				continue
+			}
+			stop := end
+			if e := p.Attempt.Executor(t.ExecutorID); e != nil && e.RemoveTime > 0 {
+				stop = min(stop, e.RemoveTime)
+			}
+			out[t.ExecutorID] += max(stop-t.LaunchTime, 0)
+		}
+	}
+	return out
 }

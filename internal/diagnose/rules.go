@@ -12,6 +12,7 @@ var All = []*Rule{
 	DataSkew,
 	StragglerHost,
 	Spill,
+	GPUSpill,
 	GCPressure,
 	ShuffleBottleneck,
 	JoinExplosion,

@@ -50,7 +50,8 @@ func runShuffleBottleneck(p *Pass) []Finding {
 		}
 		out = append(out, Finding{Severity: gate(sev, cost), StageIDs: []int{s.StageID}, Cost: cost,
 			Detail: fmt.Sprintf("%s waited %s on shuffle fetches (%.0f%% of run time) and wrote shuffle for %s (%.0f%%).",
-				stageRef(s), fmtMs(s.FetchWaitMs), 100*fetch, fmtMs(s.ShuffleWriteTimeNs/1e6), 100*write),
+				stageRef(s), fmtMs(s.FetchWaitMs), 100*fetch, fmtMs(s.ShuffleWriteTimeNs/1e6), 100*write) +
+				photonNote(p, "shuffle metrics"),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID, "fetchWaitMs": s.FetchWaitMs,
 				"shuffleWriteTimeMs": s.ShuffleWriteTimeNs / 1e6, "runTimeMs": s.RunTimeTotalMs,
 				"fetchWaitRatio": round(fetch), "shuffleWriteRatio": round(write),

@@ -26,8 +26,8 @@ func runSpill(p *Pass) []Finding {
 	var out []Finding
 	for i := range p.Result.Stages {
 		s := &p.Result.Stages[i]
-		if s.MemorySpilledBytes == 0 {
-			continue
+		if s.MemorySpilledBytes == 0 || gpuSpilled(p, s) {
+			continue // nothing spilled, or GPU memory did (gpu-spill)
 		}
 		data := max(s.InputBytes, s.ShuffleReadBytes, s.ShuffleWriteBytes, s.OutputBytes)
 		ratio := 1.0
@@ -47,10 +47,12 @@ func runSpill(p *Pass) []Finding {
 		op := spillOperator(p, s.SQLExecutionID)
 		out = append(out, Finding{Severity: sev, StageIDs: []int{s.StageID}, Cost: cost,
 			Detail: fmt.Sprintf("%s spilled %s from memory (%s on disk) while processing %s (ratio %.2f).",
-				stageRef(s), units.Bytes(s.MemorySpilledBytes), units.Bytes(s.DiskSpilledBytes), units.Bytes(data), ratio),
+				stageRef(s), units.Bytes(s.MemorySpilledBytes), units.Bytes(s.DiskSpilledBytes), units.Bytes(data), ratio) +
+				photonNote(p, "spill metrics"),
 			Evidence: map[string]any{"stageId": s.StageID, "attemptId": s.AttemptID,
 				"memorySpilledBytes": s.MemorySpilledBytes, "diskSpilledBytes": s.DiskSpilledBytes,
-				"dataBytes": data, "spillRatio": round(ratio), "operator": op}})
+				"dataBytes": data, "spillRatio": round(ratio), "operator": op,
+				"jvmMetricsIncomplete": p.Result.Plugins.Photon != nil}})
 	}
 	return out
 }

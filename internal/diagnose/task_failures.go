@@ -30,55 +30,92 @@ var TaskFailures = &Rule{
 
 func runTaskFailures(p *Pass) []Finding {
 	f := &p.Result.Failures
-	var out []Finding
-	fatal := -1       // the first cause that failed a job: what the shutdowns after it are folded under
-	unrecovered := -1 // else the first cause some task never recovered from
+	out, root, shutdown := causeFindings(p)
+	// What the stop and the root cause brought along: failures after the
+	// SparkContext began to stop, jobs it cancelled, jobs no task failure
+	// explains. Folded under the root cause when this rule reports it.
+	var jobs []analyze.JobFailure
+	for _, j := range f.Jobs {
+		if j.Cause < 0 {
+			jobs = append(jobs, j)
+		}
+	}
+	if root >= 0 {
+		fd := &out[root]
+		cons := fd.Evidence["consequences"].([]string)
+		for _, j := range jobs {
+			cons = append(cons, fmt.Sprintf("job %d: %s", j.JobID, j.Message))
+		}
+		fd.Evidence["consequences"] = append(cons, shutdown...)
+		return out
+	}
+	if f.Outcome.Cause >= 0 {
+		return out // another rule reports the root cause these follow
+	}
+	return append(out, unexplained(p, jobs, shutdown)...)
+}
+
+// causeFindings are the findings of the causes this rule reports (not
+// executor losses and fetch failures), the index of the application's
+// root cause among them (-1 when another rule's), and the failures after
+// the stop, said in a line each.
+func causeFindings(p *Pass) (out []Finding, root int, shutdown []string) {
+	f := &p.Result.Failures
+	o := &f.Outcome
+	root = -1
 	for i := range f.Causes {
 		c := &f.Causes[i]
 		if c.Reason == "ExecutorLostFailure" || c.Reason == "FetchFailed" {
 			continue // executor-lost and shuffle-bottleneck explain these
 		}
-		if c.Fatal() && fatal < 0 {
-			fatal = len(out)
+		if c.Shutdown {
+			shutdown = append(shutdown, fmt.Sprintf("%s: %s (%s after the stop)", plural("stage", c.StageIDs),
+				errorText(c.Error), timesWord(c.Attempts, "attempt")))
+			continue
 		}
-		if c.Recovered < c.Tasks && unrecovered < 0 {
-			unrecovered = len(out)
+		fd := causeFinding(p, c)
+		if i == o.Cause {
+			root = len(out)
+			fd.Evidence["rootCause"] = true
+			if o.Summary != "" {
+				fd.Detail += " " + capitalize(o.Summary) + "."
+			}
 		}
-		out = append(out, causeFinding(p, c))
+		out = append(out, fd)
 	}
-	// A task that failed and never ran again, then the application shut
-	// down with jobs still running (an OutOfMemoryError that takes a
-	// local-mode driver with it, an error that stops the SparkContext):
-	// that cause is what ended them.
-	if fatal < 0 && unrecovered >= 0 && slices.ContainsFunc(f.Jobs, func(j analyze.JobFailure) bool {
-		return j.Cause < 0 && j.Kind == analyze.JobCancelledByShutdown
-	}) {
-		fatal = unrecovered
-		fd := &out[fatal]
-		fd.Severity = Critical
-		fd.Detail += " The application then shut down with its jobs unfinished."
-	}
-	// Failed jobs no task failure explains: folded under the root cause
-	// when there is one, else reported by kind.
+	return out, root, shutdown
+}
+
+// unexplained reports, when no task failure is the root cause, the failed
+// jobs no task failure explains (by kind) and the failures after the stop,
+// with the jobs the stop cancelled when there are such.
+func unexplained(p *Pass, jobs []analyze.JobFailure, shutdown []string) []Finding {
+	var out []Finding
 	byKind := map[string][]analyze.JobFailure{}
 	var kinds []string
-	for _, j := range f.Jobs {
-		if j.Cause >= 0 {
-			continue
-		}
-		if fatal >= 0 {
-			fd := &out[fatal]
-			fd.Evidence["consequences"] = append(fd.Evidence["consequences"].([]string),
-				fmt.Sprintf("job %d: %s", j.JobID, j.Message))
-			continue
-		}
+	for _, j := range jobs {
 		if _, ok := byKind[j.Kind]; !ok {
 			kinds = append(kinds, j.Kind)
 		}
 		byKind[j.Kind] = append(byKind[j.Kind], j)
 	}
+	folded := false
 	for _, k := range kinds {
-		out = append(out, jobsFinding(p, k, byKind[k]))
+		fd := jobsFinding(p, k, byKind[k])
+		if k == analyze.JobCancelledByShutdown && len(shutdown) > 0 {
+			// What failed once the stop began belongs with the jobs it cancelled.
+			fd.Detail += " Task attempts failed as it stopped, what the stop did and not a cause: " +
+				strings.Join(shutdown, "; ") + "."
+			fd.Evidence["consequences"] = shutdown
+			folded = true
+		}
+		out = append(out, fd)
+	}
+	if len(shutdown) > 0 && !folded {
+		out = append(out, Finding{Severity: Info, Title: "Failures after the application began to stop",
+			Detail: "Task attempts failed once the SparkContext was stopping; they are what the stop did, not a " +
+				"cause: " + strings.Join(shutdown, "; ") + ".",
+			Evidence: map[string]any{"stopTime": p.Result.Failures.StopTime, "consequences": shutdown}})
 	}
 	return out
 }
@@ -90,6 +127,12 @@ func causeFinding(p *Pass, c *analyze.FailureCause) Finding {
 	sev := gate(Warning, cost)
 	var what string
 	switch {
+	case c.Fatal() && len(c.FailedStages) == 0:
+		// No stage aborted: the task never ran again and the SparkContext
+		// stopped with the jobs unfinished (an error the driver stopped on).
+		sev = Critical
+		what = fmt.Sprintf("The task never succeeded, and the application then stopped with %s unfinished.",
+			plural("job", c.FailedJobs))
 	case c.Fatal():
 		sev = Critical
 		what = fmt.Sprintf("A task failed %s (spark.task.maxFailures is %d), which aborted %s and failed %s; "+
@@ -111,7 +154,14 @@ func causeFinding(p *Pass, c *analyze.FailureCause) Finding {
 	detail := fmt.Sprintf("%d attempt(s) of %d task(s) in %s failed with %s%s on executor(s) %s (%s). %s",
 		c.Attempts, c.Tasks, plural("stage", c.StageIDs), errorText(e), where,
 		strings.Join(c.ExecutorIDs, ", "), strings.Join(c.Hosts, ", "), what)
+	recipe := ""
+	if analyze.IsGPUOOM(e.Class) {
+		// The GPU ran out of memory: GPU advice, not the JVM's.
+		recipe = "troubleshoot/gpu-memory.md#gpu-out-of-memory"
+		detail += " The RAPIDS Accelerator ran out of GPU memory after its retries."
+	}
 	return Finding{Severity: sev, Title: titleOf(e), StageIDs: c.StageIDs, ExecutorIDs: c.ExecutorIDs, Cost: cost,
+		Recipe: recipe,
 		Detail: detail,
 		Evidence: map[string]any{"exception": e.Class, "message": e.Message, "wrapper": e.Wrapper,
 			"userFrame": e.Frame.String(), "userFile": e.Frame.File, "userLine": e.Frame.Line,
@@ -137,10 +187,11 @@ func jobsFinding(p *Pass, kind string, jobs []analyze.JobFailure) Finding {
 	case analyze.JobCancelled:
 		sev, title = Info, "Jobs cancelled"
 	}
+	o := &p.Result.Failures.Outcome
 	return Finding{Severity: sev, Title: title, StageIDs: stages,
 		Detail: fmt.Sprintf("%s: %s", capitalize(plural("job", ids)), jobs[0].Message),
 		Evidence: map[string]any{"jobIds": ids, "kind": kind, "message": jobs[0].Message,
-			"failedStages": nonNil(stages)}}
+			"failedStages": nonNil(stages), "rootCause": o.Status == analyze.OutcomeFailed && o.Cause < 0 && slices.Contains(ids, o.Job)}}
 }
 
 // titleOf names a cause by its exception, short: "ValueError: cannot
@@ -201,6 +252,14 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// timesWord counts a noun: "1 attempt", "4 attempts".
+func timesWord(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // times says a count of attempts: "once", "4 times".

@@ -1,6 +1,7 @@
 package diagnose_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,11 +18,17 @@ func TestThresholdEdges(t *testing.T) {
 		mod(&s)
 		return &analyze.Result{DurationMs: 20 * mn, Stages: []analyze.Stage{s}}
 	}
-	skew := func(ratio float64, maxMs int64, overStage float64) *analyze.Result {
+	// skewIn is a stage whose longest task ran ratio × the median and
+	// read input × the median task's data.
+	skewIn := func(ratio float64, maxMs int64, overStage, input float64) *analyze.Result {
 		return stage(func(s *analyze.Stage) {
 			s.TaskDurationMs = analyze.Quantiles{P50: int64(float64(maxMs) / ratio), Max: maxMs}
 			s.SkewDuration, s.MaxTaskOverStage = ratio, overStage
+			s.Longest = analyze.LongTask{DurationMs: maxMs, InputRatio: input}
 		})
+	}
+	skew := func(ratio float64, maxMs int64, overStage float64) *analyze.Result {
+		return skewIn(ratio, maxMs, overStage, 6)
 	}
 	// hosts is a stage on three hosts whose third ran n tasks at ratio ×
 	// the others' 10 s median (1 core per host: no attempt, no executors).
@@ -46,7 +53,11 @@ func TestThresholdEdges(t *testing.T) {
 		if jobs != nil {
 			c.Recovered, c.FailedStages = 0, []int{3}
 		}
-		return &analyze.Result{DurationMs: dur, Failures: analyze.Failures{Causes: []analyze.FailureCause{c}}}
+		o := analyze.Outcome{Job: -1, Cause: -1}
+		if jobs != nil {
+			o.Job, o.Cause, o.FailedJobs = jobs[0], 0, jobs
+		}
+		return &analyze.Result{DurationMs: dur, Failures: analyze.Failures{Causes: []analyze.FailureCause{c}, Outcome: o}}
 	}
 	app := func(wait, dur int64) *analyze.Result {
 		return &analyze.Result{DurationMs: dur, Phases: analyze.Phases{ResourceWaitMs: wait}}
@@ -59,6 +70,10 @@ func TestThresholdEdges(t *testing.T) {
 	}{
 		{"skew 4× at 150 s", diagnose.DataSkew, skew(4, 150*sec, 0.75), diagnose.Warning},
 		{"skew 3.9×", diagnose.DataSkew, skew(3.9, 150*sec, 0.75), diagnose.None},
+		{"skew 10× on 5× the median's input", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 5), diagnose.Critical},
+		{"10× on 4.9× the median's input: not skew", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 4.9), diagnose.None},
+		{"10× on the median's input: a straggler, not skew", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 1), diagnose.None},
+		{"10× on unknown input: not skew", diagnose.DataSkew, skewIn(10, 600*sec, 0.9, 0), diagnose.None},
 		{"skew 4× costing 4.9 %", diagnose.DataSkew, skew(4, 78*sec, 0.75), diagnose.Info},
 		{"skew 10× costing 45 %", diagnose.DataSkew, skew(10, 600*sec, 0.9), diagnose.Critical},
 		{"skew 10× costing 15 %", diagnose.DataSkew, skew(10, 200*sec, 0.9), diagnose.Warning},
@@ -187,23 +202,29 @@ func TestOOMRiskNeedsGCForCritical(t *testing.T) {
 // takes a local-mode driver down): one critical finding, the cancelled job
 // folded under it, not a recovered-failure warning beside a shutdown one.
 func TestTaskFailuresShutdownFold(t *testing.T) {
+	// As analyze decides it (TestOutcomeStopAfterFailure): the failure
+	// never recovered before the stop, so the job the stop cancelled is
+	// its, and it is the root cause.
 	oom := analyze.FailureCause{Error: analyze.TaskError{Class: "java.lang.OutOfMemoryError", Message: "Java heap space"},
 		Reason: "ExceptionFailure", Attempts: 1, Tasks: 1, MaxAttempts: 1, StageIDs: []int{0},
-		ExecutorIDs: []string{"driver"}, WastedMs: 4900, DelayMs: 4900}
+		ExecutorIDs: []string{"driver"}, WastedMs: 4900, DelayMs: 4900, FailedJobs: []int{0}}
 	res := &analyze.Result{DurationMs: 11900, Failures: analyze.Failures{
 		Causes: []analyze.FailureCause{oom},
 		Jobs: []analyze.JobFailure{{JobID: 0, Message: "Job 0 cancelled because SparkContext was shut down",
-			Kind: analyze.JobCancelledByShutdown, StageIDs: []int{0}, Cause: -1}}}}
+			Kind: analyze.JobCancelledByShutdown, StageIDs: []int{0}, Cause: 0}},
+		Outcome: analyze.Outcome{Status: analyze.OutcomeFailed, Job: 0, Cause: 0, FailedJobs: []int{0}}}}
 	fs := diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: res}, []*diagnose.Rule{diagnose.TaskFailures})
 	if len(fs) != 1 || fs[0].Severity != diagnose.Critical || fs[0].Evidence["exception"] != "java.lang.OutOfMemoryError" {
 		t.Fatalf("got %s, want one critical OutOfMemoryError finding", dump(fs))
 	}
-	if c := fs[0].Evidence["consequences"].([]string); len(c) != 1 || !strings.Contains(c[0], "job 0") {
-		t.Errorf("got consequences %q, want the cancelled job 0", c)
+	if j := fs[0].Evidence["failedJobs"]; fmt.Sprint(j) != "[0]" || !strings.Contains(fs[0].Detail, "stopped with job 0 unfinished") {
+		t.Errorf("got failedJobs %v, detail %q; want the cancelled job 0, the stop named", j, fs[0].Detail)
 	}
 	// The same failure recovered on retry: the shutdown is no consequence.
-	oom.Recovered = 1
+	oom.Recovered, oom.FailedJobs = 1, nil
 	res.Failures.Causes[0] = oom
+	res.Failures.Jobs[0].Cause = -1
+	res.Failures.Outcome = analyze.Outcome{Status: analyze.OutcomeStopped, Job: 0, Cause: -1, StoppedJobs: []int{0}}
 	fs = diagnose.Run(&diagnose.Pass{Attempt: model.NewAttempt(), Result: res}, []*diagnose.Rule{diagnose.TaskFailures})
 	if len(fs) != 2 || fs[0].Severity == diagnose.Critical {
 		t.Errorf("got %s, want the recovered failure and the shutdown apart", dump(fs))

@@ -136,11 +136,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	if a.AttemptID != "" {
 		app.Headline = append(app.Headline, kv{"attempt", a.AttemptID})
 	}
-	status := "completed"
-	if !a.Completed {
-		status = "incomplete: no application end, times run to the last event"
+	for _, p := range in.Report.Plugins {
+		app.Headline = append(app.Headline, kv{"accelerator", p.String()})
 	}
-	app.Headline = append(app.Headline, kv{"status", status},
+	app.Headline = append(app.Headline, kv{"status", in.Report.Status()},
 		kv{"log", fmt.Sprintf("%s (%s, %d events, %d bad lines)", l.Path, fmtBytes(l.Bytes), l.Events, l.BadLines)})
 	for _, f := range sortedFindings(in.Report.Findings) {
 		app.Counts[f.Severity.String()]++

@@ -108,15 +108,18 @@ func writeAppLine(w io.Writer, in *Input, st style) {
 	if a.Master != "" {
 		parts = append(parts, units.OneLine(a.Master))
 	}
+	for _, p := range in.Report.Plugins {
+		parts = append(parts, units.OneLine(p.String()))
+	}
 	fmt.Fprintln(w, strings.Join(parts, " · "))
 
-	status := st.wrap(sgrGreen, "completed")
+	status := st.wrap(sgrGreen, in.Report.Status())
 	dur := a.DurationMs
 	if r := in.Result; r != nil {
 		dur = r.DurationMs
 	}
-	if !a.Completed {
-		status = st.wrap(sgrYellow, "incomplete (no application end; times run to the last event)")
+	if !a.Completed || in.Report.Outcome.Status == "failed" || in.Report.Outcome.Status == "stopped" {
+		status = st.wrap(sgrYellow, in.Report.Status())
 	}
 	fmt.Fprintf(w, "  %s  %s  %s\n", fmtTime(a.StartTime), st.bold(fmtDuration(dur)), status)
 	l := in.Report.Log

@@ -118,22 +118,4 @@ func plural(n int, noun string) string {
 
 // fmtCount renders a count exactly up to 9,999, then with three
 // significant digits: "8412", "12.3 K", "4.51 M", "1.20 G".
-func fmtCount(n int64) string {
-	if n < 10_000 && n > -10_000 {
-		return fmt.Sprintf("%d", n)
-	}
-	v, suffix := float64(n), ""
-	for _, s := range []string{"K", "M", "G", "T", "P"} {
-		if math.Abs(v) < 1000 {
-			break
-		}
-		v, suffix = v/1000, s
-	}
-	switch {
-	case math.Abs(v) >= 100:
-		return fmt.Sprintf("%.0f %s", v, suffix)
-	case math.Abs(v) >= 10:
-		return fmt.Sprintf("%.1f %s", v, suffix)
-	}
-	return fmt.Sprintf("%.2f %s", v, suffix)
-}
+func fmtCount(n int64) string { return units.Count(n) }

@@ -35,6 +35,8 @@ type Report struct {
 	StageDetails    []StageDetail    `json:"stageDetails"`
 	ExecutorDetails []ExecutorDetail `json:"executorDetails"`
 	Timeline        []Interval       `json:"timeline"`
+	Outcome         Outcome          `json:"outcome"`
+	Plugins         []Plugin         `json:"plugins"` // accelerators: RAPIDS (GPU), Photon
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -173,6 +175,8 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 	for i := range res.Executors {
 		r.ExecutorDetails = append(r.ExecutorDetails, executorDetail(&res.Executors[i]))
 	}
+	r.Outcome = OutcomeOf(res)
+	r.Plugins = pluginsOf(res)
 	r.Timeline = make([]Interval, 0, len(res.Timeline))
 	for _, iv := range res.Timeline {
 		r.Timeline = append(r.Timeline, Interval{Start: iv.Start, End: iv.End, Phase: string(iv.Phase)})

@@ -74,6 +74,7 @@ func TestCheck(t *testing.T) {
 		{"quiet: named rules may be loud", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "info"}, {Rule: "spill", Severity: "info"}}, QuietAbove: "info"}, []bool{false, false, false}},
 		{"quiet: others may not", Expect{QuietAbove: "info"}, []bool{true}},
 		{"quiet above warning", Expect{Fires: []Fire{{Rule: "spill", Severity: "info"}}, QuietAbove: "warning"}, []bool{false, false}},
+		{"absent: not even info", Expect{Absent: []string{"tiny-tasks", "gc-pressure"}}, []bool{true, false}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &Scenario{Name: "x", Expect: c.expect}

@@ -98,6 +98,17 @@ var appMetrics = map[string]func(d *Diagnosis) float64{
 		}
 		return float64(m)
 	},
+	// The most pairs of rows a cartesian or nested-loop join examined:
+	// the product of its inputs' rows.
+	"maxJoinPairs": func(d *Diagnosis) float64 {
+		var m float64
+		for _, q := range d.Result.SQL {
+			for _, n := range q.Nodes {
+				m = max(m, float64(n.Pairs))
+			}
+		}
+		return m
+	},
 	"streamingBatches": func(d *Diagnosis) float64 {
 		n := 0
 		for _, q := range d.Attempt.Streaming {

@@ -134,7 +134,7 @@ func reuse(t *testing.T, s *Scenario, version string, p livePlan) {
 // sharesCluster: a scenario that adds a Worker late or kills an executor
 // changes its cluster and starts its own.
 func sharesCluster(s *Scenario) bool {
-	return s.LateWorkerSeconds == 0 && s.KillExecutorAtMarks == 0
+	return s.LateWorkerSeconds == 0 && s.KillExecutorAtMarks == 0 && s.Throttle == nil
 }
 
 func repoRoot(t *testing.T) string {
@@ -152,9 +152,20 @@ func startCluster(t *testing.T, line sparktest.SparkLine, s *Scenario) *sparktes
 
 func live(t *testing.T, line sparktest.SparkLine, c *sparktest.Cluster, s *Scenario, key Verdict) {
 	logDir := t.TempDir()
-	path, err := s.Run(context.Background(), c, sparktest.DefaultConf(t, logDir), logDir)
+	conf := sparktest.DefaultConf(t, logDir)
+	stopThrottle := func() int { return 0 }
+	if s.Throttle != nil {
+		marks := t.TempDir()
+		conf[ThrottleMarksConf] = marks
+		stopThrottle = startThrottle(c, s.Throttle, marks)
+	}
+	path, err := s.Run(context.Background(), c, conf, logDir)
+	cycles := stopThrottle()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, c.Logs())
+	}
+	if s.Throttle != nil && cycles == 0 {
+		t.Fatalf("%s: the executor on %s was never throttled", s.Name, s.Throttle.Host)
 	}
 	d, err := Diagnose(context.Background(), path)
 	if err != nil {

@@ -42,6 +42,10 @@ type Scenario struct {
 	// KillExecutorAtMarks, when > 0, kills one executor JVM with SIGKILL
 	// once that many tasks have marked their start in {marks}.
 	KillExecutorAtMarks int `json:"killExecutorAtMarks"`
+	// Throttle, when set, slows one executor JVM down mid-run: a node
+	// that is slow for reasons outside the data (a noisy neighbour, a
+	// throttled CPU).
+	Throttle *Throttle `json:"throttle,omitempty"`
 	// DriverKilled says the workload kills its own driver JVM: spark-submit
 	// then exits with the signal's status, which is the scenario.
 	DriverKilled bool `json:"driverKilled"`
@@ -50,6 +54,17 @@ type Scenario struct {
 	// (AgentFile) for the rules that read them.
 	Agent  bool   `json:"agent"`
 	Expect Expect `json:"expect"`
+}
+
+// Throttle stops the executor JVM on Host with SIGSTOP for StopMs and lets
+// it run for RunMs, over and over, from when the workload has put AtMarks
+// marks in the directory its SparkConf names (ThrottleMarksConf) until it
+// ends.
+type Throttle struct {
+	Host    string `json:"host"`
+	AtMarks int    `json:"atMarks"`
+	StopMs  int    `json:"stopMs"`
+	RunMs   int    `json:"runMs"`
 }
 
 // Cluster is the standalone cluster a scenario runs on.
@@ -68,6 +83,9 @@ type Expect struct {
 	// QuietAbove, when set, is the highest severity a finding of a rule not
 	// named in Fires may have ("info" on baselines: no warning at all).
 	QuietAbove string `json:"quietAbove"`
+	// Absent lists rules that must report nothing at all, not even info
+	// (a baseline that shows what a rule must not mistake for its problem).
+	Absent []string `json:"absent,omitempty"`
 }
 
 // Fire is one finding that must be reported.
@@ -115,6 +133,11 @@ func Load(dir string) (*Scenario, error) {
 	for _, f := range s.Expect.Facts {
 		if !knownMetric(f.Metric) {
 			return nil, fmt.Errorf("scenario: %s: unknown fact metric %q", s.Name, f.Metric)
+		}
+	}
+	for _, r := range s.Expect.Absent {
+		if !knownRule(r) {
+			return nil, fmt.Errorf("scenario: %s: unknown absent rule %q", s.Name, r)
 		}
 	}
 	if s.Expect.QuietAbove != "" {
@@ -249,7 +272,21 @@ func (s *Scenario) Check(d *Diagnosis) []Outcome {
 	if s.Expect.QuietAbove != "" {
 		out = append(out, d.quiet(s.Expect))
 	}
+	for _, r := range s.Expect.Absent {
+		out = append(out, d.absent(r))
+	}
 	return out
+}
+
+func (d *Diagnosis) absent(rule string) Outcome {
+	o := Outcome{What: "no " + rule + " finding", Met: true}
+	for _, fd := range d.Findings {
+		if fd.Rule == rule {
+			o.Met = false
+			o.Detail += fmt.Sprintf("%s %s stages %v: %s; ", fd.Rule, fd.Severity, fd.StageIDs, fd.Detail)
+		}
+	}
+	return o
 }
 
 func (d *Diagnosis) fires(f Fire) Outcome {

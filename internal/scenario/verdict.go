@@ -74,6 +74,9 @@ func (s *Scenario) LiveKey(root, version string) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("scenario: %s: %w", s.Name, err)
 	}
+	if s.Throttle != nil {
+		files = append(files, "internal/scenario/throttle_test.go")
+	}
 	if s.Agent {
 		code, _ := filepath.Glob(filepath.Join(root, "internal", "agent", "*.go"))
 		for _, f := range code {

@@ -16,6 +16,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -84,7 +85,10 @@ type AppSummary struct {
 	Phases     map[string]int64 `json:"phases,omitempty"`
 	Findings   []Finding        `json:"findings"`
 	Worst      *Finding         `json:"worstFinding"`
-	Log        string           `json:"log"`
+	// Outcome is the report's outcome (reportv1.Outcome): whether a job
+	// failed, which, and what failed it; nil before the first analysis.
+	Outcome *reportv1.Outcome `json:"outcome,omitempty"`
+	Log     string            `json:"log"`
 	// LastUpdated is when the log last changed (epoch ms).
 	LastUpdated int64 `json:"lastUpdated"`
 	key         string
@@ -96,6 +100,7 @@ type cachedSummary struct {
 	modTime  int64
 	phases   map[string]int64
 	findings []Finding
+	outcome  *reportv1.Outcome
 
 	live       bool      // analysed while running
 	analysed   time.Time // when the live analysis ran
@@ -187,10 +192,10 @@ func (s *Server) buildSummaries() []AppSummary {
 		switch {
 		case r.Done:
 			c := s.reportSummary(r)
-			a.Phases, a.Findings = c.phases, c.findings
+			a.Phases, a.Findings, a.Outcome = c.phases, c.findings, c.outcome
 		case a.Status == "running":
 			c := s.liveSummary(r)
-			a.Phases, a.Findings = c.phases, c.findings
+			a.Phases, a.Findings, a.Outcome = c.phases, c.findings, c.outcome
 		}
 		for i := range a.Findings {
 			if a.Worst == nil || severityRank[a.Findings[i].Severity] > severityRank[a.Worst.Severity] {
@@ -233,7 +238,7 @@ func (s *Server) reportSummary(r store.LogRecord) cachedSummary {
 	if err != nil {
 		b = nil
 	}
-	c.phases, c.findings = summaryOf(b)
+	c.phases, c.findings, c.outcome = summaryOf(b)
 	s.sumMu.Lock()
 	s.sums[r.Key] = c
 	s.sumMu.Unlock()
@@ -277,7 +282,7 @@ func (s *Server) refreshLive(key string) {
 		b = nil // not read yet: no findings until it is
 	}
 	c := cachedSummary{live: true, analysed: now}
-	c.phases, c.findings = summaryOf(b)
+	c.phases, c.findings, c.outcome = summaryOf(b)
 	s.sumMu.Lock()
 	if old, ok := s.sums[key]; ok && old.live { // not finished meanwhile
 		s.sums[key] = c
@@ -287,15 +292,38 @@ func (s *Server) refreshLive(key string) {
 
 // summaryOf reads the phases and findings of a sparkdx.report/v1
 // document; reports without them (or none) give no findings.
-func summaryOf(b []byte) (map[string]int64, []Finding) {
+func summaryOf(b []byte) (map[string]int64, []Finding, *reportv1.Outcome) {
 	var rep struct {
-		Phases   map[string]int64 `json:"phases"`
-		Findings []Finding        `json:"findings"`
+		Phases   map[string]int64  `json:"phases"`
+		Findings []Finding         `json:"findings"`
+		Outcome  *reportv1.Outcome `json:"outcome"`
 	}
 	if b == nil || json.Unmarshal(b, &rep) != nil || rep.Findings == nil {
-		return rep.Phases, []Finding{}
+		return rep.Phases, []Finding{}, rep.Outcome
 	}
-	return rep.Phases, rep.Findings
+	return rep.Phases, rep.Findings, rep.Outcome
+}
+
+// Badge is the status an application's badge shows: "failed" when a job
+// failed (Spark's status aside: an application whose job failed still
+// completes), "stopped" when the SparkContext stopped with jobs running,
+// else its status (running, completed, incomplete).
+func (a AppSummary) Badge() string {
+	if a.Outcome != nil && a.Status != "running" {
+		switch a.Outcome.Status {
+		case "failed", "stopped":
+			return a.Outcome.Status
+		}
+	}
+	return a.Status
+}
+
+// BadgeTitle says which jobs failed, for the badge's tooltip.
+func (a AppSummary) BadgeTitle() string {
+	if a.Outcome == nil {
+		return ""
+	}
+	return a.Outcome.Summary
 }
 
 // appOrders are the ?sort= keys of the application lists.

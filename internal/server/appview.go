@@ -3,12 +3,14 @@ package server
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -54,61 +56,45 @@ type streamRow struct {
 
 // rootCause is what failed an application: its first failed job and the
 // task failure that aborted it (exception, message, user frame), with the
-// stage to open.
+// stage and task to open — reportv1.OutcomeOf, the report's "outcome", as
+// the page shows it.
 type rootCause struct {
 	JobID      int
 	JobMessage string
 	Kind       string // analyze.JobAborted, JobCancelled, ...
+	Status     string // the application's outcome: failed, stopped
+	Summary    string // which jobs failed, in words
 	// From the task failure that aborted the job, when one did.
 	Class, Message, Frame, Reason string
 	Attempts, Tasks               int
 	Executors                     []string
 	// Stage is the failed stage attempt to open (-1 when none is known),
-	// Task its last failed task attempt (-1 when none).
+	// Task the last failed attempt of the task that aborted it (-1 when
+	// none).
 	Stage, StageAttempt int
 	Task                int64
 }
 
-// rootCauseOf explains the first failed job (one the user cancelled only
-// when no job failed otherwise).
+// rootCauseOf explains the application's root cause as the report does;
+// nil when no job failed or stopped.
 func rootCauseOf(a *model.Attempt, res *analyze.Result) *rootCause {
-	var job *analyze.JobFailure
-	for i := range res.Failures.Jobs {
-		j := &res.Failures.Jobs[i]
-		if job == nil || job.Kind == analyze.JobCancelled && j.Kind != analyze.JobCancelled {
-			job = j
-		}
-	}
-	if job == nil {
+	o := reportv1.OutcomeOf(res)
+	c := o.RootCause
+	if c == nil {
 		return nil
 	}
-	rc := &rootCause{JobID: job.JobID, JobMessage: job.Message, Kind: job.Kind, Stage: -1, Task: -1}
-	stages := job.StageIDs
-	if job.Cause >= 0 && job.Cause < len(res.Failures.Causes) {
-		c := res.Failures.Causes[job.Cause]
-		rc.Class, rc.Message, rc.Frame, rc.Reason = c.Error.Class, c.Error.Message, c.Error.Frame.String(), c.Reason
-		rc.Attempts, rc.Tasks, rc.Executors = c.Attempts, c.Tasks, c.ExecutorIDs
-		if len(c.FailedStages) > 0 {
-			stages = c.FailedStages
-		}
-	}
-	// The last attempt of the first of those stages that failed.
-	for _, id := range stages {
-		for _, s := range a.Stages {
-			if s.StageID == id && s.Status == model.StageFailed && (rc.Stage != id || s.AttemptID > rc.StageAttempt) {
-				rc.Stage, rc.StageAttempt = id, s.AttemptID
-			}
-		}
-		if rc.Stage >= 0 {
-			break
-		}
-	}
+	rc := &rootCause{JobID: c.JobID, JobMessage: c.Message, Kind: c.Kind, Status: o.Status, Summary: o.Summary,
+		Class: c.Exception, Message: c.ExceptionMessage, Frame: c.UserFrame, Reason: c.Reason,
+		Attempts: c.Attempts, Tasks: c.Tasks, Executors: c.ExecutorIDs,
+		Stage: c.StageID, StageAttempt: c.StageAttempt, Task: c.TaskID}
 	if rc.Stage >= 0 {
-		var last int64
-		for _, t := range a.Stage(rc.Stage, rc.StageAttempt).Tasks {
-			if t.Failed && t.FinishTime >= last {
-				rc.Task, last = t.TaskID, t.FinishTime
-			}
+		return rc
+	}
+	// No task aborted it (a job the stop cancelled): its last failed stage.
+	for _, s := range a.Stages {
+		if s.Status == model.StageFailed && slices.Contains(s.JobIDs, rc.JobID) &&
+			(s.StageID > rc.Stage || s.StageID == rc.Stage && s.AttemptID > rc.StageAttempt) {
+			rc.Stage, rc.StageAttempt = s.StageID, s.AttemptID
 		}
 	}
 	return rc

@@ -4,7 +4,10 @@
 // pages alike.
 package units
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Bytes renders a size in binary units with one decimal ("1.5 MiB"),
 // keeping the sign of a negative size (a shrink between two heap dumps).
@@ -51,4 +54,26 @@ func Millis(ms int64) string {
 		m++
 	}
 	return fmt.Sprintf("%dh%02dm", m/60, m%60)
+}
+
+// Count renders a count of things (rows, pairs) short: exact below 10 000,
+// else with a decimal suffix ("4.00 M", "5.24 G").
+func Count(n int64) string {
+	if n < 10_000 && n > -10_000 {
+		return fmt.Sprintf("%d", n)
+	}
+	v, suffix := float64(n), ""
+	for _, s := range []string{"K", "M", "G", "T", "P"} {
+		if math.Abs(v) < 1000 {
+			break
+		}
+		v, suffix = v/1000, s
+	}
+	switch {
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f %s", v, suffix)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f %s", v, suffix)
+	}
+	return fmt.Sprintf("%.2f %s", v, suffix)
 }

@@ -1,10 +1,10 @@
-# A join that multiplies rows: two tables of 4,000 rows joined on a key
-# with 4 distinct values give 4,000,000 rows.
+# A join that multiplies rows: two tables of 16,000 rows joined on a key
+# with 4 distinct values give 64,000,000 rows.
 from pyspark.sql import SparkSession, functions as F
 
 spark = SparkSession.builder.appName("scenario-join-explosion").config("spark.sql.autoBroadcastJoinThreshold", "-1").getOrCreate()
-a = spark.range(0, 4000, numPartitions=2).withColumn("k", F.col("id") % 4)
-b = spark.range(0, 4000, numPartitions=2).withColumn("k", F.col("id") % 4).withColumnRenamed("id", "id2")
+a = spark.range(0, 16000, numPartitions=2).withColumn("k", F.col("id") % 4)
+b = spark.range(0, 16000, numPartitions=2).withColumn("k", F.col("id") % 4).withColumnRenamed("id", "id2")
 n = a.join(b, "k").count()
-assert n == 4_000_000
+assert n == 64_000_000
 spark.stop()
