@@ -37,7 +37,9 @@ type htmlApp struct {
 	Headline  []kv
 	SLIs      []kv
 	Charts    []svgChart
-	Findings  []htmlFinding
+	Findings  []htmlFinding  // warning and critical, shown
+	Info      []htmlFinding  // info, collapsed unless the page shows all
+	AllOpen   bool           // the info findings start expanded
 	Counts    map[string]int // findings by severity name
 	Stages    []htmlStage
 	Queries   []htmlQuery
@@ -59,14 +61,20 @@ type kv struct{ K, V string }
 
 type htmlFinding struct {
 	diagnose.Finding
-	Sev      string
-	Evidence []kv
-	Tables   []evidenceTable // evidence lists of records
-	Stages   string
-	Execs    string
+	Sev    string
+	Stages string
+	Execs  string
+	Cost   string
+	Parts  []htmlPart // the stages or executors a folded finding covers
 	// Howto is the recipe's section, from the recipes embedded in the
 	// binary: the page stays self-contained and still says what to do.
 	Howto string
+}
+
+// htmlPart is one stage or executor of a folded finding, for a person:
+// the raw evidence is the JSON report's.
+type htmlPart struct {
+	Where, Sev, Cost, Detail string
 }
 
 type htmlStage struct {
@@ -79,14 +87,26 @@ type htmlExecutor struct {
 	Cores, Lifetime, Busy, Util, Heap, Python, GC, Cause, Exit string
 }
 
+// HTMLOptions configure the HTML report.
+type HTMLOptions struct {
+	// AllFindings starts the info findings expanded (sparkdx analyze
+	// --all); they are collapsed under one line otherwise.
+	AllFindings bool
+}
+
 // WriteHTML writes one self-contained HTML page with a section per input.
-func WriteHTML(w io.Writer, ins []*Input) error {
+func WriteHTML(w io.Writer, ins []*Input) error { return WriteHTMLWith(w, ins, HTMLOptions{}) }
+
+// WriteHTMLWith is WriteHTML with options.
+func WriteHTMLWith(w io.Writer, ins []*Input, opts HTMLOptions) error {
 	page, err := newPage()
 	if err != nil {
 		return err
 	}
 	for i, in := range ins {
-		page.Apps = append(page.Apps, htmlAppOf(in, i))
+		app := htmlAppOf(in, i)
+		app.AllOpen = opts.AllFindings
+		page.Apps = append(page.Apps, app)
 	}
 	page.Title = "sparkdx report"
 	if len(ins) == 1 {
@@ -147,13 +167,13 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		howto, _ := recipes.Read(f.Recipe) // a finding without an embedded recipe keeps its path
 		f.Recipe = recipePath(f.Recipe)
 		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", "),
-			Howto: howto}
-		for _, k := range sortedKeys(f.Evidence) {
-			if t, ok := evidenceRecords(k, f.Evidence[k]); ok {
-				hf.Tables = append(hf.Tables, t)
-				continue
-			}
-			hf.Evidence = append(hf.Evidence, kv{k, evidenceFull(k, f.Evidence[k])})
+			Cost: f.Cost.String(), Howto: howto}
+		for _, p := range f.Parts {
+			hf.Parts = append(hf.Parts, htmlPart{Where: p.Where(), Sev: p.Severity.String(), Cost: p.Cost.Short(), Detail: p.Detail})
+		}
+		if f.Severity <= diagnose.Info {
+			app.Info = append(app.Info, hf)
+			continue
 		}
 		app.Findings = append(app.Findings, hf)
 	}

@@ -20,6 +20,9 @@ type TextOptions struct {
 	Width int
 	// TopStages is how many stages the stage table shows; 0 means 10.
 	TopStages int
+	// All shows every finding in full, the info ones included (which the
+	// report otherwise counts in one line).
+	All bool
 }
 
 func (o TextOptions) width() int {
@@ -77,7 +80,7 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	fmt.Fprintln(w)
 	writeSLIs(w, r, st)
 	fmt.Fprintln(w)
-	writeFindings(w, in.Report.Findings, st, opts.width())
+	writeFindings(w, in.Report.Findings, st, opts)
 	fmt.Fprintln(w)
 	writeTopStages(w, r, st, opts.topStages())
 	writeTopQueries(w, r, st)
@@ -300,20 +303,24 @@ func cpuShare(cpu, run int64) string {
 	return fmt.Sprintf("%s of executor run time", fmtPct(share(cpu, run)))
 }
 
-// maxEvidenceLines keeps one finding's evidence from filling the screen;
-// the JSON and HTML reports carry all of it.
-const maxEvidenceLines = 3
-
-// detailedFindings is how many findings get their detail, evidence and
+// detailedFindings is how many findings get their detail, cost, parts and
 // recipe; the rest (the least severe) get one line each.
 const detailedFindings = 6
 
-func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
+// maxPartsShown is how many of a folded finding's stages or executors the
+// text names, worst first; the HTML report and the JSON have them all.
+const maxPartsShown = 4
+
+// writeFindings writes the findings a report shows by default — warning
+// and critical, each with what it cost and the stages it covers — and
+// one line for the info ones (all of them with opts.All). The raw
+// evidence is the JSON report's.
+func writeFindings(w io.Writer, fs []diagnose.Finding, st style, opts TextOptions) {
 	counts := map[diagnose.Severity]int{}
 	for _, f := range fs {
 		counts[f.Severity]++
 	}
-	fs = sortedFindings(fs)
+	shown, collapsed := diagnose.Shown(sortedFindings(fs), opts.All)
 	fmt.Fprintf(w, "%s  %s\n", st.bold("Findings"), st.dim(fmt.Sprintf("%d critical, %d warning, %d info",
 		counts[diagnose.Critical], counts[diagnose.Warning], counts[diagnose.Info])))
 	if len(fs) == 0 {
@@ -321,11 +328,12 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		return
 	}
 	const indent = "            "
-	for i, f := range fs {
+	width := opts.width()
+	for i, f := range shown {
 		sev := f.Severity.String()
 		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
 		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(units.OneLine(f.Title)), st.dim("["+units.OneLine(f.Rule)+"]"))
-		if i >= detailedFindings {
+		if i >= detailedFindings && !opts.All {
 			continue // past a screenful, one line each
 		}
 		for _, l := range wrap(units.OneLine(f.Detail), width-len(indent)) {
@@ -334,34 +342,61 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		if c := f.Cost.String(); c != "" {
 			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("cost    "), c)
 		}
-		if ev := fmtEvidence(f.Evidence); ev != "" {
-			lines := wrap(ev, width-len(indent)-10)
-			if len(lines) > maxEvidenceLines {
-				lines = append(lines[:maxEvidenceLines-1], lines[maxEvidenceLines-1]+" …")
-			}
-			for i, l := range lines {
+		if parts := fmtParts(f.Parts); parts != "" {
+			for i, l := range wrap(parts, width-len(indent)-9) {
+				head := "        "
 				if i == 0 {
-					fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("evidence"), l)
-				} else {
-					fmt.Fprintf(w, "%s         %s\n", indent, l)
+					head = "covers  "
 				}
+				fmt.Fprintf(w, "%s%s %s\n", indent, st.dim(head), l)
 			}
 		}
 		if f.Recipe != "" {
 			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), units.OneLine(recipePath(f.Recipe)))
 		}
 	}
+	if len(collapsed) > 0 {
+		fmt.Fprintf(w, "  %s\n", st.dim(fmt.Sprintf("%s not shown (%s): --all shows them",
+			plural(len(collapsed), "info finding"), ruleCounts(collapsed))))
+	}
 }
 
-// fmtEvidence renders evidence as key=value pairs in key order, with
-// durations and sizes in units a person reads.
-func fmtEvidence(ev map[string]any) string {
-	keys := sortedKeys(ev)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, units.OneLine(k)+"="+units.OneLine(evidenceValue(k, ev[k])))
+// fmtParts names a folded finding's stages or executors, worst first,
+// each with its cost: "stage 23 ~4.9s · stage 13 ~2.6s · 6 more".
+func fmtParts(ps []diagnose.Part) string {
+	var out []string
+	for i, p := range ps {
+		if i == maxPartsShown {
+			out = append(out, fmt.Sprintf("%d more", len(ps)-i))
+			break
+		}
+		s := p.Where()
+		if c := p.Cost.Short(); c != "" {
+			s += " " + c
+		}
+		out = append(out, s)
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(out, " · ")
+}
+
+// ruleCounts says which rules findings are of: "data-skew ×3, tiny-tasks".
+func ruleCounts(fs []diagnose.Finding) string {
+	n := map[string]int{}
+	var order []string
+	for _, f := range fs {
+		if n[f.Rule] == 0 {
+			order = append(order, f.Rule)
+		}
+		n[f.Rule]++
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = units.OneLine(r)
+		if n[r] > 1 {
+			parts[i] += fmt.Sprintf(" ×%d", n[r])
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
@@ -30,7 +31,14 @@ type Finding struct {
 	StageIDs    []int           `json:"stageIds,omitempty"`
 	ExecutorIDs []string        `json:"executorIds,omitempty"`
 	Evidence    json.RawMessage `json:"evidence,omitempty"`
+	// Cost and Parts are the report's: what the problem cost, and the
+	// stages or executors a folded finding covers.
+	Cost  *diagnose.Cost  `json:"cost,omitempty"`
+	Parts []diagnose.Part `json:"parts,omitempty"`
 }
+
+// CostText says the cost the way every report does; "" when unknown.
+func (f Finding) CostText() string { return f.Cost.String() }
 
 // SQLID is the SQL query a finding names in its evidence (sqlId), or nil.
 func (f Finding) SQLID() *int64 {
@@ -41,29 +49,6 @@ func (f Finding) SQLID() *int64 {
 		return nil
 	}
 	return e.SQLID
-}
-
-// EvidenceText is the evidence as "key=value" pairs, sorted by key.
-func (f Finding) EvidenceText() string {
-	var m map[string]any
-	if len(f.Evidence) == 0 || json.Unmarshal(f.Evidence, &m) != nil {
-		return ""
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // the template escapes; "<console>" stays readable
-	for _, k := range keys {
-		b.Reset()
-		enc.Encode(m[k])
-		parts = append(parts, k+"="+strings.TrimSuffix(b.String(), "\n"))
-	}
-	return strings.Join(parts, "  ")
 }
 
 // AppSummary is one application attempt as the fleet views show it.

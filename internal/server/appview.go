@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
@@ -511,6 +512,26 @@ func (s *Server) memorySamples(appID string) []store.Sample {
 		return nil
 	}
 	return xs
+}
+
+// findingRow is one finding as the app page shows it, with the page it
+// is on (for its links).
+type findingRow struct {
+	Finding
+	V *appView
+}
+
+// FindingRows are the findings the page shows open (warning and
+// critical) or, with info, the ones it collapses under one line: the
+// finding budget (diagnose.Shown).
+func (v *appView) FindingRows(info bool) []findingRow {
+	var out []findingRow
+	for _, f := range v.Sum.Findings {
+		if (f.Severity == diagnose.Info.String()) == info {
+			out = append(out, findingRow{Finding: f, V: v})
+		}
+	}
+	return out
 }
 
 // StageHref is the page of stage id's last attempt, "" when the

@@ -70,6 +70,16 @@ func TestUIChromium(t *testing.T) {
 			t.Errorf("app page: no #%s", id)
 		}
 	}
+	// Info findings sit collapsed under one line (the finding budget).
+	if n := c.EvalInt(`document.querySelectorAll("#info-findings .finding").length`); n < 1 {
+		t.Errorf("app page: %d info findings under #info-findings, want the app's (2)", n)
+	}
+	if n := c.EvalInt(`Array.from(document.querySelectorAll("#info-findings .finding")).filter(function (e) { return e.checkVisibility(); }).length`); n != 0 {
+		t.Errorf("app page: %d info findings shown, want them collapsed", n)
+	}
+	if n := c.EvalInt(`document.querySelectorAll(".evidence").length`); n != 0 {
+		t.Errorf("app page: %d raw evidence blocks, want none (the raw fields are the JSON report's)", n)
+	}
 	if n := c.EvalInt(`document.querySelectorAll("svg.agent").length`); n != 4 {
 		t.Errorf("app page: %d agent charts, want 4 (heap, GC, classes, Python RSS)", n)
 	}
