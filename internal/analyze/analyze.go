@@ -85,6 +85,7 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec, cs)
 	r.Jobs = jobs(a, r.Stages)
 	r.Failures = failures(a)
+	r.Headline = headline(a, r)
 	return r
 }
 

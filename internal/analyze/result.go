@@ -16,6 +16,8 @@ type Result struct {
 	Completed  bool
 	Running    bool // analysed while it runs: the phases and duration run to now
 
+	// Headline is the key numbers every view shows, computed once.
+	Headline     Headline
 	Phases       Phases
 	Timeline     []Interval // consecutive, covering StartTime..EndTime
 	CriticalPath CriticalPath

@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/docs/recipes"
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -35,7 +36,7 @@ type htmlApp struct {
 	Role      string // "before" or "after" on a diff page
 	In        *Input
 	Headline  []kv
-	SLIs      []kv
+	SLIs      []Figure
 	Charts    []svgChart
 	Findings  []htmlFinding  // warning and critical, shown
 	Info      []htmlFinding  // info, collapsed unless the page shows all
@@ -205,34 +206,19 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	return app
 }
 
-func htmlSLIs(r *analyze.Result) []kv {
-	cp := r.CriticalPath
-	var gc, run, spill, shuffle int64
-	failed := 0
-	for _, s := range r.Stages {
-		gc += s.GCShareMs
-		run += s.RunTimeTotalMs
-		spill += s.DiskSpilledBytes
-		shuffle += s.ShuffleReadBytes
-		failed += s.Failed
-	}
-	out := []kv{
-		{"wall time", fmtDuration(r.DurationMs)},
-		{"resource wait", fmtDuration(r.Phases.ResourceWaitMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseResourceWait))},
-		{"compute", fmtDuration(r.Phases.ComputeMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseCompute))},
-		{"output write", fmtDuration(r.Phases.OutputWriteMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseOutputWrite))},
-		{"driver only", fmtDuration(r.Phases.DriverOnlyMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseDriverOnly))},
-		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
-		{"core time used", fmtPct(share(cp.TaskTimeMs, int64(cp.MaxCores)*r.DurationMs))},
-		{"critical path", fmtDuration(cp.CriticalPathMs)},
-		{"ideal", fmtDuration(cp.IdealMs)},
-		{"GC share of run time", fmtPct(share(gc, run))},
-		{"shuffle read", fmtBytes(shuffle)},
-		{"disk spill", fmtBytes(spill)},
-		{"failed tasks", fmt.Sprint(failed)},
+// htmlSLIs are the headline figures (Figures), then the phases and the
+// what-if.
+func htmlSLIs(r *analyze.Result) []Figure {
+	out := Figures(r)
+	for _, p := range []struct {
+		name  string
+		phase analyze.Phase
+	}{{"resource wait", analyze.PhaseResourceWait}, {"compute", analyze.PhaseCompute},
+		{"output write", analyze.PhaseOutputWrite}, {"driver only", analyze.PhaseDriverOnly}} {
+		out = append(out, Figure{p.name, fmtDuration(phaseMs(r.Phases, p.phase)), fmtPct(r.Phases.Ratio(p.phase)) + " of the wall time"})
 	}
 	for _, x := range whatIfs(r.WhatIf) {
-		out = append(out, kv{"on " + plural(x.Executors, "executor"), fmtDuration(x.EstimatedMs)})
+		out = append(out, Figure{"on " + plural(x.Executors, "executor"), fmtDuration(x.EstimatedMs), "what-if: estimated wall time"})
 	}
 	return out
 }
@@ -263,14 +249,26 @@ func htmlStageOf(s analyze.Stage) htmlStage {
 		GC: fmtPct(share(s.GCShareMs, s.RunTimeTotalMs))}
 }
 
+// htmlExecutorOf is one executor's row. Its GC time is the headline's
+// (analyze.Headline.GCTimeMs): each task's capped at its run time, so
+// the rows add up to the key number.
 func htmlExecutorOf(e analyze.Executor) htmlExecutor {
-	exit := "-"
-	if e.Loss.ExitCode >= 0 {
-		exit = fmt.Sprint(e.Loss.ExitCode)
-	}
 	return htmlExecutor{Executor: e, Cores: fmt.Sprint(e.Cores), Lifetime: fmtDuration(e.LifetimeMs),
 		Busy: fmtDuration(e.BusyMs), Util: fmtPct(e.Utilization), Heap: fmtBytesOrDash(e.PeakJVMHeapBytes),
-		Python: fmtBytesOrDash(e.PeakPythonRSSBytes), GC: fmtDuration(e.GCTimeMs), Cause: string(e.Loss.Cause), Exit: exit}
+		Python: fmtBytesOrDash(e.PeakPythonRSSBytes), GC: fmtDuration(e.GCShareMs) + " · " + fmtPct(share(e.GCShareMs, e.RunTimeMs)),
+		Cause: string(e.Loss.Cause), Exit: exitCell(e)}
+}
+
+// exitCell is an executor's exit code in a table: empty while it lives,
+// "unknown" when it went away and the log gives no code.
+func exitCell(e analyze.Executor) string {
+	switch {
+	case e.RemovedTime == model.NoTime:
+		return ""
+	case e.Loss.ExitCode == analyze.NoExitCode:
+		return "unknown"
+	}
+	return fmt.Sprint(e.Loss.ExitCode)
 }
 
 func joinInts(xs []int) string {

@@ -232,51 +232,45 @@ func phaseColumns(tl []analyze.Interval, start, end int64, n int) []analyze.Phas
 	return out
 }
 
+// writeSLIs writes the headline figures (Figures: one per line, each
+// with what it is a share of), then the data the application moved and
+// the what-if.
 func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 	fmt.Fprintln(w, st.bold("Key numbers"))
-	cp := r.CriticalPath
-	var gc, cpu, run, peak, spill, shRead, shWrite, input, output int64
-	tasks, failed := 0, 0
+	figs := Figures(r)
+	labelW, valW := width("peak task memory"), 0
+	for _, f := range figs {
+		labelW, valW = max(labelW, width(f.Name)), max(valW, width(f.Value))
+	}
+	for _, f := range figs {
+		fmt.Fprintf(w, "  %s  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, f.Name)),
+			st.bold(f.Value)+strings.Repeat(" ", valW-width(f.Value)), st.dim(f.Of))
+	}
+	var peak, spill, shRead, shWrite, input, output int64
 	for _, s := range r.Stages {
-		gc += s.GCShareMs
-		cpu += s.CPUTimeMs
-		run += s.RunTimeTotalMs
 		peak = max(peak, s.PeakExecutionMemoryBytes)
 		spill += s.DiskSpilledBytes
 		shRead += s.ShuffleReadBytes
 		shWrite += s.ShuffleWriteBytes
 		input += s.InputBytes
 		output += s.OutputBytes
-		tasks += s.Attempts
-		failed += s.Failed
 	}
 	pairs := [][2]string{
-		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
-		{"task time", fmt.Sprintf("%s, %s of executor core time", fmtDuration(cp.TaskTimeMs), fmtPct(share(cp.TaskTimeMs, r.CoreTimeMs())))},
-		{"critical path", fmt.Sprintf("%s with unlimited executors", fmtDuration(cp.CriticalPathMs))},
-		{"ideal", fmt.Sprintf("%s with the cores perfectly used", fmtDuration(cp.IdealMs))},
-		{"tasks", fmt.Sprintf("%d finished, %d failed", tasks, failed)},
-		{"GC", fmt.Sprintf("%s of executor run time", fmtPct(share(gc, run)))},
-		{"CPU", cpuShare(cpu, run)},
-		{"peak task memory", fmtBytesOrDash(peak)},
 		{"input/output", fmt.Sprintf("%s read, %s written", fmtBytes(input), fmtBytes(output))},
 		{"shuffle", fmt.Sprintf("%s read, %s written", fmtBytes(shRead), fmtBytes(shWrite))},
 		{"spill to disk", fmtBytesOrDash(spill)},
+		{"peak task memory", fmtBytesOrDash(peak)},
 		{"first executor", fmt.Sprintf("%s after start", fmtDuration(r.Phases.FirstExecutorDelayMs))},
 	}
-	labelW := 0
-	for _, p := range pairs {
-		labelW = max(labelW, width(p[0]))
-	}
-	valW := 0
+	pw := 0
 	for i := 0; i < len(pairs); i += 2 {
-		valW = max(valW, width(pairs[i][1]))
+		pw = max(pw, width(pairs[i][1]))
 	}
 	for i := 0; i < len(pairs); i += 2 {
 		left := fmt.Sprintf("%-*s  %s", labelW, pairs[i][0], pairs[i][1])
 		line := "  " + st.dim(fmt.Sprintf("%-*s", labelW, pairs[i][0])) + "  " + pairs[i][1]
 		if i+1 < len(pairs) {
-			pad := strings.Repeat(" ", labelW+2+valW-width(left)+4)
+			pad := strings.Repeat(" ", labelW+2+pw-width(left)+4)
 			line += pad + st.dim(fmt.Sprintf("%-*s", labelW, pairs[i+1][0])) + "  " + pairs[i+1][1]
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
@@ -292,15 +286,6 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 		}
 		fmt.Fprintf(w, "  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, "what-if")), strings.Join(parts, " · "))
 	}
-}
-
-// cpuShare is executor CPU time as a share of executor run time: the rest
-// is waiting on I/O, locks or GC. Logs before Spark 2.1 record no CPU time.
-func cpuShare(cpu, run int64) string {
-	if cpu <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%s of executor run time", fmtPct(share(cpu, run)))
 }
 
 // detailedFindings is how many findings get their detail, cost, parts and
@@ -498,11 +483,7 @@ func writeLostExecutors(w io.Writer, r *analyze.Result, st style) {
 		right: []bool{false, false, false, true, true, true, false},
 	}
 	for _, e := range lost {
-		code := "-"
-		if e.Loss.ExitCode >= 0 {
-			code = fmt.Sprintf("%d", e.Loss.ExitCode)
-		}
-		t.add(nil, units.OneLine(e.ID), units.OneLine(e.Host), string(e.Loss.Cause), code,
+		t.add(nil, units.OneLine(e.ID), units.OneLine(e.Host), string(e.Loss.Cause), exitCell(e),
 			fmt.Sprintf("%d", e.Loss.FailedTasks), fmtBytesOrDash(e.PeakJVMHeapBytes),
 			truncate(units.OneLine(e.RemovedReason), 48))
 	}

@@ -24,6 +24,7 @@ type Report struct {
 	Schema       string               `json:"schema"`
 	Log          Log                  `json:"log"`
 	App          App                  `json:"app"`
+	Headline     *Headline            `json:"headline"`
 	Phases       analyze.Phases       `json:"phases"`
 	Stages       []Stage              `json:"stages"`
 	Executors    []Executor           `json:"executors"`
@@ -132,7 +133,7 @@ type Executor struct {
 func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, log Log) *Report {
 	r := &Report{Schema: Schema, Log: log, Stages: []Stage{}, Executors: []Executor{},
 		Phases: res.Phases, Findings: findings, CriticalPath: res.CriticalPath, WhatIf: res.WhatIf,
-		SQL: []SQLExecution{}}
+		SQL: []SQLExecution{}, Headline: headline(res.Headline)}
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}

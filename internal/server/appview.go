@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -35,6 +36,9 @@ type appView struct {
 	SQL        []sqlRow
 	Streaming  []streamRow // Structured Streaming query runs
 	Root       *rootCause  // what failed the application, when a job failed
+	// Figures are the headline numbers, as the text and HTML reports
+	// show them (report.Figures of analyze.Headline).
+	Figures []report.Figure
 }
 
 // streamRow is one Structured Streaming query run as the analysis sees it:
@@ -226,7 +230,7 @@ func xScale(start, span int64) func(int64) int {
 // comes from the event log's executor peaks until withSamples replaces it.
 func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *appView {
 	timeline := res.Timeline
-	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res)}
+	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res), Figures: report.Figures(res)}
 	start, end := a.StartTime, a.EndTime
 	if end <= 0 || !a.Completed {
 		// The analysis's end: the last event, or now for an application

@@ -27,7 +27,7 @@ func TestAppPageTimesAgreeWithCLI(t *testing.T) {
 		"../../testdata/scenarios/sql-aqe/spark-4.3.0"}
 	ts := startServer(t, t.TempDir(), "", roots...)
 	ts.waitIdle(t)
-	durCard := regexp.MustCompile(`<div class="card">Duration<b>([^<]*)</b>`)
+	durCard := regexp.MustCompile(`<div class="card figure" data-name="wall time">wall time<b>([^<]*)</b>`)
 	phase := regexp.MustCompile(`<span class="ph-[a-zA-Z]+" style="[^"]*" title="([a-z ]+) ([^"]*)">`)
 	stageRow := regexp.MustCompile(`class="stage-link" href="[^"]*">(\d+)\.(\d+)</a></td><td>.*?</td><td>[A-Z]+</td><td class="num">\d+/\d+</td><td class="num">([^<]*)</td>`)
 	jobLink := regexp.MustCompile(`href="(/apps/[^/"]+/jobs/\d+[^"]*)"`)
