@@ -159,7 +159,11 @@ func (s *Server) buildSummaries() []AppSummary {
 		switch {
 		case r.Completed:
 			a.DurationMs = r.EndTime - r.StartTime
-		case r.StartTime > 0 && a.Status == "running" && now-r.LastUpdated <= pipeline.LiveWithin.Milliseconds():
+		case r.StartTime > 0 && a.Status == "running" && now-r.LastUpdated <= pipeline.LiveWithin.Milliseconds() &&
+			now-r.LastEvent <= pipeline.LiveWithin.Milliseconds():
+			// As pipeline.LiveNow: an old log copied today is not running
+			// to now; it stops at its last event below, as the app page
+			// and the CLI say.
 			a.DurationMs = now - r.StartTime
 			a.EndTime = -1
 		case r.StartTime > 0 && r.LastEvent > 0:
