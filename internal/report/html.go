@@ -217,22 +217,12 @@ func htmlSLIs(r *analyze.Result) []Figure {
 		{"output write", analyze.PhaseOutputWrite}, {"driver only", analyze.PhaseDriverOnly}} {
 		out = append(out, Figure{p.name, fmtDuration(phaseMs(r.Phases, p.phase)), fmtPct(r.Phases.Ratio(p.phase)) + " of the wall time"})
 	}
-	for _, x := range whatIfs(r.WhatIf) {
-		out = append(out, Figure{"on " + plural(x.Executors, "executor"), fmtDuration(x.EstimatedMs), "what-if: estimated wall time"})
-	}
-	return out
-}
-
-// whatIfs drops what-if rows that repeat an executor count (0.5× and 1×
-// of one executor are both one executor).
-func whatIfs(ws []analyze.WhatIf) []analyze.WhatIf {
-	var out []analyze.WhatIf
-	seen := map[int]bool{}
-	for _, w := range ws {
-		if !seen[w.Executors] {
-			seen[w.Executors] = true
-			out = append(out, w)
+	for _, x := range r.WhatIf {
+		of := "what-if: the recorded wall time plus what a replay of its tasks on these cores changes"
+		if x.Actual {
+			of = "what-if: the recorded run"
 		}
+		out = append(out, Figure{"on " + x.Label(), fmtDuration(x.EstimatedMs), of})
 	}
 	return out
 }

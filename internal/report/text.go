@@ -277,12 +277,12 @@ func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 	}
 	if len(r.WhatIf) > 0 {
 		var parts []string
-		for _, x := range whatIfs(r.WhatIf) {
-			unit := "executors"
-			if x.Executors == 1 {
-				unit = "executor"
+		for _, x := range r.WhatIf {
+			label := x.Label()
+			if x.Actual {
+				label += " (actual)"
 			}
-			parts = append(parts, fmt.Sprintf("%d %s → %s", x.Executors, unit, fmtDuration(x.EstimatedMs)))
+			parts = append(parts, fmt.Sprintf("%s → %s", label, fmtDuration(x.EstimatedMs)))
 		}
 		fmt.Fprintf(w, "  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, "what-if")), strings.Join(parts, " · "))
 	}

@@ -36,6 +36,9 @@ type Report struct {
 	StageDetails    []StageDetail    `json:"stageDetails"`
 	ExecutorDetails []ExecutorDetail `json:"executorDetails"`
 	Timeline        []Interval       `json:"timeline"`
+	// Config is the properties a person tunes, as the app ran with them
+	// (Spark's default where it set none): what diff compares.
+	Config []analyze.Setting `json:"config"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -133,7 +136,10 @@ type Executor struct {
 func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, log Log) *Report {
 	r := &Report{Schema: Schema, Log: log, Stages: []Stage{}, Executors: []Executor{},
 		Phases: res.Phases, Findings: findings, CriticalPath: res.CriticalPath, WhatIf: res.WhatIf,
-		SQL: []SQLExecution{}, Headline: headline(res.Headline)}
+		SQL: []SQLExecution{}, Headline: headline(res.Headline), Config: res.Settings}
+	if r.Config == nil {
+		r.Config = []analyze.Setting{}
+	}
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}
