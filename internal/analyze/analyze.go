@@ -88,6 +88,7 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	r.Jobs = jobs(a, r.Stages)
 	r.Failures = failures(a)
 	r.Headline = headline(a, r)
+	r.Memory = memorySizing(r)
 	return r
 }
 

@@ -33,6 +33,8 @@ type Result struct {
 	Jobs      []Job
 	Failures  Failures
 	Streaming []StreamingQuery // Structured Streaming query runs, by start
+	// Memory sizes the executors against their peaks; nil without peaks.
+	Memory *MemorySizing
 }
 
 // Phase names a kind of wall time in the timeline.

@@ -45,6 +45,8 @@ type htmlApp struct {
 	Stages    []htmlStage
 	Queries   []htmlQuery
 	Executors []htmlExecutor
+	Streaming []streamingRow // every streaming query run
+	Memory    []kv           // the executors' memory against the ask
 }
 
 // htmlQuery is one SQL query's row: the longest first, at most
@@ -202,6 +204,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	}
 	for _, e := range r.Executors {
 		app.Executors = append(app.Executors, htmlExecutorOf(e))
+	}
+	app.Streaming = streamingRows(r.Streaming)
+	for _, l := range MemoryLines(r.Memory) {
+		app.Memory = append(app.Memory, kv{l[0], l[1]})
 	}
 	return app
 }

@@ -84,6 +84,8 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	fmt.Fprintln(w)
 	writeTopStages(w, r, st, opts.topStages())
 	writeTopQueries(w, r, st)
+	writeStreaming(w, r, st)
+	writeMemory(w, r, st)
 	writeLostExecutors(w, r, st)
 }
 

@@ -39,6 +39,10 @@ type Report struct {
 	// Config is the properties a person tunes, as the app ran with them
 	// (Spark's default where it set none): what diff compares.
 	Config []analyze.Setting `json:"config"`
+	// Streaming summarises each Structured Streaming query run; Memory
+	// sizes the executors against their peaks (null without peaks).
+	Streaming []StreamingQuery `json:"streaming"`
+	Memory    *Memory          `json:"memory"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -140,6 +144,7 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 	if r.Config == nil {
 		r.Config = []analyze.Setting{}
 	}
+	r.Streaming, r.Memory = streamingQueries(res.Streaming), memory(res.Memory)
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}

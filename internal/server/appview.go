@@ -39,6 +39,9 @@ type appView struct {
 	// Figures are the headline numbers, as the text and HTML reports
 	// show them (report.Figures of analyze.Headline).
 	Figures []report.Figure
+	// Sizing is the executors' memory against the ask, as the reports
+	// say it (report.MemoryLines); nil without memory peaks.
+	Sizing [][2]string
 }
 
 // streamRow is one Structured Streaming query run as the analysis sees it:
@@ -49,6 +52,7 @@ type streamRow struct {
 	Batches            int
 	LastBatchMs        int64
 	EarlyBatchMs       int64
+	RecentBatchMs      int64
 	InputPerSec        float64 // over the recent batches
 	ProcessedPerSec    float64
 	StateRows          int64
@@ -230,7 +234,8 @@ func xScale(start, span int64) func(int64) int {
 // comes from the event log's executor peaks until withSamples replaces it.
 func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *appView {
 	timeline := res.Timeline
-	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res), Figures: report.Figures(res)}
+	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res), Figures: report.Figures(res),
+		Sizing: report.MemoryLines(res.Memory)}
 	start, end := a.StartTime, a.EndTime
 	if end <= 0 || !a.Completed {
 		// The analysis's end: the last event, or now for an application
@@ -281,7 +286,7 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 		q := &res.Streaming[i]
 		_, rated := q.RateRatio()
 		v.Streaming = append(v.Streaming, streamRow{Name: q.Name, ID: q.ID, Batches: q.Batches, LastBatchMs: q.LastBatchMs,
-			EarlyBatchMs: q.EarlyBatchMs, InputPerSec: q.InputRowsPerSecond, ProcessedPerSec: q.ProcessedRowsPerSecond,
+			EarlyBatchMs: q.EarlyBatchMs, RecentBatchMs: q.RecentBatchMs, InputPerSec: q.InputRowsPerSecond, ProcessedPerSec: q.ProcessedRowsPerSecond,
 			StateRows: q.Last.StateRows, StateMemoryBytes: q.Last.StateMemoryBytes, Exception: q.Exception,
 			RecentBatchesRated: rated})
 	}

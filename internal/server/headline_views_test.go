@@ -70,6 +70,7 @@ func TestHeadlineEveryView(t *testing.T) {
 					t.Errorf("app page: no %s of %q", f.Name, f.Value)
 				}
 			}
+			checkSummaries(t, in, page)
 			checkFleet(t, fleet, id, h)
 			checkMetrics(t, metrics, id, h)
 			checked++
@@ -149,6 +150,59 @@ func checkHTMLReport(t *testing.T, in *report.Input, figs []report.Figure) {
 			`</div><div class="of">` + html.EscapeString(f.Of) + `</div>`
 		if !bytes.Contains(b.Bytes(), []byte(want)) {
 			t.Errorf("html: no card %s", want)
+		}
+	}
+}
+
+// checkSummaries checks the streaming summary (whenever the app has a
+// streaming query) and the executor memory sizing (whenever the log has
+// memory peaks) are in the text, JSON and HTML reports and on the app
+// page, the same lines in each.
+func checkSummaries(t *testing.T, in *report.Input, page []byte) {
+	t.Helper()
+	r := in.Result
+	var text, htm bytes.Buffer
+	if err := report.WriteText(&text, []*report.Input{in}, report.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteHTML(&htm, []*report.Input{in}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(in.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Streaming []json.RawMessage `json:"streaming"`
+		Memory    *struct {
+			PeakHeapBytes int64 `json:"peakHeapBytes"`
+		} `json:"memory"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Streaming) != len(r.Streaming) {
+		t.Errorf("json: %d streaming queries, the analysis has %d", len(doc.Streaming), len(r.Streaming))
+	}
+	if n := len(r.Streaming); n > 0 {
+		for view, got := range map[string]bool{"text": bytes.Contains(text.Bytes(), []byte("\nStreaming queries  ")),
+			"html": bytes.Contains(htm.Bytes(), []byte(`-streaming"`)), "app page": bytes.Contains(page, []byte(`id="streaming"`))} {
+			if !got {
+				t.Errorf("%s: no streaming summary for %d query runs", view, n)
+			}
+		}
+	}
+	lines := report.MemoryLines(r.Memory)
+	if (doc.Memory == nil) != (lines == nil) || doc.Memory != nil && doc.Memory.PeakHeapBytes != r.Memory.PeakHeapBytes {
+		t.Errorf("json: memory %+v, the analysis has %+v", doc.Memory, r.Memory)
+	}
+	for _, l := range lines {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(l[0]) + ` +` + regexp.QuoteMeta(l[1]) + `$`).Match(text.Bytes()) {
+			t.Errorf("text: no memory line %s %s", l[0], l[1])
+		}
+		cell := "<th>" + html.EscapeString(l[0]) + "</th><td>" + html.EscapeString(l[1]) + "</td>"
+		if !bytes.Contains(htm.Bytes(), []byte(cell)) || !bytes.Contains(page, []byte(cell)) {
+			t.Errorf("html report or app page: no memory row %s", cell)
 		}
 	}
 }
