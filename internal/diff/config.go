@@ -189,12 +189,27 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// tasksEffect says how the task counts of the stages both runs ran
+// changed, and how many stages only one run ran.
 func tasksEffect(cs []StageChange, _, _ *analyze.Result) string {
 	if len(cs) == 0 {
 		return ""
 	}
-	b, a := sums(cs, func(s *StageSide) int64 { return int64(s.Tasks) })
-	return fmt.Sprintf("tasks %d → %d; %s", b, a, wall(cs))
+	var matched []StageChange
+	for _, c := range cs {
+		if c.Status == StageMatched {
+			matched = append(matched, c)
+		}
+	}
+	var parts []string
+	if len(matched) > 0 {
+		b, a := sums(matched, func(s *StageSide) int64 { return int64(s.Tasks) })
+		parts = append(parts, fmt.Sprintf("tasks %d → %d in %s", b, a, plural(len(matched), "stage")))
+	}
+	if n := len(cs) - len(matched); n > 0 {
+		parts = append(parts, fmt.Sprintf("%s in one run only", plural(n, "stage")))
+	}
+	return strings.Join(append(parts, wall(cs)), "; ")
 }
 
 func memoryEffect(cs []StageChange, _, _ *analyze.Result) string {

@@ -55,7 +55,7 @@ func TestConfigChanges(t *testing.T) {
 		effect string
 	}{
 		{0, 23_000, []int{2, 1}, "disk spill 90.0 MiB → 0 B, GC 2.5s → 500ms; 39.0s → 16.0s in 2 stages"},
-		{1, 20_000, []int{2}, "tasks 4 → 8; 30.0s → 10.0s in 1 stage"},
+		{1, 20_000, []int{2}, "tasks 4 → 8 in 1 stage; 30.0s → 10.0s in 1 stage"},
 		{2, 0, []int{}, ""},
 	} {
 		g := got[c.i]

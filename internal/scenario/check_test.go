@@ -74,6 +74,8 @@ func TestCheck(t *testing.T) {
 		{"quiet: named rules may be loud", Expect{Fires: []Fire{{Rule: "data-skew", Severity: "info"}, {Rule: "spill", Severity: "info"}}, QuietAbove: "info"}, []bool{false, false, false}},
 		{"quiet: others may not", Expect{QuietAbove: "info"}, []bool{true}},
 		{"quiet above warning", Expect{Fires: []Fire{{Rule: "spill", Severity: "info"}}, QuietAbove: "warning"}, []bool{false, false}},
+		{"at most as many findings", Expect{MaxFindings: 3}, []bool{false}},
+		{"more findings than allowed", Expect{MaxFindings: 2}, []bool{true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &Scenario{Name: "x", Expect: c.expect}

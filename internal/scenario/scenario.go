@@ -68,6 +68,10 @@ type Expect struct {
 	// QuietAbove, when set, is the highest severity a finding of a rule not
 	// named in Fires may have ("info" on baselines: no warning at all).
 	QuietAbove string `json:"quietAbove"`
+	// MaxFindings, when > 0, is the most findings the report may hold,
+	// every severity counted: per-stage findings of one rule and cause
+	// fold into one (issue 30: ten findings, not a hundred).
+	MaxFindings int `json:"maxFindings"`
 }
 
 // Fire is one finding that must be reported.
@@ -249,7 +253,19 @@ func (s *Scenario) Check(d *Diagnosis) []Outcome {
 	if s.Expect.QuietAbove != "" {
 		out = append(out, d.quiet(s.Expect))
 	}
+	if s.Expect.MaxFindings > 0 {
+		out = append(out, d.atMost(s.Expect.MaxFindings))
+	}
 	return out
+}
+
+// atMost checks that the report holds at most n findings.
+func (d *Diagnosis) atMost(n int) Outcome {
+	o := Outcome{What: fmt.Sprintf("at most %d findings", n), Met: len(d.Findings) <= n}
+	if !o.Met {
+		o.Detail = d.summary(nil)
+	}
+	return o
 }
 
 func (d *Diagnosis) fires(f Fire) Outcome {
