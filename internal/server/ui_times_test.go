@@ -183,7 +183,7 @@ func TestIncompleteAppPageScalesToWork(t *testing.T) {
 		t.Errorf("fleet row: duration %s, the CLI says %s", got, want)
 	}
 	c.Click(`tr[data-app="` + app + `"] a`)
-	if got := c.EvalString(`document.querySelector(".card b").textContent`); got != want {
+	if got := c.EvalString(`document.querySelector('.card.figure[data-name="wall time"] b').textContent`); got != want {
 		t.Errorf("app page: duration %s, the CLI says %s", got, want)
 	}
 	if got := c.EvalString(`document.querySelector("#gantt text:last-of-type").textContent`); got != want {
