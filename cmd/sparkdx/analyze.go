@@ -33,6 +33,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	all := fs.Bool("all", false, "show every finding in full (text, html): the info ones are counted in one line otherwise")
 	var otlpCfg otlp.Config
 	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
 	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
@@ -43,7 +44,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...")
 	}
 	if *format != "text" && *format != "json" && *format != "html" {
 		return usageErr("--format %s: want text, json or html", *format)
@@ -153,7 +154,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err := dflags.writeApps(ctx, attempts, reports); err != nil {
 		return err
 	}
-	if err := writeReport(stdout, *out, *format, inputs); err != nil {
+	if err := writeReport(stdout, *out, *format, inputs, *all); err != nil {
 		return err
 	}
 	if unread > 0 {

@@ -72,16 +72,18 @@ func inputOf(d *pipeline.Diagnosis) *report.Input {
 }
 
 // writeReport renders inputs in format to -o FILE, or to stdout.
-func writeReport(stdout io.Writer, path, format string, inputs []*report.Input) error {
+func writeReport(stdout io.Writer, path, format string, inputs []*report.Input, all bool) error {
 	w, closeOut, err := outputFile(path, stdout)
 	if err != nil {
 		return inputErr(err)
 	}
 	switch format {
 	case "text":
-		err = report.WriteText(w, inputs, textOptions(w))
+		opts := textOptions(w)
+		opts.All = all
+		err = report.WriteText(w, inputs, opts)
 	case "html":
-		err = report.WriteHTML(w, inputs)
+		err = report.WriteHTMLWith(w, inputs, report.HTMLOptions{AllFindings: all})
 	default:
 		reports := make([]*reportv1.Report, len(inputs))
 		for i, in := range inputs {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -16,7 +17,7 @@ func Analyze(a *model.Attempt) *Result { return AnalyzeAt(a, 0) }
 // for executors, which writes nothing while it waits, shows the wait so far.
 func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	r := &Result{AppID: a.AppID, AttemptID: a.AttemptID, StartTime: a.StartTime, EndTime: a.EndTime,
-		Completed: a.Completed, Config: readConfig(&a.Env)}
+		Completed: a.Completed, Config: readConfig(&a.Env), Settings: settings(&a.Env, a.SparkVersion)}
 	if r.EndTime == model.NoTime || !a.Completed {
 		r.EndTime = LastEventTime(a)
 		if !a.Completed && now > r.EndTime {
@@ -85,9 +86,12 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 	if maxExecs == 0 {
 		maxExecs, perExec = 1, maxCores
 	}
-	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec, cs)
+	local := r.Config.Master == "local" || strings.HasPrefix(r.Config.Master, "local[")
+	r.WhatIf = whatIf(groups, r.CriticalPath, maxExecs, perExec, cs, local, r.DurationMs)
 	r.Jobs = jobs(a, r.Stages)
 	r.Failures = failures(a, r.Running)
+	r.Headline = headline(a, r)
+	r.Memory = memorySizing(r)
 	return r
 }
 

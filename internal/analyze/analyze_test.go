@@ -3,8 +3,10 @@ package analyze_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +74,7 @@ func TestInvariants(t *testing.T) {
 			if len(r.Timeline) > 0 && at != r.EndTime {
 				t.Errorf("timeline ends at %d, want %d", at, r.EndTime)
 			}
+			checkWhatIfRows(t, r)
 			prev := int64(-1)
 			for _, w := range r.WhatIf {
 				if w.EstimatedMs < r.CriticalPath.CriticalPathMs {
@@ -89,6 +92,46 @@ func TestInvariants(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkWhatIfRows checks the what-if's rows are keyed by what they
+// simulate: one per executors × cores, the recorded run among them with
+// the application's wall time, local mode one JVM whose cores scale.
+func checkWhatIfRows(t *testing.T, r *analyze.Result) {
+	t.Helper()
+	labels := map[string]bool{}
+	actual := 0
+	for _, w := range r.WhatIf {
+		if labels[w.Label()] {
+			t.Errorf("what-if: two rows simulate %s", w.Label())
+		}
+		labels[w.Label()] = true
+		if w.Actual {
+			actual++
+			if w.EstimatedMs != r.DurationMs || w.Factor != 1 {
+				t.Errorf("what-if: the actual row %+v, want 1× at the app's %d ms", w, r.DurationMs)
+			}
+		}
+		if w.Local && w.Executors != 1 {
+			t.Errorf("what-if: local mode row %+v, want one JVM", w)
+		}
+	}
+	if len(r.WhatIf) > 0 && actual != 1 {
+		t.Errorf("what-if: %d actual rows in %+v, want 1", actual, r.WhatIf)
+	}
+}
+
+// TestWhatIfLocalMode: a local[*] driver on 12 cores is one executor of
+// 12 cores; half of it is local[6], not "1 executor" twice.
+func TestWhatIfLocalMode(t *testing.T) {
+	r := analyze.Analyze(replayShared(t, "spark-events", "local-1430917381534"))
+	var got []string
+	for _, w := range r.WhatIf {
+		got = append(got, fmt.Sprintf("%s %v", w.Label(), w.Actual))
+	}
+	if want := []string{"local[6] false", "local[12] true", "local[24] false", "local[48] false"}; !slices.Equal(got, want) {
+		t.Errorf("got what-if rows %v, want %v", got, want)
 	}
 }
 

@@ -16,11 +16,16 @@ type Result struct {
 	Completed  bool
 	Running    bool // analysed while it runs: the phases and duration run to now
 
+	// Headline is the key numbers every view shows, computed once.
+	Headline     Headline
 	Phases       Phases
 	Timeline     []Interval // consecutive, covering StartTime..EndTime
 	CriticalPath CriticalPath
 	WhatIf       []WhatIf // executor-count what-if at 0.5×, 1×, 2×, 4×
 	Config       Config
+	// Settings are the properties a person tunes, as the app ran with
+	// them (Spark's defaults where it set none): what diff compares.
+	Settings []Setting
 
 	Stages    []Stage    // by stage id, then attempt
 	Executors []Executor // in order of first appearance; the driver included
@@ -29,6 +34,8 @@ type Result struct {
 	Failures  Failures
 	Streaming []StreamingQuery // Structured Streaming query runs, by start
 	Plugins   Plugins          // accelerators: RAPIDS (GPU), Photon
+	// Memory sizes the executors against their peaks; nil without peaks.
+	Memory *MemorySizing
 }
 
 // Phase names a kind of wall time in the timeline.
@@ -94,12 +101,18 @@ type CriticalPath struct {
 	ColdStartMs int64 `json:"coldStartMs"`
 }
 
-// WhatIf is the simulated wall time on a different number of executors.
+// WhatIf is the wall time on different executors and cores, keyed by
+// what it simulates (Label). The 1× row is the recorded run (Actual); the
+// others are the recorded wall time plus what the simulation changes.
 type WhatIf struct {
-	Factor         float64 `json:"factor"`
-	Executors      int     `json:"executors"`
-	Cores          int     `json:"cores"`
+	Factor    float64 `json:"factor"`
+	Executors int     `json:"executors"`
+	Cores     int     `json:"cores"` // in all, over the executors
+	// Local says the run is local mode: one JVM, local[Cores].
+	Local          bool    `json:"local"`
+	Actual         bool    `json:"actual"`
 	EstimatedMs    int64   `json:"estimatedMs"`
+	SimulatedMs    int64   `json:"simulatedMs"` // the replay's own wall time on these cores
 	ClusterUtilPct float64 `json:"clusterUtilizationPct"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -250,22 +251,66 @@ func simulate(groups []*jobGroup, driverMs int64, cores, perExec int, cs coldSta
 	return total
 }
 
-// whatIf estimates wall time at 0.5×, 1×, 2× and 4× the executors seen.
-func whatIf(groups []*jobGroup, cp CriticalPath, execs, coresPerExec int, cs coldStarts) []WhatIf {
+// whatIf estimates wall time at 0.5×, 1×, 2× and 4× the cores seen,
+// keyed by what it simulates: executors × cores each (in local mode one
+// JVM, local[N], whose cores scale). The 1× row is the recorded run
+// (Actual, its wall time the application's); the others add what the
+// simulation changes from its 1× replay to that wall time, so that what
+// the replay leaves out (scheduling gaps, executors arriving) stays as it
+// was instead of vanishing from every row but the real one. Rows that
+// simulate the same executors and cores (half of one core is one core)
+// are one row, the actual one kept.
+func whatIf(groups []*jobGroup, cp CriticalPath, execs, coresPerExec int, cs coldStarts, local bool, actualMs int64) []WhatIf {
 	if execs <= 0 || coresPerExec <= 0 {
 		return nil
 	}
+	base := simulate(groups, cp.DriverMs, execs*coresPerExec, coresPerExec, cs)
 	var out []WhatIf
 	for _, f := range []float64{0.5, 1, 2, 4} {
-		// Scale cores, not just executors: half of one executor is half its cores.
-		n := max(int(float64(execs)*f+0.5), 1)
-		c := max(int(float64(execs*coresPerExec)*f+0.5), 1)
-		est := simulate(groups, cp.DriverMs, c, coresPerExec, cs)
-		w := WhatIf{Factor: f, Executors: n, Cores: c, EstimatedMs: est}
-		if busy := est - cp.DriverMs; busy > 0 {
+		// Whole executors of the recorded size; half of one executor is
+		// half its cores, and local mode is one JVM whose cores scale.
+		n, per := max(int(float64(execs)*f+0.5), 1), coresPerExec
+		if local || execs == 1 && f < 1 {
+			per = max(int(float64(coresPerExec)*f+0.5), 1)
+		}
+		if local {
+			n = 1
+		}
+		c := n * per
+		sim := simulate(groups, cp.DriverMs, c, per, cs)
+		w := WhatIf{Factor: f, Executors: n, Cores: c, Local: local, SimulatedMs: sim,
+			EstimatedMs: max(actualMs+sim-base, 0), Actual: f == 1}
+		if f == 1 {
+			w.EstimatedMs = actualMs
+		}
+		if busy := sim - cp.DriverMs; busy > 0 {
 			w.ClusterUtilPct = 100 * float64(cp.TaskTimeMs) / float64(busy*int64(c))
+		}
+		if i := slices.IndexFunc(out, func(o WhatIf) bool { return o.Executors == n && o.Cores == c }); i >= 0 {
+			if w.Actual {
+				out[i] = w
+			}
+			continue
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// Label names what a what-if row simulates: "2 executors × 4 cores",
+// "1 executor × 3 cores", "local[6]".
+func (w WhatIf) Label() string {
+	if w.Local {
+		return "local[" + strconv.Itoa(w.Cores) + "]"
+	}
+	per := w.Cores / max(w.Executors, 1)
+	unit := " executors × "
+	if w.Executors == 1 {
+		unit = " executor × "
+	}
+	cores := " cores"
+	if per == 1 {
+		cores = " core"
+	}
+	return strconv.Itoa(w.Executors) + unit + strconv.Itoa(per) + cores
 }

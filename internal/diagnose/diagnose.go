@@ -152,15 +152,33 @@ type Finding struct {
 	// Cost is what the problem cost the application; nil when the rule
 	// cannot estimate it.
 	Cost *Cost `json:"cost,omitempty"`
+	// Parts are the stages (or executors) a folded finding covers, worst
+	// first, each in the words and cost of the finding it was: what the
+	// renderers list under the finding instead of its raw evidence.
+	Parts []Part `json:"parts,omitempty"`
+	// Group tells apart the causes one rule reports: the per-stage
+	// findings of a rule fold into one per Title, Recipe and Group.
+	Group string `json:"-"`
+}
+
+// Part is one stage or executor of a folded finding.
+type Part struct {
+	StageIDs    []int    `json:"stageIds"`
+	ExecutorIDs []string `json:"executorIds"`
+	Severity    Severity `json:"severity"`
+	Detail      string   `json:"detail"`
+	Cost        *Cost    `json:"cost,omitempty"`
 }
 
 // Run applies rules to a pass and returns their findings, most severe
 // first, then by cost (the share of the application's time the problem
-// cost), then by rule order.
+// cost), then by rule order. A rule's per-stage findings of one cause
+// fold into one finding that lists the stages (foldStages): a problem
+// met on sixty stages is one thing to fix, not sixty.
 func Run(p *Pass, rules []*Rule) []Finding {
 	var out []Finding
 	for _, r := range rules {
-		fs := r.Run(p)
+		fs := foldStages(r.Run(p))
 		for i := range fs {
 			f := &fs[i]
 			f.Rule = r.ID

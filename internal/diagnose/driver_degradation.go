@@ -2,7 +2,10 @@ package diagnose
 
 import "fmt"
 
-var driverGCShare = Threshold{Metric: "driver GC time ÷ wall time over ≥ 5 min", Warning: 0.10, Critical: 0.15, Gate: "agent samples present",
+var driverGCShare = Threshold{Metric: "driver GC time ÷ wall time over ≥ 5 min", Warning: 0.10, Critical: 0.15,
+	Gate: "agent samples present; cost: the driver's GC time over the samples (wall: the driver schedules nothing " +
+		"while it collects) ≥ 5 % of the app and ≥ 1 s, else info (the old-generation arm is a risk of failing, not " +
+		"a time cost: not gated)",
 	Source: "Dr. Elephant tuning_20190221 DriverHeuristic (severe 0.10, critical 0.15)"}
 
 var driverOldGen = Threshold{Metric: "old generation used after full GC ÷ max", Warning: 0.80, Critical: 0.95,
@@ -42,11 +45,15 @@ func runDriverDegradation(p *Pass) []Finding {
 			oldRatio = max(oldRatio, float64(x.OldGenUsedBytes)/float64(x.OldGenMaxBytes))
 		}
 	}
-	sev := max(driverGCShare.Level(gcRatio), driverOldGen.Level(oldRatio))
-	if sev == None {
+	gcSev, oldSev := driverGCShare.Level(gcRatio), driverOldGen.Level(oldRatio)
+	if max(gcSev, oldSev) == None {
 		return nil
 	}
-	return []Finding{{Severity: sev, ExecutorIDs: []string{"driver"},
+	cost := p.cost(s[len(s)-1].GCTimeMs-s[0].GCTimeMs, 0, "wall: the driver's GC time while the agent sampled it")
+	if gcSev > None {
+		gcSev = gate(gcSev, cost)
+	}
+	return []Finding{{Severity: max(gcSev, oldSev), ExecutorIDs: []string{"driver"}, Cost: cost,
 		Detail: fmt.Sprintf("The driver spent up to %.0f%% of a 5-minute window in GC; its old generation stayed %.0f%% full after full GCs.",
 			100*gcRatio, 100*oldRatio),
 		Evidence: map[string]any{"gcRatio": round(gcRatio), "oldGenAfterGcRatio": round(oldRatio), "samples": len(s)}}}

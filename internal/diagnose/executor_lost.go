@@ -70,7 +70,7 @@ func runExecutorLost(p *Pass) []Finding {
 		ids = append(ids, e.ID)
 		failed += e.Loss.FailedTasks
 		causes[string(e.Loss.Cause)]++
-		details = append(details, map[string]any{"executorId": e.ID, "host": e.Host, "exitCode": e.Loss.ExitCode,
+		details = append(details, map[string]any{"executorId": e.ID, "host": e.Host, "exitCode": e.Loss.ExitCodeOrNil(),
 			"cause": string(e.Loss.Cause), "failedTasks": e.Loss.FailedTasks, "removedTime": e.RemovedTime})
 	}
 	first := list[0]
@@ -82,8 +82,8 @@ func runExecutorLost(p *Pass) []Finding {
 	stages = append(stages, maxedStages...)
 	slices.Sort(stages)
 	stages = slices.Compact(stages)
-	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited with code %d (%s); %d task attempt(s) failed with them.",
-		len(list), causeSummary(causes), first.ID, first.Loss.ExitCode, first.Loss.Cause, failed)
+	detail := fmt.Sprintf("%d executor(s) lost (%s); the first, executor %s, exited %s (%s); %d task attempt(s) failed with them.",
+		len(list), causeSummary(causes), first.ID, first.Loss.ExitCodeText(), first.Loss.Cause, failed)
 	if cons.fetchFailed > 0 {
 		detail += fmt.Sprintf(" %d fetch failure(s) followed: the shuffle output they held was lost and recomputed.", cons.fetchFailed)
 	}
@@ -95,7 +95,7 @@ func runExecutorLost(p *Pass) []Finding {
 	}
 	return []Finding{{Severity: sev, ExecutorIDs: ids, StageIDs: stages,
 		Detail: detail,
-		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCode,
+		Evidence: map[string]any{"lostExecutors": len(lost), "benignLosses": len(benign), "exitCode": first.Loss.ExitCodeOrNil(),
 			"fetchFailuresCaused": cons.fetchFailed, "failedJobs": nonNil(cons.failedJobs), "rootCause": cons.root,
 			"removals": removals(p),
 			"cause":    string(first.Loss.Cause), "causes": causes, "failedTasks": failed, "executors": details,

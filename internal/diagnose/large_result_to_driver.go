@@ -11,6 +11,8 @@ var resultShare = Threshold{Metric: "Σ task Result Size per job ÷ spark.driver
 	Gate: "the abort message is critical", Source: "ours (Spark aborts the job at 100 %)"}
 
 var broadcastBytes = Threshold{Metric: "broadcast exchange data size (bytes)", Warning: float64(gib), Critical: float64(8 * gib),
+	Gate: "cost: the broadcast's time to collect and build (wall: the query waits for it) ≥ 5 % of the app and ≥ 1 s, " +
+		"else info; ≥ 25 % for critical (the maxResultSize arm is a risk of abort: not gated)",
 	Source: "DataFlint BroadcastTooLargeAlert (1 GiB); Spark MAX_BROADCAST_TABLE_BYTES (8 GiB)"}
 
 // LargeResultToDriver reports actions and broadcasts that pull large data into the driver.
@@ -61,7 +63,9 @@ func runLargeResultToDriver(p *Pass) []Finding {
 			if sev == None {
 				continue
 			}
-			out = append(out, Finding{Severity: sev, StageIDs: sqlStages(r, x.ID),
+			cost := p.cost(n.Metrics["time to collect"]+n.Metrics["time to build"], 0,
+				"wall: the broadcast's time to collect and to build, which the query waited for")
+			out = append(out, Finding{Severity: gate(sev, cost), StageIDs: sqlStages(r, x.ID), Cost: cost,
 				Detail: fmt.Sprintf("SQL query %d broadcast %s (%s) from the driver.", x.ID, units.Bytes(size), n.Name),
 				Evidence: map[string]any{"sqlId": x.ID, "broadcastBytes": size,
 					"timeToCollectMs": n.Metrics["time to collect"], "timeToBuildMs": n.Metrics["time to build"]}})

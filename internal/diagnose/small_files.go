@@ -1,7 +1,9 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -9,7 +11,9 @@ import (
 )
 
 var smallFileSize = Threshold{Metric: "average file size (bytes ÷ files) with file count", Warning: 3 * float64(mib),
-	Critical: float64(mib), Gate: "> 100 files (warning), > 10 000 files (critical); lower is worse",
+	Critical: float64(mib), Gate: "> 100 files (warning), > 10 000 files (critical); cost: the duration of the " +
+		"query's stages (an upper bound: Spark does not time opening files) ≥ 5 % of the app and ≥ 1 s, else info, " +
+		"≥ 25 % for critical; lower is worse",
 	Source: "DataFlint MemorySQLInputOutputAlerts (3 MiB, 100 files); critical ours (openCostInBytes × 10 000)"}
 
 // SmallFiles reports scans that open, and writes that produce, many small files.
@@ -48,7 +52,10 @@ func runSmallFiles(p *Pass) []Finding {
 			if sev == None {
 				continue
 			}
-			out = append(out, Finding{Severity: sev, StageIDs: sqlStages(p.Result, x.ID),
+			ids := sqlStages(p.Result, x.ID)
+			cost := p.cost(stagesWallMs(p.Result, ids), 0,
+				"wall: the duration of the query's stages (an upper bound: Spark does not time opening files)")
+			out = append(out, Finding{Severity: gate(sev, cost), StageIDs: ids, Cost: cost,
 				Detail: fmt.Sprintf("SQL query %d %s %d files averaging %s (%s in all) in %s.",
 					x.ID, map[string]string{"read": "read", "write": "wrote"}[kind], files, units.Bytes(avg), units.Bytes(bytes),
 					strings.TrimSpace(n.Name)),
@@ -57,6 +64,36 @@ func runSmallFiles(p *Pass) []Finding {
 		}
 	}
 	return out
+}
+
+// stagesWallMs is the wall time the stages ids ran, their overlaps
+// counted once.
+func stagesWallMs(r *analyze.Result, ids []int) int64 {
+	type span struct{ from, to int64 }
+	var spans []span
+	for _, s := range r.Stages {
+		if containsInt(ids, s.StageID) && s.DurationMs > 0 {
+			to := s.CompletionTime
+			if to <= 0 {
+				to = s.SubmissionTime + s.QueuedMs + s.DurationMs
+			}
+			spans = append(spans, span{to - s.DurationMs, to})
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	var total, end int64
+	for i, sp := range spans {
+		if i == 0 || sp.from > end {
+			total += sp.to - sp.from
+			end = sp.to
+			continue
+		}
+		if sp.to > end {
+			total += sp.to - end
+			end = sp.to
+		}
+	}
+	return total
 }
 
 // sqlStages lists the stages that ran for one SQL execution.

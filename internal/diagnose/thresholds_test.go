@@ -115,20 +115,38 @@ func TestThresholdEdges(t *testing.T) {
 			s.RunTimeTotalMs, s.GCShareMs, s.DurationMs = 4*sec, 2*sec, 2*sec
 		}), diagnose.Info},
 		{"tiny 100 × 499 ms, overhead 5 % of wall", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
-			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 100, 499, 2, 2*mn
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 100, 499, 2, 2*mn, 10*mn
 		}), diagnose.Warning},
 		{"tiny 99 tasks", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
-			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 99, 100, 2, 10*mn
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 99, 100, 2, 10*mn, 20*mn
 		}), diagnose.None},
 		{"tiny 500 ms", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
-			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 5000, 500, 2, 10*mn
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 5000, 500, 2, 10*mn, 40*mn
 		}), diagnose.None},
 		{"tiny 199 ms, overhead 25 % of wall", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
 			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.DeserializeMs = 20001, 199, 2, 8*mn, 2*mn
+			s.TaskTimeMs = 66 * mn
 		}), diagnose.Critical},
 		{"tiny 199 ms, overhead 0.9 s", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
-			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs = 20001, 199, 2, 1800
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 20001, 199, 2, 1800, 10*sec
 		}), diagnose.Info},
+		// 400 ms tasks paying 3 % in overhead: fewer tasks would save
+		// nothing worth saying, even when the 3 % is a lot of time.
+		{"tiny 400 ms, overhead 9.9 % of task time", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 20000, 400, 2, 149*sec, 1510*sec
+		}), diagnose.None},
+		{"tiny 400 ms, overhead 10 % of task time", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 20000, 400, 2, 150*sec, 1500*sec
+		}), diagnose.Warning},
+		// File listing outside any query: its task count is the paths'.
+		{"tiny tasks listing files", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 2004, 62, 2, 8*mn, 10*mn
+			s.Name, s.SQLExecutionID = "load at NativeMethodAccessorImpl.java:0", -1
+		}), diagnose.None},
+		{"tiny tasks named load inside a query", diagnose.TinyTasks, stage(func(s *analyze.Stage) {
+			s.NumTasks, s.TaskDurationMs.P50, s.CoresAvailable, s.SchedulerDelayMs, s.TaskTimeMs = 2004, 62, 2, 8*mn, 10*mn
+			s.Name, s.SQLExecutionID = "load at NativeMethodAccessorImpl.java:0", 4
+		}), diagnose.Warning},
 		{"pratio 0.99", diagnose.LowParallelism, stage(func(s *analyze.Stage) {
 			s.CoresAvailable, s.PRatio = 101, 0.99
 		}), diagnose.Warning},

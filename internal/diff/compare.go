@@ -32,6 +32,9 @@ type Diff struct {
 	Matching string         `json:"matching"` // how stages were matched
 	Stages   []StageChange  `json:"stages"`   // in run order; removed stages where they ran
 	Findings FindingChanges `json:"findings"`
+	// Config is the tuned properties that differ, the most consequential
+	// first (ConfigChanges).
+	Config []ConfigChange `json:"config"`
 }
 
 // Run identifies one side of the comparison.
@@ -176,6 +179,7 @@ func Compare(before, after Input) *Diff {
 		d.Stages = append(d.Stages, c)
 	}
 	d.Findings = compareFindings(before.Report.Findings, after.Report.Findings, stageIndex)
+	d.Config = ConfigChanges(rb, ra, d.Stages)
 	return d
 }
 

@@ -21,6 +21,13 @@ type htmlDiff struct {
 	Stages       []htmlStageChange
 	Findings     []htmlFindingChange
 	Counts       map[string]int
+	Config       []htmlConfigChange
+}
+
+// htmlConfigChange is one changed property's row.
+type htmlConfigChange struct {
+	diff.ConfigChange
+	BeforeV, AfterV, What, Stages string
 }
 
 type htmlChange struct {
@@ -117,6 +124,14 @@ func htmlDiffOf(d *diff.Diff) *htmlDiff {
 	add("fixed", "delta-better", d.Findings.Removed)
 	add("new", "delta-worse", d.Findings.Added)
 	add("still", "", d.Findings.Kept)
+	for _, c := range d.Config {
+		what := c.Effect
+		if what == "" && c.Acts != "" {
+			what = "acts on " + c.Acts + ": nothing there changed"
+		}
+		h.Config = append(h.Config, htmlConfigChange{ConfigChange: c, BeforeV: configValue(c.Before, c.BeforeDefault),
+			AfterV: configValue(c.After, c.AfterDefault), What: what, Stages: joinInts(c.StageIDs)})
+	}
 	h.Charts = []svgChart{phaseCompareChart(d), stageCompareChart(d)}
 	return h
 }

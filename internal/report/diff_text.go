@@ -24,6 +24,7 @@ func WriteDiffText(w io.Writer, d *diff.Diff, opts TextOptions) error {
 	st := style{color: opts.Color}
 	writeDiffHeader(ew, d, st)
 	fmt.Fprintln(ew)
+	writeConfigChanges(ew, d.Config, st, opts.width())
 	writeChanges(ew, "Where the time went", d.Phases, st)
 	fmt.Fprintln(ew)
 	writeChanges(ew, "Totals", d.Totals, st)
@@ -32,6 +33,48 @@ func WriteDiffText(w io.Writer, d *diff.Diff, opts TextOptions) error {
 	fmt.Fprintln(ew)
 	writeFindingChanges(ew, d.Findings, st, opts.width())
 	return ew.err
+}
+
+// writeConfigChanges lists the tuned Spark properties that differ, the
+// most consequential first, each with what changed where it acts.
+func writeConfigChanges(w io.Writer, cs []diff.ConfigChange, st style, width int) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Configuration changed"), st.dim(properties(len(cs))+", ranked by the change in the stages each acts on"))
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s  %s → %s\n", st.bold(units.OneLine(c.Key)), configValue(c.Before, c.BeforeDefault),
+			configValue(c.After, c.AfterDefault))
+		what := c.Effect
+		if what == "" && c.Acts != "" {
+			what = "acts on " + c.Acts + ": nothing there changed"
+		}
+		if what != "" {
+			for _, l := range wrap(units.OneLine(what), width-6) {
+				fmt.Fprintf(w, "      %s\n", st.dim(l))
+			}
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func properties(n int) string {
+	if n == 1 {
+		return "1 property"
+	}
+	return fmt.Sprintf("%d properties", n)
+}
+
+// configValue shows a property's value, marking Spark's default.
+func configValue(v string, def bool) string {
+	v = units.OneLine(v)
+	switch {
+	case v == "":
+		v = "unset"
+	case def:
+		v += " (default)"
+	}
+	return v
 }
 
 func writeDiffHeader(w io.Writer, d *diff.Diff, st style) {

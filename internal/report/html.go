@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/docs/recipes"
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -35,13 +36,17 @@ type htmlApp struct {
 	Role      string // "before" or "after" on a diff page
 	In        *Input
 	Headline  []kv
-	SLIs      []kv
+	SLIs      []Figure
 	Charts    []svgChart
-	Findings  []htmlFinding
+	Findings  []htmlFinding  // warning and critical, shown
+	Info      []htmlFinding  // info, collapsed unless the page shows all
+	AllOpen   bool           // the info findings start expanded
 	Counts    map[string]int // findings by severity name
 	Stages    []htmlStage
 	Queries   []htmlQuery
 	Executors []htmlExecutor
+	Streaming []streamingRow // every streaming query run
+	Memory    []kv           // the executors' memory against the ask
 }
 
 // htmlQuery is one SQL query's row: the longest first, at most
@@ -59,14 +64,20 @@ type kv struct{ K, V string }
 
 type htmlFinding struct {
 	diagnose.Finding
-	Sev      string
-	Evidence []kv
-	Tables   []evidenceTable // evidence lists of records
-	Stages   string
-	Execs    string
+	Sev    string
+	Stages string
+	Execs  string
+	Cost   string
+	Parts  []htmlPart // the stages or executors a folded finding covers
 	// Howto is the recipe's section, from the recipes embedded in the
 	// binary: the page stays self-contained and still says what to do.
 	Howto string
+}
+
+// htmlPart is one stage or executor of a folded finding, for a person:
+// the raw evidence is the JSON report's.
+type htmlPart struct {
+	Where, Sev, Cost, Detail string
 }
 
 type htmlStage struct {
@@ -79,14 +90,26 @@ type htmlExecutor struct {
 	Cores, Lifetime, Busy, Util, Heap, Python, GC, Cause, Exit string
 }
 
+// HTMLOptions configure the HTML report.
+type HTMLOptions struct {
+	// AllFindings starts the info findings expanded (sparkdx analyze
+	// --all); they are collapsed under one line otherwise.
+	AllFindings bool
+}
+
 // WriteHTML writes one self-contained HTML page with a section per input.
-func WriteHTML(w io.Writer, ins []*Input) error {
+func WriteHTML(w io.Writer, ins []*Input) error { return WriteHTMLWith(w, ins, HTMLOptions{}) }
+
+// WriteHTMLWith is WriteHTML with options.
+func WriteHTMLWith(w io.Writer, ins []*Input, opts HTMLOptions) error {
 	page, err := newPage()
 	if err != nil {
 		return err
 	}
 	for i, in := range ins {
-		page.Apps = append(page.Apps, htmlAppOf(in, i))
+		app := htmlAppOf(in, i)
+		app.AllOpen = opts.AllFindings
+		page.Apps = append(page.Apps, app)
 	}
 	page.Title = "sparkdx report"
 	if len(ins) == 1 {
@@ -146,13 +169,13 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		howto, _ := recipes.Read(f.Recipe) // a finding without an embedded recipe keeps its path
 		f.Recipe = recipePath(f.Recipe)
 		hf := htmlFinding{Finding: f, Sev: f.Severity.String(), Stages: joinInts(f.StageIDs), Execs: strings.Join(f.ExecutorIDs, ", "),
-			Howto: howto}
-		for _, k := range sortedKeys(f.Evidence) {
-			if t, ok := evidenceRecords(k, f.Evidence[k]); ok {
-				hf.Tables = append(hf.Tables, t)
-				continue
-			}
-			hf.Evidence = append(hf.Evidence, kv{k, evidenceFull(k, f.Evidence[k])})
+			Cost: f.Cost.String(), Howto: howto}
+		for _, p := range f.Parts {
+			hf.Parts = append(hf.Parts, htmlPart{Where: p.Where(), Sev: p.Severity.String(), Cost: p.Cost.Short(), Detail: p.Detail})
+		}
+		if f.Severity <= diagnose.Info {
+			app.Info = append(app.Info, hf)
+			continue
 		}
 		app.Findings = append(app.Findings, hf)
 	}
@@ -181,51 +204,30 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	for _, e := range r.Executors {
 		app.Executors = append(app.Executors, htmlExecutorOf(e))
 	}
+	app.Streaming = streamingRows(r.Streaming)
+	for _, l := range MemoryLines(r.Memory) {
+		app.Memory = append(app.Memory, kv{l[0], l[1]})
+	}
 	return app
 }
 
-func htmlSLIs(r *analyze.Result) []kv {
-	cp := r.CriticalPath
-	var gc, run, spill, shuffle int64
-	failed := 0
-	for _, s := range r.Stages {
-		gc += s.GCShareMs
-		run += s.RunTimeTotalMs
-		spill += s.DiskSpilledBytes
-		shuffle += s.ShuffleReadBytes
-		failed += s.Failed
+// htmlSLIs are the headline figures (Figures), then the phases and the
+// what-if.
+func htmlSLIs(r *analyze.Result) []Figure {
+	out := Figures(r)
+	for _, p := range []struct {
+		name  string
+		phase analyze.Phase
+	}{{"resource wait", analyze.PhaseResourceWait}, {"compute", analyze.PhaseCompute},
+		{"output write", analyze.PhaseOutputWrite}, {"driver only", analyze.PhaseDriverOnly}} {
+		out = append(out, Figure{p.name, fmtDuration(phaseMs(r.Phases, p.phase)), fmtPct(r.Phases.Ratio(p.phase)) + " of the wall time"})
 	}
-	out := []kv{
-		{"wall time", fmtDuration(r.DurationMs)},
-		{"resource wait", fmtDuration(r.Phases.ResourceWaitMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseResourceWait))},
-		{"compute", fmtDuration(r.Phases.ComputeMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseCompute))},
-		{"output write", fmtDuration(r.Phases.OutputWriteMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseOutputWrite))},
-		{"driver only", fmtDuration(r.Phases.DriverOnlyMs) + " · " + fmtPct(r.Phases.Ratio(analyze.PhaseDriverOnly))},
-		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
-		{"core time used", fmtPct(share(cp.TaskTimeMs, int64(cp.MaxCores)*r.DurationMs))},
-		{"critical path", fmtDuration(cp.CriticalPathMs)},
-		{"ideal", fmtDuration(cp.IdealMs)},
-		{"GC share of run time", fmtPct(share(gc, run))},
-		{"shuffle read", fmtBytes(shuffle)},
-		{"disk spill", fmtBytes(spill)},
-		{"failed tasks", fmt.Sprint(failed)},
-	}
-	for _, x := range whatIfs(r.WhatIf) {
-		out = append(out, kv{"on " + plural(x.Executors, "executor"), fmtDuration(x.EstimatedMs)})
-	}
-	return out
-}
-
-// whatIfs drops what-if rows that repeat an executor count (0.5× and 1×
-// of one executor are both one executor).
-func whatIfs(ws []analyze.WhatIf) []analyze.WhatIf {
-	var out []analyze.WhatIf
-	seen := map[int]bool{}
-	for _, w := range ws {
-		if !seen[w.Executors] {
-			seen[w.Executors] = true
-			out = append(out, w)
+	for _, x := range r.WhatIf {
+		of := "what-if: the recorded wall time plus what a replay of its tasks on these cores changes"
+		if x.Actual {
+			of = "what-if: the recorded run"
 		}
+		out = append(out, Figure{"on " + x.Label(), fmtDuration(x.EstimatedMs), of})
 	}
 	return out
 }
@@ -242,14 +244,26 @@ func htmlStageOf(s analyze.Stage) htmlStage {
 		GC: fmtPct(share(s.GCShareMs, s.RunTimeTotalMs))}
 }
 
+// htmlExecutorOf is one executor's row. Its GC time is the headline's
+// (analyze.Headline.GCTimeMs): each task's capped at its run time, so
+// the rows add up to the key number.
 func htmlExecutorOf(e analyze.Executor) htmlExecutor {
-	exit := "-"
-	if e.Loss.ExitCode >= 0 {
-		exit = fmt.Sprint(e.Loss.ExitCode)
-	}
 	return htmlExecutor{Executor: e, Cores: fmt.Sprint(e.Cores), Lifetime: fmtDuration(e.LifetimeMs),
 		Busy: fmtDuration(e.BusyMs), Util: fmtPct(e.Utilization), Heap: fmtBytesOrDash(e.PeakJVMHeapBytes),
-		Python: fmtBytesOrDash(e.PeakPythonRSSBytes), GC: fmtDuration(e.GCTimeMs), Cause: string(e.Loss.Cause), Exit: exit}
+		Python: fmtBytesOrDash(e.PeakPythonRSSBytes), GC: fmtDuration(e.GCShareMs) + " · " + fmtPct(share(e.GCShareMs, e.RunTimeMs)),
+		Cause: string(e.Loss.Cause), Exit: exitCell(e)}
+}
+
+// exitCell is an executor's exit code in a table: empty while it lives,
+// "unknown" when it went away and the log gives no code.
+func exitCell(e analyze.Executor) string {
+	switch {
+	case e.RemovedTime == model.NoTime:
+		return ""
+	case e.Loss.ExitCode == analyze.NoExitCode:
+		return "unknown"
+	}
+	return fmt.Sprint(e.Loss.ExitCode)
 }
 
 func joinInts(xs []int) string {

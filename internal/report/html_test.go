@@ -78,7 +78,9 @@ func hostileFinding() diagnose.Finding {
 	return diagnose.Finding{Rule: "data-skew", Severity: diagnose.Critical, Title: `<img src=x onerror=alert(1)>`,
 		Detail: `"><svg onload=alert(2)>`, StageIDs: []int{0}, ExecutorIDs: []string{`"><b>`},
 		Evidence: map[string]any{"<b>k</b>": `</table><script>alert(3)</script>`, "maxTaskMs": 1234},
-		Recipe:   `javascript:alert(4)`}
+		Parts: []diagnose.Part{{StageIDs: []int{0}, Severity: diagnose.Critical, Detail: `</td><script>alert(5)</script>`},
+			{ExecutorIDs: []string{`<b>x</b>`}, Severity: diagnose.Info, Detail: "d"}},
+		Recipe: `javascript:alert(4)`}
 }
 
 // browserLogs are loaded in Chromium: executor loss and memory metrics,
@@ -99,6 +101,8 @@ const pageFacts = `JSON.stringify({
   title: document.title,
   h1: document.querySelector("h1") ? document.querySelector("h1").textContent : "",
   scripts: document.scripts.length,
+  infoTotal: document.querySelectorAll("details.info-findings article.finding").length,
+  infoShown: Array.from(document.querySelectorAll("details.info-findings article.finding")).filter(function (e) { return e.checkVisibility(); }).length,
   injected: document.querySelectorAll("img, iframe, object, embed, b, script:not(:last-of-type)").length,
   duplicateIds: (function () {
     var seen = {}, dup = 0;
@@ -232,6 +236,18 @@ func checkFacts(t *testing.T, in *Input, f map[string]any) {
 	}
 	if n, _ := f["scripts"].(float64); n != 1 {
 		t.Errorf("got %v scripts in the DOM, want 1", f["scripts"])
+	}
+	info := 0
+	for _, x := range in.Report.Findings {
+		if x.Severity == diagnose.Info {
+			info++
+		}
+	}
+	if n, _ := f["infoTotal"].(float64); int(n) != info {
+		t.Errorf("got %v info findings on the page, want the report's %d", f["infoTotal"], info)
+	}
+	if n, _ := f["infoShown"].(float64); n != 0 {
+		t.Errorf("got %v info findings shown, want them collapsed", n)
 	}
 	if n, _ := f["duplicateIds"].(float64); n != 0 {
 		t.Errorf("got %v duplicate element ids, want 0", n)

@@ -21,6 +21,9 @@ type TextOptions struct {
 	Width int
 	// TopStages is how many stages the stage table shows; 0 means 10.
 	TopStages int
+	// All shows every finding in full, the info ones included (which the
+	// report otherwise counts in one line).
+	All bool
 }
 
 func (o TextOptions) width() int {
@@ -83,10 +86,12 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	fmt.Fprintln(w)
 	writeSLIs(w, r, st)
 	fmt.Fprintln(w)
-	writeFindings(w, in.Report.Findings, st, opts.width())
+	writeFindings(w, in.Report.Findings, st, opts)
 	fmt.Fprintln(w)
 	writeTopStages(w, r, st, opts.topStages())
 	writeTopQueries(w, r, st)
+	writeStreaming(w, r, st)
+	writeMemory(w, r, st)
 	writeLostExecutors(w, r, st)
 }
 
@@ -238,91 +243,80 @@ func phaseColumns(tl []analyze.Interval, start, end int64, n int) []analyze.Phas
 	return out
 }
 
+// writeSLIs writes the headline figures (Figures: one per line, each
+// with what it is a share of), then the data the application moved and
+// the what-if.
 func writeSLIs(w io.Writer, r *analyze.Result, st style) {
 	fmt.Fprintln(w, st.bold("Key numbers"))
-	cp := r.CriticalPath
-	var gc, cpu, run, peak, spill, shRead, shWrite, input, output int64
-	tasks, failed := 0, 0
+	figs := Figures(r)
+	labelW, valW := width("peak task memory"), 0
+	for _, f := range figs {
+		labelW, valW = max(labelW, width(f.Name)), max(valW, width(f.Value))
+	}
+	for _, f := range figs {
+		fmt.Fprintf(w, "  %s  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, f.Name)),
+			st.bold(f.Value)+strings.Repeat(" ", valW-width(f.Value)), st.dim(f.Of))
+	}
+	var peak, spill, shRead, shWrite, input, output int64
 	for _, s := range r.Stages {
-		gc += s.GCShareMs
-		cpu += s.CPUTimeMs
-		run += s.RunTimeTotalMs
 		peak = max(peak, s.PeakExecutionMemoryBytes)
 		spill += s.DiskSpilledBytes
 		shRead += s.ShuffleReadBytes
 		shWrite += s.ShuffleWriteBytes
 		input += s.InputBytes
 		output += s.OutputBytes
-		tasks += s.Attempts
-		failed += s.Failed
 	}
 	pairs := [][2]string{
-		{"executors", fmt.Sprintf("%d at most, %s", cp.MaxExecutors, plural(cp.MaxCores, "core"))},
-		{"task time", fmt.Sprintf("%s, %s of executor core time", fmtDuration(cp.TaskTimeMs), fmtPct(share(cp.TaskTimeMs, r.CoreTimeMs())))},
-		{"critical path", fmt.Sprintf("%s with unlimited executors", fmtDuration(cp.CriticalPathMs))},
-		{"ideal", fmt.Sprintf("%s with the cores perfectly used", fmtDuration(cp.IdealMs))},
-		{"tasks", fmt.Sprintf("%d finished, %d failed", tasks, failed)},
-		{"GC", fmt.Sprintf("%s of executor run time", fmtPct(share(gc, run)))},
-		{"CPU", cpuShare(cpu, run)},
-		{"peak task memory", fmtBytesOrDash(peak)},
 		{"input/output", fmt.Sprintf("%s read, %s written", fmtBytes(input), fmtBytes(output))},
 		{"shuffle", fmt.Sprintf("%s read, %s written", fmtBytes(shRead), fmtBytes(shWrite))},
 		{"spill to disk", fmtBytesOrDash(spill)},
+		{"peak task memory", fmtBytesOrDash(peak)},
 		{"first executor", fmt.Sprintf("%s after start", fmtDuration(r.Phases.FirstExecutorDelayMs))},
 	}
-	labelW := 0
-	for _, p := range pairs {
-		labelW = max(labelW, width(p[0]))
-	}
-	valW := 0
+	pw := 0
 	for i := 0; i < len(pairs); i += 2 {
-		valW = max(valW, width(pairs[i][1]))
+		pw = max(pw, width(pairs[i][1]))
 	}
 	for i := 0; i < len(pairs); i += 2 {
 		left := fmt.Sprintf("%-*s  %s", labelW, pairs[i][0], pairs[i][1])
 		line := "  " + st.dim(fmt.Sprintf("%-*s", labelW, pairs[i][0])) + "  " + pairs[i][1]
 		if i+1 < len(pairs) {
-			pad := strings.Repeat(" ", labelW+2+valW-width(left)+4)
+			pad := strings.Repeat(" ", labelW+2+pw-width(left)+4)
 			line += pad + st.dim(fmt.Sprintf("%-*s", labelW, pairs[i+1][0])) + "  " + pairs[i+1][1]
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	if len(r.WhatIf) > 0 {
 		var parts []string
-		for _, x := range whatIfs(r.WhatIf) {
-			unit := "executors"
-			if x.Executors == 1 {
-				unit = "executor"
+		for _, x := range r.WhatIf {
+			label := x.Label()
+			if x.Actual {
+				label += " (actual)"
 			}
-			parts = append(parts, fmt.Sprintf("%d %s → %s", x.Executors, unit, fmtDuration(x.EstimatedMs)))
+			parts = append(parts, fmt.Sprintf("%s → %s", label, fmtDuration(x.EstimatedMs)))
 		}
 		fmt.Fprintf(w, "  %s  %s\n", st.dim(fmt.Sprintf("%-*s", labelW, "what-if")), strings.Join(parts, " · "))
 	}
 }
 
-// cpuShare is executor CPU time as a share of executor run time: the rest
-// is waiting on I/O, locks or GC. Logs before Spark 2.1 record no CPU time.
-func cpuShare(cpu, run int64) string {
-	if cpu <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%s of executor run time", fmtPct(share(cpu, run)))
-}
-
-// maxEvidenceLines keeps one finding's evidence from filling the screen;
-// the JSON and HTML reports carry all of it.
-const maxEvidenceLines = 3
-
-// detailedFindings is how many findings get their detail, evidence and
+// detailedFindings is how many findings get their detail, cost, parts and
 // recipe; the rest (the least severe) get one line each.
 const detailedFindings = 6
 
-func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
+// maxPartsShown is how many of a folded finding's stages or executors the
+// text names, worst first; the HTML report and the JSON have them all.
+const maxPartsShown = 4
+
+// writeFindings writes the findings a report shows by default — warning
+// and critical, each with what it cost and the stages it covers — and
+// one line for the info ones (all of them with opts.All). The raw
+// evidence is the JSON report's.
+func writeFindings(w io.Writer, fs []diagnose.Finding, st style, opts TextOptions) {
 	counts := map[diagnose.Severity]int{}
 	for _, f := range fs {
 		counts[f.Severity]++
 	}
-	fs = sortedFindings(fs)
+	shown, collapsed := diagnose.Shown(sortedFindings(fs), opts.All)
 	fmt.Fprintf(w, "%s  %s\n", st.bold("Findings"), st.dim(fmt.Sprintf("%d critical, %d warning, %d info",
 		counts[diagnose.Critical], counts[diagnose.Warning], counts[diagnose.Info])))
 	if len(fs) == 0 {
@@ -330,11 +324,12 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		return
 	}
 	const indent = "            "
-	for i, f := range fs {
+	width := opts.width()
+	for i, f := range shown {
 		sev := f.Severity.String()
 		label := fmt.Sprintf("%-8s", strings.ToUpper(sev))
 		fmt.Fprintf(w, "  %s  %s  %s\n", st.severity(sev, label), st.bold(units.OneLine(f.Title)), st.dim("["+units.OneLine(f.Rule)+"]"))
-		if i >= detailedFindings {
+		if i >= detailedFindings && !opts.All {
 			continue // past a screenful, one line each
 		}
 		for _, l := range wrap(units.OneLine(f.Detail), width-len(indent)) {
@@ -343,34 +338,61 @@ func writeFindings(w io.Writer, fs []diagnose.Finding, st style, width int) {
 		if c := f.Cost.String(); c != "" {
 			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("cost    "), c)
 		}
-		if ev := fmtEvidence(f.Evidence); ev != "" {
-			lines := wrap(ev, width-len(indent)-10)
-			if len(lines) > maxEvidenceLines {
-				lines = append(lines[:maxEvidenceLines-1], lines[maxEvidenceLines-1]+" …")
-			}
-			for i, l := range lines {
+		if parts := fmtParts(f.Parts); parts != "" {
+			for i, l := range wrap(parts, width-len(indent)-9) {
+				head := "        "
 				if i == 0 {
-					fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("evidence"), l)
-				} else {
-					fmt.Fprintf(w, "%s         %s\n", indent, l)
+					head = "covers  "
 				}
+				fmt.Fprintf(w, "%s%s %s\n", indent, st.dim(head), l)
 			}
 		}
 		if f.Recipe != "" {
 			fmt.Fprintf(w, "%s%s %s\n", indent, st.dim("recipe  "), units.OneLine(recipePath(f.Recipe)))
 		}
 	}
+	if len(collapsed) > 0 {
+		fmt.Fprintf(w, "  %s\n", st.dim(fmt.Sprintf("%s not shown (%s): --all shows them",
+			plural(len(collapsed), "info finding"), ruleCounts(collapsed))))
+	}
 }
 
-// fmtEvidence renders evidence as key=value pairs in key order, with
-// durations and sizes in units a person reads.
-func fmtEvidence(ev map[string]any) string {
-	keys := sortedKeys(ev)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, units.OneLine(k)+"="+units.OneLine(evidenceValue(k, ev[k])))
+// fmtParts names a folded finding's stages or executors, worst first,
+// each with its cost: "stage 23 ~4.9s · stage 13 ~2.6s · 6 more".
+func fmtParts(ps []diagnose.Part) string {
+	var out []string
+	for i, p := range ps {
+		if i == maxPartsShown {
+			out = append(out, fmt.Sprintf("%d more", len(ps)-i))
+			break
+		}
+		s := p.Where()
+		if c := p.Cost.Short(); c != "" {
+			s += " " + c
+		}
+		out = append(out, s)
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(out, " · ")
+}
+
+// ruleCounts says which rules findings are of: "data-skew ×3, tiny-tasks".
+func ruleCounts(fs []diagnose.Finding) string {
+	n := map[string]int{}
+	var order []string
+	for _, f := range fs {
+		if n[f.Rule] == 0 {
+			order = append(order, f.Rule)
+		}
+		n[f.Rule]++
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = units.OneLine(r)
+		if n[r] > 1 {
+			parts[i] += fmt.Sprintf(" ×%d", n[r])
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -472,11 +494,7 @@ func writeLostExecutors(w io.Writer, r *analyze.Result, st style) {
 		right: []bool{false, false, false, true, true, true, false},
 	}
 	for _, e := range lost {
-		code := "-"
-		if e.Loss.ExitCode >= 0 {
-			code = fmt.Sprintf("%d", e.Loss.ExitCode)
-		}
-		t.add(nil, units.OneLine(e.ID), units.OneLine(e.Host), string(e.Loss.Cause), code,
+		t.add(nil, units.OneLine(e.ID), units.OneLine(e.Host), string(e.Loss.Cause), exitCell(e),
 			fmt.Sprintf("%d", e.Loss.FailedTasks), fmtBytesOrDash(e.PeakJVMHeapBytes),
 			truncate(units.OneLine(e.RemovedReason), 48))
 	}

@@ -228,50 +228,80 @@ func TestPhaseColumns(t *testing.T) {
 }
 
 // TestTextFindingsFitAScreen checks that past detailedFindings findings
-// only the title lines are printed, most severe first.
+// only the title lines are printed, most severe first, and that info
+// findings are one line unless All asks for them.
 func TestTextFindingsFitAScreen(t *testing.T) {
 	in := realInput(t, "spark-events/local-1430917381534")
 	in.Report.Findings = nil
-	for i := range 10 {
-		sev := diagnose.Info
-		if i == 9 {
+	for i := range 16 {
+		sev := diagnose.Warning
+		switch {
+		case i == 9:
 			sev = diagnose.Critical
+		case i >= 10:
+			sev = diagnose.Info
 		}
-		in.Report.Findings = append(in.Report.Findings, diagnose.Finding{Rule: fmt.Sprintf("rule-%d", i),
+		rule := fmt.Sprintf("rule-%d", i)
+		if sev == diagnose.Info {
+			rule = fmt.Sprintf("rule-info-%d", i%2)
+		}
+		in.Report.Findings = append(in.Report.Findings, diagnose.Finding{Rule: rule,
 			Severity: sev, Title: fmt.Sprintf("title %d", i), Detail: "detail", Recipe: "r.md"})
 	}
+	for _, c := range []struct {
+		all               bool
+		detailed, titles  int
+		collapsedLineWant string
+	}{
+		{false, detailedFindings, 10, "6 info findings not shown (rule-info-0 ×3, rule-info-1 ×3): --all shows them"},
+		{true, 16, 16, ""},
+	} {
+		var buf bytes.Buffer
+		if err := WriteText(&buf, []*Input{in}, TextOptions{All: c.all}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if got := strings.Count(out, "recipe   docs/recipes/r.md"); got != c.detailed {
+			t.Errorf("all=%v: got %d findings with details, want %d", c.all, got, c.detailed)
+		}
+		if got := strings.Count(out, "  title "); got != c.titles {
+			t.Errorf("all=%v: got %d finding titles, want %d", c.all, got, c.titles)
+		}
+		if i, j := strings.Index(out, "title 9"), strings.Index(out, "title 0"); i < 0 || i > j {
+			t.Errorf("all=%v: got the critical finding at %d after the first warning at %d, want it first", c.all, i, j)
+		}
+		if c.collapsedLineWant != "" && !strings.Contains(out, c.collapsedLineWant) {
+			t.Errorf("all=%v: no line %q in\n%s", c.all, c.collapsedLineWant, out)
+		}
+		if c.all && strings.Contains(out, "not shown") {
+			t.Errorf("all=%v: got a collapsed line, want every finding", c.all)
+		}
+	}
+}
+
+// TestTextFindingParts checks that a folded finding names its stages
+// worst first with their costs, and that no raw evidence is printed.
+func TestTextFindingParts(t *testing.T) {
+	in := realInput(t, "spark-events/local-1430917381534")
+	cost := func(ms int64) *diagnose.Cost { return &diagnose.Cost{WallMs: ms, AppWallMs: 100_000} }
+	var parts []diagnose.Part
+	for i, ms := range []int64{4900, 2600, 1600, 1000, 900, 800} {
+		parts = append(parts, diagnose.Part{StageIDs: []int{20 + i}, Severity: diagnose.Warning, Detail: "d", Cost: cost(ms)})
+	}
+	in.Report.Findings = []diagnose.Finding{{Rule: "spill", Severity: diagnose.Warning, Title: "Memory spill to disk",
+		Detail: "6 stages. Worst: stage 20 spilled 23.0 GiB from memory (0 B on disk).", Parts: parts, Cost: cost(11_800),
+		Evidence: map[string]any{"diskSpilledBytes": 0, "attemptId": 0}}}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, []*Input{in}, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if got := strings.Count(out, "recipe   docs/recipes/r.md"); got != detailedFindings {
-		t.Errorf("got %d findings with details, want %d", got, detailedFindings)
+	if want := "covers   stage 20 ~4.9s · stage 21 ~2.6s · stage 22 ~1.6s · stage 23 ~1.0s · 2 more"; !strings.Contains(out, want) {
+		t.Errorf("no line %q in\n%s", want, out)
 	}
-	if got := strings.Count(out, "  title "); got != 10 {
-		t.Errorf("got %d finding titles, want all 10", got)
-	}
-	if i, j := strings.Index(out, "title 9"), strings.Index(out, "title 0"); i < 0 || i > j {
-		t.Errorf("got the critical finding at %d after the first info one at %d, want it first", i, j)
-	}
-}
-
-func TestEvidenceRecords(t *testing.T) {
-	recs := []any{map[string]any{"executorId": "1", "exitCode": 56, "peakBytes": int64(2048)},
-		map[string]any{"executorId": "2", "removedTime": int64(1538440980759)}}
-	got, ok := evidenceRecords("executors", recs)
-	if !ok {
-		t.Fatal("got no table for a list of records")
-	}
-	if want := "[executorId exitCode peakBytes removedTime]"; fmt.Sprint(got.Cols) != want {
-		t.Errorf("got columns %v, want %s", got.Cols, want)
-	}
-	if want := "[[1 56 2.00 KiB ] [2   2018-10-02 00:43:00Z]]"; fmt.Sprint(got.Rows) != want {
-		t.Errorf("got rows %v, want %s", got.Rows, want)
-	}
-	for _, v := range []any{[]int{1, 2}, []any{map[string]any{"a": []int{1}}}, "x", nil, []any{}} {
-		if _, ok := evidenceRecords("k", v); ok {
-			t.Errorf("got a table for %#v, want none", v)
+	for _, raw := range []string{"diskSpilledBytes", "attemptId=", "evidence"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("got raw evidence %q in the text report:\n%s", raw, out)
 		}
 	}
 }

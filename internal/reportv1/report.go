@@ -24,6 +24,7 @@ type Report struct {
 	Schema       string               `json:"schema"`
 	Log          Log                  `json:"log"`
 	App          App                  `json:"app"`
+	Headline     *Headline            `json:"headline"`
 	Phases       analyze.Phases       `json:"phases"`
 	Stages       []Stage              `json:"stages"`
 	Executors    []Executor           `json:"executors"`
@@ -37,6 +38,13 @@ type Report struct {
 	Timeline        []Interval       `json:"timeline"`
 	Outcome         Outcome          `json:"outcome"`
 	Plugins         []Plugin         `json:"plugins"` // accelerators: RAPIDS (GPU), Photon
+	// Config is the properties a person tunes, as the app ran with them
+	// (Spark's default where it set none): what diff compares.
+	Config []analyze.Setting `json:"config"`
+	// Streaming summarises each Structured Streaming query run; Memory
+	// sizes the executors against their peaks (null without peaks).
+	Streaming []StreamingQuery `json:"streaming"`
+	Memory    *Memory          `json:"memory"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -134,7 +142,11 @@ type Executor struct {
 func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, log Log) *Report {
 	r := &Report{Schema: Schema, Log: log, Stages: []Stage{}, Executors: []Executor{},
 		Phases: res.Phases, Findings: findings, CriticalPath: res.CriticalPath, WhatIf: res.WhatIf,
-		SQL: []SQLExecution{}}
+		SQL: []SQLExecution{}, Headline: headline(res.Headline), Config: res.Settings}
+	if r.Config == nil {
+		r.Config = []analyze.Setting{}
+	}
+	r.Streaming, r.Memory = streamingQueries(res.Streaming), memory(res.Memory)
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}

@@ -89,6 +89,27 @@ func TestReportsValidate(t *testing.T) {
 	}
 }
 
+// TestScenarioReportsValidate validates the report of every committed
+// scenario log: real Spark 3.5 and 4.3, and the findings rules fold.
+func TestScenarioReportsValidate(t *testing.T) {
+	s := compileSchema(t)
+	logs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*", "spark-*", "*"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no scenario logs: %v", err)
+	}
+	for _, path := range logs {
+		if strings.HasSuffix(path, "agent") {
+			continue
+		}
+		rs := build(t, path)
+		for i, doc := range encode(t, rs) {
+			if err := s.Validate(doc); err != nil {
+				t.Errorf("%s: %v", rs[i].Log.Path, err)
+			}
+		}
+	}
+}
+
 // TestSchemaRejects checks the schema holds the stable keys: a renamed,
 // missing or mistyped key fails validation.
 func TestSchemaRejects(t *testing.T) {

@@ -75,6 +75,8 @@ func TestCheck(t *testing.T) {
 		{"quiet: others may not", Expect{QuietAbove: "info"}, []bool{true}},
 		{"quiet above warning", Expect{Fires: []Fire{{Rule: "spill", Severity: "info"}}, QuietAbove: "warning"}, []bool{false, false}},
 		{"absent: not even info", Expect{Absent: []string{"tiny-tasks", "gc-pressure"}}, []bool{true, false}},
+		{"at most as many findings", Expect{MaxFindings: 3}, []bool{false}},
+		{"more findings than allowed", Expect{MaxFindings: 2}, []bool{true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &Scenario{Name: "x", Expect: c.expect}

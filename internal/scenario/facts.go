@@ -117,6 +117,17 @@ var appMetrics = map[string]func(d *Diagnosis) float64{
 		return float64(n)
 	},
 	"sqlExecutions": func(d *Diagnosis) float64 { return float64(len(d.Result.SQL)) },
+	"stages":        func(d *Diagnosis) float64 { return float64(len(d.Result.Stages)) },
+	// Stage attempts that ran a task and lasted under a second.
+	"subSecondStages": func(d *Diagnosis) float64 {
+		n := 0
+		for i := range d.Result.Stages {
+			if s := &d.Result.Stages[i]; s.Attempts > 0 && s.DurationMs < 1000 {
+				n++
+			}
+		}
+		return float64(n)
+	},
 	// The process ÷ input rate of the slowest and the fastest streaming
 	// query measured over enough batches to judge (analyze.StreamingQuery).
 	"streamingSlowestRateRatio": func(d *Diagnosis) float64 { return streamingRateRatio(d, math.Min) },

@@ -86,6 +86,10 @@ type Expect struct {
 	// Absent lists rules that must report nothing at all, not even info
 	// (a baseline that shows what a rule must not mistake for its problem).
 	Absent []string `json:"absent,omitempty"`
+	// MaxFindings, when > 0, is the most findings the report may hold,
+	// every severity counted: per-stage findings of one rule and cause
+	// fold into one (issue 30: ten findings, not a hundred).
+	MaxFindings int `json:"maxFindings"`
 }
 
 // Fire is one finding that must be reported.
@@ -275,6 +279,9 @@ func (s *Scenario) Check(d *Diagnosis) []Outcome {
 	for _, r := range s.Expect.Absent {
 		out = append(out, d.absent(r))
 	}
+	if s.Expect.MaxFindings > 0 {
+		out = append(out, d.atMost(s.Expect.MaxFindings))
+	}
 	return out
 }
 
@@ -285,6 +292,15 @@ func (d *Diagnosis) absent(rule string) Outcome {
 			o.Met = false
 			o.Detail += fmt.Sprintf("%s %s stages %v: %s; ", fd.Rule, fd.Severity, fd.StageIDs, fd.Detail)
 		}
+	}
+	return o
+}
+
+// atMost checks that the report holds at most n findings.
+func (d *Diagnosis) atMost(n int) Outcome {
+	o := Outcome{What: fmt.Sprintf("at most %d findings", n), Met: len(d.Findings) <= n}
+	if !o.Met {
+		o.Detail = d.summary(nil)
 	}
 	return o
 }

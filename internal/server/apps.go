@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
@@ -31,7 +32,14 @@ type Finding struct {
 	StageIDs    []int           `json:"stageIds,omitempty"`
 	ExecutorIDs []string        `json:"executorIds,omitempty"`
 	Evidence    json.RawMessage `json:"evidence,omitempty"`
+	// Cost and Parts are the report's: what the problem cost, and the
+	// stages or executors a folded finding covers.
+	Cost  *diagnose.Cost  `json:"cost,omitempty"`
+	Parts []diagnose.Part `json:"parts,omitempty"`
 }
+
+// CostText says the cost the way every report does; "" when unknown.
+func (f Finding) CostText() string { return f.Cost.String() }
 
 // SQLID is the SQL query a finding names in its evidence (sqlId), or nil.
 func (f Finding) SQLID() *int64 {
@@ -42,29 +50,6 @@ func (f Finding) SQLID() *int64 {
 		return nil
 	}
 	return e.SQLID
-}
-
-// EvidenceText is the evidence as "key=value" pairs, sorted by key.
-func (f Finding) EvidenceText() string {
-	var m map[string]any
-	if len(f.Evidence) == 0 || json.Unmarshal(f.Evidence, &m) != nil {
-		return ""
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // the template escapes; "<console>" stays readable
-	for _, k := range keys {
-		b.Reset()
-		enc.Encode(m[k])
-		parts = append(parts, k+"="+strings.TrimSuffix(b.String(), "\n"))
-	}
-	return strings.Join(parts, "  ")
 }
 
 // AppSummary is one application attempt as the fleet views show it.
@@ -93,6 +78,9 @@ type AppSummary struct {
 	LastUpdated int64 `json:"lastUpdated"`
 	key         string
 	search      string // name and id in lower case, what ?q= searches
+	// fileMod is the log file's own modification time (epoch ms; 0 when
+	// unknown): what says a log still being written is live.
+	fileMod int64
 }
 
 // cachedSummary is the report-derived part of a log's summary.
@@ -171,7 +159,7 @@ func (s *Server) buildSummaries() []AppSummary {
 		}
 		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
 			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Run: r.Run, Stages: r.Stages, Tasks: r.Tasks,
-			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, Findings: []Finding{},
+			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, fileMod: r.ModTime / 1e6, Findings: []Finding{},
 			search: strings.ToLower(r.AppName + "\x00" + r.AppID)}
 		if a.Tags == nil {
 			a.Tags = []string{}
@@ -179,7 +167,13 @@ func (s *Server) buildSummaries() []AppSummary {
 		switch {
 		case r.Completed:
 			a.DurationMs = r.EndTime - r.StartTime
-		case r.StartTime > 0 && a.Status == "running" && now-r.LastUpdated <= pipeline.LiveWithin.Milliseconds():
+		case r.StartTime > 0 && a.Status == "running" && a.fileMod > 0 &&
+			now-a.fileMod <= pipeline.LiveWithin.Milliseconds() &&
+			now-r.LastEvent <= pipeline.LiveWithin.Milliseconds():
+			// As pipeline.LiveNow, by the file's own time (LastUpdated
+			// may be an event's): an old log copied today, or one not
+			// written for hours, is not running to now; it stops at its
+			// last event below, as the app page and the CLI say.
 			a.DurationMs = now - r.StartTime
 			a.EndTime = -1
 		case r.StartTime > 0 && r.LastEvent > 0:

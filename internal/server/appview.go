@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/server/ui"
@@ -36,6 +38,12 @@ type appView struct {
 	SQL        []sqlRow
 	Streaming  []streamRow // Structured Streaming query runs
 	Root       *rootCause  // what failed the application, when a job failed
+	// Figures are the headline numbers, as the text and HTML reports
+	// show them (report.Figures of analyze.Headline).
+	Figures []report.Figure
+	// Sizing is the executors' memory against the ask, as the reports
+	// say it (report.MemoryLines); nil without memory peaks.
+	Sizing [][2]string
 }
 
 // streamRow is one Structured Streaming query run as the analysis sees it:
@@ -46,6 +54,7 @@ type streamRow struct {
 	Batches            int
 	LastBatchMs        int64
 	EarlyBatchMs       int64
+	RecentBatchMs      int64
 	InputPerSec        float64 // over the recent batches
 	ProcessedPerSec    float64
 	StateRows          int64
@@ -211,7 +220,8 @@ func xScale(start, span int64) func(int64) int {
 // comes from the event log's executor peaks until withSamples replaces it.
 func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *appView {
 	timeline := res.Timeline
-	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res)}
+	v := &appView{Live: live, Phases: phaseSums(timeline), Root: rootCauseOf(a, res), Figures: report.Figures(res),
+		Sizing: report.MemoryLines(res.Memory)}
 	start, end := a.StartTime, a.EndTime
 	if end <= 0 || !a.Completed {
 		// The analysis's end: the last event, or now for an application
@@ -262,7 +272,7 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 		q := &res.Streaming[i]
 		_, rated := q.RateRatio()
 		v.Streaming = append(v.Streaming, streamRow{Name: q.Name, ID: q.ID, Batches: q.Batches, LastBatchMs: q.LastBatchMs,
-			EarlyBatchMs: q.EarlyBatchMs, InputPerSec: q.InputRowsPerSecond, ProcessedPerSec: q.ProcessedRowsPerSecond,
+			EarlyBatchMs: q.EarlyBatchMs, RecentBatchMs: q.RecentBatchMs, InputPerSec: q.InputRowsPerSecond, ProcessedPerSec: q.ProcessedRowsPerSecond,
 			StateRows: q.Last.StateRows, StateMemoryBytes: q.Last.StateMemoryBytes, Exception: q.Exception,
 			RecentBatchesRated: rated})
 	}
@@ -497,6 +507,26 @@ func (s *Server) memorySamples(appID string) []store.Sample {
 		return nil
 	}
 	return xs
+}
+
+// findingRow is one finding as the app page shows it, with the page it
+// is on (for its links).
+type findingRow struct {
+	Finding
+	V *appView
+}
+
+// FindingRows are the findings the page shows open (warning and
+// critical) or, with info, the ones it collapses under one line: the
+// finding budget (diagnose.Shown).
+func (v *appView) FindingRows(info bool) []findingRow {
+	var out []findingRow
+	for _, f := range v.Sum.Findings {
+		if (f.Severity == diagnose.Info.String()) == info {
+			out = append(out, findingRow{Finding: f, V: v})
+		}
+	}
+	return out
 }
 
 // StageHref is the page of stage id's last attempt, "" when the

@@ -123,7 +123,7 @@ func TestRunningAppTicksChromium(t *testing.T) {
 	}
 	read := func() shown {
 		var s shown
-		if err := json.Unmarshal(c.Eval(`({Duration: document.querySelector(".card b").textContent,
+		if err := json.Unmarshal(c.Eval(`({Duration: document.querySelector('.card.figure[data-name="wall time"] b').textContent,
 			Span: document.querySelector("#gantt text:last-of-type").textContent,
 			Events: [...document.querySelectorAll(".card")].find(d => d.firstChild.textContent == "Events").querySelector("b").textContent,
 			Refreshed: document.body.dataset.refreshed || ""})`), &s); err != nil {

@@ -230,7 +230,11 @@ func (s *Server) appView(ctx context.Context, sum AppSummary) (*appView, error) 
 	}
 	defer release()
 	running := sum.Status == "running"
-	live := pipeline.LiveNow(a, pipeline.Source{InProgress: running, ModTime: time.UnixMilli(sum.LastUpdated), Now: s.cfg.Now()})
+	var mod time.Time
+	if sum.fileMod > 0 {
+		mod = time.UnixMilli(sum.fileMod)
+	}
+	live := pipeline.LiveNow(a, pipeline.Source{InProgress: running, ModTime: mod, Now: s.cfg.Now()})
 	return buildAppView(a, analyze.AnalyzeAt(a, live), running, s.cfg.Now().UnixMilli()), nil
 }
 

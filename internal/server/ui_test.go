@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,16 @@ func TestUIChromium(t *testing.T) {
 			t.Errorf("app page: no #%s", id)
 		}
 	}
+	// Info findings sit collapsed under one line (the finding budget).
+	if n := c.EvalInt(`document.querySelectorAll("#info-findings .finding").length`); n < 1 {
+		t.Errorf("app page: %d info findings under #info-findings, want the app's (2)", n)
+	}
+	if n := c.EvalInt(`Array.from(document.querySelectorAll("#info-findings .finding")).filter(function (e) { return e.checkVisibility(); }).length`); n != 0 {
+		t.Errorf("app page: %d info findings shown, want them collapsed", n)
+	}
+	if n := c.EvalInt(`document.querySelectorAll(".evidence").length`); n != 0 {
+		t.Errorf("app page: %d raw evidence blocks, want none (the raw fields are the JSON report's)", n)
+	}
 	if n := c.EvalInt(`document.querySelectorAll("svg.agent").length`); n != 4 {
 		t.Errorf("app page: %d agent charts, want 4 (heap, GC, classes, Python RSS)", n)
 	}
@@ -109,7 +120,8 @@ func TestUIChromium(t *testing.T) {
 	if got := c.EvalString(`document.body.dataset.live`); got != "1" {
 		t.Fatalf("running app page: data-live %q, want 1", got)
 	}
-	before, _ := strconv.Atoi(c.EvalString(`document.querySelector("#task-count").textContent`))
+	// "48 launched": the headline's task attempts (report.Figures).
+	before, _ := strconv.Atoi(strings.Fields(c.EvalString(`document.querySelector("#task-count").textContent`) + " 0")[0])
 	f, err := os.OpenFile(inprog, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +134,7 @@ func TestUIChromium(t *testing.T) {
 	after := before
 	for time.Now().Before(deadline) && after <= before {
 		time.Sleep(200 * time.Millisecond)
-		after, _ = strconv.Atoi(c.EvalString(`document.querySelector("#task-count").textContent`))
+		after, _ = strconv.Atoi(strings.Fields(c.EvalString(`document.querySelector("#task-count").textContent`) + " 0")[0])
 	}
 	if after <= before {
 		t.Errorf("running app page: task count stayed %d", before)

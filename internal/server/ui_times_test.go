@@ -27,7 +27,7 @@ func TestAppPageTimesAgreeWithCLI(t *testing.T) {
 		"../../testdata/scenarios/sql-aqe/spark-4.3.0"}
 	ts := startServer(t, t.TempDir(), "", roots...)
 	ts.waitIdle(t)
-	durCard := regexp.MustCompile(`<div class="card">Duration<b>([^<]*)</b>`)
+	durCard := regexp.MustCompile(`<div class="card figure" data-name="wall time">wall time<b>([^<]*)</b>`)
 	phase := regexp.MustCompile(`<span class="ph-[a-zA-Z]+" style="[^"]*" title="([a-z ]+) ([^"]*)">`)
 	stageRow := regexp.MustCompile(`class="stage-link" href="[^"]*">(\d+)\.(\d+)</a></td><td>.*?</td><td>[A-Z]+</td><td class="num">\d+/\d+</td><td class="num">([^<]*)</td>`)
 	jobLink := regexp.MustCompile(`href="(/apps/[^/"]+/jobs/\d+[^"]*)"`)
@@ -183,7 +183,7 @@ func TestIncompleteAppPageScalesToWork(t *testing.T) {
 		t.Errorf("fleet row: duration %s, the CLI says %s", got, want)
 	}
 	c.Click(`tr[data-app="` + app + `"] a`)
-	if got := c.EvalString(`document.querySelector(".card b").textContent`); got != want {
+	if got := c.EvalString(`document.querySelector('.card.figure[data-name="wall time"] b').textContent`); got != want {
 		t.Errorf("app page: duration %s, the CLI says %s", got, want)
 	}
 	if got := c.EvalString(`document.querySelector("#gantt text:last-of-type").textContent`); got != want {

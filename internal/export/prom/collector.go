@@ -8,6 +8,7 @@ package prom
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,6 +140,8 @@ func labelsOf(m metric) []string {
 		return with("job_id")
 	case scopeRunningStage:
 		return with("stage_id", "stage_attempt_id")
+	case scopeTasks:
+		return with("state")
 	}
 	return nil
 }
@@ -257,7 +260,17 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 			send(m.app(a), a.Name, a.User, a.SparkVersion, state)
 			return
 		}
-		send(m.app(a))
+		if v := m.app(a); !math.IsNaN(v) { // NaN: the log does not give it
+			send(v)
+		}
+	case scopeTasks:
+		t := a.Result.Headline.Tasks
+		for _, x := range []struct {
+			state string
+			n     int
+		}{{"succeeded", t.Succeeded}, {"failed", t.Failed}, {"killed", t.Killed}, {"unfinished", t.Unfinished}} {
+			send(float64(x.n), x.state)
+		}
 	case scopePhase:
 		for _, p := range phases {
 			send(m.phase(a, p.p), p.label)

@@ -1,6 +1,8 @@
 package prom
 
 import (
+	"math"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -23,6 +25,7 @@ const (
 	scopeStream
 	scopeRunningJob
 	scopeRunningStage
+	scopeTasks
 )
 
 // appLabels name every per-application series.
@@ -87,8 +90,21 @@ func table() []metric {
 			help: "Wall time with the recorded cores perfectly used (driver time plus task time over cores).",
 			app:  func(a *App) float64 { return ms(a.Result.CriticalPath.IdealMs) }},
 		{name: "spark_task_time_seconds", typ: g, scope: scopeApp,
-			help: "Sum of the duration of every finished task attempt.",
-			app:  func(a *App) float64 { return ms(a.Result.CriticalPath.TaskTimeMs) }},
+			help: "Sum of the duration of every finished task attempt (the report's headline.taskTimeMs).",
+			app:  func(a *App) float64 { return ms(a.Result.Headline.TaskTimeMs) }},
+		{name: "spark_tasks", typ: g, scope: scopeTasks,
+			help: "Task attempts by how they ended (succeeded, failed, killed, or unfinished: no end in the log); they sum to the attempts launched, the report's headline.tasks."},
+		{name: "spark_gc_ratio", typ: g, scope: scopeApp,
+			help: "GC time over executor run time, each task's GC time capped at its run time (the report's headline.gcRatio).",
+			app:  func(a *App) float64 { return a.Result.Headline.GCShare }},
+		{name: "spark_app_exit_code", typ: g, scope: scopeApp,
+			help: "The application's exit code from its end event (Spark 4); no series when the log has none.",
+			app: func(a *App) float64 {
+				if c := a.Result.Headline.ExitCode; c != nil {
+					return float64(*c)
+				}
+				return math.NaN() // not sent: see collectApp
+			}},
 		{name: "spark_max_cores", typ: g, scope: scopeApp,
 			help: "Most executor cores alive at once.",
 			app:  func(a *App) float64 { return float64(a.Result.CriticalPath.MaxCores) }},
@@ -96,8 +112,8 @@ func table() []metric {
 			help: "Most executors alive at once.",
 			app:  func(a *App) float64 { return float64(a.Result.CriticalPath.MaxExecutors) }},
 		{name: "spark_compute_efficiency_ratio", typ: g, scope: scopeApp,
-			help: "Task time over executor core time (executor lifetime x cores): how busy the granted cores were.",
-			app:  computeEfficiency},
+			help: "Core time used: task time over executor core time (executor lifetime x cores), how busy the granted cores were (the report's headline.coreTimeUsedRatio).",
+			app:  func(a *App) float64 { return a.Result.Headline.CoreTimeUsed }},
 		{name: "spark_wasted_core_seconds", typ: g, scope: scopeApp,
 			help: "Executor core time no task used, summed over executors.",
 			app: func(a *App) float64 {
@@ -252,33 +268,4 @@ func table() []metric {
 			help:   "Applications /metrics reports (running, or finished within the window).",
 			server: func(h *serverState) float64 { return float64(h.reported) }},
 	}
-}
-
-// computeEfficiency is Σ task time ÷ Σ executor core time. The driver
-// counts only in local mode, where it is the one executor.
-func computeEfficiency(a *App) float64 {
-	sum := func(withDriver bool) (busy, avail float64) {
-		for i := range a.Result.Executors {
-			e := &a.Result.Executors[i]
-			if (e.ID == "driver") != withDriver || e.Cores <= 0 {
-				continue
-			}
-			busy += float64(e.BusyMs)
-			avail += float64(e.LifetimeMs) * float64(e.Cores)
-		}
-		return busy, avail
-	}
-	busy, avail := sum(false)
-	if avail <= 0 {
-		busy, avail = sum(true)
-	}
-	if cp := a.Result.CriticalPath; avail <= 0 && cp.MaxCores > 0 {
-		// Old local-mode logs give the driver no core count: use the
-		// most tasks that ran at once over the whole run.
-		busy, avail = float64(cp.TaskTimeMs), float64(a.Result.DurationMs)*float64(cp.MaxCores)
-	}
-	if avail <= 0 {
-		return 0
-	}
-	return busy / avail
 }

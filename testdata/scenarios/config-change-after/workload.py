@@ -1,0 +1,1 @@
+../config-change-before/workload.py
