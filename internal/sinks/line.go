@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -118,21 +117,29 @@ var sources = map[string]bool{"jvm": true, "ExecutorMetrics": true, "executor": 
 // splitName finds "<app>.<executor>.<source>.<metric>" in a dotted name,
 // after any prefix (spark.metrics.conf.*.sink.graphite.prefix may have
 // dots of its own): the first known source preceded by an executor id.
+// Its parts share one string: a line costs one allocation.
 func splitName(name []byte) (Point, error) {
-	if len(name) > MaxNameBytes || !validName(name) {
+	if len(name) > MaxNameBytes || !validName(name) || name[0] == '.' || name[len(name)-1] == '.' ||
+		bytes.Contains(name, []byte("..")) {
 		return Point{}, errName
 	}
 	s := string(name)
-	segs := strings.Split(s, ".")
-	if slices.Contains(segs, "") {
-		return Point{}, errName
-	}
-	for i := 2; i+1 < len(segs); i++ {
-		if !sources[segs[i]] || !executorID(segs[i-1]) || !appID(segs[i-2]) {
-			continue
+	// The last three segments seen, as [start, end) of s.
+	var seg [3][2]int
+	n := 0
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '.')
+		if end < 0 {
+			break // the last segment is a metric's, never a source
 		}
-		metric := strings.Join(segs[i+1:], ".")
-		return Point{App: segs[i-2], Executor: segs[i-1], Source: segs[i], Metric: metric}, nil
+		end += start
+		seg[0], seg[1], seg[2] = seg[1], seg[2], [2]int{start, end}
+		n++
+		part := func(i int) string { return s[seg[i][0]:seg[i][1]] }
+		if n >= 3 && sources[part(2)] && executorID(part(1)) && appID(part(0)) {
+			return Point{App: part(0), Executor: part(1), Source: part(2), Metric: s[end+1:]}, nil
+		}
+		start = end + 1
 	}
 	return Point{}, errSource
 }
