@@ -296,3 +296,83 @@ func numberPoints(m *metricpb.Metric) []*metricpb.NumberDataPoint {
 	}
 	return m.GetGauge().GetDataPoints()
 }
+
+// TestReceiverShutdownFlushes: what a connection sent before serve stops
+// is still passed on.
+func TestReceiverShutdownFlushes(t *testing.T) {
+	var mu sync.Mutex
+	var got []*metricpb.MetricsData
+	r, err := New(Config{GraphiteAddr: "127.0.0.1:0", Sink: func(_ context.Context, md *metricpb.MetricsData) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, md)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	c, err := net.Dial("tcp", r.GraphiteAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte(testApp + ".0.jvm.pools.Metaspace.used 9 1764280000\n")); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, r: r}
+	want := "sparkdx_serve_sink_lines_total{outcome=mapped,sink=graphite} 1"
+	for deadline := time.Now().Add(10 * time.Second); !contains(h.gather(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the line was not read: %q", h.gather())
+		}
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Errorf("%d batches passed on at shutdown, want 1", len(got))
+	}
+}
+
+// TestLatestStale: a series not sent for StaleAfter leaves /metrics.
+func TestLatestStale(t *testing.T) {
+	now := time.Unix(1764280000, 0)
+	l := newLatest(4, 4, time.Minute)
+	b := newBatch(sinkGraphite, 4)
+	p := Point{App: testApp, Executor: "0", Source: "jvm", Metric: "pools.Metaspace.used", Value: 9, TimeMs: now.UnixMilli()}
+	m, _ := mapPoint(p)
+	b.add(p, m)
+	l.record(b, now)
+	for _, c := range []struct {
+		at   time.Duration
+		want int
+	}{{0, 1}, {time.Minute, 1}, {time.Minute + time.Second, 0}} {
+		clock := now.Add(c.at)
+		ch := make(chan prometheus.Metric, 16)
+		newCollector(l, newStats(), func() time.Time { return clock }).Collect(ch)
+		close(ch)
+		series := 0
+		for range ch {
+			series++
+		}
+		if series -= 12 + 2; series != c.want { // the counters: 6 outcomes × 2 sinks, connections, flush errors
+			t.Errorf("%v after: %d series, want %d", c.at, series, c.want)
+		}
+	}
+}
+
+func TestReceiverStatsdTooLong(t *testing.T) {
+	h := startReceiver(t, Config{StatsdAddr: "127.0.0.1:0", MaxLineBytes: 128})
+	send(t, "udp", h.r.StatsdAddr().String(), strings.Repeat("x", 500)+":1|g\n"+testApp+".0.jvm.direct.used:5|g")
+	got := h.waitPoints(1)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "0 jvm.buffer.memory.used[direct]=5 @") {
+		t.Errorf("sent on %q, want executor 0's direct buffers", got)
+	}
+	if want := "sparkdx_serve_sink_lines_total{outcome=too_long,sink=statsd} 1"; !contains(h.gather(), want) {
+		t.Errorf("want %q in %q", want, h.gather())
+	}
+}
