@@ -51,6 +51,19 @@ func (b *batch) add(p Point, m mapped) bool {
 
 func (b *batch) len() int { return len(b.points) }
 
+// split moves the points of the processes of which which says so into a
+// batch of their own.
+func (b *batch) split(which func(app, exec string) bool) *batch {
+	out := newBatch(b.sink, b.max)
+	for k, v := range b.points {
+		if which(k.app, k.exec) {
+			out.points[k] = v
+			delete(b.points, k)
+		}
+	}
+	return out
+}
+
 func (b *batch) reset() { clear(b.points) }
 
 // metricsData is the batch as OTLP: a resource per process (spark.app.id,

@@ -376,3 +376,52 @@ func TestReceiverStatsdTooLong(t *testing.T) {
 		t.Errorf("want %q in %q", want, h.gather())
 	}
 }
+
+// TestStatsdReports: a process's report keeps one time and goes on in one
+// batch while another process sends without pause.
+func TestStatsdReports(t *testing.T) {
+	var got []*metricpb.MetricsData
+	r := &Receiver{cfg: Config{Sink: func(_ context.Context, md *metricpb.MetricsData) error {
+		got = append(got, md)
+		return nil
+	}}, stats: newStats(), latest: newLatest(256, 20_000, time.Hour)}
+	r.cfg.defaults()
+	sr := &statsdReader{r: r, b: newBatch(sinkStatsd, r.cfg.MaxBatch), open: map[process]*report{}}
+	t0 := time.Unix(1764280000, 0)
+	ctx := context.Background()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	for ms := 0; ms <= 2500; ms += 50 {
+		// Executor 1 never pauses (a made-up sender: Spark's pause between reports).
+		sr.datagram(ctx, []byte(testApp+".1.jvm.pools.G1-Eden-Space.used:1|g"), at(ms))
+		switch ms {
+		case 1950:
+			sr.datagram(ctx, []byte(testApp+".0.jvm.pools.G1-Eden-Space.used:200|g"), at(ms))
+		case 2050:
+			sr.datagram(ctx, []byte(testApp+".0.jvm.pools.G1-Old-Gen.used:300|g"), at(ms))
+		}
+		sr.flushQuiet(ctx, at(ms))
+	}
+	h := &harness{t: t, r: r, got: got}
+	var exec0 []string
+	for _, p := range h.points() {
+		if strings.HasPrefix(p, "0 ") {
+			exec0 = append(exec0, p)
+		}
+	}
+	stamp := fmt.Sprintf(" @%d", at(1950).UnixMilli())
+	want := []string{"0 jvm.memory.used[G1 Eden Space heap]=200" + stamp, "0 jvm.memory.used[G1 Old Gen heap]=300" + stamp}
+	if strings.Join(exec0, "|") != strings.Join(want, "|") {
+		t.Errorf("executor 0's points %q, want %q", exec0, want)
+	}
+	n := 0
+	for _, md := range got {
+		for _, rm := range md.ResourceMetrics {
+			if stringAttr(rm.Resource.Attributes, "spark.executor.id") == "0" {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("executor 0's report in %d batches, want 1", n)
+	}
+}
