@@ -45,6 +45,7 @@ func TestServeSparkSinks(t *testing.T) {
 	bin := buildSparkdx(t)
 	start := time.Now()
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, MemoryPerWorker: "1g"})
+	clusterUp := time.Since(start)
 	logs := t.TempDir()
 	graphite, statsd := sparktest.FreeAddr(t), freeUDP(t)
 	serve := startServe(t, bin, logs, t.TempDir(), "--graphite-listen", graphite, "--statsd-listen", statsd)
@@ -60,6 +61,7 @@ func TestServeSparkSinks(t *testing.T) {
 	// ExecutorMetrics' current values are polled at each heartbeat (10 s)
 	// unless polled on their own.
 	conf["spark.executor.metrics.pollingInterval"] = "1s"
+	conf["spark.sql.shuffle.partitions"] = "1" // one sort task, no sampling job for its range partitioning
 	var rec *recorder
 	if *update {
 		rec = startRecorder(t)
@@ -92,8 +94,8 @@ func TestServeSparkSinks(t *testing.T) {
 	// execution memory in use; GC time present (it may still be 0).
 	samples := waitSamples(t, serve.url, facts.AppID, map[string]bool{"jvm.memory.used{heap}": true, "jvm.memory.used{non_heap}": true,
 		"spark.executor.memory.usage{OnHeapExecutionMemory}": true, "jvm.gc.duration": false}, 30*time.Second)
-	t.Logf("Spark %s: executor 0's series in /metrics and samples %.1f s after its task held the sort (%.1f s after the test began); samples: %v",
-		line.Version, time.Since(holding).Seconds(), time.Since(start).Seconds(), samples)
+	t.Logf("Spark %s: cluster up in %.1f s, the task held the sort %.1f s later; executor 0's series in /metrics and samples %.1f s after that (%.1f s after the test began); samples: %v",
+		line.Version, clusterUp.Seconds(), holding.Sub(start.Add(clusterUp)).Seconds(), time.Since(holding).Seconds(), time.Since(start).Seconds(), samples)
 	if rec != nil {
 		rec.write(t, facts.AppID, filepath.Join("..", "..", "internal", "sinks", "testdata", "spark-"+line.Version))
 	}

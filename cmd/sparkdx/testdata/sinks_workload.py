@@ -27,5 +27,5 @@ def hold(rows):
         return
 
 
-spark.range(0, 2000000, numPartitions=2).selectExpr("id", "rand(7) as r").orderBy("r").foreachPartition(hold)
+spark.range(0, 300000, numPartitions=1).selectExpr("id", "rand(7) as r").orderBy("r").foreachPartition(hold)
 spark.stop()
