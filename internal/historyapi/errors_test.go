@@ -46,9 +46,11 @@ func TestErrorResponses(t *testing.T) {
 		{"applications/app-20200706201101-0003/stages?withSummaries=true&quantiles=" + strings.Repeat("0.5,", MaxQuantiles) + "1", 400,
 			`Bad value for parameter "quantiles": 101 values, at most 100`},
 		{"applications/local-1430917381534/stages/0/0/taskSummary?quantiles=" + strings.Repeat("0.5,", MaxQuantiles-1) + "1", 200, ""},
-		{"applications/local-1430917381534/stages/0/0/taskList?length=10001", 400,
-			`bad value for parameter "length": 10001, at most 10000 (page with offset)`},
-		{"applications/local-1430917381534/sql?length=99999", 400, ""},
+		// A length past it is refused only when the page would hold
+		// more than MaxLength items (checkPage): spark-history-cli asks
+		// /sql?length=100000 of every application.
+		{"applications/local-1430917381534/stages/0/0/taskList?length=10001", 200, ""},
+		{"applications/local-1430917381534/sql?length=100000", 200, ""},
 		{"applications/local-1430917381534/stages/0/0/taskList?length=10000", 200, ""},
 	}
 	passed, failed := 0, 0
@@ -139,5 +141,26 @@ func TestXSSNameUnescaped(t *testing.T) {
 	att := o.Get("attempts").([]any)[0].(*Obj)
 	if got, want := att.Get("sparkUser"), "<script>alert('XSS')</script>"; got != want {
 		t.Errorf("got sparkUser %v, want %v", got, want)
+	}
+}
+
+// TestCheckPage: a page is refused when it would hold more than
+// MaxLength items, whatever length asked for it.
+func TestCheckPage(t *testing.T) {
+	for _, c := range []struct {
+		length, offset, n int
+		refused           bool
+	}{
+		{20, 0, 1_000_000, false},
+		{MaxLength, 0, 1_000_000, false},
+		{100_000, 0, 30, false},
+		{100_000, 0, MaxLength, false},
+		{100_000, 0, MaxLength + 1, true},
+		{100_000, 1, MaxLength + 1, false},
+		{100_000, -5, MaxLength, false},
+	} {
+		if got := checkPage(c.length, c.offset, c.n) != nil; got != c.refused {
+			t.Errorf("checkPage(%d, %d, %d) refused %v, want %v", c.length, c.offset, c.n, got, c.refused)
+		}
 	}
 }

@@ -279,18 +279,30 @@ func boolParam(q url.Values, name string, def bool) bool {
 	return strings.EqualFold(v, "true")
 }
 
-// MaxLength bounds a page a request asks for (?length= of the task and
-// SQL lists): a page is built whole in memory before it is written. The
-// History Server has no bound; ?offset= pages through longer lists.
+// MaxLength bounds a page sparkdx builds (?length= of the task and SQL
+// lists): a page is built whole in memory before it is written. The
+// History Server has no bound, and its clients ask for more than they
+// expect (spark-history-cli: /sql?length=100000), so a length is refused
+// only when the page it asks for would hold more than MaxLength items;
+// ?offset= pages through longer lists.
 const MaxLength = 10_000
 
-// lengthParam is intParam for ?length=, at most MaxLength.
+// lengthParam is intParam for ?length=.
 func lengthParam(q url.Values, def int) (int, error) {
-	n, err := intParam(q, "length", def)
-	if err == nil && n > MaxLength {
-		return 0, badRequest("bad value for parameter \"length\": %d, at most %d (page with offset)", n, MaxLength)
+	return intParam(q, "length", def)
+}
+
+// checkPage refuses a page of length items from offset on over a list of
+// n that would hold more than MaxLength of them.
+func checkPage(length, offset, n int) error {
+	if length <= MaxLength {
+		return nil
 	}
-	return n, err
+	if left := n - max(offset, 0); left > MaxLength {
+		return badRequest("bad value for parameter \"length\": %d, the page would hold %d items, at most %d (page with offset)",
+			length, left, MaxLength)
+	}
+	return nil
 }
 
 func intParam(q url.Values, name string, def int) (int, error) {

@@ -27,6 +27,11 @@ func (api *API) sql(a *model.Attempt, rest []string, q url.Values) (any, error) 
 		if err != nil {
 			return nil, err
 		}
+		if length > 0 {
+			if err := checkPage(length, offset, len(a.SQL)); err != nil {
+				return nil, err
+			}
+		}
 		xs := slices.Clone(a.SQL)
 		slices.SortStableFunc(xs, func(x, y *model.SQLExecution) int { return cmpInt64(x.ID, y.ID) })
 		if length > 0 {

@@ -45,6 +45,17 @@ func stored(t *model.Task, v int64) int64 {
 	}
 }
 
+// hasStoredMetrics is TaskDataWrapper's hasMetrics: its stored
+// executorDeserializeTime is not -1. An unsuccessful task's metrics are
+// stored as -v-1 (SPARK-26260), so one whose deserialization took 0 ms
+// reads as a task without metrics and drops out of every scan, the
+// shuffle totals, getting-result time and scheduler delay included (the
+// executor-oom scenario: an OOM and a FetchFailed attempt, both 0 ms of
+// deserialization, are not in Spark's shuffle read quantiles).
+func hasStoredMetrics(t *model.Task) bool {
+	return t.HasMetrics && stored(t, t.Metrics.ExecutorDeserializeTime) != -1
+}
+
 // indexed is a task's position key in one index and the value read there.
 type indexed struct {
 	key, value int64
@@ -67,7 +78,7 @@ func plain(get func(m *model.TaskMetrics) int64) summaryMetric {
 // sum: docs/historyserver-differences.md.)
 func sum2(a, b func(m *model.TaskMetrics) int64) summaryMetric {
 	return func(t *model.Task, _ int64) (int64, int64) {
-		if !t.HasMetrics {
+		if !hasStoredMetrics(t) {
 			return -1, -1
 		}
 		x, y := a(&t.Metrics), b(&t.Metrics)
@@ -143,14 +154,14 @@ func taskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 		Set("jvmGcTime", sm.dist(m(func(m *tm) int64 { return m.JvmGcTime }))).
 		Set("resultSerializationTime", sm.dist(m(func(m *tm) int64 { return m.ResultSerializationTime }))).
 		Set("gettingResultTime", sm.dist(func(t *model.Task, d int64) (int64, int64) {
-			if !t.HasMetrics {
+			if !hasStoredMetrics(t) {
 				return -1, -1
 			}
 			v := gettingResultTime(t, d, 0)
 			return v, v
 		})).
 		Set("schedulerDelay", sm.dist(func(t *model.Task, d int64) (int64, int64) {
-			if !t.HasMetrics {
+			if !hasStoredMetrics(t) {
 				return -1, -1
 			}
 			v := max(0, d-t.Metrics.ExecutorRunTime-t.Metrics.ExecutorDeserializeTime-

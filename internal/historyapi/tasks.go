@@ -122,6 +122,9 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPage(length, offset, len(s.Tasks)); err != nil {
+		return nil, err
+	}
 	tasks := append([]*model.Task(nil), s.Tasks...)
 	// TaskSorting.fromString: the short names, else the enum name in any case.
 	switch sortBy := strings.ToLower(q.Get("sortBy")); sortBy {

@@ -98,6 +98,24 @@ var appMetrics = map[string]func(d *Diagnosis) float64{
 		}
 		return float64(m)
 	},
+	// 1 when the finding named the application's root cause blames an
+	// OutOfMemoryError: a task's (task-failures) or, when the executor
+	// JVM died before its task could report it, the executor's loss with
+	// exit code 52 (executor-lost, cause jvm-oom). Which of the two
+	// Spark logs is a race between the task's failure report and the
+	// JVM's exit.
+	"rootCauseOOM": func(d *Diagnosis) float64 {
+		for _, f := range d.Findings {
+			if fmt.Sprint(f.Evidence["rootCause"]) != "true" {
+				continue
+			}
+			if strings.Contains(fmt.Sprint(f.Evidence["exception"]), "OutOfMemoryError") ||
+				fmt.Sprint(f.Evidence["cause"]) == "jvm-oom" {
+				return 1
+			}
+		}
+		return 0
+	},
 	// The most pairs of rows a cartesian or nested-loop join examined:
 	// the product of its inputs' rows.
 	"maxJoinPairs": func(d *Diagnosis) float64 {
