@@ -45,13 +45,15 @@ func stored(t *model.Task, v int64) int64 {
 	}
 }
 
-// hasStoredMetrics is TaskDataWrapper's hasMetrics: its stored
-// executorDeserializeTime is not -1. An unsuccessful task's metrics are
-// stored as -v-1 (SPARK-26260), so one whose deserialization took 0 ms
-// reads as a task without metrics and drops out of every scan, the
-// shuffle totals, getting-result time and scheduler delay included (the
-// executor-oom scenario: an OOM and a FetchFailed attempt, both 0 ms of
-// deserialization, are not in Spark's shuffle read quantiles).
+// hasStoredMetrics says whether a task counts in the shuffle totals'
+// indexes (read bytes, blocks fetched). An unsuccessful task's metrics
+// are stored as -v-1 (SPARK-26260), and one whose stored
+// executorDeserializeTime is -1 (0 ms of deserialization) drops out of
+// them on both Spark lines: the executor-oom scenario's OOM and
+// FetchFailed attempts (both 0 ms) are not in Spark's shuffle read
+// quantiles, while other failed attempts are (their true sum on Spark 4).
+// Scheduler delay and getting-result time still count such a task, as
+// Spark's do (the shared logs' failed attempts).
 func hasStoredMetrics(t *model.Task) bool {
 	return t.HasMetrics && stored(t, t.Metrics.ExecutorDeserializeTime) != -1
 }
@@ -154,14 +156,14 @@ func taskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 		Set("jvmGcTime", sm.dist(m(func(m *tm) int64 { return m.JvmGcTime }))).
 		Set("resultSerializationTime", sm.dist(m(func(m *tm) int64 { return m.ResultSerializationTime }))).
 		Set("gettingResultTime", sm.dist(func(t *model.Task, d int64) (int64, int64) {
-			if !hasStoredMetrics(t) {
+			if !t.HasMetrics {
 				return -1, -1
 			}
 			v := gettingResultTime(t, d, 0)
 			return v, v
 		})).
 		Set("schedulerDelay", sm.dist(func(t *model.Task, d int64) (int64, int64) {
-			if !hasStoredMetrics(t) {
+			if !t.HasMetrics {
 				return -1, -1
 			}
 			v := max(0, d-t.Metrics.ExecutorRunTime-t.Metrics.ExecutorDeserializeTime-
