@@ -16,6 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+
 	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
@@ -27,6 +30,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/shard"
+	"github.com/sparkdx/sparkdx/internal/sinks"
 )
 
 // multiFlag collects a repeatable flag.
@@ -78,6 +82,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
 	deltaMaintain := fs.Duration("delta-maintain-every", 24*time.Hour,
 		"how often the Delta tables are compacted, vacuumed (files unreferenced for 7 days) and their log cleaned (entries older than 30 days before a checkpoint); 0: never (the default on --shard I/N with I > 0: shard 0 maintains the shared tables)")
+	graphiteListen := fs.String("graphite-listen", "", "receive Spark's GraphiteSink (protocol tcp) on this TCP `ADDR`: JVM pools, GC, buffers and executor memory of apps with no agent (docs/spark-sinks.md); off by default")
+	statsdListen := fs.String("statsd-listen", "", "receive Spark's StatsdSink on this UDP `ADDR` (docs/spark-sinks.md); off by default")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -184,9 +190,23 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return usageErr("--listen: %v", err)
 	}
+	var app *server.Server // the sinks' batches go where agents' pushes go
+	rcv, err := openSinks(*graphiteListen, *statsdListen, logger, func(ctx context.Context, md *metricpb.MetricsData) error {
+		return app.IngestMetrics(ctx, md)
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	var collectors []prometheus.Collector
+	if rcv != nil {
+		collectors = append(collectors, rcv.Collector())
+	}
 	limits := server.DefaultHTTPLimits()
-	srv := server.HTTPServer(server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Hosts: hosts, Logger: logger,
-		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: peers}), limits)
+	app = server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Hosts: hosts, Logger: logger,
+		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: peers,
+		Collectors: collectors})
+	srv := server.HTTPServer(app, limits)
 	ln = server.LimitListener(ln, limits.MaxConns)
 	if sp.Enabled() {
 		fmt.Fprintf(stdout, "sparkdx serve: shard %s of the event logs\n", sp)
@@ -197,6 +217,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- in.Run(ctx) }()
+	sinksDone := make(chan struct{})
+	if rcv != nil {
+		reportSinks(stdout, rcv)
+		go func() { rcv.Run(ctx); close(sinksDone) }()
+	} else {
+		close(sinksDone)
+	}
 	// Exports outlive ingest: its last Finished calls still reach them.
 	expCtx, expCancel := context.WithCancel(context.WithoutCancel(ctx))
 	expDone := make(chan struct{})
@@ -210,6 +237,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	err = srv.Serve(ln)
 	cancel()
 	<-done
+	<-sinksDone
 	expCancel()
 	<-expDone
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -262,4 +290,28 @@ func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger,
 	}
 	xc.Tables, xc.Redactor, xc.SamplesFlush, xc.MaintainEvery = tables, red, flush, maintain
 	return exports.New(st, logger, xc), nil
+}
+
+// openSinks binds the receivers of Spark's own metric sinks, when asked
+// for; nil when neither address is given.
+func openSinks(graphite, statsd string, logger *slog.Logger, sink func(context.Context, *metricpb.MetricsData) error) (*sinks.Receiver, error) {
+	if graphite == "" && statsd == "" {
+		return nil, nil
+	}
+	rcv, err := sinks.New(sinks.Config{GraphiteAddr: graphite, StatsdAddr: statsd, Sink: sink, Logger: logger})
+	if err != nil {
+		return nil, usageErr("--graphite-listen/--statsd-listen: %v", err)
+	}
+	return rcv, nil
+}
+
+// reportSinks prints where the sinks listen, as the addresses bound (a
+// port 0 chosen).
+func reportSinks(stdout io.Writer, rcv *sinks.Receiver) {
+	if a := rcv.GraphiteAddr(); a != nil {
+		fmt.Fprintf(stdout, "sparkdx serve: Spark GraphiteSink on tcp %s\n", a)
+	}
+	if a := rcv.StatsdAddr(); a != nil {
+		fmt.Fprintf(stdout, "sparkdx serve: Spark StatsdSink on udp %s\n", a)
+	}
 }

@@ -223,6 +223,11 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 	if err := s.registerWriteMetrics(reg); err != nil {
 		return nil, err
 	}
+	for _, c := range s.cfg.Collectors {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
 	if err := errors.Join(reg.Register(otlpDropped("unknown_app", &s.otlp.unknownApp)), reg.Register(otlpDropped("series_limit", &s.otlp.seriesLimit)),
 		reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparkdx_serve_otlp_pending_apps",
 			Help: "Applications serve has not indexed whose agents' OTLP points it keeps (at most 64 at once, each for an hour)."},

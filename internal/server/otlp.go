@@ -2,6 +2,7 @@ package server
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"sort"
@@ -45,28 +46,41 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad OTLP metrics request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.otlpOtherShard.Add(int64(s.keepOwned(&req)))
-	s.limitOTLP(&req)
-	if err := s.cfg.Store.AddSamples(Samples(&req)); err != nil {
+	if err := s.IngestMetrics(r.Context(), &req); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
-	}
-	if s.cfg.Metrics != nil {
-		// The store has the samples: a sink that fails (Delta) is logged,
-		// not a reason for the agent to send them again.
-		if err := s.cfg.Metrics.AddMetrics(r.Context(), &req); err != nil {
-			s.cfg.Logger.Warn("otlp metrics sink", "err", err)
-		}
 	}
 	// An empty ExportMetricsServiceResponse: full success.
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.WriteHeader(http.StatusOK)
 }
 
+// IngestMetrics keeps the points of req that name a Spark application —
+// an agent's OTLP push, or Spark's own sinks as package sinks maps them —
+// as samples and in the metrics sink (Delta), within serve's bounds; it
+// drops from req, in place, the points another shard owns or past the
+// bounds. An error means the store refused them.
+func (s *Server) IngestMetrics(ctx context.Context, req *metricpb.MetricsData) error {
+	s.otlpOtherShard.Add(int64(s.keepOwned(req)))
+	s.limitOTLP(req)
+	if err := s.cfg.Store.AddSamples(Samples(req)); err != nil {
+		return err
+	}
+	if s.cfg.Metrics != nil {
+		// The store has the samples: a sink that fails (Delta) is logged,
+		// not a reason for the agent to send them again.
+		if err := s.cfg.Metrics.AddMetrics(ctx, req); err != nil {
+			s.cfg.Logger.Warn("otlp metrics sink", "err", err)
+		}
+	}
+	return nil
+}
+
 // qualifiers are the point attributes kept in a sample's metric name
 // (jvm.memory.used{heap}); other attributes (pool, collector) are summed
 // over.
-var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode", "disk.io.direction", "spark.memory.kind"}
+var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode", "disk.io.direction", "spark.memory.kind",
+	"jvm.buffer.pool.name", "spark.gc.kind"}
 
 // Series the driver-degradation rule needs, kept beside the summed ones:
 // the old generation's pool and major (full) collections.

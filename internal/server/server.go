@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/access"
@@ -53,6 +54,8 @@ type Config struct {
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
 	// when nil.
 	Exports ExportHealth
+	// Collectors add to /metrics (Spark's sinks' series: package sinks).
+	Collectors []prometheus.Collector
 }
 
 // ExportHealth is what the exports say of their writes.
