@@ -13,9 +13,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// idleJVM compiles testdata/Idle.java and runs it with flags, as user uid
+// workJVM compiles internal/jfr/testdata/Work.java and runs it with flags, as user uid
 // (through setpriv) when uid >= 0, and returns its pid once it is ready.
-func idleJVM(t *testing.T, uid int, flags ...string) int {
+func workJVM(t *testing.T, uid int, flags ...string) int {
 	t.Helper()
 	javac, java := sparktest.Program(t, "javac"), sparktest.Program(t, "java")
 	// Not t.TempDir: its parent is closed to the other user of TestLiveOtherUser.
@@ -27,10 +27,10 @@ func idleJVM(t *testing.T, uid int, flags ...string) int {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := sparktest.CompileJava(javac, dir, "testdata/Idle.java"); err != nil {
+	if err := sparktest.CompileJava(javac, dir, "../../jfr/testdata/Work.java"); err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{java, "-Xmx64m"}, flags...), "-cp", dir, "Idle")
+	argv := append(append([]string{java, "-Xmx64m"}, flags...), "-cp", dir, "Work")
 	if uid >= 0 {
 		id := strconv.Itoa(uid)
 		argv = append([]string{sparktest.Program(t, "setpriv"), "--reuid", id, "--regid", id, "--clear-groups"}, argv...)
@@ -43,7 +43,7 @@ func idleJVM(t *testing.T, uid int, flags ...string) int {
 // TestLiveJcmd attaches to a fresh JVM (its listener not yet started),
 // runs commands, records and dumps a flight recording and a heap dump.
 func TestLiveJcmd(t *testing.T) {
-	pid := idleJVM(t, -1)
+	pid := workJVM(t, -1)
 	ctx := context.Background()
 	vm, err := Open(Config{}, pid)
 	if err != nil {
@@ -87,7 +87,7 @@ func TestLiveOtherUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to start a JVM as another user")
 	}
-	pid := idleJVM(t, 65534)
+	pid := workJVM(t, 65534)
 	vm, err := Open(Config{}, pid)
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +107,11 @@ func TestLiveOtherUser(t *testing.T) {
 // refused before any signal when its hsperfdata says so, and after the
 // timeout when it has none.
 func TestLiveDisabled(t *testing.T) {
-	pid := idleJVM(t, -1, "-XX:+DisableAttachMechanism")
+	pid := workJVM(t, -1, "-XX:+DisableAttachMechanism")
 	if _, err := Open(Config{}, pid); !errors.Is(err, ErrDisabled) {
 		t.Errorf("Open: got %v, want ErrDisabled", err)
 	}
-	pid = idleJVM(t, -1, "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")
+	pid = workJVM(t, -1, "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")
 	vm, err := Open(Config{Timeout: 2 * time.Second}, pid)
 	if err != nil {
 		t.Fatalf("Open without hsperfdata: %v, want nil (nothing tells yet)", err)
