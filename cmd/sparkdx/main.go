@@ -53,6 +53,7 @@ func commands() []command {
 		{"serve", "serve --event-logs DIR|s3://BUCKET/PREFIX [--listen 127.0.0.1:18080] [--data DIR] [--auth-token-file F] [--otlp-endpoint URL] [--delta DIR|s3://BUCKET/PREFIX]", runServe},
 		{"agent", agentUsage, runAgent},
 		{"heap", heapUsage, runHeap},
+		{"profile", profileUsage, runProfile},
 		{"delta", deltaUsage, runDelta},
 		{"explain", explainUsage, runExplain},
 		{"version", "version", runVersion},

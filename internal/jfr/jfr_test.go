@@ -1,6 +1,7 @@
 package jfr
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -26,8 +27,11 @@ func TestParseWork(t *testing.T) {
 	onTasks := map[string]int{}
 	for _, s := range rec.Samples {
 		got[s.Type]++
-		if s.Stack == nil || len(s.Stack.Frames) == 0 || s.Thread == nil {
-			t.Fatalf("%s at %s: no stack or thread", s.Type, s.Time)
+		if s.Thread == nil {
+			t.Fatalf("%s at %s: no thread", s.Type, s.Time)
+		}
+		if s.Stack == nil || len(s.Stack.Frames) == 0 {
+			continue // as jfr print shows: the JVM records some allocations without a stack
 		}
 		if top[s.Type] == nil {
 			top[s.Type] = map[string]int{}
@@ -41,7 +45,7 @@ func TestParseWork(t *testing.T) {
 			t.Errorf("allocation sample with weight %d of class %q", s.Weight, s.ObjectClass)
 		}
 	}
-	for typ, n := range map[string]int{ExecutionSample: 40, NativeMethodSample: 49, ObjectAllocationSample: 90} {
+	for typ, n := range map[string]int{ExecutionSample: 966, NativeMethodSample: 858, ObjectAllocationSample: 1775} {
 		if got[typ] != n {
 			t.Errorf("got %d %s, want %d (jfr summary)", got[typ], typ, n)
 		}
@@ -65,8 +69,9 @@ func TestParseCut(t *testing.T) {
 			t.Fatalf("cut at %d of %d: got no error", n, len(data))
 		}
 	}
-	if _, err := Parse(append(append([]byte{}, data...), data[:100]...)); err == nil || !strings.Contains(err.Error(), "offset 110765") {
-		t.Errorf("a second chunk cut short: got %v, want an error at offset 110765", err)
+	at := fmt.Sprintf("offset %d", len(data))
+	if _, err := Parse(append(append([]byte{}, data...), data[:100]...)); err == nil || !strings.Contains(err.Error(), at) {
+		t.Errorf("a second chunk cut short: got %v, want an error at %s", err, at)
 	}
 }
 

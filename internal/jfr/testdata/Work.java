@@ -4,7 +4,8 @@ import java.util.List;
 // Work keeps a JVM busy in known methods for a profiler to find: a named
 // thread computing (CPU samples), a thread allocating arrays (allocation
 // samples) and main blocked reading stdin in native code (native
-// samples). It prints "ready" and exits when stdin closes.
+// samples), and a pooled thread renamed per task as Spark renames its
+// task threads. It prints "ready" and exits when stdin closes.
 public class Work {
     static volatile long sink;
     static volatile Object keep;
@@ -15,6 +16,28 @@ public class Work {
             x = x * 6364136223846793005L + 1442695040888963407L;
         }
         return x;
+    }
+
+    static long stageFive(long n) {
+        return spin(n) ^ 5;
+    }
+
+    static long stageSix(long n) {
+        return spin(n) ^ 6;
+    }
+
+    // renamed runs tasks of stages 5 and 6 in turn on one pooled thread,
+    // renaming it per task as Spark's executor does, 1.5 s each.
+    static void renamed() {
+        long n = 0;
+        for (int task = 0; ; task++) {
+            int stage = 5 + task % 2;
+            Thread.currentThread().setName("Executor task launch worker for task " + task + ".0 in stage " + stage + ".0 (TID " + (100 + task) + ")");
+            long end = System.currentTimeMillis() + 1500;
+            while (System.currentTimeMillis() < end) {
+                sink = stage == 5 ? stageFive(n++) : stageSix(n++);
+            }
+        }
     }
 
     static Object allocate(int i) {
@@ -38,7 +61,8 @@ public class Work {
                 keep = allocate(i++);
             }
         }, "Executor task launch worker for task 0.0 in stage 2.0 (TID 7)");
-        for (Thread t : new Thread[] {cpu, alloc}) {
+        Thread pooled = new Thread(Work::renamed, "Executor task launch worker-0");
+        for (Thread t : new Thread[] {cpu, alloc, pooled}) {
             t.setDaemon(true);
             t.start();
         }

@@ -51,10 +51,15 @@ func (e *CommandError) Error() string {
 	return fmt.Sprintf("%s: result %d: %s", e.Command, e.Code, strings.TrimSpace(e.Output))
 }
 
+// commandTimeout bounds a command when the caller's context has no
+// deadline.
+const commandTimeout = 2 * time.Minute
+
 // Config says where /proc is and how long to wait.
 type Config struct {
 	ProcRoot string        // default "/proc"
-	Timeout  time.Duration // for the listener to start, and a command when the context sets no deadline; default 10s
+	Timeout  time.Duration // for the listener to start; default 10s
+
 }
 
 // VM is one JVM to attach to. It holds no connection: HotSpot answers one
@@ -136,9 +141,9 @@ func (v *VM) Exec(ctx context.Context, cmd string, args ...string) (string, erro
 	if err := v.start(ctx); err != nil {
 		return "", err
 	}
-	// A heap dump can take minutes: the caller's deadline, when it has
-	// one, rules the command.
-	deadline := time.Now().Add(v.timeout)
+	// A heap dump can take minutes, and starting JFR seconds on a busy
+	// node: the caller's deadline, when it has one, rules the command.
+	deadline := time.Now().Add(commandTimeout)
 	if d, ok := ctx.Deadline(); ok {
 		deadline = d
 	}
