@@ -3,8 +3,6 @@ package profile
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -25,6 +23,10 @@ type RecordOptions struct {
 	// default 1s, negative: never.
 	NamesEvery time.Duration
 }
+
+// maxRecording bounds the recording read back: JFR's own default cap on
+// a recording's size is 250 MB.
+const maxRecording = 512 << 20
 
 // Recorded is a finished recording.
 type Recorded struct {
@@ -75,10 +77,9 @@ func Record(ctx context.Context, pid int, opt RecordOptions) (*Recorded, error) 
 	if out, err := vm.Jcmd(context.WithoutCancel(ctx), "JFR.dump name="+name+" filename="+file); err != nil {
 		return nil, fmt.Errorf("pid %d: JFR.dump: %w %s", pid, err, out)
 	}
-	host := filepath.Join(procRoot, strconv.Itoa(pid), "root", file)
-	defer os.Remove(host)
-	if rec.JFR, err = os.ReadFile(host); err != nil {
-		return nil, fmt.Errorf("pid %d: read the recording: %w", pid, err)
+	defer vm.Remove(file)
+	if rec.JFR, err = vm.ReadFile(file, maxRecording); err != nil {
+		return nil, fmt.Errorf("read the recording: %w", err)
 	}
 	return rec, nil
 }

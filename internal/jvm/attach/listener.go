@@ -18,11 +18,11 @@ func (v *VM) start(ctx context.Context) error {
 	if v.listening() {
 		return nil
 	}
-	trigger, err := v.createTrigger()
+	removeTrigger, err := v.createTrigger()
 	if err != nil {
 		return err
 	}
-	defer os.Remove(trigger)
+	defer removeTrigger()
 	if err := syscall.Kill(v.PID, syscall.SIGQUIT); err != nil {
 		if errors.Is(err, syscall.EPERM) {
 			return fmt.Errorf("attach: pid %d runs as uid %d: attach needs that user or root: %w", v.PID, v.UID, err)
@@ -60,31 +60,42 @@ func (v *VM) listening() bool {
 }
 
 // createTrigger writes .attach_pid<nspid> where the JVM looks for it: its
-// working directory first, else its /tmp. The file is given the JVM's ids:
-// HotSpot ignores a trigger owned by anyone but its user or root, and a
-// root of the host is nobody inside a user namespace.
-func (v *VM) createTrigger() (string, error) {
+// working directory first, else its /tmp (resolved inside its root). The
+// file is given the JVM's ids: HotSpot ignores a trigger owned by anyone
+// but its user or root, and a root of the host is nobody inside a user
+// namespace. It returns the function that removes the file.
+func (v *VM) createTrigger() (func(), error) {
 	name := ".attach_pid" + strconv.Itoa(v.NSPID)
 	var errs []error
-	for _, dir := range []string{filepath.Join(v.pidDir, "cwd"), v.tmp()} {
-		p := filepath.Join(dir, name)
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	create := func(f *os.File, err error, remove func()) (func(), bool) {
 		if errors.Is(err, os.ErrExist) {
-			return p, nil // a client before us left it; it still triggers
+			return func() {}, true // a client before us left it; it still triggers
 		}
 		if err != nil {
 			errs = append(errs, err)
-			continue
+			return nil, false
 		}
-		f.Close()
+		defer f.Close()
 		if os.Geteuid() == 0 && (v.UID != 0 || v.GID != 0) {
-			if err := os.Lchown(p, v.UID, v.GID); err != nil {
-				os.Remove(p)
+			if err := f.Chown(v.UID, v.GID); err != nil {
+				remove()
 				errs = append(errs, err)
-				continue
+				return nil, false
 			}
 		}
-		return p, nil
+		return remove, true
 	}
-	return "", fmt.Errorf("attach: pid %d: create %s: %w", v.PID, name, errors.Join(errs...))
+	// The working directory: a magic link the kernel resolves; the name
+	// in it is never followed.
+	cwd := filepath.Join(v.pidDir, "cwd", name)
+	f, err := os.OpenFile(cwd, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if remove, ok := create(f, err, func() { os.Remove(cwd) }); ok {
+		return remove, nil
+	}
+	tmp := "/tmp/" + name
+	f, err = v.openInRoot(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if remove, ok := create(f, err, func() { v.Remove(tmp) }); ok {
+		return remove, nil
+	}
+	return nil, fmt.Errorf("attach: pid %d: create %s: %w", v.PID, name, errors.Join(errs...))
 }
