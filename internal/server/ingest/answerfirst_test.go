@@ -3,12 +3,8 @@ package ingest
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // TestModelAnswersBeforeTheStoreWrite: a finished log's model answers, and
@@ -16,13 +12,7 @@ import (
 // made and stored (here: the views held back until the test has asked).
 func TestModelAnswersBeforeTheStoreWrite(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1422981759269"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "local-1422981759269"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copySharedLog(t, dir, "local-1422981759269")
 	hold, held := make(chan struct{}), make(chan struct{}, 1)
 	in, _ := run(t, Config{Roots: []string{dir}, Views: func(Input) (map[string][]byte, error) {
 		held <- struct{}{}
