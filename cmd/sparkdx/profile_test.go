@@ -25,11 +25,12 @@ func TestProfileLive(t *testing.T) {
 	j := sparktest.StartJVM(t, []string{java, "-Xmx128m", "-cp", dir, "Work"})
 	j.Expect(t, "ready")
 	saved := filepath.Join(dir, "work.jfr")
-	code, out, errOut := runHeapCLI(t, "profile", "--duration", "5s", "--names-every", "200ms", "--format", "collapsed",
+	code, out, errOut := runHeapCLI(t, "profile", "--duration", "9s", "--names-every", "200ms", "--format", "collapsed",
 		"--save-jfr", saved, strconv.Itoa(j.PID))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	t.Log(strings.TrimSpace(errOut))
 	if !strings.Contains(errOut, "thread dumps took") {
 		t.Errorf("stderr %q lacks the cost of the thread dumps", errOut)
 	}
@@ -45,6 +46,7 @@ func TestProfileLive(t *testing.T) {
 				in += n
 			}
 		}
+		t.Logf("%s: %d of %d samples through %s", stage, in, all, strings.Trim(want, ";"))
 		if all < 10 || in*10 < all*8 {
 			t.Errorf("%s: %d of %d samples through %s, want at least 10 samples and 80%%", stage, in, all, strings.Trim(want, ";"))
 		}
