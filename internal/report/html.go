@@ -47,6 +47,7 @@ type htmlApp struct {
 	Executors []htmlExecutor
 	Streaming []streamingRow // every streaming query run
 	Memory    []kv           // the executors' memory against the ask
+	Cost      []kv           // core-hours, GB-hours, money (cost.go)
 }
 
 // htmlQuery is one SQL query's row: the longest first, at most
@@ -207,6 +208,9 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	app.Streaming = streamingRows(r.Streaming)
 	for _, l := range MemoryLines(r.Memory) {
 		app.Memory = append(app.Memory, kv{l[0], l[1]})
+	}
+	for _, l := range CostLines(in.Report.ResourceCost) {
+		app.Cost = append(app.Cost, kv{l[0], l[1]})
 	}
 	return app
 }

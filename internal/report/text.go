@@ -92,6 +92,7 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	writeTopQueries(w, r, st)
 	writeStreaming(w, r, st)
 	writeMemory(w, r, st)
+	writeCost(w, in.Report.ResourceCost, st)
 	writeLostExecutors(w, r, st)
 }
 

@@ -10,6 +10,7 @@ package reportv1
 
 import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -45,6 +46,10 @@ type Report struct {
 	// sizes the executors against their peaks (null without peaks).
 	Streaming []StreamingQuery `json:"streaming"`
 	Memory    *Memory          `json:"memory"`
+	// ResourceCost is the core-hours and memory GB-hours the attempt
+	// held, per job and stage, and what its findings wasted (money once
+	// priced: cost.Cost.Price).
+	ResourceCost *cost.Cost `json:"resourceCost"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -147,6 +152,8 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 		r.Config = []analyze.Setting{}
 	}
 	r.Streaming, r.Memory = streamingQueries(res.Streaming), memory(res.Memory)
+	r.ResourceCost = cost.Of(a, res)
+	r.ResourceCost.AddFindings(r.Findings)
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}
