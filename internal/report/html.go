@@ -48,6 +48,7 @@ type htmlApp struct {
 	Streaming []streamingRow // every streaming query run
 	Memory    []kv           // the executors' memory against the ask
 	Cost      []kv           // core-hours, GB-hours, money (cost.go)
+	Tuning    []tuningRow    // sparkdx tune's changes (tuning.go)
 }
 
 // htmlQuery is one SQL query's row: the longest first, at most
@@ -212,6 +213,7 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	for _, l := range CostLines(in.Report.ResourceCost) {
 		app.Cost = append(app.Cost, kv{l[0], l[1]})
 	}
+	app.Tuning = tuningRows(in.Report.Tuning)
 	return app
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/tune"
 )
 
 // Schema is the JSON report's schema id.
@@ -50,6 +51,8 @@ type Report struct {
 	// held, per job and stage, and what its findings wasted (money once
 	// priced: cost.Cost.Price).
 	ResourceCost *cost.Cost `json:"resourceCost"`
+	// Tuning is what sparkdx tune recommends for this attempt.
+	Tuning *tune.Plan `json:"tuning"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -154,6 +157,7 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 	r.Streaming, r.Memory = streamingQueries(res.Streaming), memory(res.Memory)
 	r.ResourceCost = cost.Of(a, res)
 	r.ResourceCost.AddFindings(r.Findings)
+	r.Tuning = tune.Recommend(a, res, r.Findings)
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}
