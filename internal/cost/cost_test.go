@@ -32,7 +32,7 @@ func attempt(props ...[2]string) *model.Attempt {
 // over the app, and the stages share the executors by task time.
 func TestOf(t *testing.T) {
 	twoExecs := &analyze.Result{DurationMs: 2 * hour,
-		Config: analyze.Config{ExecutorMemoryBytes: gib, ExecutorOverheadBytes: 384 * mib, DriverMemoryBytes: gib},
+		Config:    analyze.Config{ExecutorMemoryBytes: gib, ExecutorOverheadBytes: 384 * mib, DriverMemoryBytes: gib},
 		Executors: []analyze.Executor{{ID: "driver"}, {ID: "1", Cores: 2, LifetimeMs: hour}, {ID: "2", Cores: 2, LifetimeMs: hour / 2}},
 		Stages: []analyze.Stage{{StageID: 0, JobIDs: []int{0}, TaskTimes: analyze.TaskTimes{TaskTimeMs: 3000}},
 			{StageID: 1, JobIDs: []int{0}, TaskTimes: analyze.TaskTimes{TaskTimeMs: 1000}}},

@@ -49,8 +49,8 @@ func executorCount(in *input) ([]Change, []Kept) {
 		core := int64(coreNow*scale - coreNow)
 		return []Change{{Property: key, From: in.setting(key), To: strconv.Itoa(to), Why: why,
 			Evidence: map[string]any{"executors": actual.Executors, "cores": actual.Cores, "estimatedMs": w.EstimatedMs, "recordedMs": actual.EstimatedMs},
-			Effect: Effect{WallMs: wall, CoreMs: core, Basis: "the what-if: the recorded tasks rescheduled on that many executors, held for the app's new duration"},
-			Risk:   "the what-if keeps each task's recorded duration: tasks that spilled or waited on shuffle may change with the count; more executors need the cluster to have them free"}}
+			Effect:   Effect{WallMs: wall, CoreMs: core, Basis: "the what-if: the recorded tasks rescheduled on that many executors, held for the app's new duration"},
+			Risk:     "the what-if keeps each task's recorded duration: tasks that spilled or waited on shuffle may change with the count; more executors need the cluster to have them free"}}
 	}
 	if half != nil && half.Executors >= 1 && float64(half.EstimatedMs) <= float64(actual.EstimatedMs)*(1+fewerSlowdown) && half.Cores < actual.Cores {
 		return pick(half, fmt.Sprintf("on %d executors instead of %d the what-if finishes within %.0f %% of the recorded time (%s)",

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // maxBroadcast is the largest join side tune lets Spark broadcast: the
@@ -152,7 +153,7 @@ func skewJoin(in *input) ([]Change, []Kept) {
 		return nil, nil
 	}
 	e.Basis = "the skewed join stages end near their median task: the longest task beyond the median is saved"
-	why := fmt.Sprintf("%d join stages waited for a skewed task (largest read %s)", len(ids), fmtSize(most))
+	why := fmt.Sprintf("%d join stages waited for a skewed task (largest read %s)", len(ids), units.Bytes(most))
 	evidence := map[string]any{"maxTaskBytes": most}
 	risk := "AQE splits the skewed partition and replicates the other side's matching partition: more tasks and shuffle reads"
 	switch {

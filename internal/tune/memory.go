@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // reservedHeap is the heap Spark keeps out of its unified memory
@@ -66,7 +67,7 @@ func memoryFraction(in *input) ([]Change, []Kept) {
 	e, ids := in.spillEffect(stages, 1)
 	return []Change{{Property: "spark.memory.fraction", From: in.setting("spark.memory.fraction"), To: "0.6",
 		Why: fmt.Sprintf("%d stages spilled %s to disk with %.2f of the heap for execution and storage (default 0.6)",
-			len(stages), fmtSize(spilled), f),
+			len(stages), units.Bytes(spilled), f),
 		Evidence: map[string]any{"spilledDiskBytes": spilled, "memoryFraction": f},
 		Effect:   e, Stages: ids,
 		Risk: "less heap for user objects (UDFs, broadcast variables); an executor near its heap limit may run out of memory"}}, nil
@@ -93,7 +94,7 @@ func executorMemory(in *input) ([]Change, []Kept) {
 		grown := float64(to-heap) / float64(max(to-reservedHeap, 1))
 		e, ids := in.spillEffect(stages, grown*2)
 		return []Change{{Property: "spark.executor.memory", From: from, To: fmtSize(to),
-			Why: fmt.Sprintf("stages spilled to disk at memory fraction %.2f: a task lacked up to %s of execution memory", f, fmtSize(need)),
+			Why:      fmt.Sprintf("stages spilled to disk at memory fraction %.2f: a task lacked up to %s of execution memory", f, units.Bytes(need)),
 			Evidence: map[string]any{"executorMemoryBytes": heap, "neededPerExecutorBytes": need},
 			Effect:   e, Stages: ids,
 			Risk: "each executor's container grows: fewer executors fit on a node, and the cluster manager may refuse or queue them"}}, nil
@@ -107,7 +108,7 @@ func executorMemory(in *input) ([]Change, []Kept) {
 	}
 	return []Change{{Property: "spark.executor.memory", From: from, To: fmtSize(m.SuggestedHeapBytes),
 		Why: fmt.Sprintf("the largest heap any of %d executors used was %s of the %s asked; %.0f %% headroom kept",
-			m.Executors, fmtSize(m.PeakHeapBytes), fmtSize(heap), 100*m.Headroom),
+			m.Executors, units.Bytes(m.PeakHeapBytes), units.Bytes(heap), 100*m.Headroom),
 		Evidence: map[string]any{"peakHeapBytes": m.PeakHeapBytes, "heapBytes": heap, "savedGiBHours": m.SavedGiBHours},
 		Effect:   Effect{MemoryGBHours: -m.SavedGiBHours, Basis: "memory only: the same work in a smaller heap (no spill or GC pressure was seen)"},
 		Risk:     "a larger input than this run's may need the heap back: watch spill and GC on the next runs"}}, nil
@@ -135,16 +136,16 @@ func memoryOverhead(in *input) ([]Change, []Kept) {
 	switch {
 	case need > cfg.ExecutorOverheadBytes:
 		return []Change{{Property: "spark.executor.memoryOverhead", From: fmtSize(cfg.ExecutorOverheadBytes), To: fmtSize(need),
-			Why:      fmt.Sprintf("executor processes held up to %s beyond the heap, with 50 %% headroom over the %s overhead", fmtSize(peak), fmtSize(cfg.ExecutorOverheadBytes)),
+			Why:      fmt.Sprintf("executor processes held up to %s beyond the heap, with 50 %% headroom over the %s overhead", units.Bytes(peak), units.Bytes(cfg.ExecutorOverheadBytes)),
 			Evidence: map[string]any{"peakBeyondHeapBytes": peak, "overheadBytes": cfg.ExecutorOverheadBytes},
 			Effect:   Effect{Basis: "none on time: the container stops being at risk of a memory kill"},
 			Risk:     "each container grows by the difference"}}, nil
 	case need*4 <= cfg.ExecutorOverheadBytes*3:
 		return []Change{{Property: "spark.executor.memoryOverhead", From: fmtSize(cfg.ExecutorOverheadBytes), To: fmtSize(need),
-			Why:      fmt.Sprintf("executor processes held at most %s beyond the heap; the overhead keeps 50 %% above that", fmtSize(peak)),
+			Why:      fmt.Sprintf("executor processes held at most %s beyond the heap; the overhead keeps 50 %% above that", units.Bytes(peak)),
 			Evidence: map[string]any{"peakBeyondHeapBytes": peak, "overheadBytes": cfg.ExecutorOverheadBytes},
 			Effect:   Effect{Basis: "memory only"},
 			Risk:     "native memory grows with input (netty buffers, Python workers): a container may be killed for memory on a bigger run"}}, nil
 	}
-	return nil, []Kept{{"spark.executor.memoryOverhead", fmt.Sprintf("its %s fits the %s peak beyond the heap", fmtSize(cfg.ExecutorOverheadBytes), fmtSize(peak))}}
+	return nil, []Kept{{"spark.executor.memoryOverhead", fmt.Sprintf("its %s fits the %s peak beyond the heap", units.Bytes(cfg.ExecutorOverheadBytes), units.Bytes(peak))}}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/units"
 )
 
 // minSaving is the least predicted wall time a partition count change must
@@ -41,7 +42,7 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 	to := int(max(int64(cores), (most+target-1)/target))
 	to = (to + cores - 1) / cores * cores // whole waves
 	if to*2 > n && n*2 > to {
-		return nil, []Kept{{key, fmt.Sprintf("%d is within a factor 2 of %d (%s per partition, %d cores)", n, to, fmtSize(target), cores)}}
+		return nil, []Kept{{key, fmt.Sprintf("%d is within a factor 2 of %d (%s per partition, %d cores)", n, to, units.Bytes(target), cores)}}
 	}
 	var e Effect
 	var ids []int
@@ -56,7 +57,7 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 	}
 	e.Basis = "each stage's work (task time less per-task overhead) regrouped into the new task count, in waves of the cores, with the recorded per-task overhead and per-wave scheduling gap"
 	why := fmt.Sprintf("%d stages read at most %s of shuffle in %d tasks: %s per task against a %s target on %d cores",
-		len(stages), fmtSize(most), n, fmtSize(most/int64(n)), fmtSize(target), cores)
+		len(stages), units.Bytes(most), n, units.Bytes(most/int64(n)), units.Bytes(target), cores)
 	risk := "fewer, larger tasks: a skewed key weighs more on one task, and each needs more execution memory"
 	if to > n {
 		risk = "more, smaller tasks and shuffle files: more scheduling; pointless when the input is read in fewer partitions upstream"

@@ -75,4 +75,3 @@ func TestScenarioPlans(t *testing.T) {
 		}
 	}
 }
-

@@ -46,7 +46,7 @@ type Effect struct {
 	// MemoryGBHours is memory held beyond what the core time holds:
 	// a smaller or larger container over the executors' lifetimes.
 	MemoryGBHours float64 `json:"memoryGbHours"`
-	Basis  string `json:"basis"` // how it was estimated
+	Basis         string  `json:"basis"` // how it was estimated
 }
 
 // Plan is every change recommended for one attempt, most wall time saved
