@@ -22,6 +22,7 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/access"
+	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -51,6 +52,8 @@ type Config struct {
 	// Peers, when its shard is enabled and it lists URLs, makes this one
 	// of several instances sharing the event logs (peers.go).
 	Peers Peers
+	// Regression judges recurring jobs' runs (zero: regress.DefaultConfig).
+	Regression regress.Config
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
 	// when nil.
 	Exports ExportHealth
@@ -90,6 +93,7 @@ type Server struct {
 	// live admits one background analysis of a running log at a time, so
 	// the fleet views never wait for one and never take more than a core.
 	live chan struct{}
+	jobs jobCache // regression samples by log key (jobs.go)
 }
 
 // New returns a Server.
@@ -119,6 +123,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}", s.apiApp)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/report", s.apiReport)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/samples", s.apiSamples)
+	m.HandleFunc("GET /api/sparkdx/v1/jobs", s.apiJobs)
+	m.HandleFunc("GET /api/sparkdx/v1/jobs/{job}", s.apiJob)
 	m.HandleFunc("GET /api/sparkdx/v1/runs", s.apiRuns)
 	m.HandleFunc("GET /api/sparkdx/v1/runs/{run}", s.apiRun)
 	m.HandleFunc("GET /api/sparkdx/v1/findings", s.apiFindings)
