@@ -93,6 +93,7 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	writeStreaming(w, r, st)
 	writeMemory(w, r, st)
 	writeCost(w, in.Report.ResourceCost, st)
+	writeTuning(w, in.Report.Tuning, st)
 	writeLostExecutors(w, r, st)
 }
 

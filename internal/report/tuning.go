@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/tune"
 	"github.com/sparkdx/sparkdx/internal/units"
@@ -67,4 +69,18 @@ func TuningLines(p *tune.Plan) []string {
 		}
 	}
 	return out
+}
+
+// writeTuning prints the plan's changes in one line each: the full reasons
+// are sparkdx tune's.
+func writeTuning(w io.Writer, p *tune.Plan, st style) {
+	rows := tuningRows(p)
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Tuning"), st.dim(fmt.Sprintf("%d changes; sparkdx tune LOG says why", len(rows))))
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %s → %s  %s\n", r.Property, r.To, st.dim(strings.SplitN(r.Effect, ",", 2)[0]))
+	}
 }

@@ -83,6 +83,7 @@ func broadcastThreshold(in *input) ([]Change, []Kept) {
 	var small int64
 	var e Effect
 	var ids []int
+	per := map[int]int64{}
 	n := 0
 	for _, j := range in.shuffledJoins() {
 		if j.small <= 0 || j.small > maxBroadcast || j.small <= threshold || j.big < 4*j.small {
@@ -94,6 +95,7 @@ func broadcastThreshold(in *input) ([]Change, []Kept) {
 			if s := in.stage(id); s != nil {
 				e.WallMs -= s.DurationMs
 				e.CoreMs -= s.TaskTimeMs
+				per[id] -= s.DurationMs
 				ids = append(ids, id)
 			}
 		}
@@ -102,6 +104,7 @@ func broadcastThreshold(in *input) ([]Change, []Kept) {
 				w := s.ShuffleWriteTimeNs / 1e6
 				e.CoreMs -= w
 				e.WallMs -= w / int64(max(min(s.NumTasks, in.cores()), 1))
+				per[id] -= w / int64(max(min(s.NumTasks, in.cores()), 1))
 				ids = append(ids, id)
 			}
 		}
@@ -111,7 +114,7 @@ func broadcastThreshold(in *input) ([]Change, []Kept) {
 	}
 	to := max(roundUp(2*small, mib), 10*mib)
 	e.Basis = "the join stages go (the big side is joined where it is read, its shuffle write too); the hash probe that replaces the sort-merge is not counted"
-	return []Change{{Property: key, From: in.setting(key), To: fmtSize(to), Stages: ids, Effect: e,
+	return []Change{{Property: key, From: in.setting(key), To: fmtSize(to), Stages: ids, Effect: e, perStage: per,
 		Why: fmt.Sprintf("%d shuffled joins had a side of at most %s against a threshold of %s: a broadcast would skip the big side's shuffle and sort",
 			n, fmtSize(small), fmtThreshold(threshold)),
 		Evidence: map[string]any{"smallSideBytes": small, "thresholdBytes": threshold, "joins": n},
@@ -137,6 +140,7 @@ func skewJoin(in *input) ([]Change, []Kept) {
 	}
 	var e Effect
 	var ids []int
+	per := map[int]int64{}
 	var most int64 // the skewed tasks' largest read
 	for _, f := range in.rule("data-skew") {
 		for _, id := range f.StageIDs {
@@ -144,7 +148,9 @@ func skewJoin(in *input) ([]Change, []Kept) {
 			if s == nil || !joinStages[id] {
 				continue
 			}
-			e.WallMs -= max(s.Longest.DurationMs-s.TaskDurationMs.P50, 0)
+			w := max(s.Longest.DurationMs-s.TaskDurationMs.P50, 0)
+			e.WallMs -= w
+			per[id] -= w
 			ids = append(ids, id)
 			most = max(most, s.TaskBytes.Max)
 		}
@@ -159,10 +165,10 @@ func skewJoin(in *input) ([]Change, []Kept) {
 	switch {
 	case in.setting("spark.sql.adaptive.enabled") != "true":
 		return []Change{{Property: "spark.sql.adaptive.enabled", From: in.setting("spark.sql.adaptive.enabled"), To: "true",
-			Why: why + "; skew join handling needs AQE", Evidence: evidence, Effect: e, Stages: ids, Risk: risk}}, nil
+			Why: why + "; skew join handling needs AQE", Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}}, nil
 	case in.setting("spark.sql.adaptive.skewJoin.enabled") != "true":
 		return []Change{{Property: "spark.sql.adaptive.skewJoin.enabled", From: in.setting("spark.sql.adaptive.skewJoin.enabled"), To: "true",
-			Why: why, Evidence: evidence, Effect: e, Stages: ids, Risk: risk}}, nil
+			Why: why, Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}}, nil
 	}
 	const key = "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes"
 	current := analyze.ParseSize(in.setting(key), 1, 256*mib)
@@ -171,5 +177,5 @@ func skewJoin(in *input) ([]Change, []Kept) {
 		return nil, []Kept{{key, "AQE skew join is on and the skewed partitions are above its threshold: the skew is within a partition AQE cannot split"}}
 	}
 	return []Change{{Property: key, From: fmtSize(current), To: fmtSize(to), Why: why + fmt.Sprintf(", below AQE's %s skew threshold", fmtSize(current)),
-		Evidence: evidence, Effect: e, Stages: ids, Risk: risk}}, nil
+		Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}}, nil
 }

@@ -36,17 +36,20 @@ func spillMs(s *analyze.Stage) int64 {
 
 // spillEffect is the wall and core time saved when the spilling stages'
 // tasks get share (≤ 1) of the memory they lacked.
-func (in *input) spillEffect(stages []*analyze.Stage, share float64) (Effect, []int) {
+func (in *input) spillEffect(stages []*analyze.Stage, share float64) (Effect, []int, map[int]int64) {
 	var e Effect
 	var ids []int
+	per := map[int]int64{}
 	for _, s := range stages {
 		ms := int64(float64(spillMs(s)) * min(share, 1))
+		w := ms / int64(max(min(s.NumTasks, in.cores()), 1))
 		e.CoreMs -= ms
-		e.WallMs -= ms / int64(max(min(s.NumTasks, in.cores()), 1))
+		e.WallMs -= w
+		per[s.StageID] -= w
 		ids = append(ids, s.StageID)
 	}
 	e.Basis = "the spilling stages' run time outside CPU, fetch wait and GC (the spill files' I/O), ÷ the cores they ran on"
-	return e, ids
+	return e, ids, per
 }
 
 // memoryFraction raises spark.memory.fraction back to its default when a
@@ -64,12 +67,12 @@ func memoryFraction(in *input) ([]Change, []Kept) {
 	for _, s := range stages {
 		spilled += s.DiskSpilledBytes
 	}
-	e, ids := in.spillEffect(stages, 1)
+	e, ids, per := in.spillEffect(stages, 1)
 	return []Change{{Property: "spark.memory.fraction", From: in.setting("spark.memory.fraction"), To: "0.6",
 		Why: fmt.Sprintf("%d stages spilled %s to disk with %.2f of the heap for execution and storage (default 0.6)",
 			len(stages), units.Bytes(spilled), f),
 		Evidence: map[string]any{"spilledDiskBytes": spilled, "memoryFraction": f},
-		Effect:   e, Stages: ids,
+		Effect:   e, Stages: ids, perStage: per,
 		Risk: "less heap for user objects (UDFs, broadcast variables); an executor near its heap limit may run out of memory"}}, nil
 }
 
@@ -92,11 +95,11 @@ func executorMemory(in *input) ([]Change, []Kept) {
 		to := roundUp(reservedHeap+int64(float64(need)/f), 512*mib)
 		to = min(max(to, heap+512*mib), 2*heap) // at most double in one step
 		grown := float64(to-heap) / float64(max(to-reservedHeap, 1))
-		e, ids := in.spillEffect(stages, grown*2)
+		e, ids, per := in.spillEffect(stages, grown*2)
 		return []Change{{Property: "spark.executor.memory", From: from, To: fmtSize(to),
 			Why:      fmt.Sprintf("stages spilled to disk at memory fraction %.2f: a task lacked up to %s of execution memory", f, units.Bytes(need)),
 			Evidence: map[string]any{"executorMemoryBytes": heap, "neededPerExecutorBytes": need},
-			Effect:   e, Stages: ids,
+			Effect:   e, Stages: ids, perStage: per,
 			Risk: "each executor's container grows: fewer executors fit on a node, and the cluster manager may refuse or queue them"}}, nil
 	}
 	m := in.res.Memory

@@ -46,10 +46,12 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 	}
 	var e Effect
 	var ids []int
+	per := map[int]int64{}
 	for _, s := range stages {
 		w, c := regroup(s, to, cores)
 		e.WallMs += w
 		e.CoreMs += c
+		per[s.StageID] += w
 		ids = append(ids, s.StageID)
 	}
 	if -e.WallMs < minSavingMs {
@@ -62,7 +64,7 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 	if to > n {
 		risk = "more, smaller tasks and shuffle files: more scheduling; pointless when the input is read in fewer partitions upstream"
 	}
-	return []Change{{Property: key, From: strconv.Itoa(n), To: strconv.Itoa(to), Why: why, Effect: e, Stages: ids, Risk: risk,
+	return []Change{{Property: key, From: strconv.Itoa(n), To: strconv.Itoa(to), Why: why, Effect: e, Stages: ids, Risk: risk, perStage: per,
 		Evidence: map[string]any{"maxShuffleReadBytes": most, "targetBytes": target, "cores": cores, "stages": len(stages)}}}, nil
 }
 

@@ -37,6 +37,17 @@ type Change struct {
 	Risk   string     `json:"risk"`
 	// Stages are the stages whose recorded run the prediction rests on.
 	Stages []int `json:"stageIds"`
+	// perStage is the wall time the change saves per stage: two changes
+	// that act on one stage do not save its time twice (Recommend).
+	perStage map[int]int64
+}
+
+// onStage records a change's wall effect on one stage.
+func (c *Change) onStage(id int, wallMs int64) {
+	if c.perStage == nil {
+		c.perStage = map[int]int64{}
+	}
+	c.perStage[id] += wallMs
 }
 
 // Effect is a predicted change in milliseconds: negative saves time.
@@ -57,9 +68,10 @@ type Plan struct {
 	WallMs  int64    `json:"wallMs"`
 	CoreMs  int64    `json:"coreMs"`
 	Changes []Change `json:"changes"`
-	// Predicted is the sum of the changes' effects (each change's own
-	// prediction assumes the others are not made; their stages rarely
-	// overlap, and where they do the sum overstates the saving).
+	// Predicted is the changes' effects together: per stage the largest
+	// wall time one change saves there (two changes that act on one stage
+	// do not save its time twice), plus the effects on no stage; core
+	// time and memory add up.
 	Predicted Effect `json:"predicted"`
 	// Keep are the properties looked at and left alone, with why.
 	Keep []Kept `json:"keep"`
@@ -134,14 +146,35 @@ func Recommend(a *model.Attempt, res *analyze.Result, findings []diagnose.Findin
 			c.Saving.CoreHours, c.Saving.MemoryGBHours = -c.Saving.CoreHours, -c.Saving.MemoryGBHours
 		}
 		c.Saving.MemoryGBHours -= c.Effect.MemoryGBHours
-		p.Predicted.WallMs += c.Effect.WallMs
 		p.Predicted.CoreMs += c.Effect.CoreMs
+		p.Predicted.MemoryGBHours += c.Effect.MemoryGBHours
 	}
+	p.Predicted.WallMs = combinedWall(p.Changes)
 	p.Predicted.WallMs = max(p.Predicted.WallMs, -p.WallMs)
 	p.Predicted.CoreMs = max(p.Predicted.CoreMs, -p.CoreMs)
-	p.Predicted.Basis = "the sum of the changes' effects"
+	p.Predicted.Basis = "per stage the largest saving one change predicts there, plus the effects on no stage"
 	slices.SortStableFunc(p.Changes, func(x, y Change) int { return int(x.Effect.WallMs - y.Effect.WallMs) })
 	return p
+}
+
+// combinedWall is the wall effect of every change made together: per
+// stage the largest saving any change predicts there, plus each change's
+// effect outside its stages.
+func combinedWall(cs []Change) int64 {
+	best := map[int]int64{}
+	var rest int64
+	for _, c := range cs {
+		var staged int64
+		for id, w := range c.perStage {
+			best[id] = min(best[id], w)
+			staged += w
+		}
+		rest += c.Effect.WallMs - staged
+	}
+	for _, w := range best {
+		rest += w
+	}
+	return rest
 }
 
 // Price fills the savings' money at prices.

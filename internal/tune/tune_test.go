@@ -65,3 +65,25 @@ func TestConfOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCombinedWall checks that two changes acting on one stage do not
+// save its time twice, while changes on different stages and outside
+// stages add up.
+func TestCombinedWall(t *testing.T) {
+	spill := Change{Effect: Effect{WallMs: -48_000}, perStage: map[int]int64{3: -30_000, 5: -18_000}}
+	broadcast := Change{Effect: Effect{WallMs: -40_000}, perStage: map[int]int64{3: -40_000}}
+	count := Change{Effect: Effect{WallMs: -5_000}} // the what-if: no stage
+	for _, tc := range []struct {
+		name string
+		cs   []Change
+		want int64
+	}{
+		{"one change", []Change{spill}, -48_000},
+		{"overlapping on stage 3: the larger saving there", []Change{spill, broadcast}, -40_000 - 18_000},
+		{"and one on no stage", []Change{spill, broadcast, count}, -40_000 - 18_000 - 5_000},
+	} {
+		if got := combinedWall(tc.cs); got != tc.want {
+			t.Errorf("%s: got %d ms, want %d", tc.name, got, tc.want)
+		}
+	}
+}
