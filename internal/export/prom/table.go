@@ -123,6 +123,22 @@ func table() []metric {
 				}
 				return h * 3600
 			}},
+		{name: "spark_app_core_hours", typ: g, scope: scopeApp,
+			help: "Core-hours the application held: executors' cores over their lifetimes plus the driver's over the app (docs/cost.md).",
+			app: func(a *App) float64 {
+				if a.Cost == nil {
+					return math.NaN()
+				}
+				return a.Cost.Total.CoreHours
+			}},
+		{name: "spark_app_memory_gb_hours", typ: g, scope: scopeApp,
+			help: "Memory GB-hours (2^30 bytes) the application held: executors' containers over their lifetimes plus the driver's over the app (docs/cost.md).",
+			app: func(a *App) float64 {
+				if a.Cost == nil {
+					return math.NaN()
+				}
+				return a.Cost.Total.MemoryGBHours
+			}},
 		{name: "spark_executors", typ: g, scope: scopeApp,
 			help: "Executors the application had (the driver not counted).",
 			app: func(a *App) float64 {
