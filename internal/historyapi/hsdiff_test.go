@@ -130,6 +130,15 @@ func differential(t *testing.T, line sparktest.SparkLine, set logSet, tally map[
 			t.Fatal(err)
 		}
 	}
+	// The History Server replays an application when first asked for it,
+	// and an unfinished one's running tasks and alive executors run to
+	// that instant: sparkdx replays once the History Server is up, so
+	// that the two instants stay close on a loaded machine.
+	want, err := replay.LoadApps(context.Background(), dir, replay.Options{})
+	if err != nil {
+		t.Fatalf("sparkdx: %v", err)
+	}
+	hs := sparktest.StartHistoryServer(t, line, dir, len(want))
 	apps, err := replay.LoadApps(context.Background(), dir, replay.Options{})
 	if err != nil {
 		t.Fatalf("sparkdx: %v", err)
@@ -137,7 +146,6 @@ func differential(t *testing.T, line sparktest.SparkLine, set logSet, tally map[
 	api := New(apps)
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	hs := sparktest.StartHistoryServer(t, line, dir, len(apps))
 
 	for _, path := range hstest.Endpoints(t, hs.URL) {
 		kind := hstest.EndpointKind(path)
