@@ -116,7 +116,7 @@ func broadcastThreshold(in *input) ([]Change, []Kept) {
 	e.Basis = "the join stages go (the big side is joined where it is read, its shuffle write too); the hash probe that replaces the sort-merge is not counted"
 	return []Change{{Property: key, From: in.setting(key), To: fmtSize(to), Stages: ids, Effect: e, perStage: per,
 		Why: fmt.Sprintf("%d shuffled joins had a side of at most %s against a threshold of %s: a broadcast would skip the big side's shuffle and sort",
-			n, fmtSize(small), fmtThreshold(threshold)),
+			n, units.Bytes(small), fmtThreshold(threshold)),
 		Evidence: map[string]any{"smallSideBytes": small, "thresholdBytes": threshold, "joins": n},
 		Risk:     "the driver collects and every executor holds the small side: a side that grows past this run's size costs driver and executor memory (Spark estimates sizes from statistics, not from this run)"}}, nil
 }

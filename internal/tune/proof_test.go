@@ -180,7 +180,11 @@ func TestTuningOnRealSpark(t *testing.T) {
 			})
 		}
 	}
-	if *update {
+	recorded := 0
+	for _, ps := range rows {
+		recorded += len(ps)
+	}
+	if *update && recorded > 0 {
 		writeTable(t, rows)
 	}
 }
