@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -48,6 +49,8 @@ type App struct {
 	Findings                 []diagnose.Finding
 	// TaskDurations holds successful task attempts' durations by stage kind.
 	TaskDurations map[StageKind]*Histogram
+	// Cost is the core-hours and memory GB-hours the attempt held.
+	Cost *cost.Cost
 }
 
 // Running tells whether the attempt has not ended yet.
@@ -56,7 +59,7 @@ func (a *App) Running() bool { return !a.Result.Completed }
 // NewApp summarises one analyzed attempt for the collector.
 func NewApp(at *model.Attempt, r *analyze.Result, findings []diagnose.Finding) App {
 	app := App{Name: at.AppName, User: at.SparkUser, SparkVersion: at.SparkVersion, Result: r,
-		Findings: findings, TaskDurations: map[StageKind]*Histogram{KindCompute: {}, KindWrite: {}}}
+		Findings: findings, TaskDurations: map[StageKind]*Histogram{KindCompute: {}, KindWrite: {}}, Cost: cost.Of(at, r)}
 	kinds := make(map[[2]int]StageKind, len(r.Stages))
 	for i := range r.Stages {
 		kinds[[2]int{r.Stages[i].StageID, r.Stages[i].AttemptID}] = stageKind(&r.Stages[i])
