@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/server"
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -81,7 +81,7 @@ func checkFixture(t *testing.T, b *batch, n map[string]int, sink string) {
 	t.Helper()
 	t.Logf("%s lines by outcome: %v", sink, n)
 	md := b.metricsData()
-	samples := server.Samples(md)
+	samples := otlpin.Samples(md)
 	got := map[string]map[string]bool{}
 	for _, s := range samples {
 		if got[s.ExecutorID] == nil {
@@ -148,7 +148,7 @@ func TestHeapPoolsSumToHeap(t *testing.T) {
 		}
 	}
 	sums := map[string]float64{}
-	for _, s := range server.Samples(b.metricsData()) {
+	for _, s := range otlpin.Samples(b.metricsData()) {
 		if s.Metric == "jvm.memory.used{heap}" {
 			sums[s.ExecutorID] = s.Value
 		}
