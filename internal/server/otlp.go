@@ -89,6 +89,7 @@ const (
 	metricOldLimit   = "jvm.memory.limit{old}"
 	metricMajorGCs   = "jvm.gc.count{major}"
 	metricGCDuration = "jvm.gc.duration"
+	metricClasses    = "jvm.class.count"
 )
 
 // derived names the extra series a point also counts in, if any.
