@@ -28,6 +28,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/exports"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/peers"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/shard"
 	"github.com/sparkdx/sparkdx/internal/sinks"
@@ -111,16 +112,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return usageErr("--shard: %v", err)
 	}
-	peers := server.Peers{Shard: sp, Timeout: *peerTimeout, Proxy: *peerProxy}
+	fleetPeers := peers.Config{Shard: sp, Timeout: *peerTimeout, Proxy: *peerProxy}
 	if *peersFlag != "" {
 		if !sp.Enabled() {
 			return usageErr("--peers needs --shard I/N with N > 1")
 		}
 		for _, u := range strings.Split(*peersFlag, ",") {
-			peers.URLs = append(peers.URLs, strings.TrimSpace(u))
+			fleetPeers.URLs = append(fleetPeers.URLs, strings.TrimSpace(u))
 		}
 	}
-	if err := peers.Validate(); err != nil {
+	if err := fleetPeers.Validate(); err != nil {
 		return usageErr("--peers: %v", err)
 	}
 	if sp.Index != 0 && !flagGiven(fs, "delta-maintain-every") {
@@ -139,7 +140,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 	}
 	allowed := splitList(*allowedHosts)
-	for _, u := range peers.URLs { // peers ask each other by these names
+	for _, u := range fleetPeers.URLs { // peers ask each other by these names
 		if pu, err := url.Parse(u); err == nil {
 			allowed = append(allowed, pu.Host)
 		}
@@ -204,7 +205,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	limits := server.DefaultHTTPLimits()
 	app = server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Hosts: hosts, Logger: logger,
-		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: peers,
+		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: fleetPeers,
 		Collectors: collectors})
 	srv := server.HTTPServer(app, limits)
 	ln = server.LimitListener(ln, limits.MaxConns)

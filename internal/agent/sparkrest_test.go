@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/server"
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 )
 
@@ -235,7 +235,7 @@ func TestSparkRESTFixture(t *testing.T) {
 	defer peer.mu.Unlock()
 	samples := map[string]float64{}
 	for _, req := range peer.reqs {
-		for _, smp := range server.Samples(&metricspb.MetricsData{ResourceMetrics: req.ResourceMetrics}) {
+		for _, smp := range otlpin.Samples(&metricspb.MetricsData{ResourceMetrics: req.ResourceMetrics}) {
 			if smp.AppID == app {
 				samples[smp.ExecutorID+" "+smp.Metric] = smp.Value
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -62,15 +63,15 @@ func AgentData(samples []store.Sample) *diagnose.AgentData {
 			byTime[x.Time] = p
 		}
 		switch x.Metric {
-		case metricGCDuration:
+		case otlpin.MetricGCDuration:
 			p.gcSeconds, p.has[0] = x.Value, true
-		case metricMajorGCs:
+		case otlpin.MetricMajorGCs:
 			p.major, p.has[1] = x.Value, true
-		case metricOldUsed:
+		case otlpin.MetricOldUsed:
 			p.oldUsed, p.has[2] = x.Value, true
-		case metricOldLimit:
+		case otlpin.MetricOldLimit:
 			p.oldLimit, p.has[3] = x.Value, true
-		case metricClasses:
+		case otlpin.MetricClasses:
 			p.classes, p.has[4] = x.Value, true
 		}
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -82,10 +84,10 @@ func pushDriver(t *testing.T, url, app string, t0 time.Time, s driverSeries) {
 }
 
 type reportFindings struct {
-	Findings []Finding `json:"findings"`
+	Findings []fleet.Finding `json:"findings"`
 }
 
-func findingOf(t *testing.T, ts *testServer, app, rule string) (Finding, bool) {
+func findingOf(t *testing.T, ts *testServer, app, rule string) (fleet.Finding, bool) {
 	t.Helper()
 	var r reportFindings
 	ts.getJSON(t, "/api/sparkdx/v1/apps/"+app+"/report", &r)
@@ -94,7 +96,7 @@ func findingOf(t *testing.T, ts *testServer, app, rule string) (Finding, bool) {
 			return f, true
 		}
 	}
-	return Finding{}, false
+	return fleet.Finding{}, false
 }
 
 // A driver the agent saw degrading gives driver-degradation in the report
@@ -198,26 +200,26 @@ func TestAgentData(t *testing.T) {
 		wantClasses []int64
 	}{
 		{name: "none", wantNil: true},
-		{name: "one time", samples: []store.Sample{sample(metricGCDuration, 0, 1)}, wantNil: true},
+		{name: "one time", samples: []store.Sample{sample(otlpin.MetricGCDuration, 0, 1)}, wantNil: true},
 		{name: "other metrics only", samples: []store.Sample{sample("jvm.thread.count", 0, 1), sample("jvm.thread.count", 1, 2)}, wantNil: true},
 		{name: "full GC when the major count grows",
 			samples: []store.Sample{
-				sample(metricGCDuration, 0, 1), sample(metricMajorGCs, 0, 3), sample(metricOldUsed, 0, 500), sample(metricOldLimit, 0, limit),
-				sample(metricGCDuration, 1, 1.5), sample(metricMajorGCs, 1, 3), sample(metricOldUsed, 1, 600), sample(metricOldLimit, 1, limit),
-				sample(metricGCDuration, 2, 4), sample(metricMajorGCs, 2, 5), sample(metricOldUsed, 2, 900), sample(metricOldLimit, 2, limit),
+				sample(otlpin.MetricGCDuration, 0, 1), sample(otlpin.MetricMajorGCs, 0, 3), sample(otlpin.MetricOldUsed, 0, 500), sample(otlpin.MetricOldLimit, 0, limit),
+				sample(otlpin.MetricGCDuration, 1, 1.5), sample(otlpin.MetricMajorGCs, 1, 3), sample(otlpin.MetricOldUsed, 1, 600), sample(otlpin.MetricOldLimit, 1, limit),
+				sample(otlpin.MetricGCDuration, 2, 4), sample(otlpin.MetricMajorGCs, 2, 5), sample(otlpin.MetricOldUsed, 2, 900), sample(otlpin.MetricOldLimit, 2, limit),
 			},
 			wantFull: []bool{false, false, true}, wantGCMs: []int64{1000, 1500, 4000}, wantOld: []int64{500, 600, 900}},
 		{name: "a missing metric keeps its value",
 			samples: []store.Sample{
-				sample(metricGCDuration, 5, 2), sample(metricOldUsed, 5, 700),
-				sample(metricGCDuration, 6, 3),
+				sample(otlpin.MetricGCDuration, 5, 2), sample(otlpin.MetricOldUsed, 5, 700),
+				sample(otlpin.MetricGCDuration, 6, 3),
 			},
 			wantFull: []bool{false, false}, wantGCMs: []int64{2000, 3000}, wantOld: []int64{700, 700}},
 		{name: "classes held",
 			samples: []store.Sample{
-				sample(metricClasses, 0, 15000), sample(metricGCDuration, 0, 1),
-				sample(metricGCDuration, 1, 2),
-				sample(metricClasses, 2, 21000),
+				sample(otlpin.MetricClasses, 0, 15000), sample(otlpin.MetricGCDuration, 0, 1),
+				sample(otlpin.MetricGCDuration, 1, 2),
+				sample(otlpin.MetricClasses, 2, 21000),
 			},
 			wantFull: []bool{false, false, false}, wantGCMs: []int64{1000, 2000, 2000}, wantOld: []int64{0, 0, 0},
 			wantClasses: []int64{15000, 15000, 21000}},
@@ -275,7 +277,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		for _, m := range []struct {
 			name string
 			v    float64
-		}{{metricGCDuration, float64(i) / 10}, {metricMajorGCs, float64(i / 100)}, {metricOldUsed, 0.97 * (4 << 30)}, {metricOldLimit, 4 << 30}} {
+		}{{otlpin.MetricGCDuration, float64(i) / 10}, {otlpin.MetricMajorGCs, float64(i / 100)}, {otlpin.MetricOldUsed, 0.97 * (4 << 30)}, {otlpin.MetricOldLimit, 4 << 30}} {
 			xs = append(xs, store.Sample{AppID: a.AppID, ExecutorID: "driver", Metric: m.name, Time: ms, Value: m.v})
 		}
 	}

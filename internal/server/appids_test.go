@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -46,7 +47,7 @@ func TestDuplicateAppIDs(t *testing.T) {
 		Name string `json:"name"`
 	}
 	ts.getJSON(t, "/api/v1/applications", &hs)
-	var fleet []AppSummary
+	var fleet []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &fleet)
 	if len(hs) != 1 || hs[0].Name != "Spark shell, again" || len(fleet) != 1 || fleet[0].Name != "Spark shell, again" {
 		t.Errorf("History Server list %+v, fleet %d apps: want one, the log changed last", hs, len(fleet))

@@ -1,93 +1,26 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"net/url"
-	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
-
-// Finding is the part of a report finding the fleet views use.
-type Finding struct {
-	Rule        string          `json:"rule"`
-	Severity    string          `json:"severity"`
-	Title       string          `json:"title"`
-	Detail      string          `json:"detail,omitempty"`
-	Recipe      string          `json:"recipe,omitempty"`
-	StageIDs    []int           `json:"stageIds,omitempty"`
-	ExecutorIDs []string        `json:"executorIds,omitempty"`
-	Evidence    json.RawMessage `json:"evidence,omitempty"`
-	// Cost and Parts are the report's: what the problem cost, and the
-	// stages or executors a folded finding covers.
-	Cost  *diagnose.Cost  `json:"cost,omitempty"`
-	Parts []diagnose.Part `json:"parts,omitempty"`
-}
-
-// CostText says the cost the way every report does; "" when unknown.
-func (f Finding) CostText() string { return f.Cost.String() }
-
-// SQLID is the SQL query a finding names in its evidence (sqlId), or nil.
-func (f Finding) SQLID() *int64 {
-	var e struct {
-		SQLID *int64 `json:"sqlId"`
-	}
-	if len(f.Evidence) == 0 || json.Unmarshal(f.Evidence, &e) != nil {
-		return nil
-	}
-	return e.SQLID
-}
-
-// AppSummary is one application attempt as the fleet views show it.
-type AppSummary struct {
-	ID         string           `json:"id"`
-	AttemptID  string           `json:"attemptId,omitempty"`
-	Name       string           `json:"name"`
-	User       string           `json:"user"`
-	Status     string           `json:"status"` // running | completed | incomplete
-	StartTime  int64            `json:"startTime"`
-	EndTime    int64            `json:"endTime"` // -1 while running
-	DurationMs int64            `json:"durationMs"`
-	Tags       []string         `json:"tags"`
-	Run        *store.Run       `json:"run,omitempty"`
-	Stages     int              `json:"stages"`
-	Tasks      int              `json:"tasks"`
-	Events     int64            `json:"events"`
-	Phases     map[string]int64 `json:"phases,omitempty"`
-	Findings   []Finding        `json:"findings"`
-	Worst      *Finding         `json:"worstFinding"`
-	// Outcome is the report's outcome (reportv1.Outcome): whether a job
-	// failed, which, and what failed it; nil before the first analysis.
-	Outcome *reportv1.Outcome `json:"outcome,omitempty"`
-	Log     string            `json:"log"`
-	// LastUpdated is when the log last changed (epoch ms).
-	LastUpdated int64 `json:"lastUpdated"`
-	key         string
-	search      string // name and id in lower case, what ?q= searches
-	// fileMod is the log file's own modification time (epoch ms; 0 when
-	// unknown): what says a log still being written is live.
-	fileMod int64
-}
 
 // cachedSummary is the report-derived part of a log's summary.
 type cachedSummary struct {
 	modTime  int64
 	phases   map[string]int64
-	findings []Finding
+	findings []fleet.Finding
 	outcome  *reportv1.Outcome
 
 	live       bool      // analysed while running
@@ -98,8 +31,6 @@ type cachedSummary struct {
 // liveEvery bounds how often a running application is analysed again for
 // the fleet views, however fast its log grows.
 const liveEvery = 5 * time.Second
-
-var severityRank = map[string]int{"info": 1, "warning": 2, "critical": 3}
 
 func statusOf(r store.LogRecord) string {
 	switch {
@@ -118,14 +49,14 @@ type summaryList struct {
 	version uint64
 	built   time.Time
 	running bool
-	apps    []AppSummary
+	apps    []fleet.AppSummary
 }
 
 // summaries returns every application attempt known, newest start first.
 // The list is shared by the requests of one ingest version (callers must
 // not change it); while an application runs it is built again once it is
 // a second old, so that running durations keep up with the clock.
-func (s *Server) summaries() []AppSummary { return s.summaryList().apps }
+func (s *Server) summaries() []fleet.AppSummary { return s.summaryList().apps }
 
 // summaryList is summaries() with when and for which ingest version it
 // was built.
@@ -149,26 +80,26 @@ func (s *Server) summaryList() summaryList {
 }
 
 // buildSummaries makes summaries' list from ingest's records.
-func (s *Server) buildSummaries() []AppSummary {
+func (s *Server) buildSummaries() []fleet.AppSummary {
 	recs := s.cfg.Ingest.Records()
 	now := s.cfg.Now().UnixMilli()
-	out := make([]AppSummary, 0, len(recs))
+	out := make([]fleet.AppSummary, 0, len(recs))
 	for _, r := range recs {
 		if r.AppID == "" {
 			continue
 		}
-		a := AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
+		a := fleet.AppSummary{ID: r.AppID, AttemptID: r.AttemptID, Name: r.AppName, User: r.User, Status: statusOf(r),
 			StartTime: r.StartTime, EndTime: r.EndTime, Tags: r.Tags, Run: r.Run, Stages: r.Stages, Tasks: r.Tasks,
-			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, key: r.Key, fileMod: r.ModTime / 1e6, Findings: []Finding{},
-			search: strings.ToLower(r.AppName + "\x00" + r.AppID)}
+			Events: r.Events, Log: r.Name, LastUpdated: r.LastUpdated, Findings: []fleet.Finding{}}
+		a.SetIndex(r.Key, r.ModTime/1e6)
 		if a.Tags == nil {
 			a.Tags = []string{}
 		}
 		switch {
 		case r.Completed:
 			a.DurationMs = r.EndTime - r.StartTime
-		case r.StartTime > 0 && a.Status == "running" && a.fileMod > 0 &&
-			now-a.fileMod <= pipeline.LiveWithin.Milliseconds() &&
+		case r.StartTime > 0 && a.Status == "running" && a.FileMod() > 0 &&
+			now-a.FileMod() <= pipeline.LiveWithin.Milliseconds() &&
 			now-r.LastEvent <= pipeline.LiveWithin.Milliseconds():
 			// As pipeline.LiveNow, by the file's own time (LastUpdated
 			// may be an event's): an old log copied today, or one not
@@ -192,7 +123,7 @@ func (s *Server) buildSummaries() []AppSummary {
 			a.Phases, a.Findings, a.Outcome = c.phases, c.findings, c.outcome
 		}
 		for i := range a.Findings {
-			if a.Worst == nil || severityRank[a.Findings[i].Severity] > severityRank[a.Worst.Severity] {
+			if a.Worst == nil || fleet.SeverityRank(a.Findings[i].Severity) > fleet.SeverityRank(a.Worst.Severity) {
 				a.Worst = &a.Findings[i]
 			}
 		}
@@ -213,7 +144,7 @@ func (s *Server) buildSummaries() []AppSummary {
 		if out[i].StartTime != out[j].StartTime {
 			return out[i].StartTime > out[j].StartTime
 		}
-		return out[i].key > out[j].key
+		return out[i].Key() > out[j].Key()
 	})
 	return out
 }
@@ -249,7 +180,7 @@ func (s *Server) liveSummary(r store.LogRecord) cachedSummary {
 	defer s.sumMu.Unlock()
 	c, ok := s.sums[r.Key]
 	if !ok || !c.live {
-		c = cachedSummary{live: true, findings: []Finding{}}
+		c = cachedSummary{live: true, findings: []fleet.Finding{}}
 		s.sums[r.Key] = c
 	}
 	if !c.refreshing && now.Sub(c.analysed) >= liveEvery {
@@ -286,180 +217,21 @@ func (s *Server) refreshLive(key string) {
 
 // summaryOf reads the phases and findings of a sparkdx.report/v1
 // document; reports without them (or none) give no findings.
-func summaryOf(b []byte) (map[string]int64, []Finding, *reportv1.Outcome) {
+func summaryOf(b []byte) (map[string]int64, []fleet.Finding, *reportv1.Outcome) {
 	var rep struct {
 		Phases   map[string]int64  `json:"phases"`
-		Findings []Finding         `json:"findings"`
+		Findings []fleet.Finding   `json:"findings"`
 		Outcome  *reportv1.Outcome `json:"outcome"`
 	}
 	if b == nil || json.Unmarshal(b, &rep) != nil || rep.Findings == nil {
-		return rep.Phases, []Finding{}, rep.Outcome
+		return rep.Phases, []fleet.Finding{}, rep.Outcome
 	}
 	return rep.Phases, rep.Findings, rep.Outcome
 }
 
-// Badge is the status an application's badge shows: "failed" when a job
-// failed (Spark's status aside: an application whose job failed still
-// completes), "stopped" when the SparkContext stopped with jobs running,
-// else its status (running, completed, incomplete).
-func (a AppSummary) Badge() string {
-	if a.Outcome != nil && a.Status != "running" {
-		switch a.Outcome.Status {
-		case "failed", "stopped":
-			return a.Outcome.Status
-		}
-	}
-	return a.Status
-}
-
-// BadgeTitle says which jobs failed, for the badge's tooltip.
-func (a AppSummary) BadgeTitle() string {
-	if a.Outcome == nil {
-		return ""
-	}
-	return a.Outcome.Summary
-}
-
-// appOrders are the ?sort= keys of the application lists.
-var appOrders = map[string]func(a, b *AppSummary) int{
-	"start":    func(a, b *AppSummary) int { return cmp.Compare(a.StartTime, b.StartTime) },
-	"duration": func(a, b *AppSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
-	"name":     func(a, b *AppSummary) int { return strings.Compare(a.Name, b.Name) },
-	"user":     func(a, b *AppSummary) int { return strings.Compare(a.User, b.User) },
-	"stages":   func(a, b *AppSummary) int { return cmp.Compare(a.Stages, b.Stages) },
-	"tasks":    func(a, b *AppSummary) int { return cmp.Compare(a.Tasks, b.Tasks) },
-	"severity": func(a, b *AppSummary) int { return cmp.Compare(worstRank(a), worstRank(b)) },
-}
-
-func worstRank(a *AppSummary) int {
-	if a.Worst == nil {
-		return 0
-	}
-	return severityRank[a.Worst.Severity]
-}
-
-// appList is the application attempts of all a list asks for: filtered (see
-// filter), sorted by ?sort= (default newest first) and cut at
-// ?offset=/?length= (length defaults to defLength; 0: all).
-func appList(all []AppSummary, q url.Values, defLength int) ([]*AppSummary, listing, error) {
-	l, err := parseListing(q, slices.Sorted(maps.Keys(appOrders)), "-start")
-	if err != nil {
-		return nil, l, err
-	}
-	if q.Get("length") == "" {
-		l.Length = defLength
-	}
-	apps, err := filter(all, q)
-	if err != nil {
-		return nil, l, err
-	}
-	apps = page(apps, &l, appOrders, func(a *AppSummary) string { return a.key })
-	if apps == nil {
-		apps = []*AppSummary{}
-	}
-	return apps, l, nil
-}
-
-// filter keeps the summaries a query asks for: user, status, rule, tag,
-// run (run id), q (name or id substring), from/to (start time, epoch ms or
-// YYYY-MM-DD).
-func filter(apps []AppSummary, q url.Values) ([]*AppSummary, error) {
-	from, err := timeParam(q.Get("from"))
-	if err != nil {
-		return nil, err
-	}
-	to, err := timeParam(q.Get("to"))
-	if err != nil {
-		return nil, err
-	}
-	status := q.Get("status")
-	switch status {
-	case "", "running", "completed", "incomplete":
-	default:
-		return nil, errors.New("unknown status: " + status)
-	}
-	user, rule, tag, run, sub := q.Get("user"), q.Get("rule"), q.Get("tag"), q.Get("run"), strings.ToLower(q.Get("q"))
-	var out []*AppSummary
-	for i := range apps {
-		a := &apps[i]
-		if user != "" && a.User != user {
-			continue
-		}
-		if status != "" && a.Status != status {
-			continue
-		}
-		if rule != "" && !hasRule(a.Findings, rule) {
-			continue
-		}
-		if tag != "" && !contains(a.Tags, tag) {
-			continue
-		}
-		if run != "" && (a.Run == nil || a.Run.ID != run) {
-			continue
-		}
-		if sub != "" && !strings.Contains(a.search, sub) {
-			continue
-		}
-		if from > 0 && a.StartTime < from || to > 0 && a.StartTime >= to {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-func hasRule(fs []Finding, rule string) bool {
-	for _, f := range fs {
-		if f.Rule == rule {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func timeParam(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
-	}
-	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UnixMilli(), nil
-		}
-	}
-	return 0, errors.New("bad time: " + s + " (want epoch ms or YYYY-MM-DD)")
-}
-
 // attemptsOf returns the summaries of one application, newest first.
-func (s *Server) attemptsOf(appID string) []AppSummary {
-	var out []AppSummary
-	for _, a := range s.summaries() {
-		if a.ID == appID {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// pick chooses an attempt of an application ("" = newest).
-func pick(atts []AppSummary, attemptID string) (AppSummary, bool) {
-	for _, a := range atts {
-		if attemptID == "" || a.AttemptID == attemptID {
-			return a, true
-		}
-	}
-	return AppSummary{}, false
+func (s *Server) attemptsOf(appID string) []fleet.AppSummary {
+	return fleet.AttemptsOf(s.summaries(), appID)
 }
 
 // skeletonApps are the applications of index records: enough for the

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/server/web"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -124,20 +124,20 @@ func TestStoredPageMatchesModel(t *testing.T) {
 	ts.waitIdle(t)
 	n := 0
 	for _, sum := range ts.srv.summaries() {
-		stored, err := ts.in.View(sum.key, "page")
+		stored, err := ts.in.View(sum.Key(), "page")
 		if err != nil {
-			t.Errorf("%s: no stored page: %v", sum.key, err)
+			t.Errorf("%s: no stored page: %v", sum.Key(), err)
 			continue
 		}
-		a, release, err := ts.in.Attempt(context.Background(), sum.key)
+		a, release, err := ts.in.Attempt(context.Background(), sum.Key())
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := recordOf(ts, sum.key)
-		want, _ := json.Marshal(buildAppView(a, analyze.Analyze(a), false, rec.LastUpdated))
+		rec := recordOf(ts, sum.Key())
+		want, _ := web.StoredView(a, analyze.Analyze(a), rec.LastUpdated)
 		release()
 		if string(stored) != string(want) {
-			t.Errorf("%s: stored page data differs from the model's:\ngot  %.200s\nwant %.200s", sum.key, stored, want)
+			t.Errorf("%s: stored page data differs from the model's:\ngot  %.200s\nwant %.200s", sum.Key(), stored, want)
 		}
 		n++
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/replay"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -35,7 +36,7 @@ func TestIncompleteAppDurationIsToLastEvent(t *testing.T) {
 	}
 	ts := startServer(t, t.TempDir(), "", dir)
 	ts.waitIdle(t)
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 	if len(apps) != 1 {
 		t.Fatalf("got %d apps, want 1", len(apps))

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
+	"github.com/sparkdx/sparkdx/internal/server/web"
+
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -18,15 +21,15 @@ import (
 func TestAppsListing(t *testing.T) {
 	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
 	ts.waitIdle(t)
-	var all []AppSummary
+	var all []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &all)
 	if len(all) < 15 {
 		t.Fatalf("%d apps, want the shared logs'", len(all))
 	}
 	for _, order := range []string{"-start", "start", "-duration", "name", "-tasks", "-severity", "user"} {
-		var pages []AppSummary
+		var pages []fleet.AppSummary
 		for off := 0; off < len(all)+4; off += 4 {
-			var p []AppSummary
+			var p []fleet.AppSummary
 			path := "/api/sparkdx/v1/apps?sort=" + order + "&length=4&offset=" + strconv.Itoa(off)
 			resp, err := http.Get(ts.url + path)
 			if err != nil {
@@ -55,7 +58,7 @@ func TestAppsListing(t *testing.T) {
 			if i == 0 {
 				continue
 			}
-			c := appOrders[strings.TrimPrefix(order, "-")](&pages[i-1], &pages[i])
+			c := fleet.AppOrder(strings.TrimPrefix(order, "-"))(&pages[i-1], &pages[i])
 			if strings.HasPrefix(order, "-") {
 				c = -c
 			}
@@ -64,7 +67,7 @@ func TestAppsListing(t *testing.T) {
 			}
 		}
 	}
-	var failed []AppSummary
+	var failed []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps?status=incomplete&sort=-duration", &failed)
 	for _, a := range failed {
 		if a.Status != "incomplete" {
@@ -88,7 +91,7 @@ func TestAppsListing(t *testing.T) {
 		t.Errorf("fleet page does not say which of the %d applications it shows", len(all))
 	}
 	_, body = ts.get(t, strings.ReplaceAll(string(next[1]), "&amp;", "&"))
-	var second []AppSummary
+	var second []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps?sort=name&length=5&offset=5", &second)
 	rows := regexp.MustCompile(`<tr data-app="([^"]+)"`).FindAllSubmatch(body, -1)
 	if len(rows) != len(second) {
@@ -108,7 +111,7 @@ func TestAppsListing(t *testing.T) {
 	}
 	var want []string
 	for _, a := range all {
-		if !slices.Contains(want, a.ID) && len(want) < compareOffered {
+		if !slices.Contains(want, a.ID) && len(want) < web.CompareOffered {
 			want = append(want, a.ID)
 		}
 	}
@@ -118,7 +121,7 @@ func TestAppsListing(t *testing.T) {
 	if !strings.Contains(string(body), `name="a" list="app-ids" value="`+all[0].ID+`"`) {
 		t.Errorf("compare page does not keep the id asked for")
 	}
-	if _, body = ts.get(t, "/"); len(regexp.MustCompile(`<tr data-app=`).FindAll(body, -1)) != min(len(all), fleetPageLength) {
-		t.Errorf("the fleet page lists more than its %d rows", fleetPageLength)
+	if _, body = ts.get(t, "/"); len(regexp.MustCompile(`<tr data-app=`).FindAll(body, -1)) != min(len(all), web.FleetPageLength) {
+		t.Errorf("the fleet page lists more than its %d rows", web.FleetPageLength)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 )
 
 // TestLiveResourceWait: an application on a cluster that has waited 400 s
@@ -50,7 +52,7 @@ func TestLiveResourceWait(t *testing.T) {
 	if first < 399 || first > 460 {
 		t.Errorf("resource wait %.0f s, want the 400 s waited so far", first)
 	}
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 	if len(apps) != 1 || apps[0].Status != "running" || apps[0].DurationMs < 399_000 {
 		t.Errorf("fleet list: %+v; want one running app of 400 s or more", apps)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -228,30 +227,12 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 			return nil, err
 		}
 	}
-	if err := errors.Join(reg.Register(otlpDropped("unknown_app", &s.otlp.unknownApp)), reg.Register(otlpDropped("series_limit", &s.otlp.seriesLimit)),
-		reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparkdx_serve_otlp_pending_apps",
-			Help: "Applications serve has not indexed whose agents' OTLP points it keeps (at most 64 at once, each for an hour)."},
-			func() float64 { return float64(s.otlp.pendingApps()) }))); err != nil {
-		return nil, err
-	}
-	if s.cfg.Peers.Shard.Enabled() {
-		other := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_other_shard_total",
-			Help: "Agents' OTLP metric points dropped as another serve instance's (--shard): its owner keeps them."},
-			func() float64 { return float64(s.otlpOtherShard.Load()) })
-		if err := reg.Register(other); err != nil {
+	for _, c := range s.otlp.Collectors() {
+		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
 	}
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), nil
-}
-
-// otlpDropped counts the agents' OTLP points dropped for one reason:
-// unknown_app (past the pending applications' bound) or series_limit (an
-// application's series past maxSeriesPerApp).
-func otlpDropped(reason string, n *atomic.Int64) prometheus.Collector {
-	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sparkdx_serve_otlp_points_dropped_total",
-		Help:        "Agents' OTLP metric points dropped by serve's bounds, by reason (docs/security.md).",
-		ConstLabels: prometheus.Labels{"reason": reason}}, func() float64 { return float64(n.Load()) })
 }
 
 // registerWriteMetrics counts the failed writes of the store and of the

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -76,9 +77,9 @@ func TestMetricsFinishedBound(t *testing.T) {
 		sc.MetricsMaxFinished = 3
 	})
 	ts.waitIdle(t)
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps?sort=-start", &apps)
-	slices.SortStableFunc(apps, func(a, b AppSummary) int { return cmp.Compare(b.EndTime, a.EndTime) })
+	slices.SortStableFunc(apps, func(a, b fleet.AppSummary) int { return cmp.Compare(b.EndTime, a.EndTime) })
 	want := map[string]bool{}
 	for _, a := range apps[:3] {
 		want[a.ID] = true

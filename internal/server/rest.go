@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,10 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/pagecache"
+	"github.com/sparkdx/sparkdx/internal/server/peers"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -26,20 +30,20 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 	if len(seg) < 2 || seg[0] != "applications" {
 		// The application list and /version come from the index (and
 		// the peers'): cache them until it changes.
-		var f fleet
+		var f fleet.View
 		if seg[0] == "applications" {
 			// The peers are asked for the list only: /version answers
 			// readiness probes, which must not wait for them.
 			f = s.fleetApps(r.Context())
-			markDown(w, f.down)
+			fleet.MarkDown(w, f.Down)
 		}
-		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.gen, 10)+"|"+r.URL.Path+"?"+paramKey(r.URL.Query(), historyListParams...)
-		if body, _, ok := s.cache.get(ckey, version, fleetTTL); ok && r.Method == http.MethodGet {
+		version, ckey := s.cfg.Ingest.Version(), "api1|"+strconv.FormatUint(f.Gen, 10)+"|"+r.URL.Path+"?"+pagecache.ParamKey(r.URL.Query(), pagecache.HistoryListParams...)
+		if body, _, ok := s.cache.Get(ckey, version, pagecache.FleetTTL); ok && r.Method == http.MethodGet {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write(body)
 			return
 		}
-		api := historyapi.New(skeletonApps(append(s.cfg.Ingest.Records(), f.records...)))
+		api := historyapi.New(skeletonApps(append(s.cfg.Ingest.Records(), f.Records...)))
 		api.Now = now
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			api.ServeHTTP(w, r) // its method error
@@ -51,7 +55,7 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body := historyapi.Marshal(v)
-		s.cache.put(ckey, version, body, "")
+		s.cache.Put(ckey, version, body, "")
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 		return
@@ -84,17 +88,17 @@ func (s *Server) historyAPI(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 	f := s.fleetApps(r.Context())
-	markDown(w, f.down)
+	fleet.MarkDown(w, f.Down)
 	// Cached as the History Server list is: an unpaged list of a fleet of
 	// 100,000 applications takes a second to encode.
-	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.gen, 10)+"|"+paramKey(r.URL.Query(), appListParams...)
-	if body, total, ok := s.cache.get(ckey, version, fleetTTL); ok {
+	version, ckey := s.cfg.Ingest.Version(), "apps|"+strconv.FormatUint(f.Gen, 10)+"|"+pagecache.ParamKey(r.URL.Query(), pagecache.AppListParams...)
+	if body, total, ok := s.cache.Get(ckey, version, pagecache.FleetTTL); ok {
 		w.Header().Set("X-Total-Count", total)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 		return
 	}
-	apps, l, err := appList(f.apps, r.URL.Query(), 0)
+	apps, l, err := fleet.AppList(f.Apps, r.URL.Query(), 0)
 	if err != nil {
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return
@@ -106,7 +110,7 @@ func (s *Server) apiApps(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body = append(body, '\n') // as writeJSON's encoder ends it
-	s.cache.put(ckey, version, body, total)
+	s.cache.Put(ckey, version, body, total)
 	w.Header().Set("X-Total-Count", total)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(body)
@@ -123,11 +127,11 @@ func (s *Server) apiApp(w http.ResponseWriter, r *http.Request) {
 
 // report returns the sparkdx.report/v1 JSON of an application attempt.
 func (s *Server) report(r *http.Request, appID, attemptID string) ([]byte, int, error) {
-	a, ok := pick(s.attemptsOf(appID), attemptID)
+	a, ok := fleet.Pick(s.attemptsOf(appID), attemptID)
 	if !ok {
 		return nil, http.StatusNotFound, errors.New("unknown app: " + appID)
 	}
-	b, err := s.cfg.Ingest.Report(r.Context(), a.key)
+	b, err := s.cfg.Ingest.Report(r.Context(), a.Key())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, http.StatusNotFound, errors.New("no report for " + appID)
 	}
@@ -164,33 +168,25 @@ func (s *Server) apiSamples(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, xs)
 }
 
-// FleetFinding is one finding of one application.
-type FleetFinding struct {
-	AppID     string `json:"appId"`
-	AttemptID string `json:"attemptId,omitempty"`
-	AppName   string `json:"appName"`
-	Finding
-}
-
 func (s *Server) apiFindings(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := s.fleetApps(r.Context())
-	markDown(w, f.down)
-	apps, err := filter(f.apps, q)
+	fleet.MarkDown(w, f.Down)
+	apps, err := fleet.Filter(f.Apps, q)
 	if err != nil {
 		jsonError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	out := []FleetFinding{}
+	out := []fleet.FleetFinding{}
 	for _, a := range apps {
 		for _, f := range a.Findings {
 			if rule := q.Get("rule"); rule != "" && f.Rule != rule {
 				continue
 			}
-			if sev := q.Get("severity"); sev != "" && severityRank[f.Severity] < severityRank[sev] {
+			if sev := q.Get("severity"); sev != "" && fleet.SeverityRank(f.Severity) < fleet.SeverityRank(sev) {
 				continue
 			}
-			out = append(out, FleetFinding{AppID: a.ID, AttemptID: a.AttemptID, AppName: a.Name, Finding: f})
+			out = append(out, fleet.FleetFinding{AppID: a.ID, AttemptID: a.AttemptID, AppName: a.Name, Finding: f})
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -202,7 +198,7 @@ func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, "diff needs ?a=APP_ID&b=APP_ID")
 		return
 	}
-	b, status, err := s.diffJSON(r, q.Get("a"), q.Get("b"))
+	b, status, err := s.diffJSON(r.Context(), q.Get("a"), q.Get("b"))
 	if err != nil {
 		jsonError(w, status, err.Error())
 		return
@@ -217,18 +213,18 @@ func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
 // it was matched). Each side is a whole analysis (about 100 ms of CPU for
 // the big NDS log), so the document of two finished attempts is kept
 // until either log or either driver's agent samples change.
-func (s *Server) diffJSON(r *http.Request, a, b string) ([]byte, int, error) {
-	var sums [2]AppSummary
+func (s *Server) diffJSON(ctx context.Context, a, b string) ([]byte, int, error) {
+	var sums [2]fleet.AppSummary
 	var key strings.Builder
 	key.WriteString("diff")
 	cached := true
 	for i, id := range []string{a, b} {
-		sum, ok := pick(s.attemptsOf(id), "")
+		sum, ok := fleet.Pick(s.attemptsOf(id), "")
 		if !ok {
 			return nil, http.StatusNotFound, errors.New("unknown app: " + id)
 		}
 		sums[i] = sum
-		if cached = cached && finishedKey(&key, sum); cached {
+		if cached = cached && sum.FinishedKey(&key); cached {
 			n := 0
 			if xs, err := s.cfg.Store.ExecutorSamples(sum.ID, "driver"); err == nil {
 				n = len(xs)
@@ -239,13 +235,13 @@ func (s *Server) diffJSON(r *http.Request, a, b string) ([]byte, int, error) {
 	ckey := ""
 	if cached {
 		ckey = key.String()
-		if body, _, ok := s.cache.get(ckey, 0, 0); ok {
+		if body, _, ok := s.cache.Get(ckey, 0, 0); ok {
 			return body, http.StatusOK, nil
 		}
 	}
 	var in [2]diff.Input
 	for i, sum := range sums {
-		att, release, err := s.cfg.Ingest.Attempt(r.Context(), sum.key)
+		att, release, err := s.cfg.Ingest.Attempt(ctx, sum.Key())
 		if err != nil {
 			return nil, http.StatusInternalServerError, err
 		}
@@ -258,7 +254,43 @@ func (s *Server) diffJSON(r *http.Request, a, b string) ([]byte, int, error) {
 		return nil, http.StatusInternalServerError, err
 	}
 	if ckey != "" {
-		s.cache.put(ckey, 0, body, "")
+		s.cache.Put(ckey, 0, body, "")
 	}
 	return body, http.StatusOK, nil
+}
+
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+	p, err := fleet.RunList(s.summaries(), r.URL.Query())
+	if err != nil {
+		jsonError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(p.Total))
+	writeJSON(w, http.StatusOK, p.Runs)
+}
+
+func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
+	d, ok := fleet.Detail(s.summaries(), r.PathValue("run"), s.cfg.Store.Samples)
+	if !ok {
+		jsonError(w, http.StatusNotFound, "unknown run: "+r.PathValue("run"))
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// apiShard answers a peer: this instance's own applications.
+func (s *Server) apiShard(w http.ResponseWriter, r *http.Request) {
+	l := peers.ShardList{Shard: s.cfg.Peers.Shard.String(), Apps: s.summaries(), Keys: []string{}, Records: []store.LogRecord{}}
+	if l.Apps == nil {
+		l.Apps = []fleet.AppSummary{}
+	}
+	for _, a := range l.Apps {
+		l.Keys = append(l.Keys, a.Key())
+	}
+	for _, rec := range s.cfg.Ingest.Records() {
+		if rec.AppID != "" {
+			l.Records = append(l.Records, rec)
+		}
+	}
+	writeJSON(w, http.StatusOK, l)
 }

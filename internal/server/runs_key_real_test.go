@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -44,17 +45,17 @@ func TestRunKeyRealSpark(t *testing.T) {
 	ts := startServer(t, t.TempDir(), "", logs)
 	ts.waitIdle(t)
 
-	var all []AppSummary
+	var all []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &all)
 	if len(all) != 3 {
 		t.Fatalf("got %d applications, want the 3 submitted", len(all))
 	}
-	var rs []RunSummary
+	var rs []fleet.RunSummary
 	ts.getJSON(t, "/api/sparkdx/v1/runs", &rs)
 	if len(rs) != 1 || rs[0].ID != run || rs[0].Name != run || rs[0].Source != "sparkdx" || rs[0].Apps != 2 || rs[0].Status != "completed" {
 		t.Fatalf("runs: got %+v, want one completed run %s from spark.sparkdx.run with 2 applications", rs, run)
 	}
-	var in []AppSummary
+	var in []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps?run="+run, &in)
 	var ids []string
 	for _, a := range in {

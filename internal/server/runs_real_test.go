@@ -6,12 +6,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/agent"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -166,7 +168,7 @@ func TestRunsRealSpark(t *testing.T) {
 	}
 	apps := []string{first, second}
 
-	var d RunDetail
+	var d fleet.RunDetail
 	waitFor(t, "serve to have both applications, finished, in the run", func() (bool, string) {
 		code, b := ts.get(t, "/api/sparkdx/v1/runs/"+url.PathEscape(run))
 		if code != 200 || jsonUnmarshal(b, &d) != nil {
@@ -181,10 +183,10 @@ func TestRunsRealSpark(t *testing.T) {
 	for _, a := range d.AppList {
 		got = append(got, a.ID)
 	}
-	if len(got) != 2 || !contains(got, apps[0]) || !contains(got, apps[1]) {
+	if len(got) != 2 || !slices.Contains(got, apps[0]) || !slices.Contains(got, apps[1]) {
 		t.Errorf("run applications: got %v, want %v", got, apps)
 	}
-	rows := map[string]ProcessUsage{}
+	rows := map[string]fleet.ProcessUsage{}
 	for _, p := range d.Processes {
 		rows[p.Type] = p
 	}

@@ -15,7 +15,7 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 
-	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -180,12 +180,12 @@ func TestRunsAPI(t *testing.T) {
 	t0 := time.UnixMilli(1594091461000)
 	runSamples(t, ts.url, t0)
 
-	var rs []RunSummary
+	var rs []fleet.RunSummary
 	ts.getJSON(t, "/api/sparkdx/v1/runs", &rs)
 	if len(rs) != 2 {
 		t.Fatalf("got %d runs, want 2: %+v", len(rs), rs)
 	}
-	byID := map[string]RunSummary{}
+	byID := map[string]fleet.RunSummary{}
 	for _, r := range rs {
 		byID[r.ID] = r
 	}
@@ -232,7 +232,7 @@ func TestRunsAPI(t *testing.T) {
 	}
 
 	// One run: its applications (each with its task) and the peaks.
-	var d RunDetail
+	var d fleet.RunDetail
 	ts.getJSON(t, "/api/sparkdx/v1/runs/"+url.PathEscape(dagRun), &d)
 	tasks := map[string]string{}
 	for _, a := range d.AppList {
@@ -242,16 +242,19 @@ func TestRunsAPI(t *testing.T) {
 		t.Errorf("DAG run applications: got %v, want %s and %s with their tasks", tasks, runAppA, runAppB)
 	}
 	ms := t0.UnixMilli()
+	pk := func(v float64, at int64, app, exec string) fleet.Peak {
+		return fleet.Peak{Value: v, Time: at, AppID: app, ExecutorID: exec}
+	}
 	want := []struct {
 		typ       string
 		processes int
-		cpu       Peak
-		rss       Peak
+		cpu       fleet.Peak
+		rss       fleet.Peak
 	}{
-		{"driver", 2, Peak{0.4, ms + 10000, runAppA, "driver"}, Peak{700 * mib, ms, runAppB, "driver"}},
-		{"executor", 2, Peak{3.5, ms + 60000, runAppB, "1"}, Peak{1135 * mib, ms + 110000, runAppB, "1"}},
-		{"python", 1, Peak{0.9, ms + 10000, runAppB, "0"}, Peak{420 * mib, ms + 110000, runAppB, "0"}},
-		{"launcher", 1, Peak{0.05, ms + 10000, runAppA, "driver"}, Peak{80 * mib, ms, runAppA, "driver"}},
+		{"driver", 2, pk(0.4, ms+10000, runAppA, "driver"), pk(700*mib, ms, runAppB, "driver")},
+		{"executor", 2, pk(3.5, ms+60000, runAppB, "1"), pk(1135*mib, ms+110000, runAppB, "1")},
+		{"python", 1, pk(0.9, ms+10000, runAppB, "0"), pk(420*mib, ms+110000, runAppB, "0")},
+		{"launcher", 1, pk(0.05, ms+10000, runAppA, "driver"), pk(80*mib, ms, runAppA, "driver")},
 	}
 	if len(d.Processes) != len(want) {
 		t.Fatalf("got %d process types %+v, want %d", len(d.Processes), d.Processes, len(want))
@@ -282,12 +285,12 @@ func TestRunsAPI(t *testing.T) {
 	}
 
 	// The apps API names each application's run and filters by it.
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps?run="+url.QueryEscape(dagRun), &apps)
 	if len(apps) != 2 {
 		t.Errorf("apps?run=: got %d apps, want 2", len(apps))
 	}
-	var none []AppSummary
+	var none []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps/"+runAppNone, &none)
 	if len(none) != 1 || none[0].Run != nil {
 		t.Errorf("an app without run properties: got %+v, want one attempt in no run", none)
@@ -306,95 +309,10 @@ func TestRunsAPI(t *testing.T) {
 	}
 }
 
-func ids(rs []RunSummary) []string {
+func ids(rs []fleet.RunSummary) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.ID)
 	}
 	return out
-}
-
-// TestProcessUsage: the peak of each type is per process, CPU from the
-// modes summed over consecutive samples, a counter that went down (a
-// worker exited) skipped, one sample gives no CPU.
-func TestProcessUsage(t *testing.T) {
-	s := func(exec, metric string, sec int64, v float64) store.Sample {
-		return store.Sample{AppID: "a", ExecutorID: exec, Metric: metric, Time: sec * 1000, Value: v}
-	}
-	got := processUsage([]store.Sample{
-		s("driver", "process.memory.usage", 0, 100),
-		s("1", "process.cpu.time{user}", 0, 10), s("1", "process.cpu.time{system}", 0, 2),
-		s("1", "process.cpu.time{user}", 4, 14), s("1", "process.cpu.time{system}", 4, 4), // 6 s of CPU in 4 s
-		s("2", "process.cpu.time{user}", 0, 50), s("2", "process.cpu.time{user}", 4, 1), // restarted
-		s("1", "sparkdx.process.tree.cpu.time{python,user}", 0, 5),
-		s("driver", "sparkdx.process.launcher.cpu.time{user}", 0, 9), s("driver", "sparkdx.process.launcher.cpu.time{user}", 10, 3),
-	})
-	if len(got) != 4 {
-		t.Fatalf("got %+v, want driver, executor, python and launcher rows", got)
-	}
-	if l := got[3]; l.Type != "launcher" || l.MaxCPUCores != nil {
-		t.Errorf("launcher: got %+v, want no CPU from a counter that went down", l)
-	}
-	if d := got[0]; d.Type != "driver" || d.MaxCPUCores != nil || d.MaxRSSBytes == nil || d.MaxRSSBytes.Value != 100 {
-		t.Errorf("driver: got %+v, want RSS 100 and no CPU", d)
-	}
-	if e := got[1]; e.Type != "executor" || e.Processes != 2 || e.MaxCPUCores == nil || e.MaxCPUCores.Value != 1.5 ||
-		e.MaxCPUCores.ExecutorID != "1" || e.MaxRSSBytes != nil {
-		t.Errorf("executor: got %+v, want 2 processes, 1.5 cores on executor 1, no RSS", e)
-	}
-	if p := got[2]; p.Type != "python" || p.MaxCPUCores != nil {
-		t.Errorf("python: got %+v, want no CPU from one sample", p)
-	}
-}
-
-// TestRunSummary: a run's status, times, counts and worst finding from its
-// attempts.
-func TestRunSummary(t *testing.T) {
-	run := &store.Run{ID: "r", Name: "n", Source: "sparkdx"}
-	att := func(id, attempt, status string, start, dur int64, sev ...string) AppSummary {
-		a := AppSummary{ID: id, AttemptID: attempt, Name: id, Status: status, StartTime: start, DurationMs: dur, Run: run}
-		for _, s := range sev {
-			a.Findings = append(a.Findings, Finding{Rule: "x", Severity: s, Title: s + " of " + id})
-		}
-		for i := range a.Findings {
-			if a.Worst == nil || severityRank[a.Findings[i].Severity] > severityRank[a.Worst.Severity] {
-				a.Worst = &a.Findings[i]
-			}
-		}
-		return a
-	}
-	tests := []struct {
-		name       string
-		atts       []AppSummary
-		status     string
-		apps       int
-		start, end int64
-		worst      string
-		findings   int
-	}{
-		{name: "completed", atts: []AppSummary{att("a", "", "completed", 1000, 500, "info"), att("b", "", "completed", 800, 100, "warning", "info")},
-			status: "completed", apps: 2, start: 800, end: 1500, worst: "warning of b", findings: 3},
-		{name: "two attempts are one app", atts: []AppSummary{att("a", "2", "completed", 3000, 10), att("a", "1", "incomplete", 1000, 50, "critical")},
-			status: "incomplete", apps: 1, start: 1000, end: 3010, worst: "critical of a", findings: 1},
-		{name: "running wins", atts: []AppSummary{att("a", "", "incomplete", 1000, 10), att("b", "", "running", 2000, 700)},
-			status: "running", apps: 2, start: 1000, end: -1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := runSummary(tc.atts)
-			worst := ""
-			if r.Worst != nil {
-				worst = r.Worst.Title
-			}
-			if r.Status != tc.status || r.Apps != tc.apps || r.Attempts != len(tc.atts) || r.StartTime != tc.start ||
-				r.EndTime != tc.end || worst != tc.worst || r.Findings != tc.findings {
-				t.Errorf("got %s, %d apps, %d attempts, %d–%d, worst %q, %d findings; want %s, %d, %d, %d–%d, %q, %d",
-					r.Status, r.Apps, r.Attempts, r.StartTime, r.EndTime, worst, r.Findings,
-					tc.status, tc.apps, len(tc.atts), tc.start, tc.end, tc.worst, tc.findings)
-			}
-			if tc.end > 0 && r.DurationMs != tc.end-tc.start || tc.end < 0 && r.DurationMs != 1700 {
-				t.Errorf("duration %d", r.DurationMs)
-			}
-		})
-	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -122,7 +123,7 @@ func TestServeS3(t *testing.T) {
 		}
 	}
 	put(data[:len(data)/3])
-	var first AppSummary
+	var first fleet.AppSummary
 	waitFor(t, "running app on S3", func() (bool, string) {
 		var ok bool
 		first, ok = appSummary(t, ts, "local-3000000000001")

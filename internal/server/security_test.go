@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
+
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
@@ -340,8 +342,8 @@ func TestHostAllowlist(t *testing.T) {
 }
 
 // TestOTLPBounds: points of applications serve does not know are kept
-// for at most maxPendingApps of them, an application's series are at
-// most maxSeriesPerApp, and both are counted in /metrics (issue 32,
+// for at most otlpin.MaxPendingApps of them, an application's series are at
+// most otlpin.MaxSeriesPerApp, and both are counted in /metrics (issue 32,
 // item 6: made-up applications and series grew the store without end).
 func TestOTLPBounds(t *testing.T) {
 	ts := startServer(t, t.TempDir(), "", sparktest.Path(t, "spark-events"))
@@ -367,10 +369,10 @@ func TestOTLPBounds(t *testing.T) {
 			t.Fatalf("post: %d", resp.StatusCode)
 		}
 	}
-	for i := range maxPendingApps + 6 {
+	for i := range otlpin.MaxPendingApps + 6 {
 		post(fmt.Sprintf("app-made-up-%03d", i), 2)
 	}
-	post("app-20200706201101-0003", maxSeriesPerApp+5)
+	post("app-20200706201101-0003", otlpin.MaxSeriesPerApp+5)
 	samples := func(app string) int {
 		got, err := ts.st.Samples(app)
 		if err != nil {
@@ -381,11 +383,11 @@ func TestOTLPBounds(t *testing.T) {
 	if n := samples("app-made-up-000"); n != 2 {
 		t.Errorf("a pending application: %d samples, want 2", n)
 	}
-	if n := samples(fmt.Sprintf("app-made-up-%03d", maxPendingApps+1)); n != 0 {
+	if n := samples(fmt.Sprintf("app-made-up-%03d", otlpin.MaxPendingApps+1)); n != 0 {
 		t.Errorf("an application past the pending bound: %d samples, want 0", n)
 	}
-	if n := samples("app-20200706201101-0003"); n != maxSeriesPerApp {
-		t.Errorf("a known application: %d series kept, want %d", n, maxSeriesPerApp)
+	if n := samples("app-20200706201101-0003"); n != otlpin.MaxSeriesPerApp {
+		t.Errorf("a known application: %d series kept, want %d", n, otlpin.MaxSeriesPerApp)
 	}
 	_, metrics := ts.get(t, "/metrics")
 	for _, want := range []string{`sparkdx_serve_otlp_points_dropped_total{reason="unknown_app"} 12`,

@@ -1,12 +1,15 @@
-// Package server is sparkdx serve's HTTP side: the History Server API
-// (/api/v1), sparkdx's own API (/api/sparkdx/v1), the web UI, the OTLP
-// metrics receiver for sparkdx agents and /healthz, over what package
-// ingest keeps current. It is read-only: no request changes a log, and no
-// request path reaches the filesystem except through the indexed log list.
+// Package server is sparkdx serve's HTTP side over what package ingest
+// keeps current. It owns the Server — its routes, the bearer token and
+// Host checks, the listener's limits — the application store (the
+// summaries of every indexed attempt, refreshed as logs change), the
+// History Server API (/api/v1), sparkdx's own API (/api/sparkdx/v1),
+// /metrics and /healthz. The pages are package web's, the OTLP receiver
+// package otlpin's, the other serve instances package peers'. It is
+// read-only: no request changes a log, and no request path reaches the
+// filesystem except through the indexed log list.
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -15,15 +18,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
+	"github.com/sparkdx/sparkdx/internal/server/pagecache"
+	"github.com/sparkdx/sparkdx/internal/server/peers"
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/server/web"
 )
 
 // Config configures a Server.
@@ -47,10 +52,10 @@ type Config struct {
 	MetricsMaxFinished int
 	// Metrics also receives every OTLP metrics request stored (the Delta
 	// samples table); none when nil.
-	Metrics MetricsSink
+	Metrics otlpin.MetricsSink
 	// Peers, when its shard is enabled and it lists URLs, makes this one
-	// of several instances sharing the event logs (peers.go).
-	Peers Peers
+	// of several instances sharing the event logs (package peers).
+	Peers peers.Config
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
 	// when nil.
 	Exports ExportHealth
@@ -67,22 +72,14 @@ type ExportHealth interface {
 	WriteFailures() (apps, samples, samplesDropped int64)
 }
 
-// MetricsSink receives the OTLP metrics requests agents push.
-type MetricsSink interface {
-	AddMetrics(ctx context.Context, req *metricpb.MetricsData) error
-}
-
 // Server serves HTTP.
 type Server struct {
 	cfg Config
 	mux *http.ServeMux
 
-	pages pages
-	cache *pageCache
-	peers *peerSet // nil: this instance is the whole fleet
-	// otlpOtherShard counts the agents' points dropped as other shards'.
-	otlpOtherShard atomic.Int64
-	otlp           *otlpLimits
+	cache *pagecache.Cache
+	peers *peers.Set // nil: this instance is the whole fleet
+	otlp  *otlpin.Receiver
 
 	sumMu sync.Mutex
 	sums  map[string]cachedSummary // report-derived fields by log key
@@ -101,7 +98,9 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
-		cache: newPageCache(cachePages, cacheBytes), otlp: newOTLPLimits(), peers: newPeerSet(cfg.Peers, cfg.AuthToken)}
+		cache: pagecache.New(pagecache.MaxPages, pagecache.MaxBytes), peers: peers.New(cfg.Peers, cfg.AuthToken)}
+	s.otlp = otlpin.New(otlpin.Config{Store: cfg.Store, Metrics: cfg.Metrics, Apps: appIndex{s}, Shard: cfg.Peers.Shard,
+		Logger: cfg.Logger, Now: cfg.Now})
 	s.routes()
 	return s
 }
@@ -129,8 +128,9 @@ func (s *Server) routes() {
 	m.HandleFunc("/api/sparkdx/", func(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusNotFound, "unknown resource: "+r.URL.Path)
 	})
-	m.HandleFunc("POST /v1/metrics", s.otlpMetrics)
-	s.uiRoutes(m)
+	m.Handle("POST /v1/metrics", s.otlp)
+	web.New(web.Config{Source: source{s}, Ingest: s.cfg.Ingest, Store: s.cfg.Store, Cache: s.cache,
+		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now}).Routes(m)
 }
 
 // ServeHTTP implements http.Handler: auth, then routing.
@@ -149,7 +149,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusUnauthorized, "missing or wrong bearer token")
 		return
 	}
-	if s.peers != nil && s.redirectToOwner(w, r) {
+	if s.peers != nil && s.peers.Redirect(w, r, s.knows) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)

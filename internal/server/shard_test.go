@@ -15,7 +15,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/s3"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/peers"
 	"github.com/sparkdx/sparkdx/internal/shard"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -94,7 +96,7 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 			t.Errorf("instance %d: got %d logs, %d of the other shard, %d errors; want a share of %d, no errors",
 				i, st.Logs, st.OtherShard, st.Errors, all.Logs)
 		}
-		var l ShardList
+		var l peers.ShardList
 		ts.getJSON(t, "/api/sparkdx/v1/shard", &l)
 		for _, r := range l.Records {
 			if prev, ok := owned[r.Name]; ok {
@@ -114,7 +116,7 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 
 	// The fleet is complete and the same from either instance.
 	appIDs := func(ts *testServer, query string) []string {
-		var apps []AppSummary
+		var apps []fleet.AppSummary
 		ts.getJSON(t, "/api/sparkdx/v1/apps"+query, &apps)
 		var ids []string
 		for _, a := range apps {
@@ -214,12 +216,12 @@ func TestTwoShardsOneMinIOPrefix(t *testing.T) {
 	// A peer that is down: the list is what is left, and says so.
 	inst[1].stop()
 	inst[1].stop = nil
-	time.Sleep(peerTTL + 100*time.Millisecond)
+	time.Sleep(peers.TTL + 100*time.Millisecond)
 	resp, err := http.Get(urls[0] + "/api/sparkdx/v1/apps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	err = json.NewDecoder(resp.Body).Decode(&apps)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != 200 || resp.Header.Get("X-Sparkdx-Peers-Down") != urls[1] || len(apps) != len(inst[0].srv.summaries()) {
@@ -249,7 +251,7 @@ func startShards(t testing.TB, n int, roots []string, set func(*ingest.Config, *
 		sp := shard.Spec{Index: i, Count: n}
 		inst = append(inst, startServerOn(t, lns[i], t.TempDir(), roots, func(ic *ingest.Config, sc *Config) {
 			ic.Poll, ic.Shard = 50*time.Millisecond, sp
-			sc.Peers = Peers{Shard: sp, URLs: urls}
+			sc.Peers = peers.Config{Shard: sp, URLs: urls}
 			set(ic, sc)
 		}))
 	}
@@ -289,46 +291,6 @@ func TestShardProxy(t *testing.T) {
 	}
 }
 
-func TestAppIDOfPath(t *testing.T) {
-	for _, c := range []struct{ path, want string }{
-		{"/apps/app-1", "app-1"},
-		{"/apps/app-1/stages/3/0", "app-1"},
-		{"/api/v1/applications/local-1/2/jobs", "local-1"},
-		{"/api/v1/applications/", ""},
-		{"/api/v1/applications", ""},
-		{"/api/sparkdx/v1/apps/app-1/report", "app-1"},
-		{"/api/sparkdx/v1/apps", ""},
-		{"/api/v1/version", ""},
-		{"/", ""},
-		{"/v1/metrics", ""},
-	} {
-		if got := appIDOfPath(c.path); got != c.want {
-			t.Errorf("appIDOfPath(%q) = %q, want %q", c.path, got, c.want)
-		}
-	}
-}
-
-func TestPeersValidate(t *testing.T) {
-	two := shard.Spec{Index: 0, Count: 2}
-	for _, c := range []struct {
-		name string
-		p    Peers
-		ok   bool
-	}{
-		{"none", Peers{}, true},
-		{"shard without peers", Peers{Shard: two}, true},
-		{"one per shard", Peers{Shard: two, URLs: []string{"http://a:1", "https://b"}}, true},
-		{"too few", Peers{Shard: two, URLs: []string{"http://a:1"}}, false},
-		{"not a URL", Peers{Shard: two, URLs: []string{"http://a:1", "b:80"}}, false},
-		{"no host", Peers{Shard: two, URLs: []string{"http://a:1", "http://"}}, false},
-		{"bad shard", Peers{Shard: shard.Spec{Index: 2, Count: 2}}, false},
-	} {
-		if err := c.p.Validate(); (err == nil) != c.ok {
-			t.Errorf("%s: got %v, want ok %v", c.name, err, c.ok)
-		}
-	}
-}
-
 // Instances sharing a bearer token ask each other with it: the merged
 // list is complete and a forwarded request is authorised where it lands.
 func TestShardsWithToken(t *testing.T) {
@@ -336,7 +298,7 @@ func TestShardsWithToken(t *testing.T) {
 		sc.AuthToken, sc.Peers.Proxy = "s3cret", true
 	})
 	for i, ts := range inst {
-		var apps []AppSummary
+		var apps []fleet.AppSummary
 		ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 		if len(apps) != 19 {
 			t.Errorf("instance %d: got %d attempts, want 19 (both instances')", i, len(apps))
@@ -361,11 +323,9 @@ func BenchmarkPeerList(b *testing.B) {
 	s := inst[0].srv
 	b.ReportAllocs()
 	for b.Loop() {
-		s.peers.mu.Lock()
-		s.peers.last.at = time.Time{}
-		s.peers.mu.Unlock()
-		if f := s.fleetApps(context.Background()); len(f.apps) != 19 || len(f.down) != 0 {
-			b.Fatalf("got %d attempts, %v down; want 19, none", len(f.apps), f.down)
+		s.peers.Expire()
+		if f := s.fleetApps(context.Background()); len(f.Apps) != 19 || len(f.Down) != 0 {
+			b.Fatalf("got %d attempts, %v down; want 19, none", len(f.Apps), f.Down)
 		}
 	}
 }
@@ -373,12 +333,15 @@ func BenchmarkPeerList(b *testing.B) {
 // --peers out of shard order is found, not followed: each peer answering
 // as another shard is named as down.
 func TestShardPeersOutOfOrder(t *testing.T) {
-	inst := startShards(t, 2, []string{sparktest.Path(t, "spark-events")}, func(*ingest.Config, *Config) {})
+	inst := startShards(t, 2, []string{sparktest.Path(t, "spark-events")}, func(_ *ingest.Config, sc *Config) {
+		if sc.Peers.Shard.Index == 0 { // instance 1 listed as shard 0
+			sc.Peers.URLs = []string{sc.Peers.URLs[1], sc.Peers.URLs[0]}
+			sc.Peers.Shard = shard.Spec{Index: 1, Count: 2}
+		}
+	})
 	s := inst[0].srv
-	s.peers.cfg.URLs = []string{inst[1].url, inst[0].url} // instance 1 listed as shard 0
-	s.peers.cfg.Shard = shard.Spec{Index: 1, Count: 2}
 	f := s.fleetApps(context.Background())
-	if len(f.down) != 1 || f.down[0].URL != inst[1].url || !strings.Contains(f.down[0].Error, `as shard "1/2", want 0/2`) {
-		t.Errorf("got down %v, want %s named as answering for shard 1/2", f.down, inst[1].url)
+	if len(f.Down) != 1 || f.Down[0].URL != inst[1].url || !strings.Contains(f.Down[0].Error, `as shard "1/2", want 0/2`) {
+		t.Errorf("got down %v, want %s named as answering for shard 1/2", f.Down, inst[1].url)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -36,15 +37,15 @@ func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 	t.Fatalf("timed out waiting for %s; last: %s", what, last)
 }
 
-func appSummary(t *testing.T, ts *testServer, id string) (AppSummary, bool) {
-	var apps []AppSummary
+func appSummary(t *testing.T, ts *testServer, id string) (fleet.AppSummary, bool) {
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 	for _, a := range apps {
 		if a.ID == id {
 			return a, true
 		}
 	}
-	return AppSummary{}, false
+	return fleet.AppSummary{}, false
 }
 
 // offlineViews is what a whole offline replay answers for the app.
@@ -122,7 +123,7 @@ func TestTailInProgressFile(t *testing.T) {
 				wantEvents++
 			}
 		}
-		var a AppSummary
+		var a fleet.AppSummary
 		waitFor(t, fmt.Sprintf("step %d: %d events", i, wantEvents), func() (bool, string) {
 			var ok bool
 			a, ok = appSummary(t, ts, tailApp)

@@ -12,7 +12,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
-	"github.com/sparkdx/sparkdx/internal/server/ui"
+	"github.com/sparkdx/sparkdx/internal/server/web/ui"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/server/ui"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
+	"github.com/sparkdx/sparkdx/internal/server/web/ui"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -291,7 +292,7 @@ func TestDrillDownChromium(t *testing.T) {
 		TotalDuration  int64             `json:"totalDuration"`
 		TotalGCTime    int64             `json:"totalGCTime"`
 	}
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 	var killedApp, joinApp string
 	retried := false

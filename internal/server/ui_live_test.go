@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -159,7 +160,7 @@ func TestRunningAppTicksChromium(t *testing.T) {
 	if after.Events != before.Events {
 		t.Errorf("events %s -> %s: the log was not written to, the page must tick by the clock alone", before.Events, after.Events)
 	}
-	var apps []AppSummary
+	var apps []fleet.AppSummary
 	ts.getJSON(t, "/api/sparkdx/v1/apps", &apps)
 	if len(apps) != 1 || apps[0].Status != "running" {
 		t.Fatalf("apps: %+v, want the one running app", apps)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/server/ui"
+	"github.com/sparkdx/sparkdx/internal/server/web/ui"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
@@ -18,7 +18,7 @@ var quantileSource = map[string][2]string{
 	"Duration": {"", "duration"}, "Run time": {"", "executorRunTime"}, "GC time": {"", "jvmGcTime"},
 	"Scheduler delay": {"", "schedulerDelay"}, "Deserialization": {"", "executorDeserializeTime"},
 	"Result serialization": {"", "resultSerializationTime"}, "Getting result": {"", "gettingResultTime"},
-	"Peak execution memory": {"", "peakExecutionMemory"}, "Input": {"inputMetrics", "bytesRead"},
+	"fleet.Peak execution memory": {"", "peakExecutionMemory"}, "Input": {"inputMetrics", "bytesRead"},
 	"Shuffle read": {"shuffleReadMetrics", "readBytes"}, "Shuffle remote reads": {"shuffleReadMetrics", "remoteBytesRead"},
 	"Shuffle fetch wait": {"shuffleReadMetrics", "fetchWaitTime"},
 	"Shuffle write":      {"shuffleWriteMetrics", "writeBytes"}, "Shuffle write time": {"shuffleWriteMetrics", "writeTime"},

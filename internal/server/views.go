@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/web"
 )
 
 // storedResources are the History Server views of one attempt stored with
@@ -24,8 +24,7 @@ var storedResources = map[string]bool{"jobs": true, "stages": true, "executors":
 // ("api/<resource>").
 func Views(in ingest.Input) (map[string][]byte, error) {
 	a := in.Attempt
-	v := buildAppView(a, in.Analysis(), false, in.Now.UnixMilli())
-	page, err := json.Marshal(v)
+	page, err := web.StoredView(a, in.Analysis(), in.Now.UnixMilli())
 	if err != nil {
 		return nil, err
 	}

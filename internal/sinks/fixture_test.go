@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/server"
+	"github.com/sparkdx/sparkdx/internal/server/otlpin"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -103,7 +103,7 @@ func checkFixture(t *testing.T, dir string, b *batch, n map[string]int, sink str
 	t.Helper()
 	t.Logf("%s lines by outcome: %v", sink, n)
 	md := b.metricsData()
-	samples := server.Samples(md)
+	samples := otlpin.Samples(md)
 	got := map[string]map[string]bool{}
 	for _, s := range samples {
 		if got[s.ExecutorID] == nil {
@@ -176,7 +176,7 @@ func heapPoolsSumToHeap(t *testing.T, dir string) {
 		}
 	}
 	sums := map[string]float64{}
-	for _, s := range server.Samples(b.metricsData()) {
+	for _, s := range otlpin.Samples(b.metricsData()) {
 		if s.Metric == "jvm.memory.used{heap}" {
 			sums[s.ExecutorID] = s.Value
 		}

@@ -266,7 +266,7 @@ func (x *Exports) Forgotten(rec store.LogRecord) {
 	}
 }
 
-// AddMetrics implements server.MetricsSink.
+// AddMetrics implements otlpin.MetricsSink.
 func (x *Exports) AddMetrics(ctx context.Context, req *metricpb.MetricsData) error {
 	if x.samples == nil {
 		return nil

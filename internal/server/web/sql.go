@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"fmt"
@@ -150,7 +150,7 @@ func layoutPlan(q sqlDoc) *planGraph {
 }
 
 // sqlListPage lists the application's SQL queries.
-func (s *Server) sqlListPage(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) sqlListPage(w http.ResponseWriter, r *http.Request) {
 	d, sum, release, ok := s.docsPage(w, r)
 	if !ok {
 		return
@@ -167,7 +167,7 @@ func (s *Server) sqlListPage(w http.ResponseWriter, r *http.Request) {
 
 // sqlQueryPage shows one SQL query: its plan as a graph with each node's
 // metrics, the physical plan text, and the jobs it ran.
-func (s *Server) sqlQueryPage(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) sqlQueryPage(w http.ResponseWriter, r *http.Request) {
 	d, sum, release, ok := s.docsPage(w, r)
 	if !ok {
 		return

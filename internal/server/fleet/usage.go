@@ -1,4 +1,4 @@
-package server
+package fleet
 
 import (
 	"net/url"

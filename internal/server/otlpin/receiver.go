@@ -1,26 +1,83 @@
-package server
+// Package otlpin is serve's OTLP metrics receiver (POST /v1/metrics): it
+// takes the OTLP/HTTP protobuf pushes of sparkdx agents (and Spark's own
+// sinks as package sinks maps them), keeps the points that name a Spark
+// application within serve's bounds, drops another shard's, and stores
+// them as samples (package store) and in a metrics sink (the Delta samples
+// table). It owns the bounds and the counters of what they drop.
+package otlpin
 
 import (
 	"compress/gzip"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkdx/sparkdx/internal/server/store"
+	"github.com/sparkdx/sparkdx/internal/shard"
 )
+
+// Config configures a Receiver.
+type Config struct {
+	Store *store.Store
+	// Metrics also receives every request stored (the Delta samples
+	// table); none when nil.
+	Metrics MetricsSink
+	// Apps says which applications serve indexed.
+	Apps Apps
+	// Shard is this instance's shard of the logs (--shard); points of
+	// other shards' applications are dropped.
+	Shard  shard.Spec
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// MetricsSink receives the OTLP metrics requests agents push.
+type MetricsSink interface {
+	AddMetrics(ctx context.Context, req *metricpb.MetricsData) error
+}
+
+// Apps is what the receiver asks of the applications serve indexed.
+type Apps interface {
+	// Version changes whenever the index does.
+	Version() uint64
+	// IDs are the indexed applications' ids.
+	IDs() []string
+}
+
+// Receiver receives OTLP metrics.
+type Receiver struct {
+	cfg    Config
+	limits *limits
+	// otherShard counts the agents' points dropped as other shards'.
+	otherShard atomic.Int64
+}
+
+// New returns a Receiver.
+func New(cfg Config) *Receiver {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Receiver{cfg: cfg, limits: newLimits()}
+}
 
 // maxOTLPBody bounds one OTLP request.
 const maxOTLPBody = 16 << 20
 
-// otlpMetrics receives OTLP/HTTP protobuf metrics from sparkdx agents and
+// ServeHTTP receives OTLP/HTTP protobuf metrics from sparkdx agents and
 // stores the points that name a Spark application (spark.app.id).
-func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
+func (s *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); ct != "application/x-protobuf" {
 		http.Error(w, "want Content-Type application/x-protobuf", http.StatusUnsupportedMediaType)
 		return
@@ -60,9 +117,9 @@ func (s *Server) otlpMetrics(w http.ResponseWriter, r *http.Request) {
 // as samples and in the metrics sink (Delta), within serve's bounds; it
 // drops from req, in place, the points another shard owns or past the
 // bounds. An error means the store refused them.
-func (s *Server) IngestMetrics(ctx context.Context, req *metricpb.MetricsData) error {
-	s.otlpOtherShard.Add(int64(s.keepOwned(req)))
-	s.limitOTLP(req)
+func (s *Receiver) IngestMetrics(ctx context.Context, req *metricpb.MetricsData) error {
+	s.otherShard.Add(int64(s.keepOwned(req)))
+	s.limit(req)
 	if err := s.cfg.Store.AddSamples(Samples(req)); err != nil {
 		return err
 	}
@@ -85,11 +142,11 @@ var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode",
 // Series the driver-degradation rule needs, kept beside the summed ones:
 // the old generation's pool and major (full) collections.
 const (
-	metricOldUsed    = "jvm.memory.used{old}"
-	metricOldLimit   = "jvm.memory.limit{old}"
-	metricMajorGCs   = "jvm.gc.count{major}"
-	metricGCDuration = "jvm.gc.duration"
-	metricClasses    = "jvm.class.count"
+	MetricOldUsed    = "jvm.memory.used{old}"
+	MetricOldLimit   = "jvm.memory.limit{old}"
+	MetricMajorGCs   = "jvm.gc.count{major}"
+	MetricGCDuration = "jvm.gc.duration"
+	MetricClasses    = "jvm.class.count"
 )
 
 // derived names the extra series a point also counts in, if any.
@@ -103,7 +160,7 @@ func derived(metric string, at map[string]string) string {
 		// OpenTelemetry's jvm.gc.action; the sparkdx agent sets it from
 		// the collector's kind in hsperfdata.
 		if at["jvm.gc.action"] == "end of major GC" {
-			return metricMajorGCs
+			return MetricMajorGCs
 		}
 	}
 	return ""

@@ -1,11 +1,9 @@
-package server
+package fleet
 
 import (
 	"cmp"
 	"errors"
-	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -43,9 +41,9 @@ func (a AppSummary) RunHref() string {
 	return runHref(a.Run.ID)
 }
 
-// runs groups application attempts by run; attempts without one are in
+// Runs groups application attempts by run; attempts without one are in
 // none. Each run keeps its attempts in the order given.
-func runs(apps []AppSummary) ([]RunSummary, map[string][]AppSummary) {
+func Runs(apps []AppSummary) ([]RunSummary, map[string][]AppSummary) {
 	byID := map[string][]AppSummary{}
 	var order []string
 	for _, a := range apps {
@@ -112,16 +110,17 @@ var runOrders = map[string]func(a, b RunSummary) int{
 	"duration": func(a, b RunSummary) int { return cmp.Compare(a.DurationMs, b.DurationMs) },
 }
 
-// runPage is one page of runs: filtered by status and q (name or id
+// RunPage is one page of runs: filtered by status and q (name or id
 // substring), sorted (default newest first) and cut at offset/length.
-type runPage struct {
+type RunPage struct {
 	Runs []RunSummary
-	listing
+	Listing
 }
 
-func (s *Server) runList(q url.Values) (runPage, error) {
-	l, err := parseListing(q, []string{"start", "name", "apps", "duration"}, "-start")
-	p := runPage{listing: l}
+// RunList is the page of the runs of apps a query asks for.
+func RunList(apps []AppSummary, q url.Values) (RunPage, error) {
+	l, err := ParseListing(q, []string{"start", "name", "apps", "duration"}, "-start")
+	p := RunPage{Listing: l}
 	if err != nil {
 		return p, err
 	}
@@ -131,7 +130,7 @@ func (s *Server) runList(q url.Values) (runPage, error) {
 	default:
 		return p, errors.New("unknown status: " + status)
 	}
-	all, _ := runs(s.summaries())
+	all, _ := Runs(apps)
 	sub := strings.ToLower(q.Get("q"))
 	var out []RunSummary
 	for _, r := range all {
@@ -143,7 +142,7 @@ func (s *Server) runList(q url.Values) (runPage, error) {
 		}
 		out = append(out, r)
 	}
-	p.Runs = page(out, &p.listing, runOrders, func(r RunSummary) string { return r.ID })
+	p.Runs = Page(out, &p.Listing, runOrders, func(r RunSummary) string { return r.ID })
 	if p.Runs == nil {
 		p.Runs = []RunSummary{}
 	}
@@ -158,73 +157,26 @@ type RunDetail struct {
 	Processes []ProcessUsage `json:"processes"`
 }
 
-// runDetail returns the run id names, false when no application does.
-func (s *Server) runDetail(id string) (RunDetail, bool) {
-	_, byID := runs(s.summaries())
+// Detail returns the run id names among apps, false when no application
+// does; samples returns an application's agent samples.
+func Detail(apps []AppSummary, id string, samples func(appID string) ([]store.Sample, error)) (RunDetail, bool) {
+	_, byID := Runs(apps)
 	atts, ok := byID[id]
 	if !ok {
 		return RunDetail{}, false
 	}
 	d := RunDetail{RunSummary: runSummary(atts), AppList: atts}
-	var samples []store.Sample
+	var all []store.Sample
 	seen := map[string]bool{}
 	for _, a := range atts {
 		if seen[a.ID] {
 			continue
 		}
 		seen[a.ID] = true
-		if xs, err := s.cfg.Store.Samples(a.ID); err == nil {
-			samples = append(samples, xs...)
+		if xs, err := samples(a.ID); err == nil {
+			all = append(all, xs...)
 		}
 	}
-	d.Processes = processUsage(samples)
+	d.Processes = processUsage(all)
 	return d, true
-}
-
-func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
-	p, err := s.runList(r.URL.Query())
-	if err != nil {
-		jsonError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(p.Total))
-	writeJSON(w, http.StatusOK, p.Runs)
-}
-
-func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.runDetail(r.PathValue("run"))
-	if !ok {
-		jsonError(w, http.StatusNotFound, "unknown run: "+r.PathValue("run"))
-		return
-	}
-	writeJSON(w, http.StatusOK, d)
-}
-
-// runsPage lists the runs (the page of /api/sparkdx/v1/runs).
-func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	p, err := s.runList(q)
-	data := map[string]any{"Title": "Runs", "Live": false, "Page": p, "Q": q.Get("q"), "StatusQ": q.Get("status"),
-		"Statuses": []string{"running", "completed", "incomplete"}}
-	if err != nil {
-		data["Error"] = err.Error()
-	}
-	data["Prev"], data["Next"] = pageLinks("/runs", q, p.listing)
-	for _, x := range p.Runs {
-		if x.Status == "running" {
-			data["Live"] = true
-		}
-	}
-	s.render(w, http.StatusOK, "runs.html", data)
-}
-
-// runDetailPage shows a run's applications and its per-process-type
-// table (the page of /api/sparkdx/v1/runs/{run}).
-func (s *Server) runDetailPage(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.runDetail(r.PathValue("run"))
-	if !ok {
-		s.errorPage(w, http.StatusNotFound, "Unknown run", "No application names the run "+r.PathValue("run")+".")
-		return
-	}
-	s.render(w, http.StatusOK, "run.html", map[string]any{"Title": d.Name, "Live": d.Status == "running", "Run": d})
 }

@@ -1,4 +1,4 @@
-package server
+package otlpin
 
 import (
 	"strings"
@@ -15,20 +15,20 @@ import (
 // store from 1 MB to 196 MB, kept for the retention, and the Delta
 // samples table with it.
 const (
-	// maxPendingApps bounds the applications serve does not know (yet)
+	// MaxPendingApps bounds the applications serve does not know (yet)
 	// whose points it keeps: an agent may push before serve has read the
 	// log's first lines.
-	maxPendingApps = 64
+	MaxPendingApps = 64
 	// pendingFor is how long an unknown application holds its place.
 	pendingFor = time.Hour
-	// maxSeriesPerApp bounds one application's series (executor ×
+	// MaxSeriesPerApp bounds one application's series (executor ×
 	// metric): an agent sends about 60 per JVM.
-	maxSeriesPerApp = 20_000
+	MaxSeriesPerApp = 20_000
 )
 
-// otlpLimits applies the bounds to OTLP requests and counts what they
+// limits applies the bounds to OTLP requests and counts what they
 // drop, by reason.
-type otlpLimits struct {
+type limits struct {
 	mu      sync.Mutex
 	series  map[string]map[string]struct{} // by application ("" for points naming none)
 	pending map[string]time.Time           // unknown applications admitted, and when
@@ -39,20 +39,20 @@ type otlpLimits struct {
 	unknownApp, seriesLimit atomic.Int64
 }
 
-func newOTLPLimits() *otlpLimits {
-	return &otlpLimits{series: map[string]map[string]struct{}{}, pending: map[string]time.Time{}}
+func newLimits() *limits {
+	return &limits{series: map[string]map[string]struct{}{}, pending: map[string]time.Time{}}
 }
 
-// limitOTLP drops from req, in place, the points past the bounds.
-func (s *Server) limitOTLP(req *metricpb.MetricsData) {
-	l := s.otlp
+// limit drops from req, in place, the points past the bounds.
+func (s *Receiver) limit(req *metricpb.MetricsData) {
+	l := s.limits
 	now := s.cfg.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if v := s.cfg.Ingest.Version(); l.known == nil || v != l.knownAt {
+	if v := s.cfg.Apps.Version(); l.known == nil || v != l.knownAt {
 		l.known, l.knownAt = map[string]bool{}, v
-		for _, a := range s.summaries() {
-			l.known[a.ID] = true
+		for _, id := range s.cfg.Apps.IDs() {
+			l.known[id] = true
 		}
 	}
 	if now.Sub(l.swept) > time.Minute {
@@ -61,7 +61,7 @@ func (s *Server) limitOTLP(req *metricpb.MetricsData) {
 	filterPoints(req, func(app, series string) bool {
 		if app != "" && !l.known[app] {
 			if _, ok := l.pending[app]; !ok {
-				if len(l.pending) >= maxPendingApps {
+				if len(l.pending) >= MaxPendingApps {
 					l.unknownApp.Add(1)
 					return false
 				}
@@ -74,7 +74,7 @@ func (s *Server) limitOTLP(req *metricpb.MetricsData) {
 			l.series[app] = set
 		}
 		if _, ok := set[series]; !ok {
-			if len(set) >= maxSeriesPerApp {
+			if len(set) >= MaxSeriesPerApp {
 				l.seriesLimit.Add(1)
 				return false
 			}
@@ -87,7 +87,7 @@ func (s *Server) limitOTLP(req *metricpb.MetricsData) {
 // sweep frees the places of pending applications now indexed or older
 // than pendingFor, and forgets the series of applications neither
 // indexed nor pending (gone from the fleet).
-func (l *otlpLimits) sweep(now time.Time) {
+func (l *limits) sweep(now time.Time) {
 	l.swept = now
 	for app, at := range l.pending {
 		if l.known[app] || now.Sub(at) > pendingFor {
@@ -102,7 +102,7 @@ func (l *otlpLimits) sweep(now time.Time) {
 }
 
 // pendingApps is how many unknown applications hold a place.
-func (l *otlpLimits) pendingApps() int {
+func (l *limits) pendingApps() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.pending)

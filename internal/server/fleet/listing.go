@@ -1,4 +1,4 @@
-package server
+package fleet
 
 import (
 	"errors"
@@ -12,19 +12,19 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
-// listing is how a list endpoint (applications, runs) was asked to order
+// Listing is how a list endpoint (applications, runs) was asked to order
 // and cut its items: ?sort=KEY or -KEY (descending), ?offset=, ?length=
 // (0: all). Total is how many matched before the cut, for X-Total-Count
 // and the pages' "N of M".
-type listing struct {
+type Listing struct {
 	Sort                  string
 	Total, Offset, Length int
 }
 
-// parseListing reads a listing from q against the sort keys a list knows
+// ParseListing reads a listing from q against the sort keys a list knows
 // (def when none is asked).
-func parseListing(q url.Values, keys []string, def string) (listing, error) {
-	l := listing{Sort: q.Get("sort")}
+func ParseListing(q url.Values, keys []string, def string) (Listing, error) {
+	l := Listing{Sort: q.Get("sort")}
 	if l.Sort == "" {
 		l.Sort = def
 	}
@@ -44,10 +44,10 @@ func parseListing(q url.Values, keys []string, def string) (listing, error) {
 	return l, nil
 }
 
-// page sorts items by l.Sort with orders (ties broken by key, so pages
+// Page sorts items by l.Sort with orders (ties broken by key, so pages
 // never overlap), records the total in l and returns the asked page. Items
 // already in that order (the summaries come newest first) are not sorted.
-func page[T any](items []T, l *listing, orders map[string]func(a, b T) int, key func(T) string) []T {
+func Page[T any](items []T, l *Listing, orders map[string]func(a, b T) int, key func(T) string) []T {
 	by := orders[strings.TrimPrefix(l.Sort, "-")]
 	desc := strings.HasPrefix(l.Sort, "-")
 	cmp := func(a, b T) int {
@@ -71,9 +71,9 @@ func page[T any](items []T, l *listing, orders map[string]func(a, b T) int, key 
 	return items
 }
 
-// pageLinks are the previous and next pages' URLs of a paged list at
+// PageLinks are the previous and next pages' URLs of a paged list at
 // path, empty where there is none.
-func pageLinks(path string, q url.Values, l listing) (prev, next string) {
+func PageLinks(path string, q url.Values, l Listing) (prev, next string) {
 	if l.Length <= 0 {
 		return "", ""
 	}

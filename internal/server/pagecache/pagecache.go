@@ -1,4 +1,8 @@
-package server
+// Package pagecache keeps serve's rendered answers — pages, and the JSON
+// lists every dashboard polls — by key and version, bounded in entries and
+// bytes. It owns the cache and the request parameters that make its keys;
+// what is worth caching, and for how long, its callers decide.
+package pagecache
 
 import (
 	"container/list"
@@ -8,14 +12,14 @@ import (
 	"time"
 )
 
-// pageCache keeps rendered responses: fleet-wide ones until the index
+// Cache keeps rendered responses: fleet-wide ones until the index
 // changes (and at most ttl, since running apps' durations grow), pages of
 // finished apps until their log changes. It is bounded in pages and in
 // bytes, the least recently used going first: keys come from requests,
 // and 452 requests with a junk parameter once grew serve from 30 MB to
 // 1.2 GB (issue 32) — keys are now made of the parameters a page reads
-// (paramKey), and the bytes are bounded whatever the keys.
-type pageCache struct {
+// (ParamKey), and the bytes are bounded whatever the keys.
+type Cache struct {
 	mu       sync.Mutex
 	max      int   // pages
 	maxBytes int64 // bytes of bodies and keys
@@ -36,21 +40,24 @@ type cachedPage struct {
 	total   string // a list's X-Total-Count; "" for a page
 }
 
-const fleetTTL = time.Second
+// FleetTTL is how long a fleet-wide answer is kept at most: running
+// applications' durations grow with the clock.
+const FleetTTL = time.Second
 
 // Bounds of serve's page cache (docs/security.md).
 const (
-	cachePages = 512
-	cacheBytes = 128 << 20
+	MaxPages = 512
+	MaxBytes = 128 << 20
 )
 
-func newPageCache(max int, maxBytes int64) *pageCache {
-	return &pageCache{max: max, maxBytes: maxBytes, order: list.New(), pages: map[string]*list.Element{}}
+// New returns a cache of at most max entries and maxBytes bytes.
+func New(max int, maxBytes int64) *Cache {
+	return &Cache{max: max, maxBytes: maxBytes, order: list.New(), pages: map[string]*list.Element{}}
 }
 
-// get returns the body cached under key for version, if fresh, with the
+// Get returns the body cached under key for version, if fresh, with the
 // total count put with it.
-func (c *pageCache) get(key string, version uint64, ttl time.Duration) (body []byte, total string, ok bool) {
+func (c *Cache) Get(key string, version uint64, ttl time.Duration) (body []byte, total string, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.pages[key]
@@ -65,10 +72,10 @@ func (c *pageCache) get(key string, version uint64, ttl time.Duration) (body []b
 	return p.body, p.total, true
 }
 
-// put caches body (with a list's total count, or "") under key for
+// Put caches body (with a list's total count, or "") under key for
 // version, making room by dropping the least recently used pages; a body
 // larger than the whole cache is not kept.
-func (c *pageCache) put(key string, version uint64, body []byte, total string) {
+func (c *Cache) Put(key string, version uint64, body []byte, total string) {
 	size := int64(len(key) + len(body) + len(total))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -85,23 +92,23 @@ func (c *pageCache) put(key string, version uint64, body []byte, total string) {
 	c.bytes += size
 }
 
-func (c *pageCache) drop(el *list.Element) {
+func (c *Cache) drop(el *list.Element) {
 	e := c.order.Remove(el).(*cacheEntry)
 	delete(c.pages, e.key)
 	c.bytes -= int64(len(e.key) + len(e.page.body) + len(e.page.total))
 }
 
-// size is the pages and bytes held.
-func (c *pageCache) size() (pages int, bytes int64) {
+// Size is the pages and bytes held.
+func (c *Cache) Size() (pages int, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.order.Len(), c.bytes
 }
 
-// paramKey is the part of a cache key a request's query gives: the values
+// ParamKey is the part of a cache key a request's query gives: the values
 // of the parameters the page reads, in a fixed order, and nothing else —
 // a junk parameter (?x=1, ?x=2, …) names the same page.
-func paramKey(q url.Values, names ...string) string {
+func ParamKey(q url.Values, names ...string) string {
 	var b strings.Builder
 	for _, n := range names {
 		for _, v := range q[n] {
@@ -114,19 +121,19 @@ func paramKey(q url.Values, names ...string) string {
 	return b.String()
 }
 
-// The parameters pages and lists read, for paramKey.
+// The parameters pages and lists read, for ParamKey.
 var (
-	// appListParams: the fleet page and /api/sparkdx/v1/apps (appList).
-	appListParams = []string{"sort", "offset", "length", "user", "status", "rule", "tag", "run", "q", "from", "to"}
-	// historyListParams: the History Server's application list.
-	historyListParams = []string{"status", "minDate", "maxDate", "minEndDate", "maxEndDate", "limit"}
-	// appPageParams: an application's drill-down pages.
-	appPageParams = []string{"attempt", "sort", "offset", "length"}
+	// AppListParams: the fleet page and /api/sparkdx/v1/apps (appList).
+	AppListParams = []string{"sort", "offset", "length", "user", "status", "rule", "tag", "run", "q", "from", "to"}
+	// HistoryListParams: the History Server's application list.
+	HistoryListParams = []string{"status", "minDate", "maxDate", "minEndDate", "maxEndDate", "limit"}
+	// AppPageParams: an application's drill-down pages.
+	AppPageParams = []string{"attempt", "sort", "offset", "length"}
 )
 
-// onlyParams is q with the parameters names only: what a cached page may
+// OnlyParams is q with the parameters names only: what a cached page may
 // carry into its links.
-func onlyParams(q url.Values, names ...string) url.Values {
+func OnlyParams(q url.Values, names ...string) url.Values {
 	out := url.Values{}
 	for _, n := range names {
 		if v, ok := q[n]; ok {

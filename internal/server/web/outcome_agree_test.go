@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 )
 
 // TestOutcomeViewsAgree: on every scenario log (and the plugin fixtures),
@@ -26,7 +27,7 @@ import (
 // and the stage it aborted — and agree with Spark's own job statuses.
 func TestOutcomeViewsAgree(t *testing.T) {
 	var paths []string
-	for _, g := range []string{"../../testdata/scenarios/*/spark-*/app-*", "../../testdata/plugins/*/app-*"} {
+	for _, g := range []string{"../../../testdata/scenarios/*/spark-*/app-*", "../../../testdata/plugins/*/app-*"} {
 		p, _ := filepath.Glob(g)
 		paths = append(paths, p...)
 	}
@@ -35,7 +36,7 @@ func TestOutcomeViewsAgree(t *testing.T) {
 	}
 	failed := 0
 	for _, path := range paths {
-		rel, _ := filepath.Rel("../../testdata", path)
+		rel, _ := filepath.Rel("../../../testdata", path)
 		t.Run(rel, func(t *testing.T) {
 			a, d := diagnoseLog(t, path)
 			// The JSON, as `sparkdx analyze --format json` writes it.
@@ -115,7 +116,7 @@ func checkBanner(t *testing.T, a *model.Attempt, d *pipeline.Diagnosis, o report
 // checkBadge: the badge says failed (or stopped) exactly when the JSON
 // does, with the JSON's summary as its title.
 func checkBadge(t *testing.T, o reportv1.Outcome) {
-	sum := AppSummary{Status: "completed", Outcome: &o}
+	sum := fleet.AppSummary{Status: "completed", Outcome: &o}
 	want := "completed"
 	if o.Status == "failed" || o.Status == "stopped" {
 		want = o.Status

@@ -1,9 +1,11 @@
-package server
+package web
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/sparkdx/sparkdx/internal/server/pagecache"
 )
 
 // finishedPage serves a drill-down page of an application none of whose
@@ -13,7 +15,7 @@ import (
 // or environment page costs 10-15 ms of CPU to render from its model, and
 // a person goes back and forth between the same few pages. Pages of
 // running applications, and errors, are rendered every time.
-func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc {
+func (s *Pages) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		atts := s.attemptsOf(id)
@@ -24,7 +26,7 @@ func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc
 		var key strings.Builder
 		key.WriteString("page")
 		for _, a := range atts {
-			if !finishedKey(&key, a) {
+			if !a.FinishedKey(&key) {
 				h(w, r)
 				return
 			}
@@ -32,8 +34,8 @@ func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc
 		if samples {
 			fmt.Fprintf(&key, "|%d", len(s.memorySamples(id)))
 		}
-		key.WriteString("|" + r.URL.EscapedPath() + "?" + paramKey(r.URL.Query(), appPageParams...))
-		if body, _, ok := s.cache.get(key.String(), 0, 0); ok {
+		key.WriteString("|" + r.URL.EscapedPath() + "?" + pagecache.ParamKey(r.URL.Query(), pagecache.AppPageParams...))
+		if body, _, ok := s.cfg.Cache.Get(key.String(), 0, 0); ok {
 			writeHTML(w, http.StatusOK, body)
 			return
 		}
@@ -48,20 +50,9 @@ func (s *Server) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc
 		w.WriteHeader(rec.status)
 		w.Write(rec.body)
 		if rec.status == http.StatusOK && strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
-			s.cache.put(key.String(), 0, rec.body, "")
+			s.cfg.Cache.Put(key.String(), 0, rec.body, "")
 		}
 	}
-}
-
-// finishedKey adds to key what a cached answer about the attempt sum
-// depends on — its log and when that last changed — or reports false when
-// it runs: its answers change with every event and with now.
-func finishedKey(key *strings.Builder, sum AppSummary) bool {
-	if sum.Status == "running" {
-		return false
-	}
-	fmt.Fprintf(key, "|%s|%d", sum.key, sum.LastUpdated)
-	return true
 }
 
 // recordedPage is a page a handler wrote, kept to be cached.

@@ -1,10 +1,12 @@
-package server
-
-// This file is the server's side of several serve instances sharing one
+// Package peers is serve's side of several serve instances sharing one
 // event-log directory (serve --shard I/N --peers URL,...): each instance
 // ingests only its shard of the logs, lists the whole fleet by merging
 // what its peers list, and sends a request about an application another
-// instance owns there (307).
+// instance owns there (307, or forwarded). It owns the peers'
+// configuration, asking them for their lists (GET /api/sparkdx/v1/shard,
+// whose answer the server writes), the merged fleet view and the
+// redirects; the server owns this instance's own list.
+package peers
 
 import (
 	"cmp"
@@ -20,12 +22,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 	"github.com/sparkdx/sparkdx/internal/shard"
 )
 
-// Peers is where this instance stands among several serve instances.
-type Peers struct {
+// Config is where this instance stands among several serve instances.
+type Config struct {
 	Shard shard.Spec
 	// URLs are every instance's base URL in shard order, this one's
 	// included (it is not asked): the same list for every instance.
@@ -43,7 +46,7 @@ type Peers struct {
 }
 
 // Validate checks that the peers match the shard count.
-func (p Peers) Validate() error {
+func (p Config) Validate() error {
 	if err := p.Shard.Validate(); err != nil {
 		return err
 	}
@@ -63,27 +66,21 @@ func (p Peers) Validate() error {
 // own application attempts, as summaries (the fleet views) and as index
 // records (the History Server list).
 type ShardList struct {
-	Shard string       `json:"shard"`
-	Apps  []AppSummary `json:"apps"`
+	Shard string             `json:"shard"`
+	Apps  []fleet.AppSummary `json:"apps"`
 	// Keys are the apps' index keys (their log paths), in order: they
 	// break ties in the merged lists' orders as on one instance.
 	Keys    []string          `json:"keys"`
 	Records []store.LogRecord `json:"records"`
 }
 
-// PeerDown is a peer whose list is missing from a fleet view.
-type PeerDown struct {
-	URL   string `json:"url"`
-	Error string `json:"error"`
-}
+// TTL is how long the peers' lists are reused: the fleet views are
+// cached as long (pagecache.FleetTTL).
+const TTL = time.Second
 
-// peerTTL is how long the peers' lists are reused: the fleet views are
-// cached as long (fleetTTL).
-const peerTTL = time.Second
-
-// peerSet asks the peers for their lists, at most once per peerTTL.
-type peerSet struct {
-	cfg     Peers
+// Set asks the peers for their lists, at most once per TTL.
+type Set struct {
+	cfg     Config
 	token   string
 	proxies []*httputil.ReverseProxy // by shard, with Peers.Proxy
 
@@ -91,21 +88,23 @@ type peerSet struct {
 	last peerView
 
 	mergeMu  sync.Mutex
-	merged   fleet       // the last merge
-	mergedOf summaryList // of this local list
+	merged   fleet.View // the last merge
+	mergedOf Local      // of this local list
 }
 
 // peerView is what the peers listed at one time.
 type peerView struct {
 	at      time.Time
 	gen     uint64 // counts fetches, for cache keys
-	apps    []AppSummary
+	apps    []fleet.AppSummary
 	records []store.LogRecord
 	owner   map[string]int // application id → shard that lists it
-	down    []PeerDown
+	down    []fleet.PeerDown
 }
 
-func newPeerSet(cfg Peers, token string) *peerSet {
+// New returns the peers of cfg, asked with the bearer token (none when
+// ""); nil when cfg names none: this instance is the whole fleet.
+func New(cfg Config, token string) *Set {
 	if len(cfg.URLs) == 0 || !cfg.Shard.Enabled() {
 		return nil
 	}
@@ -115,7 +114,7 @@ func newPeerSet(cfg Peers, token string) *peerSet {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	p := &peerSet{cfg: cfg, token: token}
+	p := &Set{cfg: cfg, token: token}
 	if cfg.Proxy {
 		p.proxies = make([]*httputil.ReverseProxy, len(cfg.URLs))
 		for i, raw := range cfg.URLs {
@@ -134,11 +133,11 @@ func newPeerSet(cfg Peers, token string) *peerSet {
 }
 
 // view returns the peers' lists, asking them again when older than
-// peerTTL. A peer that fails is named in down.
-func (p *peerSet) view(ctx context.Context) peerView {
+// TTL. A peer that fails is named in down.
+func (p *Set) view(ctx context.Context) peerView {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.last.at.IsZero() && time.Since(p.last.at) < peerTTL {
+	if !p.last.at.IsZero() && time.Since(p.last.at) < TTL {
 		return p.last
 	}
 	// The answers serve every request of the next second: one request
@@ -165,7 +164,7 @@ func (p *peerSet) view(ctx context.Context) peerView {
 			continue
 		}
 		if errs[i] != nil {
-			v.down = append(v.down, PeerDown{URL: p.cfg.URLs[i], Error: errs[i].Error()})
+			v.down = append(v.down, fleet.PeerDown{URL: p.cfg.URLs[i], Error: errs[i].Error()})
 			continue
 		}
 		want := shard.Spec{Index: i, Count: p.cfg.Shard.Count}.String()
@@ -178,12 +177,11 @@ func (p *peerSet) view(ctx context.Context) peerView {
 			errs[i] = fmt.Errorf("%d keys for %d apps", len(l.Keys), len(l.Apps))
 		}
 		if errs[i] != nil {
-			v.down = append(v.down, PeerDown{URL: p.cfg.URLs[i], Error: errs[i].Error()})
+			v.down = append(v.down, fleet.PeerDown{URL: p.cfg.URLs[i], Error: errs[i].Error()})
 			continue
 		}
 		for j, a := range l.Apps {
-			a.key = l.Keys[j]
-			a.search = strings.ToLower(a.Name + "\x00" + a.ID)
+			a.SetIndex(l.Keys[j], 0)
 			v.apps = append(v.apps, a)
 			v.owner[a.ID] = i
 		}
@@ -194,7 +192,7 @@ func (p *peerSet) view(ctx context.Context) peerView {
 }
 
 // fetch asks one peer for its own list.
-func (p *peerSet) fetch(ctx context.Context, base string) (ShardList, error) {
+func (p *Set) fetch(ctx context.Context, base string) (ShardList, error) {
 	var l ShardList
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/api/sparkdx/v1/shard", nil)
 	if err != nil {
@@ -218,117 +216,76 @@ func (p *peerSet) fetch(ctx context.Context, base string) (ShardList, error) {
 	return l, nil
 }
 
-// apiShard answers a peer: this instance's own applications.
-func (s *Server) apiShard(w http.ResponseWriter, r *http.Request) {
-	l := ShardList{Shard: s.cfg.Peers.Shard.String(), Apps: s.summaries(), Keys: []string{}, Records: []store.LogRecord{}}
-	if l.Apps == nil {
-		l.Apps = []AppSummary{}
-	}
-	for _, a := range l.Apps {
-		l.Keys = append(l.Keys, a.key)
-	}
-	for _, rec := range s.cfg.Ingest.Records() {
-		if rec.AppID != "" {
-			l.Records = append(l.Records, rec)
-		}
-	}
-	writeJSON(w, http.StatusOK, l)
+// Local is this instance's own list, with the ingest version and the
+// time it was built for: what says a merge can be reused.
+type Local struct {
+	Apps    []fleet.AppSummary
+	Version uint64
+	Built   time.Time
 }
 
-// fleet is the application attempts of the whole fleet, newest start
-// first: this instance's and its peers'. Gen changes when the peers' part
-// may have (zero without peers); down names the peers missing from it.
-type fleet struct {
-	apps    []AppSummary
-	records []store.LogRecord
-	gen     uint64
-	down    []PeerDown
+// Expire makes the next view ask the peers again, as when their lists
+// are older than TTL.
+func (p *Set) Expire() {
+	p.mu.Lock()
+	p.last.at = time.Time{}
+	p.mu.Unlock()
 }
 
-// fleetApps returns the fleet's application attempts; without peers,
-// this instance's. The list is shared until this instance's summaries or
-// the peers' lists change (callers must not change it).
-func (s *Server) fleetApps(ctx context.Context) fleet {
-	local := s.summaryList()
-	if s.peers == nil {
-		return fleet{apps: local.apps}
-	}
-	v := s.peers.view(ctx)
-	return s.peers.merge(local, v)
+// Fleet is local and the peers' lists merged: the whole fleet.
+func (p *Set) Fleet(ctx context.Context, local Local) fleet.View {
+	return p.merge(local, p.view(ctx))
 }
 
 // merge is the local list and the peers', newest start first as on one
 // instance; the last one is kept for the next request.
-func (p *peerSet) merge(local summaryList, v peerView) fleet {
+func (p *Set) merge(local Local, v peerView) fleet.View {
 	p.mergeMu.Lock()
 	defer p.mergeMu.Unlock()
-	if p.merged.apps != nil && p.mergedOf.version == local.version && p.mergedOf.built.Equal(local.built) && p.merged.gen == v.gen {
+	if p.merged.Apps != nil && p.mergedOf.Version == local.Version && p.mergedOf.Built.Equal(local.Built) && p.merged.Gen == v.gen {
 		return p.merged
 	}
-	apps := make([]AppSummary, 0, len(local.apps)+len(v.apps))
-	apps = append(append(apps, local.apps...), v.apps...)
-	slices.SortStableFunc(apps, func(a, b AppSummary) int {
+	apps := make([]fleet.AppSummary, 0, len(local.Apps)+len(v.apps))
+	apps = append(append(apps, local.Apps...), v.apps...)
+	slices.SortStableFunc(apps, func(a, b fleet.AppSummary) int {
 		if c := cmp.Compare(b.StartTime, a.StartTime); c != 0 {
 			return c
 		}
-		return strings.Compare(b.key, a.key)
+		return strings.Compare(b.Key(), a.Key())
 	})
-	p.merged = fleet{apps: apps, records: v.records, gen: v.gen, down: v.down}
+	p.merged = fleet.View{Apps: apps, Records: v.records, Gen: v.gen, Down: v.down}
 	p.mergedOf = local
 	return p.merged
-}
-
-// markDown names the peers missing from a fleet view in the
-// X-Sparkdx-Peers-Down header (space-separated URLs).
-func markDown(w http.ResponseWriter, down []PeerDown) {
-	if len(down) == 0 {
-		return
-	}
-	urls := make([]string, len(down))
-	for i, d := range down {
-		urls[i] = d.URL
-	}
-	w.Header().Set("X-Sparkdx-Peers-Down", strings.Join(urls, " "))
 }
 
 // proxiedHeader marks a request one instance forwarded to another: it is
 // answered where it lands, never sent on again.
 const proxiedHeader = "X-Sparkdx-Proxied"
 
-// redirectToOwner sends a request about one application that this
+// Redirect sends a request about one application that this
 // instance does not know to the instance that owns it (307, so that the
-// method and body stay; or forwarded, with Peers.Proxy): the one whose
-// list has it, or else the one its id hashes to. It reports whether it
-// answered.
-func (s *Server) redirectToOwner(w http.ResponseWriter, r *http.Request) bool {
+// method and body stay; or forwarded, with Config.Proxy): the one whose
+// list has it, or else the one its id hashes to — unless knows says this
+// instance's index has it. It reports whether it answered.
+func (p *Set) Redirect(w http.ResponseWriter, r *http.Request, knows func(appID string) bool) bool {
 	id := appIDOfPath(r.URL.EscapedPath())
-	if id == "" || r.Header.Get(proxiedHeader) != "" || s.knows(id) {
+	if id == "" || r.Header.Get(proxiedHeader) != "" || knows(id) {
 		return false
 	}
-	owner, ok := s.peers.view(r.Context()).owner[id]
+	owner, ok := p.view(r.Context()).owner[id]
 	if !ok {
-		owner = s.cfg.Peers.Shard.OwnerOfApp(id)
+		owner = p.cfg.Shard.OwnerOfApp(id)
 	}
-	if owner == s.cfg.Peers.Shard.Index {
+	if owner == p.cfg.Shard.Index {
 		return false
 	}
-	w.Header().Set("X-Sparkdx-Shard", fmt.Sprintf("%d/%d", owner, s.cfg.Peers.Shard.Count))
-	if s.cfg.Peers.Proxy && s.peers.proxies[owner] != nil {
-		s.peers.proxies[owner].ServeHTTP(w, r)
+	w.Header().Set("X-Sparkdx-Shard", fmt.Sprintf("%d/%d", owner, p.cfg.Shard.Count))
+	if p.cfg.Proxy && p.proxies[owner] != nil {
+		p.proxies[owner].ServeHTTP(w, r)
 		return true
 	}
-	http.Redirect(w, r, strings.TrimSuffix(s.cfg.Peers.URLs[owner], "/")+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	http.Redirect(w, r, strings.TrimSuffix(p.cfg.URLs[owner], "/")+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	return true
-}
-
-// knows says whether this instance's index has an application.
-func (s *Server) knows(appID string) bool {
-	for _, a := range s.summaries() {
-		if a.ID == appID {
-			return true
-		}
-	}
-	return false
 }
 
 // appPrefixes are the paths whose next segment is an application id.

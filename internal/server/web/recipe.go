@@ -1,4 +1,4 @@
-package server
+package web
 
 import (
 	"net/http"
@@ -9,7 +9,7 @@ import (
 // recipePage shows a recipe (a path under docs/recipes, with an optional
 // #section given as ?section=) from the recipes embedded in the binary, so
 // that every finding on the app page links to what to do about it.
-func (s *Server) recipePage(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) recipePage(w http.ResponseWriter, r *http.Request) {
 	ref := r.PathValue("path")
 	if sec := r.URL.Query().Get("section"); sec != "" {
 		ref += "#" + sec

@@ -1,4 +1,4 @@
-package server
+package otlpin
 
 import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -12,8 +12,8 @@ import (
 // An application is this instance's when its index has it or, not yet
 // indexed, when its id hashes to this shard; points naming none go to
 // shard 0. It returns how many points it dropped.
-func (s *Server) keepOwned(req *metricpb.MetricsData) int {
-	sp := s.cfg.Peers.Shard
+func (s *Receiver) keepOwned(req *metricpb.MetricsData) int {
+	sp := s.cfg.Shard
 	if !sp.Enabled() {
 		return 0
 	}
@@ -28,8 +28,8 @@ func (s *Server) keepOwned(req *metricpb.MetricsData) int {
 		}
 		if local == nil {
 			local = map[string]bool{}
-			for _, a := range s.summaries() {
-				local[a.ID] = true
+			for _, id := range s.cfg.Apps.IDs() {
+				local[id] = true
 			}
 		}
 		v := local[app] || sp.OwnerOfApp(app) == sp.Index

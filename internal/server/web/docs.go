@@ -1,0 +1,73 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/sparkdx/sparkdx/internal/historyapi"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
+)
+
+// The drill-down pages (jobs, stage, environment) show what the History
+// Server API answers for the application, the same documents /api/v1
+// serves, so a page and the API never disagree.
+
+// apiDocs answers History Server API paths for one application's newest
+// attempts, decoding each answer into a value.
+type apiDocs struct {
+	api     *historyapi.API
+	base    string         // "/api/v1/applications/ID" (with "/ATTEMPT" when it has attempt ids)
+	attempt *model.Attempt // the attempt shown, for what the API has no document of (charts)
+}
+
+func (s *Pages) apiDocs(ctx context.Context, id, attempt string) (*apiDocs, func(), error) {
+	app, release, err := s.cfg.Source.App(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	api := historyapi.New([]*model.App{app})
+	api.Now = func() int64 { return s.cfg.Now().UnixMilli() }
+	base := "/api/v1/applications/" + url.PathEscape(id)
+	if attempt == "" && len(app.Attempts) > 0 {
+		attempt = app.Attempts[0].AttemptID // the newest, as the History Server orders them
+	}
+	if attempt != "" {
+		base += "/" + url.PathEscape(attempt)
+	}
+	d := &apiDocs{api: api, base: base}
+	for _, a := range app.Attempts {
+		if a.AttemptID == attempt {
+			d.attempt = a
+		}
+	}
+	return d, release, nil
+}
+
+// get decodes the answer to base+path into v.
+func (d *apiDocs) get(path string, v any) error {
+	doc, err := d.api.Get(d.base + path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(historyapi.Marshal(doc), v)
+}
+
+// docsPage opens the API documents of the application a page is about, or
+// writes the error page.
+func (s *Pages) docsPage(w http.ResponseWriter, r *http.Request) (*apiDocs, fleet.AppSummary, func(), bool) {
+	id := r.PathValue("id")
+	sum, ok := fleet.Pick(s.attemptsOf(id), r.URL.Query().Get("attempt"))
+	if !ok {
+		s.errorPage(w, http.StatusNotFound, "Unknown application", "No application attempt "+id+" is indexed.")
+		return nil, sum, nil, false
+	}
+	d, release, err := s.apiDocs(r.Context(), id, sum.AttemptID)
+	if err != nil {
+		s.errorPage(w, http.StatusInternalServerError, "Cannot read the application", err.Error())
+		return nil, sum, nil, false
+	}
+	return d, sum, release, true
+}

@@ -1,0 +1,91 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/sparkdx/sparkdx/internal/historyapi"
+)
+
+// jobStage is one stage attempt of a job, as the job page lists it.
+type jobStage struct {
+	StageID               int    `json:"stageId"`
+	AttemptID             int    `json:"attemptId"`
+	Name                  string `json:"name"`
+	Status                string `json:"status"`
+	NumTasks              int    `json:"numTasks"`
+	NumCompleteTasks      int    `json:"numCompleteTasks"`
+	NumFailedTasks        int    `json:"numFailedTasks"`
+	SubmissionTime        string `json:"submissionTime"`
+	FirstTaskLaunchedTime string `json:"firstTaskLaunchedTime"`
+	CompletionTime        string `json:"completionTime"`
+	ExecutorRunTime       int64  `json:"executorRunTime"`
+	InputBytes            int64  `json:"inputBytes"`
+	ShuffleReadBytes      int64  `json:"shuffleReadBytes"`
+	ShuffleWriteBytes     int64  `json:"shuffleWriteBytes"`
+	DiskBytesSpilled      int64  `json:"diskBytesSpilled"`
+	FailureReason         string `json:"failureReason"`
+}
+
+// DurationMs is the stage attempt's duration as Spark's UI and `sparkdx
+// analyze` define it — first task launch to completion (submission to
+// completion when no task ran) —, -1 while it runs.
+func (s jobStage) DurationMs() int64 {
+	start := s.FirstTaskLaunchedTime
+	if start == "" {
+		start = s.SubmissionTime
+	}
+	from, err1 := time.Parse(sparkDate, start)
+	to, err2 := time.Parse(sparkDate, s.CompletionTime)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return to.Sub(from).Milliseconds()
+}
+
+// sparkDate is how the History Server API writes times.
+const sparkDate = "2006-01-02T15:04:05.000GMT"
+
+// jobPage shows one job and the stage attempts it ran; stages it skipped
+// (their output reused) are counted.
+func (s *Pages) jobPage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	id, err := strconv.Atoi(r.PathValue("job"))
+	if err != nil {
+		s.errorPage(w, http.StatusNotFound, "Unknown job", "A job is /apps/ID/jobs/JOB.")
+		return
+	}
+	var job jobDoc
+	if err := d.get(fmt.Sprintf("/jobs/%d", id), &job); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Unknown job", err.Error())
+		return
+	}
+	var all []jobStage
+	if err := d.get("/stages?details=false", &all); err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the stages", err.Error())
+		return
+	}
+	mine := map[int]bool{}
+	for _, sid := range job.StageIDs {
+		mine[sid] = true
+	}
+	var stages []jobStage
+	for _, st := range all {
+		if mine[st.StageID] {
+			stages = append(stages, st)
+		}
+	}
+	sort.Slice(stages, func(a, b int) bool {
+		x, y := stages[a], stages[b]
+		return x.StageID < y.StageID || x.StageID == y.StageID && x.AttemptID < y.AttemptID
+	})
+	s.render(w, http.StatusOK, "job.html", map[string]any{"Title": fmt.Sprintf("Job %d · %s", id, sum.Name),
+		"Live": sum.Status == "running", "Sum": sum, "Job": job, "Stages": stages})
+}

@@ -1,0 +1,86 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/sparkdx/sparkdx/internal/model"
+)
+
+// TaskMetricRow is one metric of a task page.
+type TaskMetricRow struct {
+	Group, Name string
+	Value       int64
+}
+
+// taskPage shows one task attempt: where and how it ran, every metric
+// Spark recorded for it (named as the History Server API names them), the
+// executor's peaks while it ran, and its error.
+func (s *Pages) taskPage(w http.ResponseWriter, r *http.Request) {
+	d, sum, release, ok := s.docsPage(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	sid, att, ok := stagePath(r)
+	tid, err := strconv.ParseInt(r.PathValue("task"), 10, 64)
+	var task *model.Task
+	if ok && err == nil && d.attempt != nil {
+		if st := d.attempt.Stage(sid, att); st != nil {
+			for _, t := range st.Tasks {
+				if t.TaskID == tid {
+					task = t
+				}
+			}
+		}
+	}
+	if task == nil {
+		s.errorPage(w, http.StatusNotFound, "Unknown task", "No task "+r.PathValue("task")+" in stage "+r.PathValue("stage")+"."+r.PathValue("attempt")+".")
+		return
+	}
+	// The task as the API lists it (status, duration, error text).
+	var doc []taskDoc
+	_ = d.get(fmt.Sprintf("/stages/%d/%d/taskList?offset=%d&length=1", sid, att, taskIndexOf(d.attempt.Stage(sid, att), tid)), &doc)
+	var rows []TaskMetricRow
+	if task.HasMetrics {
+		var walk func(g *model.MetricGroup, group string)
+		walk = func(g *model.MetricGroup, group string) {
+			for _, f := range g.Fields {
+				if f.API != "" {
+					rows = append(rows, TaskMetricRow{Group: group, Name: f.API, Value: *f.Of(&task.Metrics)})
+				}
+			}
+			for _, sub := range g.Groups {
+				walk(sub, sub.API)
+			}
+		}
+		walk(model.TaskMetricFields(), "")
+	}
+	var peaks [][2]any
+	if task.ExecMetrics != nil {
+		names := model.ExecutorMetricNames()
+		for i, v := range task.ExecMetrics.Values {
+			if v != 0 {
+				peaks = append(peaks, [2]any{names[i], v})
+			}
+		}
+	}
+	data := map[string]any{"Title": fmt.Sprintf("Task %d", tid), "Live": sum.Status == "running", "Sum": sum,
+		"Task": task, "StageID": sid, "StageAttempt": att, "Metrics": rows, "Peaks": peaks}
+	if len(doc) == 1 && doc[0].TaskID == tid {
+		data["Doc"] = doc[0]
+	}
+	s.render(w, http.StatusOK, "task.html", data)
+}
+
+// taskIndexOf is the position of task id in the stage's task list in the
+// API's default order (the stage's).
+func taskIndexOf(s *model.StageAttempt, id int64) int {
+	for i, t := range s.Tasks {
+		if t.TaskID == id {
+			return i
+		}
+	}
+	return 0
+}
