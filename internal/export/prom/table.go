@@ -23,6 +23,7 @@ const (
 	scopeFindings
 	scopeServer
 	scopeTaskHistogram
+	scopeJobHistogram
 	scopeStream
 	scopeRunningJob
 	scopeRunningStage
@@ -156,6 +157,8 @@ func table() []metric {
 			help: "Jobs the application submitted.",
 			app:  func(a *App) float64 { return float64(len(a.Result.Jobs)) }},
 
+		{name: "spark_job_duration_seconds", scope: scopeJobHistogram,
+			help: "Ended jobs' duration (submission to completion) by status (succeeded, failed); a running application's grows as its jobs end."},
 		{name: "spark_stage_task_duration_seconds", scope: scopeTaskHistogram,
 			help: "Successful task attempts' duration (launch to finish) by stage kind."},
 		{name: "spark_stages", typ: g, scope: scopeKind,
