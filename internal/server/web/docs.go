@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -53,6 +54,18 @@ func (d *apiDocs) get(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(historyapi.Marshal(doc), v)
+}
+
+// stage is a stage attempt of the attempt shown, or the API's error.
+func (d *apiDocs) stage(id, attempt int) (*model.StageAttempt, error) {
+	if d.attempt == nil { // the index names an attempt the model lacks
+		_, err := d.api.Get(d.base + fmt.Sprintf("/stages/%d/%d", id, attempt))
+		if err == nil {
+			err = &historyapi.Error{Status: http.StatusNotFound, Msg: "no such attempt: " + d.base}
+		}
+		return nil, err
+	}
+	return historyapi.StageAttempt(d.attempt, id, attempt)
 }
 
 // docsPage opens the API documents of the application a page is about, or
