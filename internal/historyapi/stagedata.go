@@ -49,9 +49,15 @@ func (api *API) Stage(a *model.Attempt, s *model.StageAttempt, opts StageOptions
 	d := &StageData{Status: s.Status, StageID: s.StageID, AttemptID: s.AttemptID, NumTasks: s.NumTasks,
 		NumActiveTasks: s.ActiveTasks, NumCompleteTasks: s.CompletedTasks, NumFailedTasks: s.FailedTasks,
 		NumKilledTasks: s.KilledTasks, NumCompletedIndices: s.CompletedIndices.Len(),
-		FailureReason: s.FailureReason, HasFailureReason: s.HasFailureReason, Totals: &s.Metrics,
-		Name: s.Name, Description: s.Description, HasDescription: s.HasDescription, Details: s.Details,
+		HasFailureReason: s.HasFailureReason, Totals: &s.Metrics,
+		Name: s.Name, HasDescription: s.HasDescription, Details: s.Details,
 		SchedulingPool: s.SchedulingPool, stage: s, attempt: a, opts: opts, api: api}
+	if s.HasFailureReason {
+		d.FailureReason = s.FailureReason
+	}
+	if s.HasDescription {
+		d.Description = s.Description
+	}
 	if s.SubmissionTime != model.NoTime {
 		d.SubmissionTime = date(s.SubmissionTime)
 	}

@@ -162,6 +162,16 @@ func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := []any{}
+	for _, d := range api.StageList(a, want, opts) {
+		out = append(out, d.obj())
+	}
+	return out, nil
+}
+
+// StageList is the attempt's stage attempts of the statuses asked (all
+// when none), newest stage first, as /stages answers them.
+func (api *API) StageList(a *model.Attempt, statuses map[string]bool, opts StageOptions) []*StageData {
 	stages := append([]*model.StageAttempt(nil), a.Stages...)
 	sort.Slice(stages, func(i, j int) bool {
 		if stages[i].StageID != stages[j].StageID {
@@ -169,13 +179,13 @@ func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 		}
 		return stages[i].AttemptID > stages[j].AttemptID
 	})
-	out := []any{}
+	out := []*StageData{}
 	for _, s := range stages {
-		if len(want) == 0 || want[shown(s).Status] {
-			out = append(out, api.Stage(a, s, opts).obj())
+		if len(statuses) == 0 || statuses[shown(s).Status] {
+			out = append(out, api.Stage(a, s, opts))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // shown is the stage attempt as the History Server shows it.
