@@ -148,23 +148,42 @@ func over(v, med int64) float64 {
 	return float64(v) / float64(max(med, 1))
 }
 
+// firstWaveSlackMs is how long before an executor's first finish of a
+// stage a task may launch and still be the second wave: Spark records the
+// finish when it has handled the result, after it launched the next task.
+const firstWaveSlackMs = 50
+
 // slowTasks are the stage's warm successful tasks that ran at least twice
 // the median duration, longest first, at most 20.
 func slowTasks(s *model.StageAttempt, med, medBytes, medRecords int64, cold coldTasks, ends func(*model.Task) bool) []LongTask {
 	if med <= 0 {
 		return nil
 	}
-	first := map[string]*model.Task{} // each executor's first task in the stage
+	// Each executor's first wave in the stage: the tasks launched before
+	// any of the stage's tasks on it finished, one per core it gave the
+	// stage. Each of them pays for compiling the stage's generated code
+	// and fetching its task binary on that JVM, side by side.
+	firstEnd := map[string]int64{}
 	for _, t := range s.Tasks {
-		if f := first[t.ExecutorID]; f == nil || t.LaunchTime < f.LaunchTime {
-			first[t.ExecutorID] = t
+		if t.FinishTime <= 0 {
+			continue
 		}
+		if f, ok := firstEnd[t.ExecutorID]; !ok || t.FinishTime < f {
+			firstEnd[t.ExecutorID] = t.FinishTime
+		}
+	}
+	// The driver records a task's finish after it launched the task that
+	// took its slot (a few ms measured): a launch within firstWaveSlackMs
+	// of the first finish is the second wave's.
+	firstWave := func(t *model.Task) bool {
+		f, ok := firstEnd[t.ExecutorID]
+		return !ok || t.LaunchTime < f-firstWaveSlackMs
 	}
 	var out []LongTask
 	for _, t := range s.Tasks {
 		if t.Successful() && !cold.excused(t, med) && t.FinishTime-t.LaunchTime >= 2*med {
 			l := longTask(t, medBytes, medRecords)
-			l.EndsStage, l.FirstOnExecutor = ends(t), first[t.ExecutorID] == t
+			l.EndsStage, l.FirstOnExecutor = ends(t), firstWave(t)
 			out = append(out, l)
 		}
 	}

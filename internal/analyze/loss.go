@@ -33,7 +33,11 @@ func ClassifyLoss(reason string) (Cause, int) {
 		strings.Contains(r, "deleted by a user or the framework"):
 		// YARN preemption or RM kill; Kubernetes pod deletion, eviction, spot reclaim
 		return CausePreempted, code
-	case strings.Contains(r, "lost node"), strings.Contains(r, "*lost* node"), strings.Contains(r, "node lost"), code == -101:
+	case strings.Contains(r, "lost node"), strings.Contains(r, "*lost* node"), strings.Contains(r, "node lost"), code == -101,
+		strings.HasPrefix(r, "worker lost"):
+		// standalone: the Master lost the executor's Worker ("worker lost: host:port
+		// got disassociated"), which is the machine going away, as when a cluster is
+		// torn down or a spot node is reclaimed, not the executor failing
 		return CauseNodeLost, code
 	case code == 0, code == -100, code == -105, code == -107:
 		// a normal exit; YARN ABORTED, KILLED_BY_APPMASTER, KILLED_AFTER_APP_COMPLETION

@@ -31,7 +31,8 @@ func TestClassifyLoss(t *testing.T) {
 		{"The executor with id 2 exited with exit code 0(success).", CauseDriver, 0},
 		{"The executor with id 7 was deleted by a user or the framework.", CausePreempted, -1},
 		{"Remote RPC client disassociated. Likely due to containers exceeding thresholds, or network issues.", CauseUnknown, -1},
-		{"worker lost", CauseUnknown, -1},
+		{"worker lost", CauseNodeLost, -1},
+		{"worker lost: 10.59.176.34:35971 got disassociated", CauseNodeLost, -1},
 		{"", CauseNone, -1},
 	} {
 		cause, code := ClassifyLoss(c.reason)

@@ -259,9 +259,10 @@ type LongTask struct {
 	// EndsStage says the task finished last (within max(1 s, 5 % of the
 	// stage)): the stage waited for it.
 	EndsStage bool
-	// FirstOnExecutor says it was its executor's first task in the stage,
-	// the one that pays for compiling the stage's generated code and
-	// fetching its task binary on that JVM.
+	// FirstOnExecutor says it was in its executor's first wave of the
+	// stage (launched before any of the stage's tasks on that executor
+	// finished, one per core), which pays for compiling the stage's
+	// generated code and fetching its task binary on that JVM.
 	FirstOnExecutor bool
 }
 

@@ -10,7 +10,7 @@ import (
 
 var executorsLost = Threshold{Metric: "executors lost to the application", Warning: 1, Critical: 3,
 	Gate: "critical also on any memory kill that failed tasks, or a task failing spark.task.maxFailures times; " +
-		"preemption/decommission only: info",
+		"preemption/decommission/lost node only: info",
 	Source: "shape: Dr. Elephant tuning_20190221 StagesWithFailedTasksHeuristic; counts ours " +
 		"(spark.executor.maxNumFailures = max(3, 2 × executors))"}
 
@@ -43,7 +43,8 @@ func runExecutorLost(p *Pass) []Finding {
 			if e.Loss.Cause.IsMemoryKill() && e.Loss.FailedTasks > 0 {
 				memoryKillFailedTasks = true
 			}
-		case e.Loss.Cause == analyze.CausePreempted || e.Loss.Cause == analyze.CauseDecommission:
+		case e.Loss.Cause == analyze.CausePreempted || e.Loss.Cause == analyze.CauseDecommission ||
+			e.Loss.Cause == analyze.CauseNodeLost:
 			benign = append(benign, e)
 		}
 	}

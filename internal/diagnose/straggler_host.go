@@ -21,7 +21,8 @@ var hostSlowdown = Threshold{Metric: "host median task time ÷ median of per-hos
 var stragglerTask = Threshold{Metric: "longest warm task duration ÷ median, on equal input", Warning: 4, Critical: 10,
 	Gate: "the longest task read < 5× the median task's bytes and records (else data-skew); the first tasks on a " +
 		"fresh executor do not count; the stage waited for it (as data-skew) or for another task ≥ 4× the median, " +
-		"which finished last; not when the slow tasks are only executors' first of the stage, on ≥ half its " +
+		"which finished last; not when the slow tasks are only executors' first wave of the stage (launched before " +
+		"any of the stage's tasks on the executor finished: one per core), on ≥ half its " +
 		"executors (its code compiled on each JVM); no host finding for the stage; " +
 		"cost: the wall time beyond the median task ≥ 5 % of the app and ≥ 1 s, else info; ≥ 25 % for critical",
 	Source: "the data-skew duration thresholds (Dr. Elephant 4, DataFlint 10), on tasks whose input rules out skew"}
@@ -138,7 +139,7 @@ func stragglerTasks(p *Pass, s *analyze.Stage) (Finding, bool) {
 	var core int64
 	byHost := map[string]int64{}
 	waited := s.MaxTaskOverStage >= 0.75 || s.LongestTaskEndsStage
-	firsts, nFirsts := true, 0
+	firsts, firstExecs := true, map[string]bool{}
 	for _, t := range s.Slow {
 		if t.DurationMs >= floor {
 			ids[t.TaskID] = true
@@ -146,13 +147,13 @@ func stragglerTasks(p *Pass, s *analyze.Stage) (Finding, bool) {
 			byHost[t.Host] += t.DurationMs - med
 			waited = waited || t.EndsStage // a straggler after the longest set the stage's end
 			firsts = firsts && t.FirstOnExecutor
-			nFirsts++
+			firstExecs[t.ExecutorID] = true
 		}
 	}
-	// Only the executors' first tasks of the stage were slow, on at least
+	// Only the executors' first waves of the stage were slow, on at least
 	// half of its executors: the stage's warm-up on each JVM (its
 	// generated code compiled, its task binary fetched), not a slow node.
-	if !waited || firsts && 2*nFirsts >= len(tasksOn(p, s, func(*model.Task) bool { return true }).executors) {
+	if !waited || firsts && 2*len(firstExecs) >= len(tasksOn(p, s, func(*model.Task) bool { return true }).executors) {
 		return Finding{}, false
 	}
 	mix := tasksOn(p, s, func(t *model.Task) bool { return ids[t.TaskID] })

@@ -66,8 +66,10 @@ func TestReplayErrors(t *testing.T) {
 		t.Errorf("lenient bad line: got %v, app %v, %d bad lines; want app-1 with one bad line counted", err, a, src.Log.BadLines)
 	}
 	// The log-aware rule sees the source: a log written a second ago is
-	// an app still running (info), a finished file without an end a warning.
-	severity := func(src Source) diagnose.Severity {
+	// an app still running (info), a finished file without an end with a
+	// job still open a driver that died mid-job (critical), one whose jobs
+	// all ended a driver that stopped between jobs (info).
+	severity := func(a *model.Attempt, src Source) diagnose.Severity {
 		for _, f := range Diagnose(a, nil, src, nil).Findings {
 			if f.Rule == "incomplete-app" {
 				return f.Severity
@@ -75,12 +77,25 @@ func TestReplayErrors(t *testing.T) {
 		}
 		return diagnose.None
 	}
+	jobStart := `{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":2000,"Stage Infos":[],"Stage IDs":[]}` + "\n"
+	jobEnd := `{"Event":"SparkListenerJobEnd","Job ID":0,"Completion Time":3000,"Job Result":{"Result":"JobSucceeded"}}` + "\n"
+	running, src, _, err := Replay(ctx, open(start+jobStart), replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, _, _, err := Replay(ctx, open(start+jobStart+jobEnd), replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	src.Now, src.ModTime = time.UnixMilli(1_000_000), time.UnixMilli(999_000)
-	if got := severity(src); got != diagnose.Warning {
-		t.Errorf("finished log without an end: incomplete-app %v, want warning", got)
+	if got := severity(running, src); got != diagnose.Critical {
+		t.Errorf("finished log without an end, a job open: incomplete-app %v, want critical", got)
+	}
+	if got := severity(ended, src); got != diagnose.Info {
+		t.Errorf("finished log without an end, every job ended: incomplete-app %v, want info", got)
 	}
 	src.InProgress = true
-	if got := severity(src); got != diagnose.Info {
+	if got := severity(running, src); got != diagnose.Info {
 		t.Errorf("log written a second ago: incomplete-app %v, want info", got)
 	}
 }
