@@ -66,8 +66,8 @@ func (s *Pages) executorsPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	// Memory over time: the app page's chart (executor peaks at stage ends,
-	// or the agent's samples when it sent some).
+	// Memory over time: the app page's chart (executor peaks at task and
+	// stage ends, or the agent's samples when it sent some).
 	var memory *memChart
 	if v, err := s.appView(r.Context(), sum); err == nil {
 		v.withSamples(s.memorySamples(sum.ID))
