@@ -28,10 +28,33 @@ func redactPairs(re *regexp.Regexp, ps [][2]string) [][2]string {
 	return out
 }
 
-func environment(a *model.Attempt, re *regexp.Regexp) *Obj {
-	env := &a.Env
+// Environment is the attempt's ApplicationEnvironmentInfo as the History
+// Server shows it, its properties redacted by the API's Redaction: the
+// typed value /environment answers (written by obj) and serve's
+// environment page reads.
+type Environment struct {
+	Runtime struct{ JavaVersion, JavaHome, ScalaVersion string }
+	// The properties as [name, value] pairs, in the log's order.
+	SparkProperties, HadoopProperties, SystemProperties, MetricsProperties, ClasspathEntries [][2]string
+
+	profiles []*model.ResourceProfile
+}
+
+// Environment is attempt a's environment.
+func (api *API) Environment(a *model.Attempt) *Environment {
+	env, re := &a.Env, api.Redaction
+	e := &Environment{SparkProperties: redactPairs(re, env.SparkProperties),
+		HadoopProperties: redactPairs(re, env.HadoopProperties), SystemProperties: redactPairs(re, env.SystemProperties),
+		MetricsProperties: redactPairs(re, env.MetricsProperties), ClasspathEntries: env.ClasspathEntries,
+		profiles: a.ResourceProfiles}
+	e.Runtime.JavaVersion, e.Runtime.JavaHome, e.Runtime.ScalaVersion = env.JavaVersion, env.JavaHome, env.ScalaVersion
+	return e
+}
+
+// obj writes the environment as Spark's ApplicationEnvironmentInfo.
+func (e *Environment) obj() *Obj {
 	profiles := []any{}
-	for _, p := range a.ResourceProfiles {
+	for _, p := range e.profiles {
 		er := obj()
 		for _, r := range p.ExecutorResources {
 			er.Set(r.Name, obj().Set("resourceName", r.Name).Set("amount", r.Amount).
@@ -44,12 +67,12 @@ func environment(a *model.Attempt, re *regexp.Regexp) *Obj {
 		profiles = append(profiles, obj().Set("id", p.ID).Set("executorResources", er).Set("taskResources", tr))
 	}
 	return obj().
-		Set("runtime", obj().Set("javaVersion", env.JavaVersion).Set("javaHome", env.JavaHome).
-			Set("scalaVersion", env.ScalaVersion)).
-		Set("sparkProperties", pairsList(redactPairs(re, env.SparkProperties))).
-		Set("hadoopProperties", pairsList(redactPairs(re, env.HadoopProperties))).
-		Set("systemProperties", pairsList(redactPairs(re, env.SystemProperties))).
-		Set("metricsProperties", pairsList(redactPairs(re, env.MetricsProperties))).
-		Set("classpathEntries", pairsList(env.ClasspathEntries)).
+		Set("runtime", obj().Set("javaVersion", e.Runtime.JavaVersion).Set("javaHome", e.Runtime.JavaHome).
+			Set("scalaVersion", e.Runtime.ScalaVersion)).
+		Set("sparkProperties", pairsList(e.SparkProperties)).
+		Set("hadoopProperties", pairsList(e.HadoopProperties)).
+		Set("systemProperties", pairsList(e.SystemProperties)).
+		Set("metricsProperties", pairsList(e.MetricsProperties)).
+		Set("classpathEntries", pairsList(e.ClasspathEntries)).
 		Set("resourceProfiles", profiles)
 }

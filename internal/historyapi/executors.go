@@ -11,6 +11,37 @@ import (
 // driver it reports the application's run time as totalDuration and the
 // driver JVM's TotalGCTime peak as totalGCTime (AppStatusStore.replaceExec).
 func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
+	execs := Executors(a, activeOnly, now)
+	out := make([]any, 0, len(execs))
+	for i := range execs {
+		out = append(out, executorSummary(execs[i].exec))
+	}
+	return out
+}
+
+// ExecutorSummary is one executor as the History Server's
+// ExecutorSummary has it: the typed value /executors and /allexecutors
+// answer and serve's executors page reads.
+type ExecutorSummary struct {
+	ID, HostPort                                           string
+	IsActive                                               bool
+	TotalCores, FailedTasks, CompletedTasks                int
+	TotalDuration, TotalGCTime, TotalInputBytes, MaxMemory int64
+	TotalShuffleRead, TotalShuffleWrite                    int64
+	AddTime, RemoveTime                                    string // the API's dates; RemoveTime "" while it runs
+	RemoveReason                                           string
+	ExecutorLogs                                           [][2]string
+	// Peak is peakMemoryMetrics by metric name; nil when none was reported.
+	Peak map[string]int64
+
+	exec *model.Executor // as shown (the driver's totals replaced)
+}
+
+// Executors lists executors as the History Server does: /executors the
+// active ones by id descending, /allexecutors all by id ascending. For the
+// driver it reports the application's run time as totalDuration and the
+// driver JVM's TotalGCTime peak as totalGCTime (AppStatusStore.replaceExec).
+func Executors(a *model.Attempt, activeOnly bool, now int64) []ExecutorSummary {
 	execs := make([]*model.Executor, 0, len(a.Executors))
 	for _, e := range a.Executors {
 		// The fallback storage's block manager is not an executor.
@@ -27,7 +58,7 @@ func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
 		}
 		return execs[i].ID < execs[j].ID
 	})
-	out := make([]any, 0, len(execs))
+	out := make([]ExecutorSummary, 0, len(execs))
 	for _, e := range execs {
 		if e.ID == "driver" || e.ID == "<driver>" {
 			d := *e
@@ -43,9 +74,34 @@ func executorList(a *model.Attempt, activeOnly bool, now int64) []any {
 			}
 			e = &d
 		}
-		out = append(out, executorSummary(e))
+		out = append(out, executor(e))
 	}
 	return out
+}
+
+// executor is e's typed summary.
+func executor(e *model.Executor) ExecutorSummary {
+	x := ExecutorSummary{ID: e.ID, HostPort: e.HostPort, IsActive: e.IsActive, TotalCores: e.TotalCores,
+		FailedTasks: e.FailedTasks, CompletedTasks: e.CompletedTasks, TotalDuration: e.TotalDuration,
+		TotalGCTime: e.TotalGCTime, TotalInputBytes: e.TotalInputBytes, MaxMemory: e.MaxMemory,
+		TotalShuffleRead: e.TotalShuffleRead, TotalShuffleWrite: e.TotalShuffleWrite, AddTime: date(e.AddTime),
+		ExecutorLogs: e.Logs, exec: e}
+	if x.HostPort == "" {
+		x.HostPort = e.Host
+	}
+	if e.RemoveTime != model.NoTime {
+		x.RemoveTime = date(e.RemoveTime)
+	}
+	if e.RemoveReason != "" || e.RemoveTime != model.NoTime {
+		x.RemoveReason = e.RemoveReason
+	}
+	if e.Peak.Set {
+		x.Peak = map[string]int64{}
+		for i, n := range model.ExecutorMetricNames() {
+			x.Peak[n] = e.Peak.Values[i]
+		}
+	}
+	return x
 }
 
 func peakObj(m *model.ExecutorMetrics) *Obj {

@@ -222,11 +222,11 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 			if err != nil {
 				return nil, notFound("unknown job: %s", rest[1])
 			}
-			j := a.Job(id)
-			if j == nil {
-				return nil, notFound("unknown job: %d", id)
+			j, err := JobByID(a, id)
+			if err != nil {
+				return nil, err
 			}
-			return jobData(j), nil
+			return j.obj(), nil
 		}
 	case "executors":
 		if len(rest) == 1 {
@@ -258,7 +258,7 @@ func (api *API) attemptResource(a *model.Attempt, rest []string, q url.Values, p
 		}
 	case "environment":
 		if len(rest) == 1 {
-			return environment(a, api.Redaction), nil
+			return api.Environment(a).obj(), nil
 		}
 	case "allmiscellaneousprocess":
 		if len(rest) == 1 {

@@ -10,25 +10,28 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
-// stageOpts are the query parameters of the stage resources.
-type stageOpts struct {
-	details, withSummaries bool
-	taskStatus             map[string]bool
-	quantiles              []float64
+// StageOptions are the query parameters of the stage resources.
+type StageOptions struct {
+	// Details adds the tasks (of TaskStatus's statuses; all when empty)
+	// and the per-executor summaries.
+	Details       bool
+	TaskStatus    map[string]bool
+	WithSummaries bool
+	Quantiles     []float64
 }
 
-func parseStageOpts(q url.Values, detailsDefault bool) (stageOpts, error) {
-	o := stageOpts{details: boolParam(q, "details", detailsDefault), withSummaries: boolParam(q, "withSummaries", false)}
+func parseStageOpts(q url.Values, detailsDefault bool) (StageOptions, error) {
+	o := StageOptions{Details: boolParam(q, "details", detailsDefault), WithSummaries: boolParam(q, "withSummaries", false)}
 	st, err := taskStatuses(q["taskStatus"])
 	if err != nil {
 		return o, err
 	}
-	o.taskStatus = st
+	o.TaskStatus = st
 	qs := q.Get("quantiles")
 	if qs == "" {
 		qs = "0.0,0.25,0.5,0.75,1.0"
 	}
-	o.quantiles, err = parseQuantiles(qs)
+	o.Quantiles, err = parseQuantiles(qs)
 	return o, err
 }
 
@@ -86,7 +89,7 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 		}
 		out := []any{}
 		for _, s := range atts {
-			out = append(out, api.stageData(a, s, opts))
+			out = append(out, api.Stage(a, s, opts).obj())
 		}
 		return out, nil
 	}
@@ -94,23 +97,16 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 	if err != nil {
 		return nil, notFound("unknown resource: %s", path)
 	}
-	s := a.Stage(id, attempt)
-	if s == nil {
-		if len(atts) == 0 {
-			return nil, notFound("unknown stage: %d", id)
-		}
-		ids := make([]string, len(atts))
-		for i, x := range atts {
-			ids[i] = strconv.Itoa(x.AttemptID)
-		}
-		return nil, notFound("unknown attempt for stage %d.  Found attempts: [%s]", id, strings.Join(ids, ","))
+	s, err := StageAttempt(a, id, attempt)
+	if err != nil {
+		return nil, err
 	}
 	if len(rest) == 2 {
 		opts, err := parseStageOpts(q, true)
 		if err != nil {
 			return nil, err
 		}
-		return api.stageData(a, s, opts), nil
+		return api.Stage(a, s, opts).obj(), nil
 	}
 	if len(rest) == 3 {
 		switch rest[2] {
@@ -123,8 +119,8 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 			if err != nil {
 				return nil, err
 			}
-			if d := taskSummary(a, s, quantiles); d != nil {
-				return d, nil
+			if d := TaskSummary(a, s, quantiles); d != nil {
+				return d.obj(), nil
 			}
 			return nil, notFound("No tasks reported metrics for %d / %d yet.", id, attempt)
 		case "taskList":
@@ -132,6 +128,23 @@ func (api *API) stages(a *model.Attempt, rest []string, q url.Values, path strin
 		}
 	}
 	return nil, notFound("unknown resource: %s", path)
+}
+
+// StageAttempt is attempt of stage id, or the API's error naming the
+// attempts there are.
+func StageAttempt(a *model.Attempt, id, attempt int) (*model.StageAttempt, error) {
+	if s := a.Stage(id, attempt); s != nil {
+		return s, nil
+	}
+	atts := a.StageAttempts(id)
+	if len(atts) == 0 {
+		return nil, notFound("unknown stage: %d", id)
+	}
+	ids := make([]string, len(atts))
+	for i, x := range atts {
+		ids[i] = strconv.Itoa(x.AttemptID)
+	}
+	return nil, notFound("unknown attempt for stage %d.  Found attempts: [%s]", id, strings.Join(ids, ","))
 }
 
 func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
@@ -149,6 +162,16 @@ func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := []any{}
+	for _, d := range api.StageList(a, want, opts) {
+		out = append(out, d.obj())
+	}
+	return out, nil
+}
+
+// StageList is the attempt's stage attempts of the statuses asked (all
+// when none), newest stage first, as /stages answers them.
+func (api *API) StageList(a *model.Attempt, statuses map[string]bool, opts StageOptions) []*StageData {
 	stages := append([]*model.StageAttempt(nil), a.Stages...)
 	sort.Slice(stages, func(i, j int) bool {
 		if stages[i].StageID != stages[j].StageID {
@@ -156,13 +179,13 @@ func (api *API) stageList(a *model.Attempt, q url.Values) (any, error) {
 		}
 		return stages[i].AttemptID > stages[j].AttemptID
 	})
-	out := []any{}
+	out := []*StageData{}
 	for _, s := range stages {
-		if len(want) == 0 || want[shown(s).Status] {
-			out = append(out, api.stageData(a, s, opts))
+		if len(statuses) == 0 || statuses[shown(s).Status] {
+			out = append(out, api.Stage(a, s, opts))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // shown is the stage attempt as the History Server shows it.
@@ -171,88 +194,6 @@ func shown(s *model.StageAttempt) *model.StageAttempt {
 		return s.HistoryView
 	}
 	return s
-}
-
-func (api *API) stageData(a *model.Attempt, s *model.StageAttempt, opts stageOpts) *Obj {
-	s = shown(s)
-	m := &s.Metrics
-	o := obj().Set("status", s.Status).Set("stageId", s.StageID).Set("attemptId", s.AttemptID).
-		Set("numTasks", s.NumTasks).Set("numActiveTasks", s.ActiveTasks).Set("numCompleteTasks", s.CompletedTasks).
-		Set("numFailedTasks", s.FailedTasks).Set("numKilledTasks", s.KilledTasks).
-		Set("numCompletedIndices", s.CompletedIndices.Len())
-	if s.SubmissionTime != model.NoTime {
-		o.Set("submissionTime", date(s.SubmissionTime))
-	}
-	if s.FirstLaunchTime != model.NoTime {
-		o.Set("firstTaskLaunchedTime", date(s.FirstLaunchTime))
-	}
-	if s.CompletionTime != model.NoTime {
-		o.Set("completionTime", date(s.CompletionTime))
-	}
-	if s.HasFailureReason {
-		o.Set("failureReason", s.FailureReason)
-	}
-	// The stage's totals, flat, from the table of task metrics; the read
-	// bytes follow the local ones, as StageData has them.
-	// StageData declares shuffleRemoteReqsDuration among the push-based
-	// merged totals, before shuffleMergedRemoteReqsDuration.
-	var reqs *model.MetricField
-	eachAPIField(api.metrics, func(f *model.MetricField) {
-		switch f.Stage {
-		case "":
-			return
-		case "shuffleRemoteReqsDuration":
-			reqs = f
-			return
-		case "shuffleMergedRemoteReqsDuration":
-			if reqs != nil {
-				o.Set(reqs.Stage, *reqs.Of(m))
-				reqs = nil
-			}
-		}
-		o.Set(f.Stage, *f.Of(m))
-		if f.Stage == "shuffleLocalBytesRead" {
-			o.Set("shuffleReadBytes", m.ShuffleReadBytes())
-		}
-	})
-	if reqs != nil {
-		o.Set(reqs.Stage, *reqs.Of(m))
-	}
-	o.Set("name", s.Name)
-	if s.HasDescription {
-		o.Set("description", s.Description)
-	}
-	o.Set("details", s.Details).Set("schedulingPool", s.SchedulingPool).Set("rddIds", intsAny(s.RDDIDs)).
-		Set("accumulatorUpdates", accumulables(s.Accumulables, false))
-	if opts.details {
-		tasks := obj()
-		for _, t := range sparkTaskMapOrder(s, opts.taskStatus) {
-			tasks.Set(strconv.FormatInt(t.TaskID, 10), api.taskData(a, t))
-		}
-		o.Set("tasks", tasks)
-		es := obj()
-		for _, e := range sparkExecSummaryOrder(s.ExecSummary) {
-			es.Set(e.ExecutorID, execStageSummary(e))
-		}
-		o.Set("executorSummary", es)
-		if sp := speculationSummary(s); sp != nil {
-			o.Set("speculationSummary", sp)
-		}
-	}
-	o.Set("killedTasksSummary", countsObj(s.KilledSummary)).Set("resourceProfileId", s.ResourceProfileID)
-	if s.Peak.Set {
-		o.Set("peakExecutorMetrics", peakObj(&s.Peak))
-	}
-	if opts.withSummaries {
-		if d := taskSummary(a, s, opts.quantiles); d != nil {
-			o.Set("taskMetricsDistributions", d)
-		}
-		if d := executorDistributions(s, opts.quantiles); d != nil {
-			o.Set("executorMetricsDistributions", d)
-		}
-	}
-	o.Set("isShufflePushEnabled", s.IsShufflePushEnabled).Set("shuffleMergersCount", s.ShuffleMergersCount)
-	return o
 }
 
 func accumulables(accs []model.Accumulable, withUpdate bool) []any {

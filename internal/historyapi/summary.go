@@ -95,7 +95,7 @@ type summarizer struct {
 	buf       []indexed
 }
 
-func (sm *summarizer) dist(f summaryMetric) []any {
+func (sm *summarizer) dist(f summaryMetric) Dist {
 	sm.buf = sm.buf[:0]
 	for i, t := range sm.tasks {
 		k, v := f(t, sm.durations[i])
@@ -111,20 +111,70 @@ func (sm *summarizer) dist(f summaryMetric) []any {
 		}
 		return cmp.Compare(a.taskID, b.taskID)
 	})
-	out := make([]any, len(sm.positions))
+	out := make(Dist, len(sm.positions))
 	for i, p := range sm.positions {
 		if p >= 0 && p < int64(len(sm.buf)) {
 			out[i] = float64(sm.buf[p].value)
 		} else {
-			out[i] = "NaN" // Jackson quotes non-numeric doubles
+			out[i] = math.NaN()
 		}
 	}
 	return out
 }
 
-// taskSummary is /taskSummary (TaskMetricDistributions), or nil when no
+// Dist is one metric's values at the quantiles asked for; NaN where the
+// History Server has none.
+type Dist []float64
+
+// any is the distribution as the API writes it.
+func (d Dist) any() []any {
+	out := make([]any, len(d))
+	for i, v := range d {
+		if math.IsNaN(v) {
+			out[i] = "NaN" // Jackson quotes non-numeric doubles
+		} else {
+			out[i] = v
+		}
+	}
+	return out
+}
+
+// Complete says whether every quantile has a value.
+func (d Dist) Complete() bool {
+	for _, v := range d {
+		if math.IsNaN(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// TaskMetricDistributions is /taskSummary as the History Server's
+// TaskMetricDistributions has it: the typed value the REST answer is
+// written from (obj) and serve's stage page reads.
+type TaskMetricDistributions struct {
+	Quantiles                                                     []float64
+	Duration, ExecutorDeserializeTime, ExecutorDeserializeCpuTime Dist
+	ExecutorRunTime, ExecutorCpuTime, ResultSize, JvmGcTime       Dist
+	ResultSerializationTime, GettingResultTime, SchedulerDelay    Dist
+	PeakExecutionMemory, MemoryBytesSpilled, DiskBytesSpilled     Dist
+	InputMetrics                                                  struct{ BytesRead, RecordsRead Dist }
+	OutputMetrics                                                 struct{ BytesWritten, RecordsWritten Dist }
+	ShuffleReadMetrics                                            struct {
+		ReadBytes, ReadRecords, RemoteBlocksFetched, LocalBlocksFetched, FetchWaitTime Dist
+		RemoteBytesRead, RemoteBytesReadToDisk, TotalBlocksFetched, RemoteReqsDuration Dist
+		Push                                                                           struct {
+			CorruptMergedBlockChunks, MergedFetchFallbackCount, RemoteMergedBlocksFetched Dist
+			LocalMergedBlocksFetched, RemoteMergedChunksFetched, LocalMergedChunksFetched Dist
+			RemoteMergedBytesRead, LocalMergedBytesRead, RemoteMergedReqsDuration         Dist
+		}
+	}
+	ShuffleWriteMetrics struct{ WriteBytes, WriteRecords, WriteTime Dist }
+}
+
+// TaskSummary is /taskSummary (TaskMetricDistributions), or nil when no
 // task has a recorded run time.
-func taskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *Obj {
+func TaskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *TaskMetricDistributions {
 	count := int64(0)
 	durations := make([]int64, len(s.Tasks))
 	for i, t := range s.Tasks {
@@ -146,65 +196,113 @@ func taskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 	}
 	m := plain
 	type tm = model.TaskMetrics
-	return obj().Set("quantiles", floatsAny(quantiles)).
-		Set("duration", sm.dist(func(_ *model.Task, d int64) (int64, int64) { return d, d })).
-		Set("executorDeserializeTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeTime }))).
-		Set("executorDeserializeCpuTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeCpuTime }))).
-		Set("executorRunTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorRunTime }))).
-		Set("executorCpuTime", sm.dist(m(func(m *tm) int64 { return m.ExecutorCpuTime }))).
-		Set("resultSize", sm.dist(m(func(m *tm) int64 { return m.ResultSize }))).
-		Set("jvmGcTime", sm.dist(m(func(m *tm) int64 { return m.JvmGcTime }))).
-		Set("resultSerializationTime", sm.dist(m(func(m *tm) int64 { return m.ResultSerializationTime }))).
-		Set("gettingResultTime", sm.dist(func(t *model.Task, d int64) (int64, int64) {
-			if !t.HasMetrics {
-				return -1, -1
-			}
-			v := gettingResultTime(t, d, 0)
-			return v, v
-		})).
-		Set("schedulerDelay", sm.dist(func(t *model.Task, d int64) (int64, int64) {
-			if !t.HasMetrics {
-				return -1, -1
-			}
-			v := max(0, d-t.Metrics.ExecutorRunTime-t.Metrics.ExecutorDeserializeTime-
-				t.Metrics.ResultSerializationTime-gettingResultTime(t, d, 0))
-			return v, v
-		})).
-		Set("peakExecutionMemory", sm.dist(m(func(m *tm) int64 { return m.PeakExecutionMemory }))).
-		Set("memoryBytesSpilled", sm.dist(m(func(m *tm) int64 { return m.MemoryBytesSpilled }))).
-		Set("diskBytesSpilled", sm.dist(m(func(m *tm) int64 { return m.DiskBytesSpilled }))).
+	d := &TaskMetricDistributions{Quantiles: quantiles}
+	d.Duration = sm.dist(func(_ *model.Task, d int64) (int64, int64) { return d, d })
+	d.ExecutorDeserializeTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeTime }))
+	d.ExecutorDeserializeCpuTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeCpuTime }))
+	d.ExecutorRunTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorRunTime }))
+	d.ExecutorCpuTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorCpuTime }))
+	d.ResultSize = sm.dist(m(func(m *tm) int64 { return m.ResultSize }))
+	d.JvmGcTime = sm.dist(m(func(m *tm) int64 { return m.JvmGcTime }))
+	d.ResultSerializationTime = sm.dist(m(func(m *tm) int64 { return m.ResultSerializationTime }))
+	d.GettingResultTime = sm.dist(func(t *model.Task, d int64) (int64, int64) {
+		if !t.HasMetrics {
+			return -1, -1
+		}
+		v := gettingResultTime(t, d, 0)
+		return v, v
+	})
+	d.SchedulerDelay = sm.dist(func(t *model.Task, d int64) (int64, int64) {
+		if !t.HasMetrics {
+			return -1, -1
+		}
+		v := max(0, d-t.Metrics.ExecutorRunTime-t.Metrics.ExecutorDeserializeTime-
+			t.Metrics.ResultSerializationTime-gettingResultTime(t, d, 0))
+		return v, v
+	})
+	d.PeakExecutionMemory = sm.dist(m(func(m *tm) int64 { return m.PeakExecutionMemory }))
+	d.MemoryBytesSpilled = sm.dist(m(func(m *tm) int64 { return m.MemoryBytesSpilled }))
+	d.DiskBytesSpilled = sm.dist(m(func(m *tm) int64 { return m.DiskBytesSpilled }))
+	d.InputMetrics.BytesRead = sm.dist(m(func(m *tm) int64 { return m.InputBytesRead }))
+	d.InputMetrics.RecordsRead = sm.dist(m(func(m *tm) int64 { return m.InputRecordsRead }))
+	d.OutputMetrics.BytesWritten = sm.dist(m(func(m *tm) int64 { return m.OutputBytesWritten }))
+	d.OutputMetrics.RecordsWritten = sm.dist(m(func(m *tm) int64 { return m.OutputRecordsWritten }))
+	sr := &d.ShuffleReadMetrics
+	sr.ReadBytes = sm.dist(sum2(func(m *tm) int64 { return m.ShuffleRead.LocalBytesRead },
+		func(m *tm) int64 { return m.ShuffleRead.RemoteBytesRead }))
+	sr.ReadRecords = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RecordsRead }))
+	sr.RemoteBlocksFetched = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBlocksFetched }))
+	sr.LocalBlocksFetched = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.LocalBlocksFetched }))
+	sr.FetchWaitTime = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.FetchWaitTime }))
+	sr.RemoteBytesRead = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBytesRead }))
+	sr.RemoteBytesReadToDisk = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBytesReadToDisk }))
+	sr.TotalBlocksFetched = sm.dist(sum2(func(m *tm) int64 { return m.ShuffleRead.LocalBlocksFetched },
+		func(m *tm) int64 { return m.ShuffleRead.RemoteBlocksFetched }))
+	sr.RemoteReqsDuration = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteReqsDuration }))
+	p := &sr.Push
+	p.CorruptMergedBlockChunks = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.CorruptMergedBlockChunks }))
+	p.MergedFetchFallbackCount = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.MergedFetchFallbackCount }))
+	p.RemoteMergedBlocksFetched = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedBlocksFetched }))
+	p.LocalMergedBlocksFetched = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedBlocksFetched }))
+	p.RemoteMergedChunksFetched = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedChunksFetched }))
+	p.LocalMergedChunksFetched = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedChunksFetched }))
+	p.RemoteMergedBytesRead = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedBytesRead }))
+	p.LocalMergedBytesRead = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedBytesRead }))
+	p.RemoteMergedReqsDuration = sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedReqsDuration }))
+	sw := &d.ShuffleWriteMetrics
+	sw.WriteBytes = sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.BytesWritten }))
+	sw.WriteRecords = sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.RecordsWritten }))
+	sw.WriteTime = sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.WriteTime }))
+	return d
+}
+
+// obj writes the distributions as Spark's TaskMetricDistributions.
+func (d *TaskMetricDistributions) obj() *Obj {
+	sr, p, sw := &d.ShuffleReadMetrics, &d.ShuffleReadMetrics.Push, &d.ShuffleWriteMetrics
+	return obj().Set("quantiles", floatsAny(d.Quantiles)).
+		Set("duration", d.Duration.any()).
+		Set("executorDeserializeTime", d.ExecutorDeserializeTime.any()).
+		Set("executorDeserializeCpuTime", d.ExecutorDeserializeCpuTime.any()).
+		Set("executorRunTime", d.ExecutorRunTime.any()).
+		Set("executorCpuTime", d.ExecutorCpuTime.any()).
+		Set("resultSize", d.ResultSize.any()).
+		Set("jvmGcTime", d.JvmGcTime.any()).
+		Set("resultSerializationTime", d.ResultSerializationTime.any()).
+		Set("gettingResultTime", d.GettingResultTime.any()).
+		Set("schedulerDelay", d.SchedulerDelay.any()).
+		Set("peakExecutionMemory", d.PeakExecutionMemory.any()).
+		Set("memoryBytesSpilled", d.MemoryBytesSpilled.any()).
+		Set("diskBytesSpilled", d.DiskBytesSpilled.any()).
 		Set("inputMetrics", obj().
-			Set("bytesRead", sm.dist(m(func(m *tm) int64 { return m.InputBytesRead }))).
-			Set("recordsRead", sm.dist(m(func(m *tm) int64 { return m.InputRecordsRead })))).
+			Set("bytesRead", d.InputMetrics.BytesRead.any()).
+			Set("recordsRead", d.InputMetrics.RecordsRead.any())).
 		Set("outputMetrics", obj().
-			Set("bytesWritten", sm.dist(m(func(m *tm) int64 { return m.OutputBytesWritten }))).
-			Set("recordsWritten", sm.dist(m(func(m *tm) int64 { return m.OutputRecordsWritten })))).
+			Set("bytesWritten", d.OutputMetrics.BytesWritten.any()).
+			Set("recordsWritten", d.OutputMetrics.RecordsWritten.any())).
 		Set("shuffleReadMetrics", obj().
-			Set("readBytes", sm.dist(sum2(func(m *tm) int64 { return m.ShuffleRead.LocalBytesRead },
-				func(m *tm) int64 { return m.ShuffleRead.RemoteBytesRead }))).
-			Set("readRecords", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RecordsRead }))).
-			Set("remoteBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBlocksFetched }))).
-			Set("localBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.LocalBlocksFetched }))).
-			Set("fetchWaitTime", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.FetchWaitTime }))).
-			Set("remoteBytesRead", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBytesRead }))).
-			Set("remoteBytesReadToDisk", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteBytesReadToDisk }))).
-			Set("totalBlocksFetched", sm.dist(sum2(func(m *tm) int64 { return m.ShuffleRead.LocalBlocksFetched },
-				func(m *tm) int64 { return m.ShuffleRead.RemoteBlocksFetched }))).
-			Set("remoteReqsDuration", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.RemoteReqsDuration }))).
+			Set("readBytes", sr.ReadBytes.any()).
+			Set("readRecords", sr.ReadRecords.any()).
+			Set("remoteBlocksFetched", sr.RemoteBlocksFetched.any()).
+			Set("localBlocksFetched", sr.LocalBlocksFetched.any()).
+			Set("fetchWaitTime", sr.FetchWaitTime.any()).
+			Set("remoteBytesRead", sr.RemoteBytesRead.any()).
+			Set("remoteBytesReadToDisk", sr.RemoteBytesReadToDisk.any()).
+			Set("totalBlocksFetched", sr.TotalBlocksFetched.any()).
+			Set("remoteReqsDuration", sr.RemoteReqsDuration.any()).
 			Set("shufflePushReadMetricsDist", obj().
-				Set("corruptMergedBlockChunks", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.CorruptMergedBlockChunks }))).
-				Set("mergedFetchFallbackCount", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.MergedFetchFallbackCount }))).
-				Set("remoteMergedBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedBlocksFetched }))).
-				Set("localMergedBlocksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedBlocksFetched }))).
-				Set("remoteMergedChunksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedChunksFetched }))).
-				Set("localMergedChunksFetched", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedChunksFetched }))).
-				Set("remoteMergedBytesRead", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedBytesRead }))).
-				Set("localMergedBytesRead", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.LocalMergedBytesRead }))).
-				Set("remoteMergedReqsDuration", sm.dist(m(func(m *tm) int64 { return m.ShuffleRead.Push.RemoteMergedReqsDuration }))))).
+				Set("corruptMergedBlockChunks", p.CorruptMergedBlockChunks.any()).
+				Set("mergedFetchFallbackCount", p.MergedFetchFallbackCount.any()).
+				Set("remoteMergedBlocksFetched", p.RemoteMergedBlocksFetched.any()).
+				Set("localMergedBlocksFetched", p.LocalMergedBlocksFetched.any()).
+				Set("remoteMergedChunksFetched", p.RemoteMergedChunksFetched.any()).
+				Set("localMergedChunksFetched", p.LocalMergedChunksFetched.any()).
+				Set("remoteMergedBytesRead", p.RemoteMergedBytesRead.any()).
+				Set("localMergedBytesRead", p.LocalMergedBytesRead.any()).
+				Set("remoteMergedReqsDuration", p.RemoteMergedReqsDuration.any()))).
 		Set("shuffleWriteMetrics", obj().
-			Set("writeBytes", sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.BytesWritten }))).
-			Set("writeRecords", sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.RecordsWritten }))).
-			Set("writeTime", sm.dist(m(func(m *tm) int64 { return m.ShuffleWrite.WriteTime }))))
+			Set("writeBytes", sw.WriteBytes.any()).
+			Set("writeRecords", sw.WriteRecords.any()).
+			Set("writeTime", sw.WriteTime.any()))
 }
 
 // executorDistributions is ExecutorMetricsDistributions over the stage's

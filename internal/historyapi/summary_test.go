@@ -24,7 +24,7 @@ func TestTaskSummaryDiskStoreSemantics(t *testing.T) {
 	// Failed after 0 ms of deserialization: stored as -1, the History
 	// Server's "no metrics", out of the shuffle totals.
 	add(5, 40, 0, 0, true)
-	d := taskSummary(a, s, []float64{0, 0.5, 1})
+	d := TaskSummary(a, s, []float64{0, 0.5, 1}).obj()
 	check := func(name string, got any, want []float64) {
 		t.Helper()
 		g := got.([]any)
@@ -43,7 +43,7 @@ func TestTaskSummaryDiskStoreSemantics(t *testing.T) {
 	// task 5, whose stored deserialization time says it has none.
 	check("readBytes", d.Get("shuffleReadMetrics").(*Obj).Get("readBytes"), []float64{4, 5, 15})
 
-	if taskSummary(a, &model.StageAttempt{}, []float64{0.5}) != nil {
+	if TaskSummary(a, &model.StageAttempt{}, []float64{0.5}) != nil {
 		t.Error("got a summary for a stage without tasks, want none")
 	}
 }

@@ -54,31 +54,76 @@ func schedulerDelay(t *model.Task, duration int64) int64 {
 		gettingResultTime(t, duration, 0))
 }
 
-func (api *API) taskData(a *model.Attempt, t *model.Task) *Obj {
+// TaskData is one task attempt as the History Server's TaskData has it:
+// the typed value the task lists answer (written by obj) and serve's
+// stage and task pages read.
+type TaskData struct {
+	TaskID                      int64
+	Index, Attempt, PartitionID int
+	LaunchTime                  string // the API's date
+	ResultFetchStart            string // "" when the result was not fetched
+	Duration                    int64  // 0: none written
+	ExecutorID, Host, Status    string
+	Locality                    string
+	Speculative                 bool
+	ErrorMessage                string // "" when none
+	HasErrorMessage             bool
+	// TaskMetrics is nil until the task reported metrics.
+	TaskMetrics                       *model.TaskMetrics
+	ExecutorLogs                      [][2]string
+	SchedulerDelay, GettingResultTime int64
+
+	task    *model.Task
+	metrics *model.MetricGroup
+}
+
+// Task is task t of attempt a as the History Server shows it.
+func (api *API) Task(a *model.Attempt, t *model.Task) TaskData {
 	d := taskDuration(a, t)
-	o := obj().Set("taskId", t.TaskID).Set("index", t.Index).Set("attempt", t.Attempt).
-		Set("partitionId", t.PartitionID).Set("launchTime", date(t.LaunchTime))
+	td := TaskData{TaskID: t.TaskID, Index: t.Index, Attempt: t.Attempt, PartitionID: t.PartitionID,
+		LaunchTime: date(t.LaunchTime), ExecutorID: t.ExecutorID, Host: t.Host, Status: t.Status(),
+		Locality: t.Locality, Speculative: t.Speculative, HasErrorMessage: t.HasErrorMessage,
+		SchedulerDelay: schedulerDelay(t, d), GettingResultTime: gettingResultTime(t, d, api.nowMs()),
+		task: t, metrics: api.metrics}
 	if t.GettingResultTime > 0 {
-		o.Set("resultFetchStart", date(t.GettingResultTime))
+		td.ResultFetchStart = date(t.GettingResultTime)
 	}
 	if d > 0 {
-		o.Set("duration", d)
+		td.Duration = d
 	}
-	o.Set("executorId", t.ExecutorID).Set("host", t.Host).Set("status", t.Status()).
-		Set("taskLocality", t.Locality).Set("speculative", t.Speculative).
-		Set("accumulatorUpdates", accumulables(t.Accumulables, true))
 	if t.HasErrorMessage {
-		o.Set("errorMessage", errorMessage(t))
+		td.ErrorMessage = errorMessage(t)
 	}
 	if t.HasMetrics {
-		o.Set("taskMetrics", taskMetrics(api.metrics, &t.Metrics))
+		td.TaskMetrics = &t.Metrics
 	}
-	var logs [][2]string
 	if e := a.Executor(t.ExecutorID); e != nil {
-		logs = e.Logs
+		td.ExecutorLogs = e.Logs
 	}
-	o.Set("executorLogs", pairsObj(logs)).Set("schedulerDelay", schedulerDelay(t, d)).
-		Set("gettingResultTime", gettingResultTime(t, d, api.nowMs()))
+	return td
+}
+
+// obj writes the task as Spark's TaskData.
+func (td *TaskData) obj() *Obj {
+	o := obj().Set("taskId", td.TaskID).Set("index", td.Index).Set("attempt", td.Attempt).
+		Set("partitionId", td.PartitionID).Set("launchTime", td.LaunchTime)
+	if td.ResultFetchStart != "" {
+		o.Set("resultFetchStart", td.ResultFetchStart)
+	}
+	if td.Duration > 0 {
+		o.Set("duration", td.Duration)
+	}
+	o.Set("executorId", td.ExecutorID).Set("host", td.Host).Set("status", td.Status).
+		Set("taskLocality", td.Locality).Set("speculative", td.Speculative).
+		Set("accumulatorUpdates", accumulables(td.task.Accumulables, true))
+	if td.HasErrorMessage {
+		o.Set("errorMessage", td.ErrorMessage)
+	}
+	if td.TaskMetrics != nil {
+		o.Set("taskMetrics", taskMetrics(td.metrics, td.TaskMetrics))
+	}
+	o.Set("executorLogs", pairsObj(td.ExecutorLogs)).Set("schedulerDelay", td.SchedulerDelay).
+		Set("gettingResultTime", td.GettingResultTime)
 	return o
 }
 
@@ -109,6 +154,14 @@ func runTimeKey(t *model.Task) int64 {
 	return t.Metrics.ExecutorRunTime
 }
 
+// TaskListQuery is what a task list asks for: ?offset=, ?length=,
+// ?sortBy= (id, runtime, -runtime and Spark's enum names) and ?status=.
+type TaskListQuery struct {
+	Offset, Length int
+	SortBy         string
+	Status         map[string]bool // none: all
+}
+
 func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) (any, error) {
 	offset, err := intParam(q, "offset", 0)
 	if err != nil {
@@ -122,12 +175,27 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 	if err != nil {
 		return nil, err
 	}
+	tasks, err := api.TaskList(a, s, TaskListQuery{Offset: offset, Length: length, SortBy: q.Get("sortBy"), Status: statuses})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(tasks))
+	for i := range tasks {
+		out[i] = tasks[i].obj()
+	}
+	return out, nil
+}
+
+// TaskList is one page of stage attempt s's tasks, as
+// /stages/{id}/{attempt}/taskList answers it.
+func (api *API) TaskList(a *model.Attempt, s *model.StageAttempt, q TaskListQuery) ([]TaskData, error) {
+	offset, length, statuses := q.Offset, q.Length, q.Status
 	if err := checkPage(length, offset, len(s.Tasks)); err != nil {
 		return nil, err
 	}
 	tasks := append([]*model.Task(nil), s.Tasks...)
 	// TaskSorting.fromString: the short names, else the enum name in any case.
-	switch sortBy := strings.ToLower(q.Get("sortBy")); sortBy {
+	switch sortBy := strings.ToLower(q.SortBy); sortBy {
 	case "", "id":
 	case "increasing_runtime", "runtime", "decreasing_runtime", "-runtime":
 		desc := sortBy == "decreasing_runtime" || sortBy == "-runtime"
@@ -141,7 +209,7 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 	default:
 		return nil, notFound("unknown sortBy: %s", sortBy)
 	}
-	out := []any{}
+	out := []TaskData{}
 	skipped := 0
 	for _, t := range tasks {
 		if len(out) >= length {
@@ -154,7 +222,7 @@ func (api *API) taskList(a *model.Attempt, s *model.StageAttempt, q url.Values) 
 			skipped++
 			continue
 		}
-		out = append(out, api.taskData(a, t))
+		out = append(out, api.Task(a, t))
 	}
 	return out, nil
 }

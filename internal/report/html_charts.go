@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/chart"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
@@ -149,60 +150,12 @@ func lowerStatus(s string) string {
 	return string(b)
 }
 
-// memSample is one executor memory reading.
-type memSample struct {
-	t    int64
-	heap int64
-}
-
-// memorySeries gathers JVM heap readings per executor from the log: task
-// ends carry the executor's peaks since the previous task end ("Task
-// Executor Metrics", Spark 3+), and stage ends carry per-executor stage
-// peaks (SparkListenerStageExecutorMetrics).
-func memorySeries(a *model.Attempt) (ids []string, series map[string][]memSample) {
-	series = map[string][]memSample{}
-	if a == nil {
-		return nil, series
-	}
-	for _, s := range a.Stages {
-		for _, t := range s.Tasks {
-			if t.FinishTime <= 0 || t.ExecMetrics == nil {
-				continue
-			}
-			if v := t.ExecMetrics.Values[model.MetricJVMHeapMemory]; v > 0 {
-				series[t.ExecutorID] = append(series[t.ExecutorID], memSample{t.FinishTime, v})
-			}
-		}
-		if s.CompletionTime <= 0 {
-			continue
-		}
-		for _, es := range s.ExecSummary {
-			if !es.Peak.Set {
-				continue
-			}
-			if v := es.Peak.Values[model.MetricJVMHeapMemory]; v > 0 {
-				series[es.ExecutorID] = append(series[es.ExecutorID], memSample{s.CompletionTime, v})
-			}
-		}
-	}
-	for _, e := range a.Executors {
-		if len(series[e.ID]) > 0 {
-			ids = append(ids, e.ID)
-		}
-	}
-	for id, ss := range series {
-		sort.Slice(ss, func(i, j int) bool { return ss[i].t < ss[j].t })
-		series[id] = ss
-	}
-	return ids, series
-}
-
 // memoryChart draws each executor's JVM heap readings over time, with the
 // configured executor memory as a dashed line.
 func memoryChart(in *Input) svgChart {
 	r := in.Result
 	c := svgChart{ID: "memory", Title: "Executor JVM heap over time", Width: chartW}
-	ids, series := memorySeries(in.Attempt)
+	ids, series := chart.Heap(in.Attempt) // the series serve's app page draws too
 	span := r.EndTime - r.StartTime
 	if len(ids) == 0 || span <= 0 {
 		c.Empty = "No executor memory metrics in this log (Spark 3.0+ writes them with each task end; " +
@@ -212,7 +165,7 @@ func memoryChart(in *Input) svgChart {
 	var peak int64
 	for _, id := range ids {
 		for _, s := range series[id] {
-			peak = max(peak, s.heap)
+			peak = max(peak, s.Bytes)
 		}
 	}
 	limit := r.Config.ExecutorMemoryBytes
@@ -225,7 +178,7 @@ func memoryChart(in *Input) svgChart {
 	var times []int64
 	for _, id := range ids {
 		for _, s := range series[id] {
-			times = append(times, s.t)
+			times = append(times, s.T)
 		}
 	}
 	from, to := zoom(r, times, times)
@@ -250,16 +203,16 @@ func memoryChart(in *Input) svgChart {
 		}
 		var xs, ys []float64
 		for k, s := range series[id] {
-			xs = append(xs, x(s.t))
-			ys = append(ys, y(s.heap))
+			xs = append(xs, x(s.T))
+			ys = append(ys, y(s.Bytes))
 			if k < 500 {
-				c.Rects = append(c.Rects, svgRect{X: x(s.t) - 2.5, Y: y(s.heap) - 2.5, W: 5, H: 5, Fill: col,
-					Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.heap), fmtDuration(s.t-r.StartTime))})
+				c.Rects = append(c.Rects, svgRect{X: x(s.T) - 2.5, Y: y(s.Bytes) - 2.5, W: 5, H: 5, Fill: col,
+					Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.Bytes), fmtDuration(s.T-r.StartTime))})
 			}
 		}
 		var max int64
 		for _, s := range series[id] {
-			max = maxInt64(max, s.heap)
+			max = maxInt64(max, s.Bytes)
 		}
 		c.Lines = append(c.Lines, svgLine{Points: points(xs, ys), Class: "series", Stroke: col,
 			Tip: fmt.Sprintf("%s: peak JVM heap %s", name, fmtBytes(max))})

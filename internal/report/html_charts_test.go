@@ -53,32 +53,6 @@ func TestDurationHeatmapCounts(t *testing.T) {
 
 // TestMemorySeries checks heap readings come from task ends and stage
 // executor metrics, in time order, and peak at the executor's peak.
-func TestMemorySeries(t *testing.T) {
-	in := realInput(t, "extra/historical/spark-events/application_1538416563558_0014")
-	ids, series := memorySeries(in.Attempt)
-	if len(ids) == 0 {
-		t.Fatal("got no executor with heap readings, want some (the log has executor metrics)")
-	}
-	for _, id := range ids {
-		ss := series[id]
-		var peak int64
-		for i, s := range ss {
-			if i > 0 && s.t < ss[i-1].t {
-				t.Errorf("executor %s: got readings out of time order at %d", id, i)
-			}
-			peak = max(peak, s.heap)
-		}
-		if e := in.Attempt.Executor(id); e != nil && e.Peak.Set {
-			if want := e.Peak.Values[0]; peak > want {
-				t.Errorf("executor %s: got a reading %d above the executor's peak heap %d", id, peak, want)
-			}
-		}
-	}
-	if _, s := memorySeries(nil); len(s) != 0 {
-		t.Errorf("got readings without a model")
-	}
-}
-
 func TestTimeTicks(t *testing.T) {
 	tests := []struct {
 		from, to int64

@@ -1,21 +1,3 @@
-// Package hprof reads HotSpot heap dumps (HPROF "JAVA PROFILE 1.0.1/1.0.2",
-// plain or gzip as written by jcmd GC.heap_dump -gz) in one streaming pass
-// and turns them into the class histogram the JVM itself would print
-// (GC.class_histogram), plus the largest objects and duplicate strings. It
-// keeps counters per class, never the objects, so memory stays bounded
-// whatever the dump size.
-//
-// Where the dump cannot say what the JVM's own histogram counts:
-//   - with class data sharing (the default), GC.class_histogram also counts
-//     archived java.lang.Class mirrors of classes not loaded yet, and, in
-//     -all histograms without a full GC, mirrors of unloaded classes; the
-//     heap dumper writes mirrors of loaded classes only, so java.lang.Class
-//     can be lower here;
-//   - JDK 19+ G1 filler arrays, which the JVM names
-//     [Ljdk.internal.vm.FillerElement;, are written by the dumper as int[]
-//     records and are counted in [I (they exist only in -all dumps taken
-//     without a full GC); jdk.internal.vm.FillerObject instances and filler
-//     object arrays are reported apart as Histogram.Fillers.
 package hprof
 
 import (

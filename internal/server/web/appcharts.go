@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/chart"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
@@ -144,18 +145,15 @@ type pt struct {
 	v float64
 }
 
-// logHeapSeries is each executor's JVM heap peak at each stage end, as
-// event logs record them (spark.eventLog.logStageExecutorMetrics).
+// logHeapSeries is each executor's JVM heap peaks as the event log
+// records them, at task and stage ends: package chart's series, the one
+// the HTML report draws.
 func logHeapSeries(a *model.Attempt) map[string][]pt {
-	series := map[string][]pt{}
-	for _, s := range a.Stages {
-		if s.CompletionTime <= 0 {
-			continue
-		}
-		for _, es := range s.ExecSummary {
-			if es.Peak.Set {
-				series[es.ExecutorID] = append(series[es.ExecutorID], pt{s.CompletionTime, float64(es.Peak.Values[model.MetricJVMHeapMemory])})
-			}
+	_, heap := chart.Heap(a)
+	series := make(map[string][]pt, len(heap))
+	for id, rs := range heap {
+		for _, r := range rs {
+			series[id] = append(series[id], pt{r.T, float64(r.Bytes)})
 		}
 	}
 	return series

@@ -177,7 +177,7 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 		}
 		v.Executors = append(v.Executors, r)
 	}
-	v.Memory = drawMemory(logHeapSeries(a), "event log: JVM heap peak per executor at stage end", x)
+	v.Memory = drawMemory(logHeapSeries(a), "event log: JVM heap peaks per executor at task and stage ends", x)
 	v.Heat = taskHeatmap(a, start, span)
 	for _, q := range a.SQL {
 		r := sqlRow{ID: q.ID, Desc: q.Description, Jobs: q.JobIDs, DurationMs: -1}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 
@@ -11,12 +10,13 @@ import (
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
 )
 
-// The drill-down pages (jobs, stage, environment) show what the History
-// Server API answers for the application, the same documents /api/v1
-// serves, so a page and the API never disagree.
+// The drill-down pages (jobs, stage, environment, executors, SQL) show
+// what the History Server API answers for the application: the typed
+// values package historyapi writes /api/v1's documents from, so a page
+// and the API never disagree, and no page goes through JSON.
 
-// apiDocs answers History Server API paths for one application's newest
-// attempts, decoding each answer into a value.
+// apiDocs is the History Server API over one application, and the
+// attempt a page shows.
 type apiDocs struct {
 	api     *historyapi.API
 	base    string         // "/api/v1/applications/ID" (with "/ATTEMPT" when it has attempt ids)
@@ -46,13 +46,12 @@ func (s *Pages) apiDocs(ctx context.Context, id, attempt string) (*apiDocs, func
 	return d, release, nil
 }
 
-// get decodes the answer to base+path into v.
-func (d *apiDocs) get(path string, v any) error {
-	doc, err := d.api.Get(d.base + path)
-	if err != nil {
-		return err
+// stage is a stage attempt of the attempt shown, or the API's error.
+func (d *apiDocs) stage(id, attempt int) (*model.StageAttempt, error) {
+	if d.attempt == nil { // the index names an attempt the model lacks
+		return nil, &historyapi.Error{Status: http.StatusNotFound, Msg: "no such attempt: " + d.base}
 	}
-	return json.Unmarshal(historyapi.Marshal(doc), v)
+	return historyapi.StageAttempt(d.attempt, id, attempt)
 }
 
 // docsPage opens the API documents of the application a page is about, or

@@ -3,44 +3,25 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
-// executorDoc is the part of the API's ExecutorSummary the executors page
-// shows.
+// executorDoc is an executor as the executors page shows it: the API's
+// ExecutorSummary and, from the analysis, why a lost executor ended.
 type executorDoc struct {
-	ID                string            `json:"id"`
-	HostPort          string            `json:"hostPort"`
-	IsActive          bool              `json:"isActive"`
-	TotalCores        int               `json:"totalCores"`
-	FailedTasks       int               `json:"failedTasks"`
-	CompletedTasks    int               `json:"completedTasks"`
-	TotalDuration     int64             `json:"totalDuration"`
-	TotalGCTime       int64             `json:"totalGCTime"`
-	TotalInputBytes   int64             `json:"totalInputBytes"`
-	TotalShuffleRead  int64             `json:"totalShuffleRead"`
-	TotalShuffleWrite int64             `json:"totalShuffleWrite"`
-	MaxMemory         int64             `json:"maxMemory"`
-	AddTime           string            `json:"addTime"`
-	RemoveTime        string            `json:"removeTime"`
-	RemoveReason      string            `json:"removeReason"`
-	ExecutorLogs      map[string]string `json:"executorLogs"`
-	Peak              map[string]int64  `json:"peakMemoryMetrics"`
-	// From the analysis: why a lost executor ended.
-	LossCause string `json:"-"`
-	ExitCode  *int   `json:"-"`
+	historyapi.ExecutorSummary
+	LossCause string
+	ExitCode  *int
 }
 
 // LogLinks are the executor's log links in name order.
 func (e executorDoc) LogLinks() [][2]string {
-	var out [][2]string
-	for name, u := range e.ExecutorLogs {
-		out = append(out, [2]string{name, u})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	out := slices.Clone(e.ExecutorLogs)
+	sort.SliceStable(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }
 
@@ -60,10 +41,13 @@ func (s *Pages) executorsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	var execs []executorDoc
-	if err := d.get("/allexecutors", &execs); err != nil {
-		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the executors", err.Error())
+	if d.attempt == nil {
+		s.errorPage(w, http.StatusNotFound, "Cannot list the executors", "no such attempt: "+d.base)
 		return
+	}
+	var execs []executorDoc
+	for _, x := range historyapi.Executors(d.attempt, false, s.cfg.Now().UnixMilli()) {
+		execs = append(execs, executorDoc{ExecutorSummary: x})
 	}
 	// The analysis says why each executor ended (exit codes, OOM kills).
 	if b, err := s.cfg.Ingest.Report(r.Context(), sum.Key()); err == nil {
@@ -82,8 +66,8 @@ func (s *Pages) executorsPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	// Memory over time: the app page's chart (executor peaks at stage ends,
-	// or the agent's samples when it sent some).
+	// Memory over time: the app page's chart (executor peaks at task and
+	// stage ends, or the agent's samples when it sent some).
 	var memory *memChart
 	if v, err := s.appView(r.Context(), sum); err == nil {
 		v.withSamples(s.memorySamples(sum.ID))

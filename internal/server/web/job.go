@@ -12,22 +12,7 @@ import (
 
 // jobStage is one stage attempt of a job, as the job page lists it.
 type jobStage struct {
-	StageID               int    `json:"stageId"`
-	AttemptID             int    `json:"attemptId"`
-	Name                  string `json:"name"`
-	Status                string `json:"status"`
-	NumTasks              int    `json:"numTasks"`
-	NumCompleteTasks      int    `json:"numCompleteTasks"`
-	NumFailedTasks        int    `json:"numFailedTasks"`
-	SubmissionTime        string `json:"submissionTime"`
-	FirstTaskLaunchedTime string `json:"firstTaskLaunchedTime"`
-	CompletionTime        string `json:"completionTime"`
-	ExecutorRunTime       int64  `json:"executorRunTime"`
-	InputBytes            int64  `json:"inputBytes"`
-	ShuffleReadBytes      int64  `json:"shuffleReadBytes"`
-	ShuffleWriteBytes     int64  `json:"shuffleWriteBytes"`
-	DiskBytesSpilled      int64  `json:"diskBytesSpilled"`
-	FailureReason         string `json:"failureReason"`
+	*historyapi.StageData
 }
 
 // DurationMs is the stage attempt's duration as Spark's UI and `sparkdx
@@ -62,16 +47,16 @@ func (s *Pages) jobPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusNotFound, "Unknown job", "A job is /apps/ID/jobs/JOB.")
 		return
 	}
-	var job jobDoc
-	if err := d.get(fmt.Sprintf("/jobs/%d", id), &job); err != nil {
+	if d.attempt == nil {
+		s.errorPage(w, http.StatusNotFound, "Unknown job", "no such attempt: "+d.base)
+		return
+	}
+	job, err := historyapi.JobByID(d.attempt, id)
+	if err != nil {
 		s.errorPage(w, historyapi.StatusOf(err), "Unknown job", err.Error())
 		return
 	}
-	var all []jobStage
-	if err := d.get("/stages?details=false", &all); err != nil {
-		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the stages", err.Error())
-		return
-	}
+	all := d.api.StageList(d.attempt, nil, historyapi.StageOptions{})
 	mine := map[int]bool{}
 	for _, sid := range job.StageIDs {
 		mine[sid] = true
@@ -79,7 +64,7 @@ func (s *Pages) jobPage(w http.ResponseWriter, r *http.Request) {
 	var stages []jobStage
 	for _, st := range all {
 		if mine[st.StageID] {
-			stages = append(stages, st)
+			stages = append(stages, jobStage{st})
 		}
 	}
 	sort.Slice(stages, func(a, b int) bool {

@@ -7,30 +7,36 @@ import (
 	"github.com/sparkdx/sparkdx/internal/historyapi"
 )
 
-// jobDoc is the part of the API's JobData the jobs page shows.
-type jobDoc struct {
-	JobID             int    `json:"jobId"`
-	Name              string `json:"name"`
-	Description       string `json:"description"`
-	SubmissionTime    string `json:"submissionTime"`
-	CompletionTime    string `json:"completionTime"`
-	StageIDs          []int  `json:"stageIds"`
-	Status            string `json:"status"`
-	NumTasks          int    `json:"numTasks"`
-	NumCompletedTasks int    `json:"numCompletedTasks"`
-	NumFailedTasks    int    `json:"numFailedTasks"`
-	NumKilledTasks    int    `json:"numKilledTasks"`
-	NumSkippedStages  int    `json:"numSkippedStages"`
-	NumFailedStages   int    `json:"numFailedStages"`
-	// Stages are the job's stage attempts that ran, for links.
-	Stages []stageRef `json:"-"`
+// jobRow is a job as the jobs page lists it: the API's JobData and the
+// job's stage attempts that ran, for links.
+type jobRow struct {
+	historyapi.JobData
+	Stages []stageRef
 }
 
 type stageRef struct {
-	StageID   int    `json:"stageId"`
-	AttemptID int    `json:"attemptId"`
-	Name      string `json:"name"`
-	Status    string `json:"status"`
+	StageID   int
+	AttemptID int
+	Name      string
+	Status    string
+}
+
+// stageRefs are the attempt's stage attempts as the API lists them.
+func (d *apiDocs) stageRefs() []stageRef {
+	var out []stageRef
+	for _, st := range d.api.StageList(d.attempt, nil, historyapi.StageOptions{}) {
+		out = append(out, stageRef{StageID: st.StageID, AttemptID: st.AttemptID, Name: st.Name, Status: st.Status})
+	}
+	return out
+}
+
+// jobRows are jobs with no stages attached yet.
+func jobRows(jobs []historyapi.JobData) []jobRow {
+	out := make([]jobRow, len(jobs))
+	for i, j := range jobs {
+		out[i].JobData = j
+	}
+	return out
 }
 
 // jobsPage lists the application's jobs, newest first as Spark's UI does,
@@ -41,24 +47,19 @@ func (s *Pages) jobsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	var jobs []jobDoc
-	var stages []stageRef
-	if err := d.get("/jobs", &jobs); err != nil {
-		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the jobs", err.Error())
+	if d.attempt == nil {
+		s.errorPage(w, http.StatusNotFound, "Cannot list the jobs", "no such attempt: "+d.base)
 		return
 	}
-	if err := d.get("/stages", &stages); err != nil {
-		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the stages", err.Error())
-		return
-	}
-	attachStages(jobs, stages)
+	jobs := jobRows(historyapi.Jobs(d.attempt, nil))
+	attachStages(jobs, d.stageRefs())
 	s.render(w, http.StatusOK, "jobs.html", map[string]any{"Title": "Jobs · " + sum.Name, "Live": sum.Status == "running",
 		"Sum": sum, "Jobs": jobs})
 }
 
 // attachStages gives each job the attempts of its stages that ran (a
 // skipped stage has none), in stage and attempt order.
-func attachStages(jobs []jobDoc, stages []stageRef) {
+func attachStages(jobs []jobRow, stages []stageRef) {
 	byID := map[int][]stageRef{}
 	for _, st := range stages {
 		byID[st.StageID] = append(byID[st.StageID], st)

@@ -37,6 +37,24 @@ type sqlMetric struct {
 	Value string `json:"value"`
 }
 
+// sqlDocOf is the page's view of the API's execution.
+func sqlDocOf(x *historyapi.ExecutionData) sqlDoc {
+	q := sqlDoc{ID: x.ID, Status: x.Status, Description: x.Description, PlanDescription: x.PlanDescription,
+		SubmissionTime: x.SubmissionTime, Duration: x.Duration, RunningJobIDs: x.RunningJobIDs,
+		SuccessJobIDs: x.SuccessJobIDs, FailedJobIDs: x.FailedJobIDs}
+	for _, n := range x.Nodes {
+		node := sqlNode{NodeID: int(n.NodeID), NodeName: n.NodeName, Desc: n.Desc}
+		for _, m := range n.Metrics {
+			node.Metrics = append(node.Metrics, sqlMetric{Name: m.Name, Value: m.Value})
+		}
+		q.Nodes = append(q.Nodes, node)
+	}
+	for _, e := range x.Edges {
+		q.Edges = append(q.Edges, sqlEdge{FromID: int(e.From), ToID: int(e.To)})
+	}
+	return q
+}
+
 // sqlEdge goes from a child node to its parent (data flows that way).
 type sqlEdge struct {
 	FromID int `json:"fromId"`
@@ -156,10 +174,13 @@ func (s *Pages) sqlListPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	var qs []sqlDoc
-	if err := d.get("/sql?details=false", &qs); err != nil {
-		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the SQL queries", err.Error())
+	if d.attempt == nil {
+		s.errorPage(w, http.StatusNotFound, "Cannot list the SQL queries", "no such attempt: "+d.base)
 		return
+	}
+	var qs []sqlDoc
+	for _, x := range historyapi.Executions(d.attempt, false, true, s.cfg.Now().UnixMilli()) {
+		qs = append(qs, sqlDocOf(x))
 	}
 	s.render(w, http.StatusOK, "sql.html", map[string]any{"Title": "SQL · " + sum.Name, "Live": sum.Status == "running",
 		"Sum": sum, "Queries": qs})
@@ -178,22 +199,28 @@ func (s *Pages) sqlQueryPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusNotFound, "Unknown query", "A query is /apps/ID/sql/QUERY.")
 		return
 	}
-	var q sqlDoc
-	if err := d.get(fmt.Sprintf("/sql/%d?details=true&planDescription=true", id), &q); err != nil {
+	if d.attempt == nil {
+		s.errorPage(w, http.StatusNotFound, "Unknown query", "no such attempt: "+d.base)
+		return
+	}
+	x, err := historyapi.ExecutionByID(d.attempt, id, true, true, s.cfg.Now().UnixMilli())
+	if err != nil {
 		s.errorPage(w, historyapi.StatusOf(err), "Unknown query", err.Error())
 		return
 	}
-	var jobs []jobDoc
+	q := sqlDocOf(x)
+	var jobs []jobRow
 	var stages []stageRef
-	_ = d.get("/jobs", &jobs)
-	_ = d.get("/stages", &stages)
+	if d.attempt != nil {
+		jobs, stages = jobRows(historyapi.Jobs(d.attempt, nil)), d.stageRefs()
+	}
 	mine := map[int]bool{}
 	for _, ids := range [][]int{q.SuccessJobIDs, q.FailedJobIDs, q.RunningJobIDs} {
 		for _, j := range ids {
 			mine[j] = true
 		}
 	}
-	var qjobs []jobDoc
+	var qjobs []jobRow
 	for _, j := range jobs {
 		if mine[j.JobID] {
 			qjobs = append(qjobs, j)

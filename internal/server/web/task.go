@@ -39,9 +39,6 @@ func (s *Pages) taskPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusNotFound, "Unknown task", "No task "+r.PathValue("task")+" in stage "+r.PathValue("stage")+"."+r.PathValue("attempt")+".")
 		return
 	}
-	// The task as the API lists it (status, duration, error text).
-	var doc []taskDoc
-	_ = d.get(fmt.Sprintf("/stages/%d/%d/taskList?offset=%d&length=1", sid, att, taskIndexOf(d.attempt.Stage(sid, att), tid)), &doc)
 	var rows []TaskMetricRow
 	if task.HasMetrics {
 		var walk func(g *model.MetricGroup, group string)
@@ -67,20 +64,7 @@ func (s *Pages) taskPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	data := map[string]any{"Title": fmt.Sprintf("Task %d", tid), "Live": sum.Status == "running", "Sum": sum,
-		"Task": task, "StageID": sid, "StageAttempt": att, "Metrics": rows, "Peaks": peaks}
-	if len(doc) == 1 && doc[0].TaskID == tid {
-		data["Doc"] = doc[0]
-	}
+		"Task": task, "StageID": sid, "StageAttempt": att, "Metrics": rows, "Peaks": peaks,
+		"Doc": d.api.Task(d.attempt, task)} // the task as the API lists it (status, duration, error text)
 	s.render(w, http.StatusOK, "task.html", data)
-}
-
-// taskIndexOf is the position of task id in the stage's task list in the
-// API's default order (the stage's).
-func taskIndexOf(s *model.StageAttempt, id int64) int {
-	for i, t := range s.Tasks {
-		if t.TaskID == id {
-			return i
-		}
-	}
-	return 0
 }

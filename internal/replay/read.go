@@ -2,7 +2,7 @@
 // model.Attempt the way Spark's AppStatusListener (and, for the SQL tab,
 // SQLAppStatusListener) builds the History Server's state; package
 // eventlog reads the log's bytes and package sparkevent decodes its lines.
-// It owns the line pipeline (Read: parallel decoding, in-order applying,
+// It owns the line reader (Read, read.go: parallel decoding, in-order applying,
 // malformed and cut lines), the replay of opened logs and of directories
 // of them (Log, LoadApps), and Tail, the incremental replay of a log that
 // is still being written, with its snapshots.
