@@ -129,7 +129,7 @@ func executionData(a *model.Attempt, x *model.SQLExecution, details, plan bool, 
 	if x.HasErrorMessage {
 		o.Set("errorMessage", x.ErrorMessage)
 	}
-	return o.Set("rootExecutionId", x.RootID).Set("modifiedConfigs", pairsObj(x.ModifiedConfigs))
+	return o.Set("rootExecutionId", x.RootID).Set("modifiedConfigs", pairsObj(x.SparkConfigOrder()))
 }
 
 // executionStatus is SQLExecutionUIData.executionStatus.
