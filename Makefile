@@ -37,5 +37,16 @@ fuzz:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -buildvcs=auto -o bin/sparkdx ./cmd/sparkdx
 
+# The hot paths' benchmarks (replay, event decoding, codecs, redaction,
+# analysis; docs/performance.md), each run BENCH_COUNT times into
+# BENCH_OUT, a file benchstat (golang.org/x/perf/cmd/benchstat) compares
+# with another: make bench BENCH_OUT=old.txt on the base, then on the
+# change, then benchstat old.txt bench.txt. BENCH picks benchmarks by
+# name; BENCH_PKGS=./... runs every package's (the live side-by-sides too).
+BENCH       ?= .
+BENCH_COUNT ?= 6
+BENCH_OUT   ?= bench.txt
+BENCH_PKGS  ?= ./internal/replay ./internal/sparkevent ./internal/eventlog/... ./internal/redact ./internal/analyze
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) $(BENCH_PKGS) > $(BENCH_OUT) || { cat $(BENCH_OUT); exit 1; }
+	@grep -c '^Benchmark' $(BENCH_OUT) | xargs printf '%s benchmark lines in $(BENCH_OUT)\n'

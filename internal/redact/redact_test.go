@@ -229,3 +229,36 @@ func BenchmarkEnvironment(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(props)), "props")
 }
+
+// asciiLower lower-cases A-Z only, as Java's (?i) without UNICODE_CASE.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// FuzzContainsAnyFold: the one-pass matcher finds a word exactly where
+// looking for each word in the ASCII-lower-cased text does.
+func FuzzContainsAnyFold(f *testing.F) {
+	for _, s := range []string{"", "PassWord=x", "x-API-KEY", "tok", "tokEN", "@pwd", "[KEY]", "\u212aey", "credentia",
+		"spark.hadoop.fs.s3a.ACCESS.key", "`secret`", "{sas}", "\xdaey"} {
+		f.Add(s)
+	}
+	words := [][]string{{"pass", "pwd", "token", "secret", "key", "credential"}, {"key", "sas", "token"},
+		{"secret", "password", "token", "accesskey", "access.key", "credential"}}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, ws := range words {
+			want := false
+			for _, w := range ws {
+				want = want || strings.Contains(asciiLower(s), w)
+			}
+			if got := containsAnyFold(s, ws); got != want {
+				t.Errorf("containsAnyFold(%q, %q) = %v, want %v", s, ws, got, want)
+			}
+		}
+	})
+}

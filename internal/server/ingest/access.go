@@ -174,22 +174,28 @@ func (in *Ingester) View(key, name string) ([]byte, error) {
 }
 
 // Report returns a log's sparkdx.report/v1 JSON: the stored analysis of a
-// finished log, or one computed now for a running one.
+// finished log, or one computed now for a running one (or for a finished
+// one whose analysis is not stored yet: its model answers first).
 func (in *Ingester) Report(ctx context.Context, key string) ([]byte, error) {
 	e := in.entry(key)
 	if e == nil {
 		return nil, ErrUnknownLog
 	}
-	if e.rec.get().Done {
-		return in.cfg.Store.Report(key)
+	rec := e.rec.get()
+	done := rec.Done
+	if done {
+		b, err := in.cfg.Store.Report(key)
+		if !errors.Is(err, store.ErrNotFound) || rec.AppID == "" || rec.Error != "" {
+			return b, err
+		}
 	}
 	a, release, err := in.Attempt(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	rec := e.rec.get()
-	return in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, nil), InProgress: true,
+	rec = e.rec.get()
+	return in.cfg.Analyze(Input{Attempt: a, Log: reportLog(rec, nil), InProgress: !done,
 		ModTime: time.Unix(0, rec.ModTime), Now: time.Now()})
 }
 

@@ -37,6 +37,18 @@ func run(t *testing.T, cfg Config) (*Ingester, func()) {
 	return in, stop
 }
 
+// copySharedLog copies the shared log spark-events/name into dir.
+func copySharedLog(t *testing.T, dir, name string) {
+	t.Helper()
+	src, err := os.ReadFile(sparktest.Path(t, "spark-events", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func waitDone(t *testing.T, in *Ingester, n int) Status {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -153,13 +165,7 @@ func TestChangedLogIsReadAgain(t *testing.T) {
 // an unmounted volume) forgets nothing.
 func TestMissingRootKeepsIndex(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(sparktest.Path(t, "spark-events", "local-1422981759269"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "local-1422981759269"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copySharedLog(t, dir, "local-1422981759269")
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
