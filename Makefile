@@ -5,6 +5,12 @@ FUZZTIME  ?= 10s
 # The real-Spark scenario runs (internal/scenario), a phase of their own.
 LIVE      := ^(TestLive|TestWhatIfAgainstReality)$$
 
+# The packages whose tests take longest (the History Server and its
+# clients, Delta, real JVMs), longest first: go test starts packages in the
+# order given, one per core, so these start at once and the short ones fill
+# the cores to the end instead of a long one starting last.
+SLOW      := ./cmd/sparkdx ./internal/historyapi ./internal/export/delta ./internal/agent ./internal/server ./internal/jvm/hprof
+
 .PHONY: check test vet unit live fuzz build bench
 
 # The inner loop (~2 minutes): vet, and every test that starts no real
@@ -22,7 +28,7 @@ vet:
 	cd exporter/deltaexporter && $(GO) vet ./...
 
 unit: build
-	SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m -skip '$(LIVE)' ./...
+	SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m -skip '$(LIVE)' $(SLOW) ./...
 	cd exporter/deltaexporter && SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m ./...
 
 live:

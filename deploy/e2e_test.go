@@ -72,8 +72,12 @@ var e2eLogs = [][]string{{"spark-events", "local-1430917381534"}, {"spark-events
 
 // e2eScenarioLogs are logs real Spark wrote for the repository's scenarios
 // (testdata/scenarios): a Structured Streaming query, for the streaming
-// series.
-var e2eScenarioLogs = []string{"streaming/spark-4.3.0/app-20261124161534-0000.zstd"}
+// series; and four runs of one job (config-change, both lines, good and
+// bad configuration), the last of which regressed, for
+// spark_job_regression_ratio.
+var e2eScenarioLogs = []string{"streaming/spark-4.3.0/app-20261124161534-0000.zstd",
+	"config-change-after/spark-3.5.9/app-20261127183519-0000.zstd", "config-change-before/spark-3.5.9/app-20261127183750-0001.zstd",
+	"config-change-after/spark-4.3.0/app-20261127184229-0000.zstd", "config-change-before/spark-4.3.0/app-20261127184534-0001.zstd"}
 
 // runningApp is an application whose log is still being written: it
 // started ten minutes ago and runs a job and a stage submitted five

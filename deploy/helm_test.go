@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -121,9 +122,17 @@ func TestHelmTemplate(t *testing.T) {
 		otlp  bool
 		check func(*testing.T, map[string]object)
 	}{
-		// By default serve keeps every application.
+		// By default serve keeps every application, writes Delta on its
+		// data volume, and the agents push OTLP to it (no token: serve
+		// has none); no sink ports.
 		{"default", nil, base, false, func(t *testing.T, objs map[string]object) {
-			checkAgentArgs(t, objs, []string{"--spark-rest-interval=30s"}, []string{"--heap-dump-at", "--otlp-endpoint"})
+			checkAgentArgs(t, objs, []string{"--spark-rest-interval=30s", "--otlp-endpoint=http://rel-sparkdx-server.obs.svc:18080",
+				"--otlp-protocol=http/protobuf"}, []string{"--heap-dump-at"})
+			checkServerArgs(t, objs, []string{"--delta=/data/delta", "--delta-flush-interval=1m"},
+				[]string{"--auth-token-file", "--graphite-listen", "--statsd-listen"})
+			if _, ok := envOf(get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0))["OTEL_EXPORTER_OTLP_METRICS_HEADERS"]; ok {
+				t.Error("agent: an OTLP header without serve's token")
+			}
 			args := get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec", "containers", 0, "args").([]any)
 			for _, a := range args {
 				if s, _ := a.(string); strings.HasPrefix(s, "--app-max-age") || strings.HasPrefix(s, "--max-finished-apps") {
@@ -178,6 +187,53 @@ func TestHelmTemplate(t *testing.T) {
 		{"agent token secret given", append([]string{"--set", "agent.auth.existingSecret=ops-agent-token"}, operatorAPIs...),
 			append(slices.DeleteFunc(slices.Clone(base), func(k string) bool { return k == "Secret/rel-sparkdx-agent-token" }),
 				"PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx", "ServiceMonitor/rel-sparkdx-server"), false, nil},
+		// serve's token from a Secret the chart makes: serve reads it,
+		// the agents send it on their OTLP push, the ServiceMonitor too.
+		{"serve token", append([]string{"--set", "server.auth.enabled=true"}, operatorAPIs...),
+			append(slices.Clone(base), "Secret/rel-sparkdx-server-token", "PodMonitor/rel-sparkdx-agent", "PrometheusRule/rel-sparkdx",
+				"ServiceMonitor/rel-sparkdx-server"), false, func(t *testing.T, objs map[string]object) {
+				checkServerArgs(t, objs, []string{"--auth-token-file=/etc/sparkdx/server-token/token"}, nil)
+				checkServerToken(t, objs, "rel-sparkdx-server-token")
+			}},
+		// ... or from the user's Secret: none rendered.
+		{"serve token secret given", []string{"--set", "server.auth.enabled=true", "--set", "server.auth.existingSecret=ops-serve"},
+			base, false, func(t *testing.T, objs map[string]object) { checkServerToken(t, objs, "ops-serve") }},
+		// Delta on S3 (no volume), or off.
+		{"delta on s3", []string{"--set", "server.delta=s3://lake/sparkdx", "--set", "server.deltaFlushInterval=30s"}, base, false,
+			func(t *testing.T, objs map[string]object) {
+				checkServerArgs(t, objs, []string{"--delta=s3://lake/sparkdx", "--delta-flush-interval=30s"}, nil)
+				if vols := fmt.Sprint(get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec", "volumes")); strings.Contains(vols, "name:delta") {
+					t.Errorf("delta on s3 mounts a volume: %s", vols)
+				}
+			}},
+		{"delta off", []string{"--set", "server.delta="}, base, false, func(t *testing.T, objs map[string]object) {
+			checkServerArgs(t, objs, nil, []string{"--delta"})
+		}},
+		// Delta on a volume of its own, mounted at the path.
+		{"delta volume", []string{"--set", "server.delta=/lake", "--set", "server.deltaVolume.persistentVolumeClaim.claimName=lake"}, base, false,
+			func(t *testing.T, objs map[string]object) {
+				checkServerArgs(t, objs, []string{"--delta=/lake"}, nil)
+				spec := get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec")
+				if !strings.Contains(fmt.Sprint(get(spec, "containers", 0, "volumeMounts")), "mountPath:/lake name:delta") ||
+					!strings.Contains(fmt.Sprint(get(spec, "volumes")), "claimName:lake") {
+					t.Errorf("delta volume not mounted at /lake: %v", get(spec, "containers", 0, "volumeMounts"))
+				}
+			}},
+		// Spark's sinks: serve listens, its pod and Service expose them.
+		{"sinks", []string{"--set", "server.sinks.graphitePort=2003", "--set", "server.sinks.statsdPort=8125"}, base, false,
+			func(t *testing.T, objs map[string]object) {
+				checkServerArgs(t, objs, []string{"--graphite-listen=0.0.0.0:2003", "--statsd-listen=0.0.0.0:8125"}, nil)
+				ports := fmt.Sprint(get(objs["Service/rel-sparkdx-server"], "spec", "ports"))
+				for _, want := range []string{"name:graphite port:2003 protocol:TCP", "name:statsd port:8125 protocol:UDP"} {
+					if !strings.Contains(ports, want) {
+						t.Errorf("service ports %s lack %s", ports, want)
+					}
+				}
+			}},
+		// No serve: the agents push nowhere.
+		{"agents without serve", []string{"--set", "server.enabled=false"},
+			slices.DeleteFunc(slices.Clone(base), func(k string) bool { return strings.Contains(k, "server") || strings.Contains(k, "data") }),
+			false, func(t *testing.T, objs map[string]object) { checkAgentArgs(t, objs, nil, []string{"--otlp-endpoint"}) }},
 		// The chart's default protocol is grpc: agents push over it too.
 		{"otlp over grpc", []string{"--set", "monitoring.openTelemetry.enabled=true",
 			"--set", "monitoring.openTelemetry.endpoint=http://collector:4317"}, base, true, func(t *testing.T, objs map[string]object) {
@@ -488,20 +544,57 @@ func checkFull(t *testing.T, objs map[string]object) {
 	}
 }
 
+// checkServerArgs: serve's arguments include each of want and none
+// starting with one of unwanted.
+func checkServerArgs(t *testing.T, objs map[string]object, want, unwanted []string) {
+	t.Helper()
+	checkArgs(t, "server", get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec", "containers", 0, "args").([]any), want, unwanted)
+}
+
+// checkServerToken: serve mounts the Secret named secret and the agents
+// send its token on their OTLP push.
+func checkServerToken(t *testing.T, objs map[string]object, secret string) {
+	t.Helper()
+	spec := get(objs["Deployment/rel-sparkdx-server"], "spec", "template", "spec")
+	if !strings.Contains(fmt.Sprint(get(spec, "volumes")), "secretName:"+secret) {
+		t.Errorf("serve volumes %v lack Secret %s", get(spec, "volumes"), secret)
+	}
+	c := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0)
+	var ref string
+	env, _ := get(c, "env").([]any)
+	for _, e := range env {
+		if str(e, "name") == "SERVER_TOKEN" {
+			ref = str(e, "valueFrom", "secretKeyRef", "name")
+		}
+	}
+	if ref != secret || envOf(c)["OTEL_EXPORTER_OTLP_METRICS_HEADERS"] != "Authorization=Bearer%20$(SERVER_TOKEN)" {
+		t.Errorf("agent env %v: want SERVER_TOKEN from %s and the OTLP header from it", env, secret)
+	}
+	if sm := objs["ServiceMonitor/rel-sparkdx-server"]; sm != nil {
+		if got := str(get(sm, "spec", "endpoints", 0), "authorization", "credentials", "name"); got != secret {
+			t.Errorf("service monitor credentials: got %q, want %s", got, secret)
+		}
+	}
+}
+
 // checkAgentArgs: the agent's arguments include each of want and none
 // starting with one of unwanted.
 func checkAgentArgs(t *testing.T, objs map[string]object, want, unwanted []string) {
 	t.Helper()
-	args := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any)
+	checkArgs(t, "agent", get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec", "containers", 0, "args").([]any), want, unwanted)
+}
+
+func checkArgs(t *testing.T, who string, args []any, want, unwanted []string) {
+	t.Helper()
 	for _, w := range want {
 		if !slices.Contains(args, any(w)) {
-			t.Errorf("agent args %v lack %s", args, w)
+			t.Errorf("%s args %v lack %s", who, args, w)
 		}
 	}
 	for _, a := range args {
 		for _, u := range unwanted {
 			if s, _ := a.(string); strings.HasPrefix(s, u) {
-				t.Errorf("agent args %v: got %s, want no %s", args, s, u)
+				t.Errorf("%s args %v: got %s, want no %s", who, args, s, u)
 			}
 		}
 	}

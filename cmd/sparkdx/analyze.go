@@ -40,11 +40,16 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
 	s3f := addS3Flags(fs)
 	dflags := addDeltaFlags(fs, s3f)
+	pflags := addPriceFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
+	prices, err := pflags.prices()
+	if err != nil {
+		return err
+	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-core-hour N] [--price-gb-hour N] LOG...")
 	}
 	if *format != "text" && *format != "json" && *format != "html" {
 		return usageErr("--format %s: want text, json or html", *format)
@@ -132,6 +137,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 				}
 			}
+			d.Report.ResourceCost.Price(prices)
 			inputs = append(inputs, inputOf(d))
 			attempts = append(attempts, a)
 		}

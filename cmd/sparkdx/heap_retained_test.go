@@ -56,9 +56,12 @@ func TestHeapRetained(t *testing.T) {
 		regexp.MustCompile(`who holds the heap: \d+ of \d+ objects reachable from \d+ GC roots`),
 		// The static chain: 300 x (24-byte node + 4112-byte array) = 1.2 MiB.
 		regexp.MustCompile(`(?m)^ +1 +1\.2 MiB .* class Retention 0x[0-9a-f]+$`),
-		regexp.MustCompile(`holds +1\.2 MiB  Retention\$Node 0x`),
+		// Every step names its reference: the static field that holds
+		// the chain, and the launcher's static field holding the class.
+		regexp.MustCompile(`holds +1\.2 MiB  \.static chain → Retention\$Node 0x`),
+		regexp.MustCompile(`path: \[system class\] class sun\.launcher\.LauncherHelper \.static appClass → class Retention\n`),
 		// The thread local's map of 50 x 20 KB arrays under the thread holding it.
-		regexp.MustCompile(`(?m)^ +2 +9\d\d\.\d KiB .* java\.lang\.Thread 0x[0-9a-f]+\n +path: \[thread\] java\.lang\.Thread\n +holds +9\d\d\.\d KiB  java\.lang\.ThreadLocal\$ThreadLocalMap`),
+		regexp.MustCompile(`(?m)^ +2 +9\d\d\.\d KiB .* java\.lang\.Thread 0x[0-9a-f]+\n +path: \[thread\] java\.lang\.Thread\n +holds +9\d\d\.\d KiB  \.threadLocals → java\.lang\.ThreadLocal\$ThreadLocalMap`),
 		regexp.MustCompile(`retained by top-level dominator class:`),
 		regexp.MustCompile(`largest objects by holder`),
 	} {
@@ -85,6 +88,7 @@ func TestHeapRetained(t *testing.T) {
 				Children []struct {
 					Class    string `json:"class"`
 					Retained int64  `json:"retained"`
+					Field    string `json:"field"`
 				} `json:"children"`
 			} `json:"dominators"`
 		} `json:"retained"`
@@ -96,8 +100,8 @@ func TestHeapRetained(t *testing.T) {
 		t.Fatalf("got schema %q, %d reachable, %d dominators; want sparkdx.heap/v1 with 5 dominators", doc.Schema, doc.Retained.Reachable, len(doc.Retained.Dominators))
 	}
 	d := doc.Retained.Dominators[0]
-	if d.Class != "class Retention" || len(d.Children) == 0 || d.Children[0].Class != "Retention$Node" || d.Children[0].Retained != 300*(24+4112) {
-		t.Errorf("first dominator %s with children %+v, want class Retention holding the chain head retaining %d", d.Class, d.Children, 300*(24+4112))
+	if d.Class != "class Retention" || len(d.Children) == 0 || d.Children[0].Class != "Retention$Node" || d.Children[0].Retained != 300*(24+4112) || d.Children[0].Field != "static chain" {
+		t.Errorf("first dominator %s with children %+v, want class Retention holding the chain head by static chain, retaining %d", d.Class, d.Children, 300*(24+4112))
 	}
 
 	code, out, errOut = runHeapCLI(t, "heap", "--format", "html", "--top", "5", dump)

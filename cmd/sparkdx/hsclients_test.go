@@ -25,9 +25,13 @@ import (
 // from PyPI, spark-history-cli (every command, text and --json) and
 // Kubeflow's MCP server for the History Server (every tool, called over
 // MCP), against `sparkdx serve` and Spark 4.3's History Server over the
-// same logs (the shared spark-events and every scenario log), and
-// requires the same output from both, but for the differences
-// clientDifferences lists with their reasons.
+// same logs, and requires the same output from both, but for the
+// differences clientDifferences lists with their reasons. On the shared
+// spark-events every command and tool runs for every application; on the
+// scenario logs (dozens of applications of a dozen shapes) for the first
+// application of each shape (testdata/hsclients/plan.py: attempts, job,
+// stage and query statuses, retried stages, failed and killed tasks, RDDs,
+// removed executors), the listings over all of them.
 func TestHistoryServerClients(t *testing.T) {
 	line := referenceLine(t)
 	cli := sparktest.PythonEnv(t, "spark-history-cli")
@@ -41,7 +45,8 @@ func TestHistoryServerClients(t *testing.T) {
 	for _, set := range []struct {
 		name  string
 		paths []string
-	}{{"spark-events", shared}, {"scenarios", scen}} {
+		plan  []string // the drivers' options
+	}{{"spark-events", shared, nil}, {"scenarios", scen, []string{"--one-per-shape"}}} {
 		t.Run(set.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, p := range set.paths {
@@ -56,7 +61,7 @@ func TestHistoryServerClients(t *testing.T) {
 			hs := sparktest.StartHistoryServer(t, line, dir, len(apps))
 			serve := startServe(t, bin, dir, t.TempDir(), "--serve-raw-logs")
 			waitApps(t, serve, hs.URL)
-			servers := []string{"hs=" + hs.URL, "sparkdx=" + serve.url}
+			servers := append(set.plan, "hs="+hs.URL, "sparkdx="+serve.url)
 			t.Run("spark-history-cli", func(t *testing.T) {
 				compareClient(t, runDriver(t, cli, "cli_driver.py", servers))
 			})
@@ -130,10 +135,16 @@ func runDriver(t *testing.T, python, driver string, servers []string) []clientRe
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir, "NO_COLOR=1", "TZ=UTC", "HOME="+t.TempDir())
 	start := time.Now()
-	if b, err := cmd.CombinedOutput(); err != nil {
+	b, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("%s: %v\n%s", driver, err, tail(b, 4000))
 	}
 	t.Logf("%s took %s", driver, time.Since(start).Round(time.Second))
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "plan: ") {
+			t.Log(l)
+		}
+	}
 	f, err := os.Open(out)
 	if err != nil {
 		t.Fatal(err)

@@ -49,10 +49,12 @@ func commands() []command {
 	return []command{
 		{"analyze", "analyze [--format text|json|html] [-o FILE] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] LOG...", runAnalyze},
 		{"diff", "diff [--format text|json|html] [-o FILE] BEFORE_LOG AFTER_LOG", runDiff},
+		{"tune", "tune [--format text|conf|defaults|json] [--price-core-hour N] [--price-gb-hour N] LOG", runTune},
 		{"api", "api --log-dir DIR REST_PATH", runAPI},
 		{"serve", "serve --event-logs DIR|s3://BUCKET/PREFIX [--listen 127.0.0.1:18080] [--data DIR] [--auth-token-file F] [--otlp-endpoint URL] [--delta DIR|s3://BUCKET/PREFIX]", runServe},
 		{"agent", agentUsage, runAgent},
 		{"heap", heapUsage, runHeap},
+		{"profile", profileUsage, runProfile},
 		{"delta", deltaUsage, runDelta},
 		{"explain", explainUsage, runExplain},
 		{"version", "version", runVersion},

@@ -79,8 +79,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.DurationVar(&otlpCfg.Timeout, "otlp-timeout", 10*time.Second, "bound on one OTLP export, retries included; after a failure exports pause for 30s")
 	healthEvery := fs.Duration("otlp-health-interval", 30*time.Second, "how often serve's own ingest health goes to the OTLP collector")
 	dflags := &deltaFlags{s3: s3f}
-	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
-	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table")
+	fs.StringVar(&dflags.dest, "delta", "", "append finished apps (apps, jobs, stages, executors, findings), running apps' ended jobs and stages (within --delta-flush-interval) and agent samples to Delta tables under `DIR|s3://BUCKET/PREFIX`")
+	deltaFlush := fs.Duration("delta-flush-interval", time.Minute, "how often buffered agent samples are committed to the Delta samples table, and the bound on how long a running app's ended job or stage waits for its row")
 	deltaMaintain := fs.Duration("delta-maintain-every", 24*time.Hour,
 		"how often the Delta tables are compacted, vacuumed (files unreferenced for 7 days) and their log cleaned (entries older than 30 days before a checkpoint); 0: never (the default on --shard I/N with I > 0: shard 0 maintains the shared tables)")
 	graphiteListen := fs.String("graphite-listen", "", "receive Spark's GraphiteSink (protocol tcp) on this TCP `ADDR`: JVM pools, GC, buffers and executor memory of apps with no agent (docs/spark-sinks.md); off by default")
@@ -290,6 +290,9 @@ func openServeExports(ctx context.Context, st *store.Store, logger *slog.Logger,
 		return nil, err
 	}
 	xc.Tables, xc.Redactor, xc.SamplesFlush, xc.MaintainEvery = tables, red, flush, maintain
+	// Turns at half the interval: a job's row waits one turn more when a
+	// sibling may have ended in its millisecond (delta.LiveMark).
+	xc.LiveEvery = flush / 2
 	return exports.New(st, logger, xc), nil
 }
 

@@ -41,7 +41,9 @@ type Config struct {
 	// alone.
 	HeapDumpApps  []string
 	HeapDumpEvery time.Duration // at most one dump of a JVM per this period; default 10m
-	Jcmd          string        // jcmd program; default "jcmd" on PATH
+	// Jcmd, when set, is a jcmd program run for heap dumps; empty (the
+	// default): the agent speaks HotSpot's attach protocol itself.
+	Jcmd string
 	// HeapDumpUpload, when set (s3://bucket/prefix), is where each dump is
 	// copied once written, through S3: a dump written on a node, or inside
 	// a container that is about to die, reaches a person that way.
@@ -137,9 +139,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SparkRESTTimeout == 0 {
 		c.SparkRESTTimeout = 5 * time.Second
-	}
-	if c.Jcmd == "" {
-		c.Jcmd = "jcmd"
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -10,10 +10,11 @@ import (
 // DriverData turns snapshots, in time order, into the driver samples
 // diagnose's driver rules read: one per snapshot that has the driver JVM,
 // with GC time summed over every collector, a full GC when the full
-// collectors' count grew since the previous sample, and the old
-// generation's use and maximum. It is the same reading serve makes of these
-// snapshots sent over OTLP (server.AgentData: jvm.gc.duration,
-// jvm.gc.count{end of major GC}, jvm.memory.used/limit of the old pool).
+// collectors' count grew since the previous sample, the old generation's
+// use and maximum, and the classes held (loaded minus unloaded). It is the
+// same reading serve makes of these snapshots sent over OTLP
+// (server.AgentData: jvm.gc.duration, jvm.gc.count{end of major GC},
+// jvm.memory.used/limit of the old pool, jvm.class.count).
 // Nil with fewer than two samples.
 //
 // The driver is the driver-role JVM whose command line contains cmdline
@@ -41,7 +42,7 @@ func DriverData(snaps []*Snapshot, cmdline string) *diagnose.AgentData {
 		}
 		out = append(out, diagnose.DriverSample{Time: time.UnixMilli(s.Time), GCTimeMs: int64(gcSeconds * 1000),
 			FullGC: len(out) > 0 && full > prevFull, OldGenUsedBytes: int64(j.OldGenUsedBytes),
-			OldGenMaxBytes: int64(j.OldGenMaxBytes)})
+			OldGenMaxBytes: int64(j.OldGenMaxBytes), Classes: int64(j.ClassesLoaded - min(j.ClassesUnloaded, j.ClassesLoaded))})
 		prevFull = full
 	}
 	if len(out) < 2 {

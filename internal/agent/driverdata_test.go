@@ -11,6 +11,7 @@ import (
 func TestDriverData(t *testing.T) {
 	driver := func(pid int, young, full uint64, seconds float64, old uint64) Process {
 		return Process{PID: pid, Role: RoleDriver, JVM: &JVM{OldGenUsedBytes: old, OldGenMaxBytes: 1000,
+			ClassesLoaded: 20000 + young*100, ClassesUnloaded: full * 10,
 			GC: []GC{{Name: "G1 Young Generation", Kind: "young", Collections: young, Seconds: seconds / 2},
 				{Name: "G1 Old Generation", Kind: "full", Collections: full, Seconds: seconds / 2}}}}
 	}
@@ -23,16 +24,16 @@ func TestDriverData(t *testing.T) {
 	}
 	got := DriverData(snaps, "")
 	want := []diagnose.DriverSample{
-		{Time: time.UnixMilli(1000), GCTimeMs: 200, OldGenUsedBytes: 100, OldGenMaxBytes: 1000},
-		{Time: time.UnixMilli(3000), GCTimeMs: 500, OldGenUsedBytes: 300, OldGenMaxBytes: 1000},
-		{Time: time.UnixMilli(4000), GCTimeMs: 1500, FullGC: true, OldGenUsedBytes: 850, OldGenMaxBytes: 1000},
+		{Time: time.UnixMilli(1000), GCTimeMs: 200, OldGenUsedBytes: 100, OldGenMaxBytes: 1000, Classes: 20090},
+		{Time: time.UnixMilli(3000), GCTimeMs: 500, OldGenUsedBytes: 300, OldGenMaxBytes: 1000, Classes: 20490},
+		{Time: time.UnixMilli(4000), GCTimeMs: 1500, FullGC: true, OldGenUsedBytes: 850, OldGenMaxBytes: 1000, Classes: 20480},
 	}
 	if got == nil || len(got.Driver) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
 	for i := range want {
 		if g := got.Driver[i]; !g.Time.Equal(want[i].Time) || g.GCTimeMs != want[i].GCTimeMs || g.FullGC != want[i].FullGC ||
-			g.OldGenUsedBytes != want[i].OldGenUsedBytes || g.OldGenMaxBytes != want[i].OldGenMaxBytes {
+			g.OldGenUsedBytes != want[i].OldGenUsedBytes || g.OldGenMaxBytes != want[i].OldGenMaxBytes || g.Classes != want[i].Classes {
 			t.Errorf("sample %d: got %+v, want %+v", i, g, want[i])
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sparkdx/sparkdx/internal/jvm/attach"
 )
 
 // heapDumper dumps the heap of a JVM whose heap stays above its role's
@@ -18,14 +20,15 @@ import (
 // executor, two executors — is never held back by it), and only when the
 // target directory has room for it beside the dumps still being written.
 type heapDumper struct {
-	at      float64
-	atRole  map[Role]float64 // thresholds of roles that have their own
-	apps    []string         // application ids or patterns; empty: all
-	dir     string
-	every   time.Duration
-	jcmd    string
-	timeout time.Duration
-	upload  *dumpUploader // nil: dumps stay on the node
+	at       float64
+	atRole   map[Role]float64 // thresholds of roles that have their own
+	apps     []string         // application ids or patterns; empty: all
+	dir      string
+	every    time.Duration
+	jcmd     string // empty: attach in Go
+	procRoot string
+	timeout  time.Duration
+	upload   *dumpUploader // nil: dumps stay on the node
 
 	above    map[procKey]int
 	last     map[procKey]time.Time // each JVM's last dump
@@ -41,7 +44,7 @@ type dumpResult struct {
 
 func newHeapDumper(cfg Config) *heapDumper {
 	return &heapDumper{at: cfg.HeapDumpAt, atRole: cfg.HeapDumpAtRole, apps: cfg.HeapDumpApps, dir: cfg.HeapDumpDir, every: cfg.HeapDumpEvery,
-		jcmd: cfg.Jcmd, timeout: 10 * time.Minute, above: map[procKey]int{}, last: map[procKey]time.Time{},
+		jcmd: cfg.Jcmd, procRoot: cfg.ProcRoot, timeout: 10 * time.Minute, above: map[procKey]int{}, last: map[procKey]time.Time{},
 		inflight: map[procKey]uint64{}, results: make(chan dumpResult, 64)}
 }
 
@@ -146,11 +149,27 @@ func (h *heapDumper) finished() []dumpResult {
 	}
 }
 
-// dump runs `jcmd <pid> GC.heap_dump <path>` as the JVM's user: HotSpot's
-// attach mechanism only answers its own user.
+// dump has the JVM write its heap to path (a path of the JVM's own mount
+// namespace): through the attach protocol, or by running `jcmd <pid>
+// GC.heap_dump <path>` as the JVM's user when a jcmd is configured
+// (HotSpot's attach mechanism only answers its own user).
 func (h *heapDumper) dump(ctx context.Context, pid, uid, gid int, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
+	if h.jcmd == "" {
+		vm, err := attach.Open(attach.Config{ProcRoot: h.procRoot}, pid)
+		if err != nil {
+			return err
+		}
+		out, err := vm.Jcmd(ctx, "GC.heap_dump "+path)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("attach: pid %d GC.heap_dump: %s", pid, strings.TrimSpace(out))
+		}
+		return nil
+	}
 	cmd := exec.CommandContext(ctx, h.jcmd, fmt.Sprint(pid), "GC.heap_dump", path)
 	if os.Geteuid() == 0 && uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}

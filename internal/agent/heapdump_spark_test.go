@@ -18,7 +18,6 @@ import (
 // block manager says is cached.
 func TestHeapDumpOfSparkExecutor(t *testing.T) {
 	sparktest.Live(t)
-	sparktest.Program(t, "jcmd")
 	line := sparktest.SparkLines(t)[0]
 	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 1, MemoryPerWorker: "1g"})
 	events := t.TempDir()

@@ -137,6 +137,9 @@ type DriverSample struct {
 	FullGC          bool      `json:"fullGc"`          // a full (old-generation) collection happened since the previous sample
 	OldGenUsedBytes int64     `json:"oldGenUsedBytes"` // old generation used, after the last collection
 	OldGenMaxBytes  int64     `json:"oldGenMaxBytes"`
+	// Classes is how many classes the JVM holds (loaded minus unloaded:
+	// hsperfdata's java.cls.*); 0 when not sampled.
+	Classes int64 `json:"classes,omitempty"`
 }
 
 // Finding is one problem a rule found, with its evidence.

@@ -92,6 +92,6 @@ details{margin-left:1.2em}summary{cursor:pointer}.cls{font-family:ui-monospace,m
 {{range .Classes}}<tr><td class="n">{{.Instances}}</td><td class="n">{{.Bytes}}</td><td class="cls">{{.Class}}</td></tr>
 {{end}}</table>
 </body></html>
-{{define "kids"}}{{range .}}<details><summary><b>{{bytes .Retained}}</b> <span class="cls">{{.Class}}</span> {{hex .ID}}{{len .Length}} <span class="muted">(own {{bytes .Shallow}})</span></summary>{{template "kids" .Children}}</details>
+{{define "kids"}}{{range .}}<details><summary><b>{{bytes .Retained}}</b> {{if .Field}}.{{.Field}} → {{end}}<span class="cls">{{.Class}}</span> {{hex .ID}}{{len .Length}} <span class="muted">(own {{bytes .Shallow}})</span></summary>{{template "kids" .Children}}</details>
 {{end}}{{end}}
 `))

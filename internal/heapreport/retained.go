@@ -41,7 +41,7 @@ func writeRetainedText(w io.Writer, r Report, top int) {
 			fmt.Fprintf(w, "        path: %s\n", pathText(d.Root, d.Path))
 		}
 		for _, c := range d.Children[:min(3, len(d.Children))] {
-			fmt.Fprintf(w, "        holds %10s  %s 0x%x%s\n", units.Bytes(c.Retained), c.Class, c.ID, lengthNote(c.Length))
+			fmt.Fprintf(w, "        holds %10s  %s%s 0x%x%s\n", units.Bytes(c.Retained), byField(c.Field), c.Class, c.ID, lengthNote(c.Length))
 		}
 	}
 	fmt.Fprintln(w, "\nretained by top-level dominator class:")
@@ -76,6 +76,24 @@ func pct(a, b int64) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
+// byField is how a holds line names the reference: ".static chain → ",
+// nothing when the holder reaches the object through others.
+func byField(f string) string {
+	if f == "" {
+		return ""
+	}
+	return fieldText(f) + " → "
+}
+
+// fieldText writes a reference as paths show it: ".next", ".static
+// HOLDER", "[3]".
+func fieldText(f string) string {
+	if strings.HasPrefix(f, "[") {
+		return f
+	}
+	return "." + f
+}
+
 func lengthNote(n int64) string {
 	if n < 0 {
 		return ""
@@ -93,7 +111,7 @@ func pathText(root string, steps []hprof.PathStep) string {
 		}
 		b.WriteString(s.Class)
 		if s.Field != "" {
-			b.WriteString(" ." + s.Field)
+			b.WriteString(" " + fieldText(s.Field))
 		}
 	}
 	return b.String()

@@ -1,7 +1,10 @@
 package historyapi
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -11,15 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// logSet is one directory of event logs served by one History Server: a
-// History Server keeps one application per id, so the same application in
-// several codecs or forms needs a directory of its own.
+// logSet is logs a History Server serves together (the attempts of one
+// application, a codec's copies): a History Server keeps one application
+// per id, so the same application in several codecs or forms needs a set of
+// its own; serverGroups packs the sets into History Servers.
 type logSet struct {
 	name  string
 	paths []string // files or rolling directories, copied into the set's directory
@@ -84,23 +89,137 @@ func outsideSets(t *testing.T, dir string) []logSet {
 	return sets
 }
 
+// serverGroup is the logs one History Server serves: whole logSets packed
+// so that no application id and no file name repeats within the group.
+type serverGroup struct {
+	name  string
+	sets  []string // the logSets' names, for the log
+	paths []string
+}
+
+// serverGroups packs sets into as few History Servers as their
+// application ids allow — each History Server start costs a JVM and its
+// replay, the documents asked are the same — taking the sets whose ids
+// repeat most often first, each into the least filled group it fits.
+func serverGroups(t *testing.T, sets []logSet) []serverGroup {
+	t.Helper()
+	if os.Getenv("SPARKDX_HSDIFF_LOGS") != "" {
+		// Outside logs: each subdirectory is one History Server's, as given.
+		var groups []serverGroup
+		for _, s := range sets {
+			groups = append(groups, serverGroup{name: s.name, sets: []string{s.name}, paths: s.paths})
+		}
+		return groups
+	}
+	type packed struct {
+		set   logSet
+		keys  []string // "id:" the set's application ids, "name:" its file names
+		often int
+	}
+	seen := map[string]int{}
+	var all []packed
+	for _, set := range sets {
+		p := packed{set: set}
+		for _, path := range set.paths {
+			for _, id := range appIDs(t, path) {
+				p.keys = append(p.keys, "id:"+id)
+			}
+			p.keys = append(p.keys, "name:"+filepath.Base(path))
+		}
+		p.keys = slices.Compact(slices.Sorted(slices.Values(p.keys)))
+		for _, k := range p.keys {
+			seen[k]++
+		}
+		all = append(all, p)
+	}
+	for i := range all {
+		for _, k := range all[i].keys {
+			all[i].often = max(all[i].often, seen[k])
+		}
+	}
+	slices.SortStableFunc(all, func(a, b packed) int { return b.often - a.often })
+	var groups []serverGroup
+	var taken []map[string]bool
+	for _, p := range all {
+		best := -1
+		for g := range groups {
+			if !slices.ContainsFunc(p.keys, func(k string) bool { return taken[g][k] }) &&
+				(best < 0 || len(groups[g].paths) < len(groups[best].paths)) {
+				best = g
+			}
+		}
+		if best < 0 {
+			best = len(groups)
+			groups = append(groups, serverGroup{name: fmt.Sprintf("server-%d", best+1)})
+			taken = append(taken, map[string]bool{})
+		}
+		groups[best].sets = append(groups[best].sets, p.set.name)
+		groups[best].paths = append(groups[best].paths, p.set.paths...)
+		for _, k := range p.keys {
+			taken[best][k] = true
+		}
+	}
+	return groups
+}
+
+// appIDs returns the application ids of the logs at path (a log file or a
+// rolling log's directory), read from their SparkListenerApplicationStart
+// events, which Spark writes among a log's first lines.
+func appIDs(t *testing.T, path string) []string {
+	t.Helper()
+	logs, err := eventlog.Open(context.Background(), path, eventlog.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, l := range logs {
+		r, err := l.NewReader(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			var ev struct {
+				Event string `json:"Event"`
+				AppID string `json:"App ID"`
+			}
+			if bytes.Contains(sc.Bytes(), []byte(`"SparkListenerApplicationStart"`)) && json.Unmarshal(sc.Bytes(), &ev) == nil && ev.AppID != "" {
+				ids = append(ids, ev.AppID)
+				break
+			}
+		}
+		err = sc.Err()
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", l.Path, err)
+		}
+	}
+	return ids
+}
+
 // TestHistoryServerDifferential serves every shared and scenario log with
 // Spark's own History Server of each Spark line and with sparkdx (the
 // api's Get, as `sparkdx api`, and its HTTP handler, as `sparkdx serve`),
 // asks both every /api/v1 document of every application, and compares them
 // after the suite's normalisation. Differences that are not in
 // hstest.KnownDifference fail the test; each endpoint prints "N passed, N failed".
+// The logs are packed into as few History Servers as their ids allow
+// (serverGroups): 9 per line instead of one per logSet.
 func TestHistoryServerDifferential(t *testing.T) {
 	lines := sparktest.SparkLines(t)
-	sets := logSets(t)
+	groups := serverGroups(t, logSets(t))
+	for _, g := range groups {
+		t.Logf("%s: %s", g.name, strings.Join(g.sets, ", "))
+	}
 	for _, line := range lines {
 		if os.Getenv("SPARKDX_HSDIFF_LOGS") != "" && strings.HasPrefix(line.Version, "3.") {
 			continue // outside logs are checked against the reference line only
 		}
 		t.Run(line.Version, func(t *testing.T) {
 			tally := map[string]*count{}
-			for _, set := range sets {
-				t.Run(set.name, func(t *testing.T) { differential(t, line, set, tally) })
+			for _, g := range groups {
+				t.Run(g.name, func(t *testing.T) { differential(t, line, g.paths, tally) })
 			}
 			keys := slices.Sorted(func(yield func(string) bool) {
 				for k := range tally {
@@ -123,11 +242,49 @@ func TestHistoryServerDifferential(t *testing.T) {
 	}
 }
 
+// TestServerGroups checks the packing TestHistoryServerDifferential relies
+// on: every log served once, no application id or file name twice in one
+// History Server, and fewer servers than sets.
+func TestServerGroups(t *testing.T) {
+	sets := logSets(t)
+	setOf := map[string]string{}
+	for _, s := range sets {
+		for _, p := range s.paths {
+			setOf[p] = s.name
+		}
+	}
+	groups := serverGroups(t, sets)
+	served := 0
+	for _, g := range groups {
+		idSet, names := map[string]string{}, map[string]bool{}
+		for _, p := range g.paths {
+			served++
+			if names[filepath.Base(p)] {
+				t.Errorf("%s serves two logs named %s", g.name, filepath.Base(p))
+			}
+			names[filepath.Base(p)] = true
+			for _, id := range appIDs(t, p) {
+				if s, ok := idSet[id]; ok && s != setOf[p] {
+					t.Errorf("%s serves application %s from %s and %s", g.name, id, s, setOf[p])
+				}
+				idSet[id] = setOf[p]
+			}
+		}
+	}
+	if served != len(setOf) {
+		t.Errorf("the History Servers serve %d logs, the sets hold %d", served, len(setOf))
+	}
+	if len(groups) >= len(sets) {
+		t.Errorf("%d History Servers for %d sets, want fewer", len(groups), len(sets))
+	}
+	t.Logf("%d sets in %d History Servers", len(sets), len(groups))
+}
+
 type count struct{ passed, failed, known int }
 
-func differential(t *testing.T, line sparktest.SparkLine, set logSet, tally map[string]*count) {
+func differential(t *testing.T, line sparktest.SparkLine, paths []string, tally map[string]*count) {
 	dir := t.TempDir()
-	for _, p := range set.paths {
+	for _, p := range paths {
 		if err := copyTree(p, filepath.Join(dir, filepath.Base(p))); err != nil {
 			t.Fatal(err)
 		}

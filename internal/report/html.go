@@ -47,6 +47,8 @@ type htmlApp struct {
 	Executors []htmlExecutor
 	Streaming []streamingRow // every streaming query run
 	Memory    []kv           // the executors' memory against the ask
+	Cost      []kv           // core-hours, GB-hours, money (cost.go)
+	Tuning    []tuningRow    // sparkdx tune's changes (tuning.go)
 }
 
 // htmlQuery is one SQL query's row: the longest first, at most
@@ -208,6 +210,10 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	for _, l := range MemoryLines(r.Memory) {
 		app.Memory = append(app.Memory, kv{l[0], l[1]})
 	}
+	for _, l := range CostLines(in.Report.ResourceCost) {
+		app.Cost = append(app.Cost, kv{l[0], l[1]})
+	}
+	app.Tuning = tuningRows(in.Report.Tuning)
 	return app
 }
 

@@ -92,6 +92,8 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	writeTopQueries(w, r, st)
 	writeStreaming(w, r, st)
 	writeMemory(w, r, st)
+	writeCost(w, in.Report.ResourceCost, st)
+	writeTuning(w, in.Report.Tuning, st)
 	writeLostExecutors(w, r, st)
 }
 

@@ -10,8 +10,10 @@ package reportv1
 
 import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/tune"
 )
 
 // Schema is the JSON report's schema id.
@@ -45,6 +47,12 @@ type Report struct {
 	// sizes the executors against their peaks (null without peaks).
 	Streaming []StreamingQuery `json:"streaming"`
 	Memory    *Memory          `json:"memory"`
+	// ResourceCost is the core-hours and memory GB-hours the attempt
+	// held, per job and stage, and what its findings wasted (money once
+	// priced: cost.Cost.Price).
+	ResourceCost *cost.Cost `json:"resourceCost"`
+	// Tuning is what sparkdx tune recommends for this attempt.
+	Tuning *tune.Plan `json:"tuning"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.
@@ -147,6 +155,9 @@ func Build(a *model.Attempt, res *analyze.Result, findings []diagnose.Finding, l
 		r.Config = []analyze.Setting{}
 	}
 	r.Streaming, r.Memory = streamingQueries(res.Streaming), memory(res.Memory)
+	r.ResourceCost = cost.Of(a, res)
+	r.ResourceCost.AddFindings(r.Findings)
+	r.Tuning = tune.Recommend(a, res, r.Findings)
 	if r.Findings == nil {
 		r.Findings = []diagnose.Finding{}
 	}

@@ -47,12 +47,13 @@ func AnalyzeFunc(st *store.Store) ingest.AnalyzeFunc {
 // one DriverSample per sample time, in time order; nil with fewer than two
 // times. GC time is jvm.gc.duration (seconds, every collector); a full GC
 // happened when jvm.gc.count{major} grew since the previous time; the old
-// generation is jvm.memory.used{old} over jvm.memory.limit{old}. A metric
+// generation is jvm.memory.used{old} over jvm.memory.limit{old}; the
+// classes held are jvm.class.count. A metric
 // missing at a time keeps its previous value.
 func AgentData(samples []store.Sample) *diagnose.AgentData {
 	type point struct {
-		gcSeconds, major, oldUsed, oldLimit float64
-		has                                 [4]bool
+		gcSeconds, major, oldUsed, oldLimit, classes float64
+		has                                          [5]bool
 	}
 	byTime := map[int64]*point{}
 	for _, x := range samples {
@@ -70,11 +71,13 @@ func AgentData(samples []store.Sample) *diagnose.AgentData {
 			p.oldUsed, p.has[2] = x.Value, true
 		case otlpin.MetricOldLimit:
 			p.oldLimit, p.has[3] = x.Value, true
+		case otlpin.MetricClasses:
+			p.classes, p.has[4] = x.Value, true
 		}
 	}
 	times := make([]int64, 0, len(byTime))
 	for t, p := range byTime {
-		if p.has != [4]bool{} {
+		if p.has != [5]bool{} {
 			times = append(times, t)
 		}
 	}
@@ -87,8 +90,8 @@ func AgentData(samples []store.Sample) *diagnose.AgentData {
 	out := &diagnose.AgentData{Driver: make([]diagnose.DriverSample, 0, len(times))}
 	for _, t := range times {
 		p := *byTime[t]
-		vals := [4]*float64{&p.gcSeconds, &p.major, &p.oldUsed, &p.oldLimit}
-		prevVals := [4]float64{prev.gcSeconds, prev.major, prev.oldUsed, prev.oldLimit}
+		vals := [5]*float64{&p.gcSeconds, &p.major, &p.oldUsed, &p.oldLimit, &p.classes}
+		prevVals := [5]float64{prev.gcSeconds, prev.major, prev.oldUsed, prev.oldLimit, prev.classes}
 		for i, ok := range p.has {
 			if !ok {
 				*vals[i] = prevVals[i]
@@ -97,7 +100,7 @@ func AgentData(samples []store.Sample) *diagnose.AgentData {
 		full := p.has[1] && seenMajor && p.major > prev.major
 		seenMajor = seenMajor || p.has[1]
 		out.Driver = append(out.Driver, diagnose.DriverSample{Time: time.UnixMilli(t), GCTimeMs: int64(p.gcSeconds * 1000),
-			FullGC: full, OldGenUsedBytes: int64(p.oldUsed), OldGenMaxBytes: int64(p.oldLimit)})
+			FullGC: full, OldGenUsedBytes: int64(p.oldUsed), OldGenMaxBytes: int64(p.oldLimit), Classes: int64(p.classes)})
 		prev = p
 	}
 	return out

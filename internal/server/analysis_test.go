@@ -196,10 +196,12 @@ func TestAgentData(t *testing.T) {
 		wantFull []bool
 		wantGCMs []int64
 		wantOld  []int64
+		// wantClasses, when set, are the samples' class counts.
+		wantClasses []int64
 	}{
 		{name: "none", wantNil: true},
 		{name: "one time", samples: []store.Sample{sample(otlpin.MetricGCDuration, 0, 1)}, wantNil: true},
-		{name: "other metrics only", samples: []store.Sample{sample("jvm.class.count", 0, 1), sample("jvm.class.count", 1, 2)}, wantNil: true},
+		{name: "other metrics only", samples: []store.Sample{sample("jvm.thread.count", 0, 1), sample("jvm.thread.count", 1, 2)}, wantNil: true},
 		{name: "full GC when the major count grows",
 			samples: []store.Sample{
 				sample(otlpin.MetricGCDuration, 0, 1), sample(otlpin.MetricMajorGCs, 0, 3), sample(otlpin.MetricOldUsed, 0, 500), sample(otlpin.MetricOldLimit, 0, limit),
@@ -213,6 +215,14 @@ func TestAgentData(t *testing.T) {
 				sample(otlpin.MetricGCDuration, 6, 3),
 			},
 			wantFull: []bool{false, false}, wantGCMs: []int64{2000, 3000}, wantOld: []int64{700, 700}},
+		{name: "classes held",
+			samples: []store.Sample{
+				sample(otlpin.MetricClasses, 0, 15000), sample(otlpin.MetricGCDuration, 0, 1),
+				sample(otlpin.MetricGCDuration, 1, 2),
+				sample(otlpin.MetricClasses, 2, 21000),
+			},
+			wantFull: []bool{false, false, false}, wantGCMs: []int64{1000, 2000, 2000}, wantOld: []int64{0, 0, 0},
+			wantClasses: []int64{15000, 15000, 21000}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,6 +240,9 @@ func TestAgentData(t *testing.T) {
 				if d.FullGC != tc.wantFull[i] || d.GCTimeMs != tc.wantGCMs[i] || d.OldGenUsedBytes != tc.wantOld[i] {
 					t.Errorf("sample %d: got full %v gc %dms old %d, want %v %dms %d", i, d.FullGC, d.GCTimeMs, d.OldGenUsedBytes,
 						tc.wantFull[i], tc.wantGCMs[i], tc.wantOld[i])
+				}
+				if tc.wantClasses != nil && d.Classes != tc.wantClasses[i] {
+					t.Errorf("sample %d: got %d classes, want %d", i, d.Classes, tc.wantClasses[i])
 				}
 				if i > 0 && !d.Time.After(got.Driver[i-1].Time) {
 					t.Errorf("sample %d at %s not after %s", i, d.Time, got.Driver[i-1].Time)

@@ -216,7 +216,7 @@ func (s *Server) metricsHandler() (http.Handler, error) {
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
-	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest))); err != nil {
+	if err := errors.Join(reg.Register(c), reg.Register(newIngestCollector(s.cfg.Ingest)), reg.Register(newJobCollector(s))); err != nil {
 		return nil, err
 	}
 	if err := s.registerWriteMetrics(reg); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sparkdx/sparkdx/internal/access"
+	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/otlpin"
 	"github.com/sparkdx/sparkdx/internal/server/pagecache"
@@ -56,6 +57,8 @@ type Config struct {
 	// Peers, when its shard is enabled and it lists URLs, makes this one
 	// of several instances sharing the event logs (package peers).
 	Peers peers.Config
+	// Regression judges recurring jobs' runs (zero: regress.DefaultConfig).
+	Regression regress.Config
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
 	// when nil.
 	Exports ExportHealth
@@ -87,6 +90,7 @@ type Server struct {
 	// live admits one background analysis of a running log at a time, so
 	// the fleet views never wait for one and never take more than a core.
 	live chan struct{}
+	jobs jobCache // regression samples by log key (jobs.go)
 }
 
 // New returns a Server.
@@ -118,6 +122,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}", s.apiApp)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/report", s.apiReport)
 	m.HandleFunc("GET /api/sparkdx/v1/apps/{id}/samples", s.apiSamples)
+	m.HandleFunc("GET /api/sparkdx/v1/jobs", s.apiJobs)
+	m.HandleFunc("GET /api/sparkdx/v1/jobs/{job}", s.apiJob)
 	m.HandleFunc("GET /api/sparkdx/v1/runs", s.apiRuns)
 	m.HandleFunc("GET /api/sparkdx/v1/runs/{run}", s.apiRun)
 	m.HandleFunc("GET /api/sparkdx/v1/findings", s.apiFindings)

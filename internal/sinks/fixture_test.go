@@ -18,11 +18,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// fixture is the lines a real Spark 4.3 application's sinks sent
-// (testdata/spark-4.3.0/README.md says how they were recorded).
-func fixture(t testing.TB, name string) [][]byte {
+// fixture is the lines a real Spark application's sinks sent, of the
+// Spark line recorded in dir (testdata/spark-*/README.md say how).
+func fixture(t testing.TB, dir, name string) [][]byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "spark-4.3.0", name))
+	b, err := os.ReadFile(filepath.Join("testdata", dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,11 +31,11 @@ func fixture(t testing.TB, name string) [][]byte {
 
 // readFixture parses and maps a fixture's lines into one batch, failing
 // on any line that is not Spark's, and counts them by outcome.
-func readFixture(t *testing.T, name, sink string, parse func([]byte) (Point, error)) (*batch, map[string]int) {
+func readFixture(t *testing.T, dir, name, sink string, parse func([]byte) (Point, error)) (*batch, map[string]int) {
 	t.Helper()
 	b := newBatch(sink, 1<<20)
 	n := map[string]int{}
-	for _, l := range fixture(t, name) {
+	for _, l := range fixture(t, dir, name) {
 		p, err := parse(l)
 		switch {
 		case errors.Is(err, errSource):
@@ -67,17 +67,39 @@ var wantSeries = []string{
 	"spark.executor.gc.count{minor}", "spark.executor.gc.duration{total}",
 }
 
+// sparkLines are the Spark lines recorded under testdata, as directory
+// names (spark-3.5.9, spark-4.3.0).
+func sparkLines(t *testing.T) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "spark-*"))
+	if len(dirs) == 0 {
+		t.Fatal("no testdata/spark-* fixture")
+	}
+	for i := range dirs {
+		dirs[i] = filepath.Base(dirs[i])
+	}
+	return dirs
+}
+
 func TestSparkGraphiteFixture(t *testing.T) {
-	b, n := readFixture(t, "graphite.txt", sinkGraphite, ParseGraphite)
-	checkFixture(t, b, n, "graphite")
+	for _, dir := range sparkLines(t) {
+		t.Run(dir, func(t *testing.T) {
+			b, n := readFixture(t, dir, "graphite.txt", sinkGraphite, ParseGraphite)
+			checkFixture(t, dir, b, n, "graphite")
+		})
+	}
 }
 
 func TestSparkStatsdFixture(t *testing.T) {
-	b, n := readFixture(t, "statsd.txt", sinkStatsd, func(l []byte) (Point, error) { return ParseStatsd(l, 1764280000000) })
-	checkFixture(t, b, n, "statsd")
+	for _, dir := range sparkLines(t) {
+		t.Run(dir, func(t *testing.T) {
+			b, n := readFixture(t, dir, "statsd.txt", sinkStatsd, func(l []byte) (Point, error) { return ParseStatsd(l, 1764280000000) })
+			checkFixture(t, dir, b, n, "statsd")
+		})
+	}
 }
 
-func checkFixture(t *testing.T, b *batch, n map[string]int, sink string) {
+func checkFixture(t *testing.T, dir string, b *batch, n map[string]int, sink string) {
 	t.Helper()
 	t.Logf("%s lines by outcome: %v", sink, n)
 	md := b.metricsData()
@@ -107,7 +129,7 @@ func checkFixture(t *testing.T, b *batch, n map[string]int, sink string) {
 	if !codeHeap {
 		t.Errorf("%s: no Delta row of executor 0's code heap pools", sink)
 	}
-	golden(t, filepath.Join("testdata", "spark-4.3.0", sink+".golden"), samplesText(samples))
+	golden(t, filepath.Join("testdata", dir, sink+".golden"), samplesText(samples))
 }
 
 // samplesText is the samples one per line, as a reviewer reads them.
@@ -140,9 +162,15 @@ func golden(t *testing.T, path string, got []byte) {
 // pools instead of the total loses nothing. JMX reads the total and the
 // pools at slightly different instants, so they agree within 10 %.
 func TestHeapPoolsSumToHeap(t *testing.T) {
-	b, _ := readFixture(t, "graphite.txt", sinkGraphite, ParseGraphite)
+	for _, dir := range sparkLines(t) {
+		t.Run(dir, func(t *testing.T) { heapPoolsSumToHeap(t, dir) })
+	}
+}
+
+func heapPoolsSumToHeap(t *testing.T, dir string) {
+	b, _ := readFixture(t, dir, "graphite.txt", sinkGraphite, ParseGraphite)
 	heap := map[string]float64{}
-	for _, l := range fixture(t, "graphite.txt") {
+	for _, l := range fixture(t, dir, "graphite.txt") {
 		if p, err := ParseGraphite(l); err == nil && p.Source == "jvm" && p.Metric == "heap.used" {
 			heap[p.Executor] = p.Value
 		}
@@ -163,7 +191,7 @@ func TestHeapPoolsSumToHeap(t *testing.T) {
 // BenchmarkParseGraphite: lines/s of parsing and mapping Spark's own
 // Graphite report.
 func BenchmarkParseGraphite(b *testing.B) {
-	lines := fixture(b, "graphite.txt")
+	lines := fixture(b, "spark-4.3.0", "graphite.txt")
 	size := 0
 	for _, l := range lines {
 		size += len(l) + 1

@@ -18,7 +18,7 @@ import (
 // promtool's lint (names, units, _total on counters only).
 func TestMetricsPromtool(t *testing.T) {
 	promtool := sparktest.Program(t, "promtool")
-	b, _ := readFixture(t, "graphite.txt", sinkGraphite, ParseGraphite)
+	b, _ := readFixture(t, "spark-4.3.0", "graphite.txt", sinkGraphite, ParseGraphite)
 	now := time.Now()
 	l := newLatest(256, 20_000, time.Hour)
 	l.record(b, now)

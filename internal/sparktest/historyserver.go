@@ -23,7 +23,7 @@ type HistoryServer struct {
 // StartHistoryServer starts the History Server of line over logDir (as
 // spark.history.fs.logDirectory), configured as Spark's HistoryServerSuite
 // made its golden answers, and waits until /api/v1/applications lists
-// wantApps applications. It is stopped, with its process group, when the
+// wantApps applications, as long as it makes progress. It is stopped, with its process group, when the
 // test ends.
 func StartHistoryServer(t testing.TB, line SparkLine, logDir string, wantApps int) *HistoryServer {
 	t.Helper()
@@ -72,9 +72,13 @@ spark.ui.retainedStages 100000
 		}
 	})
 	t.Cleanup(h.stop)
-	deadline := time.Now().Add(120 * time.Second)
+	// On a loaded machine the History Server may take minutes to replay
+	// many logs: it fails only when it stalls — 2 minutes with no new
+	// application listed and no line logged (it logs each log it parses)
+	// — or after 15 minutes in all.
+	w := newStallWatch(2*time.Minute, 15*time.Minute)
 	var apps []any
-	for time.Now().Before(deadline) {
+	for !w.stalled() {
 		select {
 		case <-done:
 			t.Fatalf("Spark %s History Server exited\n%s", line.Version, h.Log())
@@ -84,9 +88,10 @@ spark.ui.retainedStages 100000
 		if err := getJSON(h.URL+"/api/v1/applications", &apps); err == nil && len(apps) >= wantApps {
 			return h
 		}
+		w.observe(len(apps), h.log)
 		time.Sleep(300 * time.Millisecond)
 	}
-	t.Fatalf("Spark %s History Server lists %d applications after 120s, want %d\n%s", line.Version, len(apps), wantApps, h.Log())
+	t.Fatalf("Spark %s History Server lists %d applications %s, want %d\n%s", line.Version, len(apps), w, wantApps, h.Log())
 	return nil
 }
 

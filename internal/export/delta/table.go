@@ -238,6 +238,15 @@ func (t *Table[T]) HasTxn(appID string, version int64) bool {
 	return t.committed(AppendOptions{TxnAppID: appID, TxnVersion: version})
 }
 
+// TxnVersion is the version the table, as this Table last read it, records
+// for transaction appID; ok is false when it records none.
+func (t *Table[T]) TxnVersion(appID string) (version int64, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	txn, ok := t.snap.txns[appID]
+	return txn.Version, ok
+}
+
 func (t *Table[T]) committed(opts AppendOptions) bool {
 	txn, ok := t.snap.txns[opts.TxnAppID]
 	return ok && txn.Version >= opts.TxnVersion

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -67,6 +68,10 @@ type Tables struct {
 	Executors *Table[ExecutorRow]
 	Findings  *Table[FindingRow]
 	Samples   *Table[SampleRow]
+
+	// liveMu orders WriteLive and WriteApp of one process: a final
+	// write between a watermark's read and its commit would repeat rows.
+	liveMu sync.Mutex
 }
 
 // OpenTables opens (creating when absent) every sparkdx table. opts
@@ -114,9 +119,14 @@ func (ts *Tables) HasApp(appID, attemptID string) bool {
 // executors and findings, once: an attempt already written (same app id and
 // attempt id) is skipped table by table, so a retry after a crash completes
 // what was missing. apps is written last: a row there means the others
-// are complete. It reports whether the apps row was new.
+// are complete. The jobs and stage attempts written while the application
+// ran (WriteLive) are left out. It reports whether the apps row was new.
 func (ts *Tables) WriteApp(ctx context.Context, rows AppRows) (bool, error) {
+	ts.liveMu.Lock()
+	defer ts.liveMu.Unlock()
 	txn := AppendOptions{TxnAppID: AppTxnID(rows.App.AppID, rows.App.AttemptID), TxnVersion: 1}
+	jv, sv := ts.Live(rows.App.AppID, rows.App.AttemptID)
+	rows.Jobs, rows.Stages = notYet(rows.Jobs, jobEnd, jv), notYet(rows.Stages, stageEnd, sv)
 	if _, err := ts.Jobs.Append(ctx, rows.Jobs, txn); err != nil {
 		return false, fmt.Errorf("table %s: %w", TableJobs, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
@@ -48,7 +49,16 @@ type App struct {
 	Findings                 []diagnose.Finding
 	// TaskDurations holds successful task attempts' durations by stage kind.
 	TaskDurations map[StageKind]*Histogram
+	// Cost is the core-hours and memory GB-hours the attempt held.
+	Cost *cost.Cost
+	// JobDurations holds ended jobs' durations (submission to completion)
+	// by how they ended, "succeeded" or "failed": a long-running driver's
+	// trend of job time, as its jobs end.
+	JobDurations map[string]*Histogram
 }
+
+// jobStates are the JobDurations keys, the status label's values.
+var jobStates = [...]string{"succeeded", "failed"}
 
 // Running tells whether the attempt has not ended yet.
 func (a *App) Running() bool { return !a.Result.Completed }
@@ -56,7 +66,8 @@ func (a *App) Running() bool { return !a.Result.Completed }
 // NewApp summarises one analyzed attempt for the collector.
 func NewApp(at *model.Attempt, r *analyze.Result, findings []diagnose.Finding) App {
 	app := App{Name: at.AppName, User: at.SparkUser, SparkVersion: at.SparkVersion, Result: r,
-		Findings: findings, TaskDurations: map[StageKind]*Histogram{KindCompute: {}, KindWrite: {}}}
+		Findings: findings, TaskDurations: map[StageKind]*Histogram{KindCompute: {}, KindWrite: {}},
+		JobDurations: jobDurations(at.Jobs), Cost: cost.Of(at, r)}
 	kinds := make(map[[2]int]StageKind, len(r.Stages))
 	for i := range r.Stages {
 		kinds[[2]int{r.Stages[i].StageID, r.Stages[i].AttemptID}] = stageKind(&r.Stages[i])
@@ -74,6 +85,23 @@ func NewApp(at *model.Attempt, r *analyze.Result, findings []diagnose.Finding) A
 		}
 	}
 	return app
+}
+
+// jobDurations sorts the ended jobs' durations by how they ended.
+func jobDurations(jobs []*model.Job) map[string]*Histogram {
+	out := map[string]*Histogram{jobStates[0]: {}, jobStates[1]: {}}
+	for _, j := range jobs {
+		if j.SubmissionTime == model.NoTime || j.CompletionTime == model.NoTime {
+			continue
+		}
+		switch j.Status {
+		case model.JobSucceeded:
+			out[jobStates[0]].observe(float64(model.Span(j.SubmissionTime, j.CompletionTime)) / 1000)
+		case model.JobFailed:
+			out[jobStates[1]].observe(float64(model.Span(j.SubmissionTime, j.CompletionTime)) / 1000)
+		}
+	}
+	return out
 }
 
 func stageKind(s *analyze.Stage) StageKind {

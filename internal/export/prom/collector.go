@@ -142,6 +142,8 @@ func labelsOf(m metric) []string {
 		return with("stage_id", "stage_attempt_id")
 	case scopeTasks:
 		return with("state")
+	case scopeJobHistogram:
+		return with("status")
 	}
 	return nil
 }
@@ -282,19 +284,11 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 		}
 	case scopeTaskHistogram:
 		for _, k := range kinds {
-			h := a.TaskDurations[k]
-			if h == nil {
-				h = &Histogram{}
-			}
-			b := make(map[float64]uint64, len(taskBuckets))
-			for i, ub := range taskBuckets {
-				b[ub] = h.Buckets[i]
-			}
-			hm, err := prometheus.NewConstHistogram(d, h.Count, h.Sum, b, validLabels(id, attempt, string(k))...)
-			if err != nil {
-				hm = prometheus.NewInvalidMetric(d, err)
-			}
-			ch <- hm
+			ch <- constHistogram(d, a.TaskDurations[k], id, attempt, string(k))
+		}
+	case scopeJobHistogram:
+		for _, s := range jobStates {
+			ch <- constHistogram(d, a.JobDurations[s], id, attempt, s)
 		}
 	case scopeExecutor:
 		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
@@ -339,6 +333,22 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 
 // constMetric builds a sample; a label value that is not UTF-8 (an app
 // name from a damaged log) is repaired rather than failing the scrape.
+// constHistogram is h (nil: empty) as one series with labels.
+func constHistogram(d *prometheus.Desc, h *Histogram, labels ...string) prometheus.Metric {
+	if h == nil {
+		h = &Histogram{}
+	}
+	b := make(map[float64]uint64, len(taskBuckets))
+	for i, ub := range taskBuckets {
+		b[ub] = h.Buckets[i]
+	}
+	hm, err := prometheus.NewConstHistogram(d, h.Count, h.Sum, b, validLabels(labels...)...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return hm
+}
+
 func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
 	m, err := prometheus.NewConstMetric(d, t, v, validLabels(labels...)...)
 	if err != nil {

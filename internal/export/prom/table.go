@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
@@ -22,6 +23,7 @@ const (
 	scopeFindings
 	scopeServer
 	scopeTaskHistogram
+	scopeJobHistogram
 	scopeStream
 	scopeRunningJob
 	scopeRunningStage
@@ -48,6 +50,17 @@ type metric struct {
 }
 
 func ms(v int64) float64 { return float64(v) / 1000 }
+
+// costOf reads one figure of an app's total cost; NaN (no series) without
+// one.
+func costOf(f func(cost.Usage) float64) func(*App) float64 {
+	return func(a *App) float64 {
+		if a.Cost == nil {
+			return math.NaN()
+		}
+		return f(a.Cost.Total)
+	}
+}
 
 // table lists every metric the collector exports: the one place to read
 // what /metrics holds. Per-app values describe a finished analysis, so
@@ -123,6 +136,12 @@ func table() []metric {
 				}
 				return h * 3600
 			}},
+		{name: "spark_app_core_hours", typ: g, scope: scopeApp,
+			help: "Core-hours the application held: executors' cores over their lifetimes plus the driver's over the app (docs/cost.md).",
+			app:  costOf(func(u cost.Usage) float64 { return u.CoreHours })},
+		{name: "spark_app_memory_gb_hours", typ: g, scope: scopeApp,
+			help: "Memory GB-hours (2^30 bytes) the application held: executors' containers over their lifetimes plus the driver's over the app (docs/cost.md).",
+			app:  costOf(func(u cost.Usage) float64 { return u.MemoryGBHours })},
 		{name: "spark_executors", typ: g, scope: scopeApp,
 			help: "Executors the application had (the driver not counted).",
 			app: func(a *App) float64 {
@@ -138,6 +157,8 @@ func table() []metric {
 			help: "Jobs the application submitted.",
 			app:  func(a *App) float64 { return float64(len(a.Result.Jobs)) }},
 
+		{name: "spark_job_duration_seconds", scope: scopeJobHistogram,
+			help: "Ended jobs' duration (submission to completion) by status (succeeded, failed); a running application's grows as its jobs end."},
 		{name: "spark_stage_task_duration_seconds", scope: scopeTaskHistogram,
 			help: "Successful task attempts' duration (launch to finish) by stage kind."},
 		{name: "spark_stages", typ: g, scope: scopeKind,

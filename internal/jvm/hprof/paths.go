@@ -180,6 +180,7 @@ func (r *Retained) nameSteps(g *graph) {
 			x.Length = n
 		}
 		for i := range x.Children {
+			x.Children[i].Field = g.names[[2]uint32{x.node, x.Children[i].node}]
 			fill(&x.Children[i])
 		}
 		for i := range x.Path {

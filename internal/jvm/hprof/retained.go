@@ -58,6 +58,10 @@ type Retainer struct {
 	// next level of the dominator tree), a few levels deep for the top
 	// dominators.
 	Children []Retainer `json:"children,omitempty"`
+	// Field is how its parent in the tree holds a child (a field name,
+	// "[i]", "static NAME"), empty for a top-level dominator and for a
+	// child the parent holds only through other objects.
+	Field string `json:"field,omitempty"`
 
 	node uint32
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 )
 
@@ -157,6 +158,18 @@ func checkRetentionDump(t *testing.T, a *analysis, open Opener) {
 	}
 	if d, ok := byID[0x7000]; !ok || d.Root != "JNI global" || d.Length != 2 {
 		t.Errorf("arr: got %+v, want a top dominator rooted by a JNI global with length 2", d)
+	}
+	// Tree children name how their parent holds them, when it does so
+	// directly: n2 is dominated by arr but held by n1 and n3.
+	for _, c := range []struct {
+		parent, child uint64
+		field         string
+	}{{0x7000, 0x7008, "[0]"}, {0x7000, 0x7018, "[1]"}, {0x7000, 0x7010, ""}, {rdHolder, 0x7028, "static INSTANCE"}} {
+		kids := byID[c.parent].Children
+		i := slices.IndexFunc(kids, func(x Retainer) bool { return x.ID == c.child })
+		if i < 0 || kids[i].Field != c.field {
+			t.Errorf("child %#x of %#x: got %+v, want it held by %q", c.child, c.parent, kids, c.field)
+		}
 	}
 	if r.Unreachable != 1 || r.UnreachableBytes != node {
 		t.Errorf("got %d unreachable objects (%d bytes), want g1 alone (%d)", r.Unreachable, r.UnreachableBytes, node)

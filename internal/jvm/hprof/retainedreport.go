@@ -54,7 +54,7 @@ func report(g *graph, t *domTree, parent []uint32, h *Histogram, top int) (*Reta
 	chosen := largestChildren(t, sel.best)
 	for _, p := range sel.best {
 		x := retainer(t.vert[p])
-		x.Children = subtree(g, t, chosen, p, treeDepth)
+		x.Children = subtree(g, t, chosen, p, treeDepth, want)
 		r.Dominators = append(r.Dominators, x)
 	}
 	for _, rc := range byClass {
@@ -214,8 +214,10 @@ func largestChildren(t *domTree, tops []uint32) map[uint32][]uint32 {
 }
 
 // subtree describes the children chosen under preorder number p, depth
-// levels down.
-func subtree(g *graph, t *domTree, chosen map[uint32][]uint32, p uint32, depth int) []Retainer {
+// levels down, and asks pass 3 to name each reference from a node to a
+// child (a child the node holds only through other objects stays
+// unnamed).
+func subtree(g *graph, t *domTree, chosen map[uint32][]uint32, p uint32, depth int, want map[uint32][]uint32) []Retainer {
 	if depth == 0 {
 		return nil
 	}
@@ -223,7 +225,8 @@ func subtree(g *graph, t *domTree, chosen map[uint32][]uint32, p uint32, depth i
 	for _, c := range chosen[p] {
 		x := g.describe(t.vert[c])
 		x.Retained = t.ret[c]
-		x.Children = subtree(g, t, chosen, c, depth-1)
+		want[t.vert[p]] = append(want[t.vert[p]], t.vert[c])
+		x.Children = subtree(g, t, chosen, c, depth-1, want)
 		out = append(out, x)
 	}
 	return out

@@ -61,7 +61,7 @@ func FindFile(procRoot string, pid int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("hsperf: pid %d: %w", pid, err)
 	}
-	nspid := innermostPID(status, pid)
+	nspid := InnermostPID(status, pid)
 	name := strconv.Itoa(nspid)
 	looked := []string{filepath.Join(pidDir, "root", "tmp", "hsperfdata_*", name)}
 	if nspid == pid {
@@ -88,9 +88,10 @@ func FindFile(procRoot string, pid int) (string, error) {
 	return "", fmt.Errorf("hsperf: pid %d: %w in %s", pid, ErrNoFile, strings.Join(looked, " or "))
 }
 
-// innermostPID returns the last pid of the NSpid: line (the pid inside the
-// innermost namespace), or pid when there is none (kernels before 4.1).
-func innermostPID(status []byte, pid int) int {
+// InnermostPID returns, from a /proc/<pid>/status, the last pid of its
+// NSpid: line (the pid inside the innermost namespace), or pid when there
+// is none (kernels before 4.1). The JVM names its files after that pid.
+func InnermostPID(status []byte, pid int) int {
 	sc := bufio.NewScanner(bytes.NewReader(status))
 	for sc.Scan() {
 		rest, ok := strings.CutPrefix(sc.Text(), "NSpid:")

@@ -278,7 +278,7 @@ func TestLiveContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nspid := innermostPID(status, java)
+	nspid := InnermostPID(status, java)
 	if nspid == java {
 		t.Fatalf("java pid %d is the same in its namespace", java)
 	}

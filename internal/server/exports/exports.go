@@ -43,6 +43,7 @@ type Exports struct {
 	otlpPause     time.Duration // default 30s
 	retryEvery    time.Duration // default 1m
 	maintainEvery time.Duration // Delta maintenance (optimize, vacuum, log cleanup); 0: never
+	liveEvery     time.Duration // running apps' ended jobs and stages to Delta; 0: never
 	otlpDown      atomic.Int64  // unix ns until which OTLP exports are skipped
 
 	// Failures are counted and logged once per kind, not per app.
@@ -54,6 +55,9 @@ type Exports struct {
 	mu         sync.Mutex
 	unsaved    map[string]bool // finished logs whose Delta write failed, by key
 	unexported map[string]bool // finished logs whose trace did not go out, by key
+	// newest is, by running log, the newest job and stage completion
+	// times seen at the last live turn (delta.LiveMark).
+	newest map[string][2]int64
 }
 
 // Config says where exports go; a zero field turns that export off.
@@ -66,12 +70,15 @@ type Config struct {
 	// MaintainEvery is how often the tables are compacted, vacuumed and
 	// their log cleaned; 0 never.
 	MaintainEvery time.Duration
+	// LiveEvery is how often the ended jobs and stages of running
+	// applications are written (the rest at their end); 0 never.
+	LiveEvery time.Duration
 }
 
 // New returns the exports of cfg for serve's store; Run drives them.
 func New(st *store.Store, logger *slog.Logger, cfg Config) *Exports {
 	x := &Exports{st: st, logger: logger, otlp: cfg.OTLP, tables: cfg.Tables, red: cfg.Redactor,
-		maintainEvery: cfg.MaintainEvery, otlpPause: 30 * time.Second, retryEvery: time.Minute,
+		maintainEvery: cfg.MaintainEvery, liveEvery: cfg.LiveEvery, newest: map[string][2]int64{}, otlpPause: 30 * time.Second, retryEvery: time.Minute,
 		unsaved: map[string]bool{}, unexported: map[string]bool{}}
 	if cfg.Tables != nil {
 		x.samples = delta.NewBatcher(cfg.Tables.Samples, 0, cfg.SamplesFlush)
@@ -291,6 +298,9 @@ func (x *Exports) Run(ctx context.Context, in *ingest.Ingester, interval time.Du
 	}
 	if x.tables != nil && x.maintainEvery > 0 {
 		wg.Go(func() { every(ctx, x.maintainEvery, func() { x.maintain(ctx) }) })
+	}
+	if x.tables != nil && x.liveEvery > 0 {
+		wg.Go(func() { every(ctx, x.liveEvery, func() { x.writeLive(ctx, in) }) })
 	}
 	if x.otlp != nil || x.tables != nil {
 		wg.Go(func() {

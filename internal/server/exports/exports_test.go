@@ -53,15 +53,7 @@ func TestRetryFailedWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	red, err := delta.NewRedactor("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	red, st := redactorAndStore(t)
 	x := New(st, slog.New(slog.DiscardHandler), Config{})
 	x.tables, x.red = tables, red
 	broken.Store(true)

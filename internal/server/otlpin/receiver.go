@@ -146,6 +146,7 @@ const (
 	MetricOldLimit   = "jvm.memory.limit{old}"
 	MetricMajorGCs   = "jvm.gc.count{major}"
 	MetricGCDuration = "jvm.gc.duration"
+	MetricClasses    = "jvm.class.count"
 )
 
 // derived names the extra series a point also counts in, if any.

@@ -2,8 +2,10 @@
 process through click, against each History Server given, and writes one
 JSON line per (command, server): its exit code and output.
 
-usage: cli_driver.py OUT.jsonl NAME=URL... (the first server is the
-reference whose answers decide what to ask)"""
+usage: cli_driver.py OUT.jsonl [--one-per-shape] NAME=URL... (the first
+server is the reference whose answers decide what to ask; --one-per-shape:
+the per-application commands for the first application of each shape
+only, plan.listed)"""
 import hashlib
 import json
 import os
@@ -17,12 +19,12 @@ from spark_history_cli.cli import cli
 import plan
 
 
-def commands(ref, zips):
+def commands(ref, zips, one_per_shape):
     yield [], ["version"]
     yield [], ["apps"]
     for opt in (["--status", "completed"], ["--status", "running"], ["--limit", "1"]):
         yield [], ["apps"] + opt
-    for app, jobs, stages, sqls, rdds in plan.apps(ref):
+    for app, jobs, stages, sqls, rdds in plan.apps(ref, one_per_shape):
         aid = app["id"]
         a = ["-a", aid]
         yield [], ["app", aid]
@@ -63,11 +65,11 @@ def zip_listing(path):
 
 
 def main():
-    out_path, servers = sys.argv[1], [s.split("=", 1) for s in sys.argv[2:]]
+    out_path, one_per_shape, servers = plan.args(sys.argv)
     runner = CliRunner()
     zips = tempfile.mkdtemp()
     with open(out_path, "w") as out:
-        for group, cmd in commands(servers[0][1], zips):
+        for group, cmd in commands(servers[0][1], zips, one_per_shape):
             for mode in ([], ["--json"]):
                 for name, url in servers:
                     args = [c.replace("{server}", name) for c in cmd]

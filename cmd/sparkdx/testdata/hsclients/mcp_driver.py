@@ -4,8 +4,10 @@ Server given, calls every tool it lists through the MCP protocol for every
 application against each server, and writes one JSON line per (call,
 server): whether the tool failed and what it answered.
 
-usage: mcp_driver.py OUT.jsonl NAME=URL... (the first server is the
-reference whose answers decide what to ask)"""
+usage: mcp_driver.py OUT.jsonl [--one-per-shape] NAME=URL... (the first
+server is the reference whose answers decide what to ask; --one-per-shape:
+the per-application calls for the first application of each shape only,
+plan.listed)"""
 import asyncio
 import json
 import os
@@ -18,11 +20,11 @@ from mcp.client.stdio import stdio_client
 import plan
 
 
-def calls(ref):
+def calls(ref, one_per_shape):
     yield "list_applications", {}
     yield "list_applications", {"status": ["COMPLETED"]}
     yield "list_applications", {"limit": 1}
-    listed = list(plan.apps(ref))
+    listed = list(plan.apps(ref, one_per_shape))
     for app, jobs, stages, sqls, rdds in listed:
         if not jobs and not stages:
             continue  # every attempt has an id: the tools ask for the app's own
@@ -57,7 +59,7 @@ def calls(ref):
         yield "compare_sql_executions", {"app_id1": x[0]["id"], "app_id2": y[0]["id"]}
 
 
-async def run(out_path, servers):
+async def run(out_path, one_per_shape, servers):
     conf = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
     conf.write("servers:\n")
     for i, (name, url) in enumerate(servers):
@@ -72,7 +74,7 @@ async def run(out_path, servers):
         tools = sorted(t.name for t in (await s.list_tools()).tools)
         with open(out_path, "w") as out:
             out.write(json.dumps({"tools": tools}) + "\n")
-            for tool, args in calls(servers[0][1]):
+            for tool, args in calls(servers[0][1], one_per_shape):
                 for name, url in servers:
                     res = await s.call_tool(tool, dict(args, server=name))
                     text = "\n".join(c.text for c in res.content if getattr(c, "text", None) is not None)
@@ -82,4 +84,4 @@ async def run(out_path, servers):
 
 
 if __name__ == "__main__":
-    asyncio.run(run(sys.argv[1], [s.split("=", 1) for s in sys.argv[2:]]))
+    asyncio.run(run(*plan.args(sys.argv)))

@@ -65,3 +65,19 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "sparkdx.agentTokenSecret" -}}
 {{- default (printf "%s-agent-token" (include "sparkdx.fullname" .)) .Values.agent.auth.existingSecret -}}
 {{- end -}}
+
+{{/* The Secret holding serve's bearer token (server.auth). */}}
+{{- define "sparkdx.serverTokenSecret" -}}
+{{- .Values.server.auth.existingSecret | default (printf "%s-server-token" (include "sparkdx.fullname" .)) -}}
+{{- end -}}
+
+{{/* Where the agents push OTLP: the collector when enabled, else the
+chart's serve (one instance); "" for none. */}}
+{{- define "sparkdx.agentOTLPEndpoint" -}}
+{{- $o := .Values.monitoring.openTelemetry -}}
+{{- if $o.enabled -}}
+{{- $o.endpoint -}}
+{{- else if and .Values.agent.otlpToServer .Values.server.enabled (eq (int .Values.server.replicas) 1) -}}
+{{- printf "http://%s-server.%s.svc:%v" (include "sparkdx.fullname" .) .Release.Namespace .Values.server.port -}}
+{{- end -}}
+{{- end -}}

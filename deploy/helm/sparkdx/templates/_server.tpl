@@ -36,6 +36,19 @@ containers:
       {{- with $s.maxFinishedApps }}
       - --max-finished-apps={{ . }}
       {{- end }}
+      {{- if $s.auth.enabled }}
+      - --auth-token-file=/etc/sparkdx/server-token/token
+      {{- end }}
+      {{- with $s.delta }}
+      - --delta={{ . }}
+      - --delta-flush-interval={{ $s.deltaFlushInterval }}
+      {{- end }}
+      {{- with $s.sinks.graphitePort }}
+      - --graphite-listen=0.0.0.0:{{ . }}
+      {{- end }}
+      {{- with $s.sinks.statsdPort }}
+      - --statsd-listen=0.0.0.0:{{ . }}
+      {{- end }}
       {{- if $sharded }}
       # The pod's ordinal is its shard; every pod knows the others by their
       # stable names and answers for them (the Service in front spreads
@@ -62,6 +75,16 @@ containers:
       - name: http
         containerPort: {{ $s.port }}
         protocol: TCP
+      {{- with $s.sinks.graphitePort }}
+      - name: graphite
+        containerPort: {{ . }}
+        protocol: TCP
+      {{- end }}
+      {{- with $s.sinks.statsdPort }}
+      - name: statsd
+        containerPort: {{ . }}
+        protocol: UDP
+      {{- end }}
     readinessProbe:
       httpGet:
         path: /api/v1/version
@@ -87,6 +110,15 @@ containers:
         mountPath: {{ $s.eventLogs }}
         readOnly: true
       {{- end }}
+      {{- if $s.auth.enabled }}
+      - name: server-token
+        mountPath: /etc/sparkdx/server-token
+        readOnly: true
+      {{- end }}
+      {{- if and $s.delta $s.deltaVolume }}
+      - name: delta
+        mountPath: {{ $s.delta }}
+      {{- end }}
 volumes:
   - name: tmp
     emptyDir: {}
@@ -102,6 +134,16 @@ volumes:
   {{- with $s.eventLogVolume }}
   - name: event-logs
     {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- if $s.auth.enabled }}
+  - name: server-token
+    secret:
+      secretName: {{ include "sparkdx.serverTokenSecret" .root }}
+      defaultMode: 0400
+  {{- end }}
+  {{- if and $s.delta $s.deltaVolume }}
+  - name: delta
+    {{- toYaml $s.deltaVolume | nindent 4 }}
   {{- end }}
 {{- with $s.nodeSelector }}
 nodeSelector:

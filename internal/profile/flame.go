@@ -1,0 +1,156 @@
+package profile
+
+import (
+	"encoding/json"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+)
+
+// node is a frame of the flame graph: its name, value (the samples under
+// it) and children, encoded as [name, value, [children]] to keep the
+// page small.
+type node struct {
+	name     string
+	value    int64
+	children map[string]*node
+}
+
+func (n *node) child(name string) *node {
+	c, ok := n.children[name]
+	if !ok {
+		c = &node{name: name, children: map[string]*node{}}
+		n.children[name] = c
+	}
+	return c
+}
+
+// minShare is the smallest part of the total a node must have to be
+// drawn: narrower than a pixel on any screen, and it keeps a long
+// profile's page to a few MB.
+const minShare = 1.0 / 20000
+
+func (n *node) MarshalJSON() ([]byte, error) {
+	return json.Marshal(n.encode(int64(float64(n.value) * minShare)))
+}
+
+func (n *node) encode(floor int64) []any {
+	kids := make([]*node, 0, len(n.children))
+	for _, c := range n.children {
+		if c.value > floor {
+			kids = append(kids, c)
+		}
+	}
+	slices.SortFunc(kids, func(a, b *node) int { return strings.Compare(a.name, b.name) })
+	enc := make([]any, len(kids))
+	for i, c := range kids {
+		enc[i] = c.encode(floor)
+	}
+	return []any{n.name, n.value, enc}
+}
+
+// tree folds the samples into a tree rooted at "all", then each sample's
+// stage or thread, then its frames from the outermost.
+func tree(p *Profile) *node {
+	root := &node{name: "all", children: map[string]*node{}}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		root.value += s.Value
+		n := root.child(s.rootLabel())
+		n.value += s.Value
+		for j := len(s.Stack.Frames) - 1; j >= 0; j-- {
+			n = n.child(frameName(s.Stack.Frames[j]))
+			n.value += s.Value
+		}
+	}
+	return root
+}
+
+// WriteHTML writes a self-contained flame graph page (no outside file,
+// font or script): click a frame to zoom into it, type in the search box
+// to colour the frames that match and read their share.
+func WriteHTML(w io.Writer, p *Profile, title string) error {
+	data, err := json.Marshal(tree(p))
+	if err != nil {
+		return err
+	}
+	return flamePage.Execute(w, struct {
+		Title string
+		Unit  string
+		Data  template.JS
+	}{title, p.Kind.Unit(), template.JS(data)})
+}
+
+var flamePage = template.Must(template.New("flame").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font:13px system-ui,sans-serif;margin:12px;color:#222}
+h1{font-size:16px;margin:0 0 8px}
+#bar{display:flex;gap:12px;align-items:center;margin-bottom:8px}
+#q{width:22em;padding:3px}
+#graph{position:relative;width:100%;overflow:hidden}
+.f{position:absolute;height:17px;line-height:17px;font-size:12px;overflow:hidden;white-space:nowrap;
+  text-overflow:ellipsis;box-sizing:border-box;border:1px solid #fff;padding:0 3px;cursor:pointer;border-radius:2px}
+.f.hit{background:#d946ef !important;color:#fff}
+#info{color:#555;min-height:1.2em}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<div id="bar"><input id="q" type="search" placeholder="search frames (regular expression)" aria-label="search frames">
+<span id="match"></span><button id="reset" type="button">reset zoom</button></div>
+<div id="info"></div>
+<div id="graph" role="img" aria-label="flame graph"></div>
+<script>
+"use strict";
+const data = {{.Data}}, unit = {{.Unit}};
+const graph = document.getElementById("graph"), info = document.getElementById("info");
+const q = document.getElementById("q"), match = document.getElementById("match");
+let zoom = data, re = null;
+function hue(name) {
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  if (/^(java|javax|jdk|sun)\./.test(name)) return "hsl(" + (200 + h % 30) + ",55%,72%)";
+  if (/^(org\.apache\.spark|scala)\./.test(name)) return "hsl(" + (30 + h % 25) + ",75%,65%)";
+  return "hsl(" + (h % 20) + ",70%,62%)";
+}
+function pct(v) { return (100 * v / data[1]).toFixed(2) + "%"; }
+function find(n, target, path) {
+  if (n === target) return path.concat([n]);
+  for (const c of n[2]) { const p = find(c, target, path.concat([n])); if (p) return p; }
+  return null;
+}
+function draw() {
+  graph.textContent = "";
+  const path = find(data, zoom, []) || [data];
+  let depth = 0, hits = 0;
+  const box = (n, x, w, d) => {
+    if (w < 0.05) return;
+    const e = document.createElement("div");
+    e.className = "f";
+    e.style.left = x + "%"; e.style.width = w + "%"; e.style.top = (d * 18) + "px";
+    e.style.background = hue(n[0]);
+    e.textContent = n[0];
+    e.title = n[0] + " — " + n[1] + " " + unit + " (" + pct(n[1]) + ")";
+    if (re && re.test(n[0])) e.classList.add("hit");
+    e.onclick = () => { zoom = n; draw(); };
+    e.onmouseover = () => { info.textContent = e.title; };
+    graph.appendChild(e);
+    depth = Math.max(depth, d);
+    let cx = x;
+    for (const c of n[2]) { const cw = w * c[1] / n[1]; box(c, cx, cw, d + 1); cx += cw; }
+  };
+  path.slice(0, -1).forEach((n, i) => box([n[0], n[1], []], 0, 100, i));
+  box(zoom, 0, 100, path.length - 1);
+  graph.style.height = ((depth + 1) * 18) + "px";
+  if (re) {
+    const seen = (n) => re.test(n[0]) ? n[1] : n[2].reduce((s, c) => s + seen(c), 0);
+    hits = seen(data);
+    match.textContent = "matched " + pct(hits);
+  } else match.textContent = "";
+}
+q.oninput = () => { try { re = q.value ? new RegExp(q.value) : null; } catch (e) { re = null; } draw(); };
+document.getElementById("reset").onclick = () => { zoom = data; draw(); };
+draw();
+</script></body></html>
+`))

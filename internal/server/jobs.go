@@ -1,0 +1,264 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sparkdx/sparkdx/internal/diff"
+	"github.com/sparkdx/sparkdx/internal/regress"
+	"github.com/sparkdx/sparkdx/internal/server/ingest"
+	"github.com/sparkdx/sparkdx/internal/server/store"
+)
+
+// maxJobsReported bounds the jobs spark_job_regression_ratio reports (the
+// most recently run): one series per job.
+const maxJobsReported = 1000
+
+// jobCache keeps each finished log's regression sample, read once from its
+// stored report per version of the log.
+type jobCache struct {
+	mu      sync.Mutex
+	samples map[string]cachedSample // by log key
+}
+
+type cachedSample struct {
+	modTime int64
+	sample  regress.Sample
+	logKey  string
+}
+
+// JobRun is one run of a recurring job, judged against the runs before it.
+type JobRun struct {
+	regress.Sample
+	Log      string            `json:"log"`
+	Baseline *regress.Baseline `json:"baseline,omitempty"` // nil: too few runs before it
+	Verdict  *regress.Verdict  `json:"verdict,omitempty"`
+	Causes   []regress.Cause   `json:"causes,omitempty"` // on the job's page, for a regressed run
+}
+
+// Job is a recurring job and its runs, oldest first.
+type Job struct {
+	Key    string   `json:"key"`
+	Runs   []JobRun `json:"runs"`
+	Latest JobRun   `json:"latest"`
+}
+
+// jobKeyOf is the recurring job a log's application is a run of: the
+// orchestrator's task when its run names one (Airflow's dag_id.task_id),
+// else the application's name and user (a spark.sparkdx.run value names a
+// run, not a job).
+func jobKeyOf(r store.LogRecord) string {
+	if r.Run != nil && r.Run.Task != "" {
+		return r.Run.Source + ":" + r.Run.Name + "/" + r.Run.Task
+	}
+	return r.AppName + " by " + r.User
+}
+
+// reportSample is the part of a stored sparkdx.report/v1 a sample needs.
+type reportSample struct {
+	App struct {
+		ID         string `json:"id"`
+		StartTime  int64  `json:"startTime"`
+		DurationMs int64  `json:"durationMs"`
+	} `json:"app"`
+	Outcome struct {
+		Status string `json:"status"`
+	} `json:"outcome"`
+	Stages []struct {
+		InputBytes       int64 `json:"inputBytes"`
+		ShuffleReadBytes int64 `json:"shuffleReadBytes"`
+	} `json:"stages"`
+	CriticalPath struct {
+		TaskTimeMs int64 `json:"taskTimeMs"`
+	} `json:"criticalPath"`
+	ResourceCost *struct {
+		Executors struct {
+			CoreHours float64 `json:"coreHours"`
+		} `json:"executors"`
+	} `json:"resourceCost"`
+}
+
+// jobSamples returns every finished log's sample, reading the reports not
+// read since their log changed.
+func (s *Server) jobSamples(ctx context.Context) []cachedSample {
+	recs, _ := s.cfg.Ingest.Select(func(r *store.LogRecord) bool { return r.Done && r.AppID != "" && r.Error == "" })
+	c := &s.jobs
+	c.mu.Lock()
+	if c.samples == nil {
+		c.samples = map[string]cachedSample{}
+	}
+	c.mu.Unlock()
+	out := make([]cachedSample, 0, len(recs))
+	keep := map[string]bool{}
+	for _, r := range recs {
+		keep[r.Key] = true
+		c.mu.Lock()
+		cs, ok := c.samples[r.Key]
+		c.mu.Unlock()
+		if !ok || cs.modTime != r.ModTime {
+			b, err := s.cfg.Ingest.Report(ctx, r.Key)
+			var rs reportSample
+			if err != nil || json.Unmarshal(b, &rs) != nil {
+				continue // a report not written yet, or unreadable: no sample
+			}
+			cs = cachedSample{modTime: r.ModTime, logKey: r.Key, sample: regress.Sample{Key: jobKeyOf(r), AppID: rs.App.ID,
+				StartTime: rs.App.StartTime, WallMs: rs.App.DurationMs, Succeeded: rs.Outcome.Status == "succeeded"}}
+			if rs.ResourceCost != nil {
+				cs.sample.CoreMs = int64(rs.ResourceCost.Executors.CoreHours * 3.6e6)
+			}
+			for _, st := range rs.Stages {
+				cs.sample.InputBytes += st.InputBytes
+				cs.sample.ShuffleBytes += st.ShuffleReadBytes
+			}
+			c.mu.Lock()
+			c.samples[r.Key] = cs
+			c.mu.Unlock()
+		}
+		out = append(out, cs)
+	}
+	c.mu.Lock()
+	for k := range c.samples {
+		if !keep[k] {
+			delete(c.samples, k)
+		}
+	}
+	c.mu.Unlock()
+	return out
+}
+
+// jobs groups the samples by job and judges each run against the runs
+// before it (the baseline as it stood when the run came).
+func (s *Server) jobList(ctx context.Context, cfg regress.Config) []Job {
+	byKey := map[string][]cachedSample{}
+	for _, cs := range s.jobSamples(ctx) {
+		byKey[cs.sample.Key] = append(byKey[cs.sample.Key], cs)
+	}
+	out := make([]Job, 0, len(byKey))
+	for key, css := range byKey {
+		slices.SortFunc(css, func(a, b cachedSample) int { return cmp.Compare(a.sample.StartTime, b.sample.StartTime) })
+		j := Job{Key: key}
+		var history []regress.Sample
+		for _, cs := range css {
+			run := JobRun{Sample: cs.sample, Log: cs.logKey}
+			if b, ok := regress.BaselineOf(history, cfg); ok {
+				v := regress.Judge(b, cs.sample, cfg)
+				run.Baseline, run.Verdict = &b, &v
+			}
+			j.Runs = append(j.Runs, run)
+			history = append(history, cs.sample)
+		}
+		j.Latest = j.Runs[len(j.Runs)-1]
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(a, b Job) int { return cmp.Compare(b.Latest.StartTime, a.Latest.StartTime) })
+	return out
+}
+
+// explainRun fills the causes of a regressed run: it and the baseline's
+// median run replayed and compared.
+func (s *Server) explainRun(ctx context.Context, j *Job, i int) {
+	run := &j.Runs[i]
+	if run.Verdict == nil || !run.Verdict.Regressed {
+		return
+	}
+	var baseLog string
+	for _, r := range j.Runs[:i] {
+		if r.AppID == run.Baseline.MedianRun {
+			baseLog = r.Log
+		}
+	}
+	base, err1 := s.diffInput(ctx, baseLog)
+	after, err2 := s.diffInput(ctx, run.Log)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	run.Causes = regress.Explain(*run.Baseline, base, after)
+}
+
+func (s *Server) diffInput(ctx context.Context, key string) (diff.Input, error) {
+	a, release, err := s.cfg.Ingest.Attempt(ctx, key)
+	if err != nil {
+		return diff.Input{}, err
+	}
+	defer release()
+	an := Analyze(s.cfg.Store, ingest.Input{Attempt: a, Now: s.cfg.Now()})
+	return diff.Input{Report: an.Report, Result: an.Result}, nil
+}
+
+// apiJobs lists the recurring jobs, each with its latest run's verdict.
+func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
+	jobs := s.jobList(r.Context(), s.regressConfig())
+	for i := range jobs {
+		jobs[i].Runs = nil
+	}
+	writeJSON(w, http.StatusOK, jobs)
+}
+
+// apiJob is one job's history, with the causes of every regressed run.
+func (s *Server) apiJob(w http.ResponseWriter, r *http.Request) {
+	key := r.PathValue("job")
+	for _, j := range s.jobList(r.Context(), s.regressConfig()) {
+		if j.Key != key {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
+		defer cancel()
+		for i := range j.Runs {
+			s.explainRun(ctx, &j, i)
+		}
+		j.Latest = j.Runs[len(j.Runs)-1]
+		writeJSON(w, http.StatusOK, j)
+		return
+	}
+	jsonError(w, http.StatusNotFound, "no job "+key)
+}
+
+// regressConfig is the configuration serve judges runs with.
+func (s *Server) regressConfig() regress.Config {
+	if s.cfg.Regression.Runs > 0 {
+		return s.cfg.Regression
+	}
+	return regress.DefaultConfig()
+}
+
+// jobCollector exports spark_job_regression_ratio: each recurring job's
+// latest run against its baseline's median wall time.
+type jobCollector struct {
+	s    *Server
+	desc *prometheus.Desc
+}
+
+func newJobCollector(s *Server) jobCollector {
+	return jobCollector{s: s, desc: prometheus.NewDesc("spark_job_regression_ratio",
+		"Wall time of a recurring job's latest run ÷ the median of its previous successful runs (docs/regressions.md); only jobs with a baseline.",
+		[]string{"job", "app_id", "regressed"}, nil)}
+}
+
+func (c jobCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c jobCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := 0
+	for _, j := range c.s.jobList(ctx, c.s.regressConfig()) {
+		v := j.Latest.Verdict
+		if v == nil {
+			continue
+		}
+		if n++; n > maxJobsReported {
+			return
+		}
+		regressed := "false"
+		if v.Regressed {
+			regressed = "true"
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v.Ratio, j.Key, j.Latest.AppID, regressed)
+	}
+}
