@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
@@ -287,10 +289,7 @@ func differential(t *testing.T, line sparktest.SparkLine, paths []string, tally 
 			t.Fatal(err)
 		}
 	}
-	// The History Server replays an application when first asked for it,
-	// and an unfinished one's running tasks and alive executors run to
-	// that instant: sparkdx replays once the History Server is up, so
-	// that the two instants stay close on a loaded machine.
+	// sparkdx replays once the History Server is up (see unfinishedAPI).
 	want, err := replay.LoadApps(context.Background(), dir, replay.Options{})
 	if err != nil {
 		t.Fatalf("sparkdx: %v", err)
@@ -300,45 +299,126 @@ func differential(t *testing.T, line sparktest.SparkLine, paths []string, tally 
 	if err != nil {
 		t.Fatalf("sparkdx: %v", err)
 	}
-	api := New(apps)
+	all := New(apps)
+	for _, path := range hstest.ListEndpoints() {
+		compareDocument(t, line, all, hs.URL, path, tally)
+	}
+	for _, app := range hstest.Apps(t, hs.URL) {
+		api := unfinishedAPI(t, apps, app, all)
+		paths := []string{"applications/" + app.ID}
+		for _, at := range app.Attempts {
+			paths = append(paths, hstest.AttemptEndpoints(t, hs.URL, at.Path)...)
+		}
+		for _, path := range paths {
+			compareDocument(t, line, api, hs.URL, path, tally)
+		}
+	}
+}
+
+// unfinishedAPI replays application app again when some attempt of it is
+// unfinished, from a copy of its log last modified when the History
+// Server says it was last updated. An unfinished log's running tasks run
+// to its last update: for sparkdx the log's modification time, for the
+// History Server the instant its scan read the log (lastUpdated), up to
+// minutes later on a directory of large logs. The copy gives both the
+// same instant, so their durations must be equal. Otherwise, or when
+// sparkdx did not load the application, it answers from all.
+func unfinishedAPI(t *testing.T, apps []*model.App, app hstest.App, all *API) *API {
+	stamps := map[string]int64{}
+	for _, at := range app.Attempts {
+		if !at.Completed {
+			stamps[at.ID] = at.LastUpdatedEpoch
+		}
+	}
+	if len(stamps) == 0 {
+		return all
+	}
+	var attempts []*model.Attempt
+	for _, a := range apps {
+		if a.ID != app.ID {
+			continue
+		}
+		for _, at := range a.Attempts {
+			stamp, ok := stamps[at.AttemptID]
+			if !ok {
+				attempts = append(attempts, at)
+				continue
+			}
+			copied := filepath.Join(t.TempDir(), filepath.Base(at.LogPath))
+			if err := copyTree(at.LogPath, copied); err != nil {
+				t.Fatal(err)
+			}
+			if err := touchTree(copied, time.UnixMilli(stamp)); err != nil {
+				t.Fatal(err)
+			}
+			again, err := replay.LoadApps(context.Background(), copied, replay.Options{})
+			if err != nil {
+				t.Fatalf("sparkdx: %v", err)
+			}
+			for _, b := range again {
+				for _, c := range b.Attempts {
+					// The same log, read where the History Server reads it.
+					c.LogPath, c.LogName = at.LogPath, at.LogName
+					attempts = append(attempts, c)
+				}
+			}
+		}
+	}
+	if len(attempts) == 0 {
+		return all
+	}
+	return New(replay.GroupApps(attempts))
+}
+
+// touchTree sets the modification time of a file or of every file of a
+// directory tree.
+func touchTree(root string, at time.Time) error {
+	return filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, at, at)
+	})
+}
+
+// compareDocument asks sparkdx (api's Get and its HTTP handler) and the
+// History Server at hsURL for one document and tallies the outcome.
+func compareDocument(t *testing.T, line sparktest.SparkLine, api *API, hsURL, path string, tally map[string]*count) {
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-
-	for _, path := range hstest.Endpoints(t, hs.URL) {
-		kind := hstest.EndpointKind(path)
-		c := tally[kind]
-		if c == nil {
-			c = &count{}
-			tally[kind] = c
+	kind := hstest.EndpointKind(path)
+	c := tally[kind]
+	if c == nil {
+		c = &count{}
+		tally[kind] = c
+	}
+	wantStatus, want := hstest.Get(t, hsURL+"/api/v1/"+path)
+	gotStatus, got := hstest.Get(t, srv.URL+"/api/v1/"+path)
+	var diffs []string
+	if v, err := api.Get(path); err != nil {
+		if StatusOf(err) != gotStatus {
+			diffs = append(diffs, fmt.Sprintf("api.Get says %d, the handler %d", StatusOf(err), gotStatus))
 		}
-		wantStatus, want := hstest.Get(t, hs.URL+"/api/v1/"+path)
-		gotStatus, got := hstest.Get(t, srv.URL+"/api/v1/"+path)
-		var diffs []string
-		if v, err := api.Get(path); err != nil {
-			if StatusOf(err) != gotStatus {
-				diffs = append(diffs, fmt.Sprintf("api.Get says %d, the handler %d", StatusOf(err), gotStatus))
-			}
-		} else if d := hstest.Diff(hstest.DecodeNorm(t, Marshal(v)), hstest.DecodeNorm(t, got)); len(d) > 0 {
-			diffs = append(diffs, "api.Get and the handler differ: "+d[0])
-		}
-		// Spark 4 is the reference: sparkdx lists each object's keys as it
-		// does and gives its log source (3.5 declares some fields elsewhere
-		// and has no log source).
-		if strings.HasPrefix(line.Version, "3.") {
-			diffs = append(diffs, hstest.AnswerDiff(t, gotStatus, got, wantStatus, want)...)
-		} else {
-			diffs = append(diffs, hstest.LiveAnswerDiff(t, gotStatus, got, wantStatus, want)...)
-		}
-		unknown := hstest.Unknown(line.Version, path, diffs)
-		switch {
-		case len(unknown) > 0:
-			c.failed++
-			t.Errorf("%s:\n  %s", path, strings.Join(hstest.FirstN(unknown, 5), "\n  "))
-		case len(diffs) > 0:
-			c.known++
-		default:
-			c.passed++
-		}
+	} else if d := hstest.Diff(hstest.DecodeNorm(t, Marshal(v)), hstest.DecodeNorm(t, got)); len(d) > 0 {
+		diffs = append(diffs, "api.Get and the handler differ: "+d[0])
+	}
+	// Spark 4 is the reference: sparkdx lists each object's keys as it
+	// does and gives its log source (3.5 declares some fields elsewhere
+	// and has no log source).
+	if strings.HasPrefix(line.Version, "3.") {
+		diffs = append(diffs, hstest.AnswerDiff(t, gotStatus, got, wantStatus, want)...)
+	} else {
+		diffs = append(diffs, hstest.LiveAnswerDiff(t, gotStatus, got, wantStatus, want)...)
+	}
+	unknown := hstest.Unknown(line.Version, path, diffs)
+	switch {
+	case len(unknown) > 0:
+		c.failed++
+		t.Errorf("%s:\n  %s", path, strings.Join(hstest.FirstN(unknown, 5), "\n  "))
+	case len(diffs) > 0:
+		c.known++
+	default:
+		c.passed++
 	}
 }
 

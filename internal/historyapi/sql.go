@@ -124,7 +124,7 @@ func Executions(a *model.Attempt, details, plan bool, now int64) []*ExecutionDat
 func Execution(a *model.Attempt, x *model.SQLExecution, details, plan bool, now int64) *ExecutionData {
 	d := &ExecutionData{ID: x.ID, Status: executionStatus(a, x), Description: x.Description,
 		SubmissionTime: date(x.StartTime), QueryID: x.QueryID, HasErrorMessage: x.HasErrorMessage,
-		RootExecutionID: x.RootID, ModifiedConfigs: x.ModifiedConfigs}
+		RootExecutionID: x.RootID, ModifiedConfigs: x.SparkConfigOrder()}
 	if x.HasErrorMessage {
 		d.ErrorMessage = x.ErrorMessage
 	}

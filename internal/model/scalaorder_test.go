@@ -180,3 +180,27 @@ func TestSparkJobOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkConfigOrder: a query's modified settings as Spark 4.3's History
+// Server lists them (wants printed by Scala 2.13.18's immutable Map, see
+// TestScalaOrderAgainstScala for the Map itself).
+func TestSparkConfigOrder(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		logged [][2]string
+		want   string
+	}{
+		{"up to four: as logged", [][2]string{{"b", "1"}, {"a", "2"}, {"c", "3"}}, "[[b 1] [a 2] [c 3]]"},
+		{"more: the keys' hash order", [][2]string{{"spark.sql.shuffle.partitions", "8"}, {"spark.sql.adaptive.enabled", "true"},
+			{"fs.azure.account.key.a", "*********(redacted)"}, {"spark.r.sql.derby.temp.dir", "/tmp"}, {"spark.sql.ansi.enabled", "false"},
+			{"spark.sql.session.timeZone", "UTC"}},
+			"[[spark.r.sql.derby.temp.dir /tmp] [spark.sql.adaptive.enabled true] [fs.azure.account.key.a *********(redacted)] " +
+				"[spark.sql.ansi.enabled false] [spark.sql.session.timeZone UTC] [spark.sql.shuffle.partitions 8]]"},
+		{"a repeated key: first place, last value", [][2]string{{"b", "1"}, {"a", "2"}, {"b", "3"}}, "[[b 3] [a 2]]"},
+	} {
+		x := &SQLExecution{ModifiedConfigs: c.logged}
+		if got := fmt.Sprint(x.SparkConfigOrder()); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
+		}
+	}
+}

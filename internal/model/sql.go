@@ -79,3 +79,26 @@ func (x *SQLExecution) SparkJobOrder() []int {
 	}
 	return Reorder(x.JobIDs, ImmutableOrder(hashes))
 }
+
+// SparkConfigOrder lists ModifiedConfigs as Spark 4.3's History Server
+// does: it reads the event's object into an immutable map, which keeps the
+// log's order up to four keys and follows the keys' hashes beyond. A key
+// the log repeats keeps its first place and its last value, as the map's
+// builder does.
+func (x *SQLExecution) SparkConfigOrder() [][2]string {
+	at := make(map[string]int, len(x.ModifiedConfigs))
+	var kvs [][2]string
+	for _, kv := range x.ModifiedConfigs {
+		if i, ok := at[kv[0]]; ok {
+			kvs[i][1] = kv[1]
+			continue
+		}
+		at[kv[0]] = len(kvs)
+		kvs = append(kvs, kv)
+	}
+	hashes := make([]int32, len(kvs))
+	for i, kv := range kvs {
+		hashes[i] = StringHash(kv[0])
+	}
+	return Reorder(kvs, ImmutableOrder(hashes))
+}

@@ -43,10 +43,9 @@ func (st *state) jobStart(e *sparkevent.JobStart) {
 		}
 	}
 	if j.SQLExecutionID >= 0 {
-		if x := st.a.SQLExecution(j.SQLExecutionID); x != nil {
-			x.JobIDs = append(x.JobIDs, j.ID)
-			st.sqlm.jobStart(x, e)
-		}
+		x := st.jobSQL(j.SQLExecutionID)
+		x.JobIDs = append(x.JobIDs, j.ID)
+		st.sqlm.jobStart(x, e)
 	}
 }
 

@@ -8,9 +8,17 @@ import (
 func (st *state) sql(ev sparkevent.Event) {
 	switch e := ev.(type) {
 	case sparkevent.SQLStart:
-		st.a.AddSQLExecution(&model.SQLExecution{ID: e.ExecutionID, RootID: e.RootID, QueryID: e.QueryID, ModifiedConfigs: e.ModifiedConfigs,
-			Description: e.Description, Details: e.Details, PhysicalPlan: e.PhysicalPlan, Plan: e.Plan,
-			StartTime: e.Time, EndTime: model.NoTime})
+		if st.a.SQLExecution(e.ExecutionID) == nil {
+			x := st.pendingSQL[e.ExecutionID]
+			if x == nil {
+				x = &model.SQLExecution{EndTime: model.NoTime}
+			}
+			delete(st.pendingSQL, e.ExecutionID)
+			x.ID, x.RootID, x.QueryID, x.ModifiedConfigs = e.ExecutionID, e.RootID, e.QueryID, e.ModifiedConfigs
+			x.Description, x.Details, x.PhysicalPlan, x.Plan = e.Description, e.Details, e.PhysicalPlan, e.Plan
+			x.StartTime = e.Time
+			st.a.AddSQLExecution(x)
+		}
 		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
 			st.sqlm.exec(x).addPlan(e.Plan)
 		}
@@ -36,7 +44,7 @@ func (st *state) sql(ev sparkevent.Event) {
 		}
 	case sparkevent.SQLDriverAccums:
 		st.sqlm.driverUpdates(e.ExecutionID, e.Updates)
-		if x := st.a.SQLExecution(e.ExecutionID); x != nil {
+		if x := st.startedOrPendingSQL(e.ExecutionID); x != nil {
 			if x.DriverUpdates == nil {
 				x.DriverUpdates = map[int64]int64{}
 			}
@@ -45,6 +53,31 @@ func (st *state) sql(ev sparkevent.Event) {
 			}
 		}
 	}
+}
+
+// jobSQL is the query a job names. Spark's SQL listener creates a query
+// a job names before its start event (getOrCreateExecution; a query run
+// inside another may start after its first job) and the start fills it
+// in, keeping the jobs it has: sparkdx holds such a query pending until
+// its start adds it to the attempt, so that its job ids stay whole.
+func (st *state) jobSQL(id int64) *model.SQLExecution {
+	if x := st.startedOrPendingSQL(id); x != nil {
+		return x
+	}
+	if st.pendingSQL == nil {
+		st.pendingSQL = map[int64]*model.SQLExecution{}
+	}
+	x := &model.SQLExecution{ID: id, RootID: id, StartTime: model.NoTime, EndTime: model.NoTime}
+	st.pendingSQL[id] = x
+	return x
+}
+
+// startedOrPendingSQL is a query that started or that a job named.
+func (st *state) startedOrPendingSQL(id int64) *model.SQLExecution {
+	if x := st.a.SQLExecution(id); x != nil {
+		return x
+	}
+	return st.pendingSQL[id]
 }
 
 func (st *state) streaming(ev sparkevent.Event) {

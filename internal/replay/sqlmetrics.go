@@ -257,6 +257,10 @@ func (t *sqlTracker) aggregate(l *sqlLive) map[int64]string {
 	}
 	out := make(map[int64]string, len(all))
 	for acc, vs := range all {
+		if v, ok := sqlplan.CustomValue(l.types[acc], vs); ok {
+			out[acc] = v
+			continue
+		}
 		out[acc] = sqlplan.StringValue(l.types[acc], vs, max[acc])
 	}
 	return out

@@ -30,6 +30,9 @@ type state struct {
 	rdds       map[int]*liveRDD
 	streams    map[string]*model.StreamingQuery
 	sqlm       sqlTracker
+	// pendingSQL are the queries a job named before their start event,
+	// by execution id (see jobSQL).
+	pendingSQL map[int64]*model.SQLExecution
 }
 
 type stageKey struct{ id, attempt int }

@@ -13,25 +13,62 @@ import (
 // Endpoints lists every /api/v1 path (without the prefix) the History
 // Server at base answers for its applications.
 func Endpoints(t testing.TB, base string) []string {
+	paths := ListEndpoints()
+	for _, app := range Apps(t, base) {
+		paths = append(paths, "applications/"+app.ID)
+		for _, at := range app.Attempts {
+			paths = append(paths, AttemptEndpoints(t, base, at.Path)...)
+		}
+	}
+	return paths
+}
+
+// ListEndpoints are the paths that list the applications.
+func ListEndpoints() []string {
+	return []string{"applications", "applications?status=completed", "applications?status=running", "applications?limit=1"}
+}
+
+// App is an application the History Server lists, with its attempts.
+type App struct {
+	ID       string
+	Attempts []Attempt
+}
+
+// Attempt is an attempt as the History Server lists it: its path
+// ("applications/ID" or "applications/ID/ATTEMPT"), whether it completed,
+// and when the History Server says its log was last updated (for an
+// unfinished log, the instant its scan read it: the "now" its running
+// tasks run to).
+type Attempt struct {
+	Path, ID         string
+	Completed        bool
+	LastUpdatedEpoch int64
+}
+
+// Apps lists the History Server's applications, from its listing alone.
+func Apps(t testing.TB, base string) []App {
 	var apps []struct {
 		ID       string `json:"id"`
 		Attempts []struct {
-			AttemptID string `json:"attemptId"`
+			AttemptID        string `json:"attemptId"`
+			Completed        bool   `json:"completed"`
+			LastUpdatedEpoch int64  `json:"lastUpdatedEpoch"`
 		} `json:"attempts"`
 	}
 	GetJSON(t, base+"/api/v1/applications", &apps)
-	paths := []string{"applications", "applications?status=completed", "applications?status=running", "applications?limit=1"}
+	out := make([]App, 0, len(apps))
 	for _, app := range apps {
-		paths = append(paths, "applications/"+app.ID)
+		a := App{ID: app.ID}
 		for _, at := range app.Attempts {
 			p := "applications/" + app.ID
 			if at.AttemptID != "" {
 				p += "/" + at.AttemptID
 			}
-			paths = append(paths, AttemptEndpoints(t, base, p)...)
+			a.Attempts = append(a.Attempts, Attempt{Path: p, ID: at.AttemptID, Completed: at.Completed, LastUpdatedEpoch: at.LastUpdatedEpoch})
 		}
+		out = append(out, a)
 	}
-	return paths
+	return out
 }
 
 func AttemptEndpoints(t testing.TB, base, app string) []string {
