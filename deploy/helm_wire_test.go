@@ -87,7 +87,7 @@ func TestChartWires(t *testing.T) {
 		}
 		return false
 	})
-	if code := statusOf("http://"+addr+"/api/sparkdx/v1/apps/"+app+"/samples"); code != http.StatusUnauthorized {
+	if code := statusOf("http://" + addr + "/api/sparkdx/v1/apps/" + app + "/samples"); code != http.StatusUnauthorized {
 		t.Errorf("serve without the token: got %d, want 401", code)
 	}
 	// serve's Delta tables: the finished app's row, the agent's samples.
