@@ -15,7 +15,6 @@
 package attach
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,8 +34,9 @@ var (
 	ErrDisabled = errors.New("the JVM disallows attach (-XX:+DisableAttachMechanism)")
 	// ErrNoListener: the JVM did not open its socket after SIGQUIT.
 	ErrNoListener = errors.New("the JVM opened no attach socket after SIGQUIT")
-	// ErrNotJVM: the process has no libjvm.so mapped.
-	ErrNotJVM = errors.New("not a HotSpot JVM")
+	// ErrNotJVM: the process has no libjvm.so mapped (hsperf's error, so
+	// that errors.Is answers the same for both packages).
+	ErrNotJVM = hsperf.ErrNotJVM
 )
 
 // CommandError is a JVM's refusal of a command: a non-zero result code and
@@ -96,7 +96,7 @@ func Open(cfg Config, pid int) (*VM, error) {
 	}
 	vm := &VM{PID: pid, NSPID: hsperf.InnermostPID(status, pid), UID: int(st.Uid), GID: int(st.Gid),
 		pidDir: pidDir, timeout: cfg.Timeout}
-	if maps, err := os.ReadFile(filepath.Join(pidDir, "maps")); err == nil && !bytes.Contains(maps, []byte("/libjvm.so")) {
+	if hsperf.NotJVM(pidDir) {
 		return nil, fmt.Errorf("attach: pid %d: %w", pid, ErrNotJVM)
 	}
 	if err := vm.allowed(cfg.ProcRoot); err != nil {

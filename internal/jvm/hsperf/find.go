@@ -79,7 +79,7 @@ func FindFile(procRoot string, pid int) (string, error) {
 	if flag := disabledBy(pidDir); flag != "" {
 		return "", fmt.Errorf("hsperf: pid %d: %w (%s)", pid, ErrPerfDataDisabled, flag)
 	}
-	if maps, err := os.ReadFile(filepath.Join(pidDir, "maps")); err == nil && !bytes.Contains(maps, []byte("/libjvm.so")) {
+	if NotJVM(pidDir) {
 		return "", fmt.Errorf("hsperf: pid %d: %w", pid, ErrNotJVM)
 	}
 	if len(passed) > 0 {
@@ -222,4 +222,11 @@ func disabledBy(pidDir string) string {
 		}
 	}
 	return ""
+}
+
+// NotJVM tells whether the process under pidDir (/proc/PID) surely is no
+// HotSpot JVM: its memory maps, when readable, map no libjvm.so.
+func NotJVM(pidDir string) bool {
+	maps, err := os.ReadFile(filepath.Join(pidDir, "maps"))
+	return err == nil && !bytes.Contains(maps, []byte("/libjvm.so"))
 }
