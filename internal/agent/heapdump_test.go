@@ -217,7 +217,7 @@ func TestRealHeapDumpUpload(t *testing.T) {
 	p.do(t, "fill 0.7")
 	p.do(t, "gc")
 	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: t.TempDir(), HeapDumpApps: []string{"app-up"}, HeapDumpUpload: "s3://dumps/node-1/",
-		S3: s3.Config{Endpoint: "http://" + m.Addr, AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}})
+		Stores: Stores{S3: s3.Config{Endpoint: "http://" + m.Addr, AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}}})
 	events, _ := dumpEvents(t, a, p.PID)
 	if len(events) != 1 || events[0].HeapDump == "" {
 		t.Fatalf("got events %+v, want one heap dump", events)
