@@ -57,10 +57,8 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 				st.SQLExecutionID = j.SQLExecutionID
 			}
 		}
-		// A write command's result stage writes; its map stages shuffle.
-		st.IsWrite = st.OutputBytes > 0 || st.OutputRecords > 0 ||
-			(writeSQL[st.SQLExecutionID] && st.ShuffleWriteBytes == 0 && st.Attempts > 0)
 	}
+	markWrites(r.Stages, stages, writeSQL)
 	joinPairs(r.SQL, r.Stages)
 	r.Plugins = plugins(a, r.SQL, r.Stages)
 	r.Executors = make([]Executor, 0, len(a.Executors))
