@@ -84,6 +84,16 @@ type backend struct {
 	pending func(t *testing.T) int
 }
 
+// emulatedStore names an object store's emulator and starts it.
+type emulatedStore struct {
+	name  string
+	start func(*testing.T) backend
+}
+
+func emulatedStores() []emulatedStore {
+	return []emulatedStore{{"minio", minioBackend}, {"azurite", azuriteBackend}, {"fake-gcs-server", fakeGCSBackend}}
+}
+
 func azuriteBackend(t *testing.T) backend {
 	a := sparktest.StartAzurite(t)
 	c, err := azblob.NewClientFromConnectionString(a.ConnectionString(""), nil)
@@ -194,10 +204,7 @@ func TestUploadKilled(t *testing.T) {
 	if err := os.WriteFile(file, want, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name  string
-		start func(*testing.T) backend
-	}{{"azurite", azuriteBackend}, {"fake-gcs-server", fakeGCSBackend}, {"minio", minioBackend}} {
+	for _, tt := range emulatedStores() {
 		t.Run(tt.name, func(t *testing.T) {
 			b := tt.start(t)
 			killMidUpload(t, b, file)
