@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,8 +26,10 @@ type resumable struct {
 	cancelled bool
 	// fault, for the n-th chunk (1-based), answers it after keeping the
 	// first half of it: "drop" closes the connection, "503" or "403"
-	// answer that status. "always503" fails every chunk.
+	// answer that status; "hang" closes hung and answers nothing.
+	// "always503" fails every chunk.
 	fault map[int]string
+	hung  chan struct{}
 }
 
 func (r *resumable) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -67,6 +70,12 @@ func (r *resumable) put(w http.ResponseWriter, req *http.Request) {
 		r.held = append(r.held, body[:len(body)/2]...)
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		conn.Close()
+	case f == "hang":
+		// Wait, unlocked, for the client to give up (its ctx ended).
+		close(r.hung)
+		r.mu.Unlock()
+		<-req.Context().Done()
+		r.mu.Lock()
 	case f == "403":
 		http.Error(w, `{"error":{"code":403,"message":"caller does not have storage.objects.create access"}}`, http.StatusForbidden)
 	default:
@@ -125,6 +134,25 @@ func TestResume(t *testing.T) {
 				t.Fatalf("got %v, object %v, cancelled %v; want an error with %q, no object, the session cancelled", err, r.object != nil, r.cancelled, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestResumeCancelled: an upload whose ctx ends mid-chunk (the agent
+// stopping) returns the context's error and cancels the session.
+func TestResumeCancelled(t *testing.T) {
+	r := &resumable{fault: map[int]string{2: "hang"}, hung: make(chan struct{})}
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-r.hung; cancel() }()
+	dump := random(1 << 20)
+	c := NewClient(Config{Endpoint: srv.URL, NoAuth: true, ChunkSize: 256 << 10})
+	err := c.Upload(ctx, "dumps", "x.hprof", bytes.NewReader(dump), int64(len(dump)), "application/vnd.java.hprof")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !errors.Is(err, context.Canceled) || !r.cancelled || r.object != nil || r.statuses != 0 {
+		t.Fatalf("got %v, cancelled %v, object %v, %d status queries; want context.Canceled, the session cancelled, no object, no query",
+			err, r.cancelled, r.object != nil, r.statuses)
 	}
 }
 
