@@ -131,11 +131,25 @@ func LastEventTime(a *model.Attempt) int64 {
 	for _, j := range a.Jobs {
 		t = max(t, j.CompletionTime, j.SubmissionTime)
 	}
+	work := t
 	for _, e := range a.Executors {
+		// An executor that ran nothing and came long after the last work
+		// is not this run's: Spark's driver stamps events in the order it
+		// writes them, and logs stitched from several runs (public test
+		// logs do it) put such an executor years after the application,
+		// which then "ran" for 22,326 hours.
+		if e.TotalTasks == 0 && e.AddTime > work+strayExecutorMs {
+			continue
+		}
 		t = max(t, e.AddTime, e.RemoveTime)
 	}
 	return t
 }
+
+// strayExecutorMs is how long after the last work an idle executor's
+// arrival still extends an unfinished application: a day, far beyond
+// the minute dynamic allocation keeps an idle executor.
+const strayExecutorMs = 24 * 60 * 60 * 1000
 
 // maxConcurrentTasks is the most tasks running at once (local mode, where
 // no executor reports cores).
