@@ -15,10 +15,12 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/agent"
+	"github.com/sparkdx/sparkdx/internal/azure"
+	"github.com/sparkdx/sparkdx/internal/gcs"
 	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX|abfss://…|wasbs://…|az://…|gs://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
 
 func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
@@ -34,7 +36,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	heapAtDriver := fs.Float64("heap-dump-at-driver", -1, "the driver's threshold, when it differs from --heap-dump-at (0: never dump the driver)")
 	heapDir := fs.String("heap-dump-dir", "", "absolute directory for heap dumps")
 	heapApps := fs.String("heap-dump-apps", "", "dump only the JVMs of these applications (comma-separated ids or patterns: app-2026*; default all)")
-	heapUpload := fs.String("heap-dump-upload", "", "copy each heap dump to s3://bucket/prefix once written (its event names the object)")
+	heapUpload := fs.String("heap-dump-upload", "", "copy each heap dump once written to s3://bucket/prefix, abfss://container@account.dfs.core.windows.net/path, wasbs://container@account.blob.core.windows.net/path, az://container/path or gs://bucket/prefix, credentials from each cloud's environment (its event names the object)")
 	s3f := addS3Flags(fs)
 	otlp := fs.String("otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
 	otlpProtocol := fs.String("otlp-protocol", agent.ProtocolHTTP, "OTLP protocol: http/protobuf or grpc")
@@ -77,7 +79,7 @@ func runAgent(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		atRole = map[agent.Role]float64{agent.RoleDriver: *heapAtDriver}
 	}
 	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: *procRoot, CgroupRoot: *cgroupRoot, Host: *host, Interval: *interval,
-		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, S3: s3f.config(), SparkREST: *sparkREST, Redaction: rules, Logger: logger})
+		HeapDumpAt: *heapAt, HeapDumpDir: *heapDir, HeapDumpApps: splitList(*heapApps), HeapDumpUpload: *heapUpload, Stores: agent.Stores{S3: s3f.config(), Azure: azure.Config{}.WithEnv(nil), GCS: gcs.Config{}.WithEnv(nil)}, SparkREST: *sparkREST, Redaction: rules, Logger: logger})
 	if err != nil {
 		return usageErr("%v", err)
 	}
