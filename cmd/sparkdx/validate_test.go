@@ -119,3 +119,23 @@ func TestAnalyzeConfigValidate(t *testing.T) {
 		return c, err
 	})
 }
+
+func TestHeapConfigValidate(t *testing.T) {
+	checkValidate(t, []validateCase{
+		{"one dump", []string{"a.hprof"}, ""},
+		{"two dumps, html", []string{"--format", "html", "a.hprof", "b.hprof"}, ""},
+		{"top 0: all classes", []string{"--top", "0", "a.hprof"}, ""},
+		{"format", []string{"--format", "xml", "a.hprof"}, `--format "xml": want text, json or html`},
+		{"negative top", []string{"--top", "-1", "a.hprof"}, "--top -1: want 0 or more"},
+		{"no dump", nil, "usage: sparkdx " + heapUsage},
+		{"three dumps", []string{"a", "b", "c"}, "usage: sparkdx " + heapUsage},
+		{"oops", []string{"--compressed-oops", "maybe", "a.hprof"}, `--compressed-oops "maybe": want auto, true or false`},
+		{"class pointers", []string{"--compressed-class-pointers", "x", "a.hprof"}, `--compressed-class-pointers "x": want auto, true or false`},
+		{"first error wins", []string{"--top", "-1", "--format", "xml"}, `--format "xml": want text, json or html`},
+	}, func(fs *flag.FlagSet, args []string) (*heapConfig, error) {
+		c := heapFlags(fs)
+		err := fs.Parse(flagsFirst(fs, args))
+		c.dumps = fs.Args()
+		return c, err
+	})
+}
