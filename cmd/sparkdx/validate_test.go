@@ -139,3 +139,21 @@ func TestHeapConfigValidate(t *testing.T) {
 		return c, err
 	})
 }
+
+func TestDeltaConfigValidate(t *testing.T) {
+	checkValidate(t, []validateCase{
+		{"optimize", []string{"optimize", "dir"}, ""},
+		{"vacuum dry run", []string{"vacuum", "--dry-run", "s3://b/p"}, ""},
+		{"clean-log", []string{"clean-log", "--retention", "1h", "dir"}, ""},
+		{"no root", []string{"vacuum"}, "one table root (usage: sparkdx " + deltaUsage + ")"},
+		{"two roots", []string{"vacuum", "a", "b"}, "one table root (usage: sparkdx " + deltaUsage + ")"},
+		{"unknown operation", []string{"compact", "dir"}, `unknown delta operation "compact" (usage: sparkdx ` + deltaUsage + ")"},
+		{"roots before the operation", []string{"compact"}, "one table root (usage: sparkdx " + deltaUsage + ")"},
+	}, func(fs *flag.FlagSet, args []string) (*deltaConfig, error) {
+		c := deltaCmdFlags(fs)
+		c.op = args[0]
+		err := fs.Parse(flagsFirst(fs, args[1:]))
+		c.roots = fs.Args()
+		return c, err
+	})
+}
