@@ -182,6 +182,20 @@ func memoryChart(in *Input) svgChart {
 	from, to := zoom(r, times, times)
 	x := timeX(r.StartTime, from, to)
 	y := func(v int64) float64 { return top + plotH - plotH*float64(v)/yMax }
+	c.byteAxis(yMax, limit, y)
+	for i, id := range ids {
+		c.heapLine(i, id, series[id], x, y, r.StartTime)
+	}
+	axisY := top + plotH
+	c.timeAxis(labelW, plotW, axisY, top, from, to)
+	c.Height = int(axisY) + 24
+	c.Legend = append(c.Legend, legendItem{Label: axisNote(from, to, span)})
+	return c
+}
+
+// byteAxis draws the byte grid up to yMax and, when it fits, the
+// executor memory limit as a dashed line.
+func (c *svgChart) byteAxis(yMax float64, limit int64, y func(int64) float64) {
 	step := byteStep(yMax, 5)
 	for v := 0.0; v <= yMax; v += step {
 		c.Grid = append(c.Grid, svgLine{Points: points([]float64{labelW, labelW + plotW}, []float64{y(int64(v)), y(int64(v))}), Class: "grid"})
@@ -193,36 +207,32 @@ func memoryChart(in *Input) svgChart {
 		c.Texts = append(c.Texts, svgText{X: labelW + plotW - 4, Y: y(limit) - 4, Anchor: "end", Class: "note",
 			Text: "spark.executor.memory " + fmtBytes(limit)})
 	}
-	for i, id := range ids {
-		col := seriesColor(i)
-		name := "executor " + id
-		if id == "driver" {
-			name = "driver"
-		}
-		var xs, ys []float64
-		for k, s := range series[id] {
-			xs = append(xs, x(s.T))
-			ys = append(ys, y(s.Bytes))
-			if k < 500 {
-				c.Rects = append(c.Rects, svgRect{X: x(s.T) - 2.5, Y: y(s.Bytes) - 2.5, W: 5, H: 5, Fill: col,
-					Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.Bytes), fmtDuration(s.T-r.StartTime))})
-			}
-		}
-		var max int64
-		for _, s := range series[id] {
-			max = maxInt64(max, s.Bytes)
-		}
-		c.Lines = append(c.Lines, svgLine{Points: points(xs, ys), Class: "series", Stroke: col,
-			Tip: fmt.Sprintf("%s: peak JVM heap %s", name, fmtBytes(max))})
-		if i < 24 {
-			c.Legend = append(c.Legend, legendItem{Color: col, Label: name})
+}
+
+// heapLine draws executor id's heap readings, the i-th series: a line,
+// a dot per reading (the first 500) and a legend entry (the first 24).
+func (c *svgChart) heapLine(i int, id string, readings []chart.Reading, x, y func(int64) float64, start int64) {
+	col := seriesColor(i)
+	name := "executor " + id
+	if id == "driver" {
+		name = "driver"
+	}
+	var xs, ys []float64
+	var peak int64
+	for k, s := range readings {
+		xs = append(xs, x(s.T))
+		ys = append(ys, y(s.Bytes))
+		peak = maxInt64(peak, s.Bytes)
+		if k < 500 {
+			c.Rects = append(c.Rects, svgRect{X: x(s.T) - 2.5, Y: y(s.Bytes) - 2.5, W: 5, H: 5, Fill: col,
+				Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.Bytes), fmtDuration(s.T-start))})
 		}
 	}
-	axisY := top + plotH
-	c.timeAxis(labelW, plotW, axisY, top, from, to)
-	c.Height = int(axisY) + 24
-	c.Legend = append(c.Legend, legendItem{Label: axisNote(from, to, span)})
-	return c
+	c.Lines = append(c.Lines, svgLine{Points: points(xs, ys), Class: "series", Stroke: col,
+		Tip: fmt.Sprintf("%s: peak JVM heap %s", name, fmtBytes(peak))})
+	if i < 24 {
+		c.Legend = append(c.Legend, legendItem{Color: col, Label: name})
+	}
 }
 
 // byteStep is a round axis step in binary units (1, 2 or 5 × KiB/MiB/GiB
