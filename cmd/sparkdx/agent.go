@@ -15,10 +15,12 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/agent"
+	"github.com/sparkdx/sparkdx/internal/azure"
+	"github.com/sparkdx/sparkdx/internal/gcs"
 	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX|abfss://…|wasbs://…|az://…|gs://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
 
 // agentConfig is agent's command line: the flags' values as typed,
 // checked by Validate before anything is opened.
@@ -48,7 +50,7 @@ func agentFlags(fs *flag.FlagSet) *agentConfig {
 	fs.Float64Var(&c.heapAtDriver, "heap-dump-at-driver", -1, "the driver's threshold, when it differs from --heap-dump-at (0: never dump the driver)")
 	fs.StringVar(&c.heapDir, "heap-dump-dir", "", "absolute directory for heap dumps")
 	fs.StringVar(&c.heapApps, "heap-dump-apps", "", "dump only the JVMs of these applications (comma-separated ids or patterns: app-2026*; default all)")
-	fs.StringVar(&c.heapUpload, "heap-dump-upload", "", "copy each heap dump to s3://bucket/prefix once written (its event names the object)")
+	fs.StringVar(&c.heapUpload, "heap-dump-upload", "", "copy each heap dump once written to s3://bucket/prefix, abfss://container@account.dfs.core.windows.net/path, wasbs://container@account.blob.core.windows.net/path, az://container/path or gs://bucket/prefix, credentials from each cloud's environment (its event names the object)")
 	c.s3 = addS3Flags(fs)
 	fs.StringVar(&c.otlp, "otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
 	fs.StringVar(&c.otlpProtocol, "otlp-protocol", agent.ProtocolHTTP, "OTLP protocol: http/protobuf or grpc")
@@ -124,7 +126,7 @@ func (c *agentConfig) newAgent(logger *slog.Logger) (*agent.Agent, error) {
 		atRole = map[agent.Role]float64{agent.RoleDriver: c.heapAtDriver}
 	}
 	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: c.procRoot, CgroupRoot: c.cgroupRoot, Host: c.host, Interval: c.interval,
-		HeapDumpAt: c.heapAt, HeapDumpDir: c.heapDir, HeapDumpApps: splitList(c.heapApps), HeapDumpUpload: c.heapUpload, S3: c.s3.config(), SparkREST: c.sparkREST, Redaction: rules, Logger: logger})
+		HeapDumpAt: c.heapAt, HeapDumpDir: c.heapDir, HeapDumpApps: splitList(c.heapApps), HeapDumpUpload: c.heapUpload, Stores: agent.Stores{S3: c.s3.config(), Azure: azure.Config{}.WithEnv(nil), GCS: gcs.Config{}.WithEnv(nil)}, SparkREST: c.sparkREST, Redaction: rules, Logger: logger})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
