@@ -92,6 +92,9 @@ func Build(rec *jfr.Recording, kind Kind, names *Names) *Profile {
 			}
 		}
 		x.Task, x.OnTask = ParseTaskThread(x.Thread)
+		if x.Thread == BetweenTasks && s.Thread != nil {
+			x.Task, x.OnTask = names.StageAt(s.Thread.OSID, s.Time)
+		}
 		p.Samples = append(p.Samples, x)
 	}
 	return p

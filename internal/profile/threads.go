@@ -72,33 +72,61 @@ func (n *Names) Add(from, to time.Time, threads map[int64]string) {
 // in its request's round trip, so a dump whose round trip holds t
 // brackets it on neither side.
 func (n *Names) At(tid int64, t time.Time) string {
-	seen := n.seen[tid]
-	if len(seen) == 0 {
+	before, after, ok := n.bracket(tid, t)
+	switch {
+	case !ok:
 		return ""
-	}
-	// after: the first dump begun at t or later.
-	after, _ := slices.BinarySearchFunc(seen, t, func(x nameAt, t time.Time) int { return x.from.Compare(t) })
-	before := after - 1 // the last dump answered by t
-	for before >= 0 && seen[before].to.After(t) {
-		before--
-	}
-	// t inside the last or the first dump: that dump brackets it.
-	if after == len(seen) {
-		if before == len(seen)-1 {
-			return seen[before].name
-		}
-		after = len(seen) - 1
-	}
-	if before < 0 {
-		if after == 0 {
-			return seen[0].name
-		}
-		before = 0
-	}
-	if seen[before].name == seen[after].name {
-		return seen[before].name
+	case before == after:
+		return before
 	}
 	return BetweenTasks
+}
+
+// StageAt is the stage thread tid worked on at t when the dumps around t
+// name two tasks of one stage attempt: the task changed between them but
+// not the stage (a stage's short tasks follow each other on the same
+// pooled thread, faster than dumps come on a quiet machine). The task's
+// partition and id are unknown (TID -1).
+func (n *Names) StageAt(tid int64, t time.Time) (Task, bool) {
+	before, after, ok := n.bracket(tid, t)
+	if !ok {
+		return Task{}, false
+	}
+	a, okA := ParseTaskThread(before)
+	b, okB := ParseTaskThread(after)
+	if !okA || !okB || a.Stage != b.Stage || a.StageAttempt != b.StageAttempt {
+		return Task{}, false
+	}
+	return Task{Stage: a.Stage, StageAttempt: a.StageAttempt, TID: -1}, true
+}
+
+// bracket is the names of thread tid in the dumps around t, as At reads
+// them; ok is false when no dump saw the thread.
+func (n *Names) bracket(tid int64, t time.Time) (before, after string, ok bool) {
+	seen := n.seen[tid]
+	if len(seen) == 0 {
+		return "", "", false
+	}
+	// a: the first dump begun at t or later.
+	a, _ := slices.BinarySearchFunc(seen, t, func(x nameAt, t time.Time) int { return x.from.Compare(t) })
+	b := a - 1 // the last dump answered by t
+	for b >= 0 && seen[b].to.After(t) {
+		b--
+	}
+	// t inside the last or the first dump: that dump brackets it.
+	if a == len(seen) {
+		if b == len(seen)-1 {
+			return seen[b].name, seen[b].name, true
+		}
+		a = len(seen) - 1
+	}
+	if b < 0 {
+		if a == 0 {
+			return seen[0].name, seen[0].name, true
+		}
+		b = 0
+	}
+	return seen[b].name, seen[a].name, true
 }
 
 // parseThreadDump reads the threads of a Thread.print answer: each

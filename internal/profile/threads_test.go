@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/jfr"
@@ -75,6 +76,39 @@ func TestNamesAt(t *testing.T) {
 		if got := n.At(tc.tid, ms(tc.at)); got != tc.want {
 			t.Errorf("At(%d, t0%+dms) = %q, want %q", tc.tid, tc.at, got, tc.want)
 		}
+	}
+}
+
+// TestStageAt: a sample between dumps naming two tasks of one stage
+// belongs to that stage; tasks of two stages, or of two attempts of one,
+// or a thread that is not a task's, leave it unattributed.
+func TestStageAt(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(d int) time.Time { return t0.Add(time.Duration(d) * time.Millisecond) }
+	task := func(part, stage, attempt, tid int) string {
+		return fmt.Sprintf("Executor task launch worker for task %d.0 in stage %d.%d (TID %d)", part, stage, attempt, tid)
+	}
+	var n Names
+	n.Add(ms(0), ms(10), map[int64]string{1: task(0, 2, 0, 10), 2: task(0, 2, 0, 11), 3: task(0, 2, 0, 12), 4: "main"})
+	n.Add(ms(500), ms(510), map[int64]string{1: task(3, 2, 0, 15), 2: task(0, 3, 0, 20), 3: task(1, 2, 1, 30), 4: task(0, 2, 0, 13)})
+	for _, tc := range []struct {
+		tid   int64
+		stage int
+		ok    bool
+	}{
+		{1, 2, true},  // two tasks of stage 2.0
+		{2, 0, false}, // stage 2 then stage 3
+		{3, 0, false}, // stage 2.0 then its retry 2.1
+		{4, 0, false}, // not a task's thread before
+		{5, 0, false}, // never seen
+	} {
+		got, ok := n.StageAt(tc.tid, ms(250))
+		if ok != tc.ok || ok && (got.Stage != tc.stage || got.TID != -1) {
+			t.Errorf("thread %d: got %+v %v, want stage %d %v", tc.tid, got, ok, tc.stage, tc.ok)
+		}
+	}
+	if got := n.At(1, ms(250)); got != BetweenTasks {
+		t.Errorf("At: got %q, want %q (the task is not known)", got, BetweenTasks)
 	}
 }
 
