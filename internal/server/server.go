@@ -136,7 +136,7 @@ func (s *Server) routes() {
 	})
 	m.Handle("POST /v1/metrics", s.otlp)
 	web.New(web.Config{Source: source{s}, Ingest: s.cfg.Ingest, Store: s.cfg.Store, Cache: s.cache,
-		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now}).Routes(m)
+		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now, Jobs: source{s}}).Routes(m)
 }
 
 // ServeHTTP implements http.Handler: auth, then routing.
