@@ -22,6 +22,10 @@ type RecordOptions struct {
 	// names (Spark renames task threads per task; JFR does not follow);
 	// default 1s, negative: never.
 	NamesEvery time.Duration
+	// Started, when set, is called once the JVM has begun recording, so
+	// a caller can start the work it wants profiled then rather than
+	// after a guessed delay (JFR.start takes seconds on a loaded node).
+	Started func()
 }
 
 // maxRecording bounds the recording read back: JFR's own default cap on
@@ -69,6 +73,9 @@ func Record(ctx context.Context, pid int, opt RecordOptions) (*Recorded, error) 
 		defer cancel()
 		vm.Jcmd(stop, "JFR.stop name="+name) //nolint:errcheck // best effort: the recording may have ended with the JVM
 	}()
+	if opt.Started != nil {
+		opt.Started()
+	}
 	rec := &Recorded{Names: &Names{}}
 	if err := rec.watch(ctx, vm, opt); err != nil {
 		return nil, err

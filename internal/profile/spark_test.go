@@ -49,14 +49,20 @@ func TestSparkStages(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	recorded := make(chan *Recorded, 1)
+	started := make(chan struct{})
 	go func() {
-		r, err := Record(ctx, driver, RecordOptions{Duration: 3 * time.Minute, NamesEvery: 500 * time.Millisecond})
+		r, err := Record(ctx, driver, RecordOptions{Duration: 3 * time.Minute, NamesEvery: 500 * time.Millisecond,
+			Started: func() { close(started) }})
 		if err != nil {
 			t.Error(err)
 		}
 		recorded <- r
 	}()
-	time.Sleep(2 * time.Second) // JFR.start
+	select {
+	case <-started:
+	case r := <-recorded:
+		t.Fatalf("the recording ended before it started: %+v", r)
+	}
 	fmt.Fprintln(job.Stdin, "go")
 	var ids struct{ UDF, Shuffle []int }
 	for job.Lines.Scan() {
