@@ -49,7 +49,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-core-hour N] [--price-gb-hour N] LOG...")
+		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-file F] [--price-core-hour N] [--price-gb-hour N] LOG...")
 	}
 	if *format != "text" && *format != "json" && *format != "html" {
 		return usageErr("--format %s: want text, json or html", *format)
@@ -137,7 +137,10 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 				}
 			}
-			d.Report.ResourceCost.Price(prices)
+			d.Report.ResourceCost.PriceWith(prices)
+			if d.Report.Tuning != nil && d.Report.ResourceCost != nil { // a saving in the cost's money
+				d.Report.Tuning.Price(prices.For(d.Report.ResourceCost.InstanceType))
+			}
 			inputs = append(inputs, inputOf(d))
 			attempts = append(attempts, a)
 		}

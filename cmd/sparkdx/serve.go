@@ -67,6 +67,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	peerTimeout := fs.Duration("peer-timeout", 2*time.Second, "how long a fleet list waits for a peer before naming it as down")
 	peerProxy := fs.Bool("peer-proxy", false, "answer a request for another instance's app by forwarding it there instead of redirecting (307): for clients that cannot reach the --peers URLs, as behind a Kubernetes Service")
 	s3f := addS3Flags(fs)
+	pflags := addPriceFlags(fs)
 	redaction := fs.String("redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	// OTLP settings default to the OpenTelemetry variables the Helm chart sets.
 	otlpCfg, _, envErr := otlp.FromEnv(os.Getenv)
@@ -107,6 +108,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	rules, err := redact.New(*redaction)
 	if err != nil {
 		return usageErr("--redaction-regex: %v", err)
+	}
+	prices, err := pflags.prices()
+	if err != nil {
+		return err
 	}
 	sp, err := shard.Parse(*shardFlag)
 	if err != nil {
@@ -206,7 +211,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	limits := server.DefaultHTTPLimits()
 	app = server.New(server.Config{Ingest: in, Store: st, AuthToken: token, Hosts: hosts, Logger: logger,
 		MetricsWindow: *metricsWindow, MetricsMaxFinished: *metricsMax, RawLogs: *rawLogs, Metrics: exp, Exports: exp, Peers: fleetPeers,
-		Collectors: collectors})
+		Collectors: collectors, Prices: prices})
 	srv := server.HTTPServer(app, limits)
 	ln = server.LimitListener(ln, limits.MaxConns)
 	if sp.Enabled() {

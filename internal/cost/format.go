@@ -5,7 +5,7 @@ import "fmt"
 // String says a usage the way every view does (analyze's text and HTML,
 // serve's pages): "1.25 core-h · 4.8 GB-h", then its money when priced.
 func (u Usage) String() string {
-	s := fmt.Sprintf("%s core-h · %s GB-h", FormatHours(u.CoreHours), FormatHours(u.MemoryGBHours))
+	s := u.Hours()
 	if u.Money != nil {
 		s += " · " + FormatMoney(*u.Money)
 	}
@@ -32,4 +32,18 @@ func FormatMoney(m float64) string {
 		return fmt.Sprintf("%.4f", m)
 	}
 	return fmt.Sprintf("%.2f", m)
+}
+
+// Short is the usage in a list's column: its money when priced, else its
+// hours.
+func (u Usage) Short() string {
+	if u.Money != nil {
+		return FormatMoney(*u.Money)
+	}
+	return u.Hours()
+}
+
+// Hours is the usage's hours: "1.25 core-h · 4.8 GB-h".
+func (u Usage) Hours() string {
+	return fmt.Sprintf("%s core-h · %s GB-h", FormatHours(u.CoreHours), FormatHours(u.MemoryGBHours))
 }

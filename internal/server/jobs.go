@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
@@ -64,7 +63,7 @@ type reportSample struct {
 		TaskTimeMs int64 `json:"taskTimeMs"`
 	} `json:"criticalPath"`
 	ResourceCost *struct {
-		Total     cost.Usage `json:"total"`
+		reportCost
 		Executors struct {
 			CoreHours float64 `json:"coreHours"`
 		} `json:"executors"`
@@ -98,7 +97,7 @@ func (s *Server) jobSamples(ctx context.Context) []cachedSample {
 				StartTime: rs.App.StartTime, WallMs: rs.App.DurationMs, Succeeded: rs.Outcome.Status == "succeeded", Status: rs.Outcome.Status}}
 			if rs.ResourceCost != nil {
 				cs.sample.CoreMs = int64(rs.ResourceCost.Executors.CoreHours * 3.6e6)
-				cs.sample.Cost = cost.Usage{CoreHours: rs.ResourceCost.Total.CoreHours, MemoryGBHours: rs.ResourceCost.Total.MemoryGBHours}
+				cs.sample.Cost = *rs.ResourceCost.at(s.cfg.Prices)
 			}
 			for _, st := range rs.Stages {
 				cs.sample.InputBytes += st.InputBytes

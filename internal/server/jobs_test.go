@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 )
@@ -19,7 +20,7 @@ import (
 // lists the job, its page gives the grown stages as a cause, and /metrics
 // exports spark_job_regression_ratio for it.
 func TestJobRegressions(t *testing.T) {
-	ts := configChangeServer(t)
+	ts := configChangeServer(t, cost.PriceList{})
 	var jobs []Job
 	ts.getJSON(t, "/api/sparkdx/v1/jobs", &jobs)
 	if len(jobs) != 1 || jobs[0].Key != "scenario-config-change by root" {
@@ -55,15 +56,11 @@ func TestJobRegressions(t *testing.T) {
 }
 
 // configChangeServer serves the config-change scenario's four real logs,
-// judged with a baseline of two runs at least.
-func configChangeServer(t *testing.T) *testServer {
+// judged with a baseline of two runs at least, priced at prices.
+func configChangeServer(t *testing.T, prices cost.PriceList) *testServer {
 	t.Helper()
 	dir := t.TempDir()
-	logs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "config-change-*", "spark-*", "*.zstd"))
-	if len(logs) != 4 {
-		t.Fatalf("config-change scenario logs: got %d, want 4", len(logs))
-	}
-	for _, l := range logs {
+	for _, l := range configChangeLogs(t) {
 		b, err := os.ReadFile(l)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +71,18 @@ func configChangeServer(t *testing.T) *testServer {
 	}
 	ts := startServerWith(t, t.TempDir(), []string{dir}, func(_ *ingest.Config, sc *Config) {
 		sc.Regression = regress.Config{Runs: 10, MinRuns: 2, Ratio: 1.2, Sigmas: 3, MinDeltaMs: 10_000}
+		sc.Prices = prices
 	})
 	ts.waitIdle(t)
 	return ts
+}
+
+// configChangeLogs are the config-change scenario's four real logs.
+func configChangeLogs(t *testing.T) []string {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "config-change-*", "spark-*", "*.zstd"))
+	if len(logs) != 4 {
+		t.Fatalf("config-change scenario logs: got %d, want 4", len(logs))
+	}
+	return logs
 }

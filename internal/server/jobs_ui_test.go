@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/web/ui"
 	"github.com/sparkdx/sparkdx/internal/sparktest"
@@ -22,7 +23,7 @@ const configChangeJob = "scenario-config-change by root"
 // verdict, and links to its app and to its comparison with the baseline's
 // median run; the regressed run lists the API's causes.
 func TestJobPageValues(t *testing.T) {
-	ts := configChangeServer(t)
+	ts := configChangeServer(t, cost.PriceList{})
 	var job Job
 	ts.getJSON(t, "/api/sparkdx/v1/jobs/"+url.PathEscape(configChangeJob), &job)
 	status, body := ts.get(t, "/jobs/"+url.PathEscape(configChangeJob))
@@ -164,10 +165,11 @@ func textOf(n *html.Node) string {
 // horizontal overflow, both trend charts drawn with a dot per run.
 func TestJobPageChromium(t *testing.T) {
 	bin := sparktest.Program(t, "chromium")
-	ts := configChangeServer(t)
+	ts := configChangeServer(t, cost.PriceList{})
 	c := sparktest.StartPage(t, bin, 1280, 900)
 
 	c.Navigate(ts.url + "/")
+	c.CheckFits("fleet with its cost column", 1280)
 	c.Click(`tr[data-app] a.job-link`)
 	if got, want := c.EvalString(`location.pathname`), "/jobs/"+url.PathEscape(configChangeJob); got != want {
 		t.Fatalf("fleet's history link led to %s, want %s", got, want)
