@@ -57,10 +57,8 @@ func AnalyzeAt(a *model.Attempt, now int64) *Result {
 				st.SQLExecutionID = j.SQLExecutionID
 			}
 		}
-		// A write command's result stage writes; its map stages shuffle.
-		st.IsWrite = st.OutputBytes > 0 || st.OutputRecords > 0 ||
-			(writeSQL[st.SQLExecutionID] && st.ShuffleWriteBytes == 0 && st.Attempts > 0)
 	}
+	markWrites(r.Stages, stages, writeSQL)
 	joinPairs(r.SQL, r.Stages)
 	r.Plugins = plugins(a, r.SQL, r.Stages)
 	r.Executors = make([]Executor, 0, len(a.Executors))
@@ -133,11 +131,25 @@ func LastEventTime(a *model.Attempt) int64 {
 	for _, j := range a.Jobs {
 		t = max(t, j.CompletionTime, j.SubmissionTime)
 	}
+	work := t
 	for _, e := range a.Executors {
+		// An executor that ran nothing and came long after the last work
+		// is not this run's: Spark's driver stamps events in the order it
+		// writes them, and logs stitched from several runs (public test
+		// logs do it) put such an executor years after the application,
+		// which then "ran" for 22,326 hours.
+		if e.TotalTasks == 0 && e.AddTime > work+strayExecutorMs {
+			continue
+		}
 		t = max(t, e.AddTime, e.RemoveTime)
 	}
 	return t
 }
+
+// strayExecutorMs is how long after the last work an idle executor's
+// arrival still extends an unfinished application: a day, far beyond
+// the minute dynamic allocation keeps an idle executor.
+const strayExecutorMs = 24 * 60 * 60 * 1000
 
 // maxConcurrentTasks is the most tasks running at once (local mode, where
 // no executor reports cores).

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -85,8 +86,15 @@ func TestMicroBatchIsNotAWrite(t *testing.T) {
 		{"save at job.py:3", "WriteToDataSourceV2", true}, // Spark 2.4's batch DataSource V2 write
 		{micro, "Execute InsertIntoHadoopFsRelationCommand", true},
 		{"insert at job.py:9", "AppendData", true},
+		// Spark's noop source keeps nothing (4.x names it in the node, 3.5 in
+		// the description): the query's work, not a write.
+		{"save at job.py:4", "OverwriteByExpression noop-table", false},
+		{"save at job.py:4", "OverwriteByExpression|org.apache.spark.sql.execution.datasources.noop.NoopWrite$@4172e16b", false},
 	} {
-		a := &model.Attempt{SQL: []*model.SQLExecution{{ID: 1, Description: c.desc, Plan: plan(c.root)}}}
+		root, desc, _ := strings.Cut(c.root, "|")
+		p := plan(root)
+		p.SimpleString = root + " " + desc
+		a := &model.Attempt{SQL: []*model.SQLExecution{{ID: 1, Description: c.desc, Plan: p}}}
 		if got := sqlStats(a, sqlAccums{}); got[0].IsWrite != c.write {
 			t.Errorf("%q under %q: got write %v, want %v", c.root, c.desc, got[0].IsWrite, c.write)
 		}

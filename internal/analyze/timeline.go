@@ -149,8 +149,13 @@ func capacityExecutors(a *model.Attempt) []*model.Executor {
 		}
 		out = append(out, e)
 	}
-	if len(out) == 0 && driver != nil && localMaster(a) {
-		return []*model.Executor{driver}
+	// Tasks run on the driver only in local mode, where it is the one
+	// executor from the start: counted even beside executors the log
+	// lists, as logs stitched from several runs do (executors added after
+	// the application's end left it "waiting for executors" throughout
+	// while its tasks ran).
+	if driver != nil && (driver.TotalTasks > 0 || len(out) == 0 && localMaster(a)) {
+		out = append(out, driver)
 	}
 	return out
 }

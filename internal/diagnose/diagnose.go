@@ -177,7 +177,9 @@ type Part struct {
 // first, then by cost (the share of the application's time the problem
 // cost), then by rule order. A rule's per-stage findings of one cause
 // fold into one finding that lists the stages (foldStages): a problem
-// met on sixty stages is one thing to fix, not sixty.
+// met on sixty stages is one thing to fix, not sixty. A slow write whose
+// stages another finding explains is one finding naming that cause
+// (attributeWrites).
 func Run(p *Pass, rules []*Rule) []Finding {
 	var out []Finding
 	for _, r := range rules {
@@ -203,6 +205,7 @@ func Run(p *Pass, rules []*Rule) []Finding {
 		}
 		out = append(out, fs...)
 	}
+	out = attributeWrites(out)
 	rank := map[string]int{}
 	for i, r := range rules {
 		rank[r.ID] = i

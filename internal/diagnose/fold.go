@@ -63,16 +63,19 @@ func foldStages(fs []Finding) []Finding {
 	return out
 }
 
+// worseFirst orders findings most severe first, then costliest.
+func worseFirst(a, b Finding) int {
+	if a.Severity != b.Severity {
+		return cmp.Compare(b.Severity, a.Severity)
+	}
+	return cmp.Compare(b.Cost.Share(), a.Cost.Share())
+}
+
 // fold merges members (two or more) into one finding as foldStages
 // describes; what names the members in the evidence ("stages",
 // "executors").
 func fold(members []Finding, what string) Finding {
-	slices.SortStableFunc(members, func(a, b Finding) int {
-		if a.Severity != b.Severity {
-			return cmp.Compare(b.Severity, a.Severity)
-		}
-		return cmp.Compare(b.Cost.Share(), a.Cost.Share())
-	})
+	slices.SortStableFunc(members, worseFirst)
 	f := members[0]
 	f.Parts = make([]Part, 0, len(members))
 	f.StageIDs, f.ExecutorIDs = nil, nil

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -18,7 +20,12 @@ import (
 
 func diagnoseShared(t *testing.T, rel ...string) []diagnose.Finding {
 	t.Helper()
-	logs, err := eventlog.Open(context.Background(), sparktest.Path(t, rel...), eventlog.OpenOptions{})
+	return diagnoseFile(t, sparktest.Path(t, rel...))
+}
+
+func diagnoseFile(t *testing.T, path string) []diagnose.Finding {
+	t.Helper()
+	logs, err := eventlog.Open(context.Background(), path, eventlog.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,5 +203,29 @@ func TestRealCleanLogs(t *testing.T) {
 				t.Errorf("got %v findings on a clean run:%s", w, dump(fs))
 			}
 		})
+	}
+}
+
+// TestSlowWriteOfSmallFiles: the real slow-output-write scenario writes
+// 6,400 small files; on both Spark lines the report has one finding for
+// it, the slow write, naming the small files as its cause and pointing
+// at their recipe.
+func TestSlowWriteOfSmallFiles(t *testing.T) {
+	logs, _ := filepath.Glob("../../testdata/scenarios/slow-output-write/spark-*/*.zstd")
+	if len(logs) < 2 {
+		t.Fatalf("got %d scenario logs, want one per Spark line", len(logs))
+	}
+	for _, log := range logs {
+		fs := diagnoseFile(t, log)
+		var rules []string
+		for _, f := range fs {
+			rules = append(rules, f.Rule)
+		}
+		if len(fs) != 1 || fs[0].Rule != diagnose.SlowOutputWrite.ID {
+			t.Fatalf("%s: got findings %v, want slow-output-write alone", log, rules)
+		}
+		if f := fs[0]; !strings.Contains(f.Detail, "6400 files") || !strings.HasSuffix(f.Recipe, "#small-files") {
+			t.Errorf("%s: got %q (recipe %s), want the small files named as the cause and their recipe", log, f.Detail, f.Recipe)
+		}
 	}
 }
