@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/cost"
@@ -23,7 +24,8 @@ func CostLines(c *cost.Cost) [][2]string {
 	}
 	out := [][2]string{{"total", c.Total.String()}, {"executors", c.Executors.String()}, {"driver", c.Driver.String()}}
 	if c.Prices != nil {
-		out = append(out, [2]string{"prices", fmt.Sprintf("%s per core-hour, %s per GB-hour", cost.FormatMoney(c.Prices.CoreHour), cost.FormatMoney(c.Prices.GBHour))})
+		out = append(out, [2]string{"prices", fmt.Sprintf("%s per core-hour, %s per GB-hour", // as given: 0.0425 is not 0.04
+			strconv.FormatFloat(c.Prices.CoreHour, 'f', -1, 64), strconv.FormatFloat(c.Prices.GBHour, 'f', -1, 64))})
 	} else {
 		out = append(out, [2]string{"prices", "none given (--price-core-hour, --price-gb-hour): hours only"})
 	}
