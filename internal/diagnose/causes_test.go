@@ -64,3 +64,28 @@ func TestAttributeWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestRunOrder: most severe first; among equals, a finding that failed
+// jobs before a costlier one (why the application failed comes first);
+// then by cost, then by rule order.
+func TestRunOrder(t *testing.T) {
+	cost := func(ms int64) *Cost { return &Cost{WallMs: ms, AppWallMs: 100_000} }
+	rule := func(id string, f Finding) *Rule {
+		return &Rule{ID: id, Run: func(*Pass) []Finding { return []Finding{f} }}
+	}
+	rules := []*Rule{
+		rule("spill", Finding{Severity: Critical, Cost: cost(43_000)}),
+		rule("task-failures", Finding{Severity: Critical, Cost: cost(20_000), Evidence: map[string]any{"failedJobs": []int{32}}}),
+		rule("executor-lost", Finding{Severity: Critical, Cost: cost(50_000), Evidence: map[string]any{"failedJobs": []int{}}}),
+		rule("gc-pressure", Finding{Severity: Warning, Cost: cost(90_000), Evidence: map[string]any{"failedJobs": []int{1}}}),
+		rule("tiny-tasks", Finding{Severity: Critical, Cost: cost(43_000)}),
+	}
+	var got []string
+	for _, f := range Run(&Pass{}, rules) {
+		got = append(got, f.Rule)
+	}
+	want := "task-failures executor-lost spill tiny-tasks gc-pressure"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order: got %v, want %s", got, want)
+	}
+}

@@ -174,8 +174,9 @@ type Part struct {
 }
 
 // Run applies rules to a pass and returns their findings, most severe
-// first, then by cost (the share of the application's time the problem
-// cost), then by rule order. A rule's per-stage findings of one cause
+// first, then those that failed jobs (why the application failed comes
+// before what else it cost), then by cost (the share of the
+// application's time the problem cost), then by rule order. A rule's per-stage findings of one cause
 // fold into one finding that lists the stages (foldStages): a problem
 // met on sixty stages is one thing to fix, not sixty. A slow write whose
 // stages another finding explains is one finding naming that cause
@@ -214,12 +215,21 @@ func Run(p *Pass, rules []*Rule) []Finding {
 		if out[i].Severity != out[j].Severity {
 			return out[i].Severity > out[j].Severity
 		}
+		if a, b := failsJobs(out[i]), failsJobs(out[j]); a != b {
+			return a
+		}
 		if a, b := out[i].Cost.Share(), out[j].Cost.Share(); a != b {
 			return a > b
 		}
 		return rank[out[i].Rule] < rank[out[j].Rule]
 	})
 	return out
+}
+
+// failsJobs tells whether a finding failed jobs (evidence failedJobs).
+func failsJobs(f Finding) bool {
+	jobs, _ := f.Evidence["failedJobs"].([]int)
+	return len(jobs) > 0
 }
 
 // Worst is the highest severity among findings (None when empty).
