@@ -13,12 +13,14 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
 )
 
 // TestServeCost serves the config-change scenario's four real logs with
 // and without prices: the fleet API's cost, the fleet page's cost cell,
-// the app page's cost card and the job API's run cost are each the total
+// the app page's cost card, the report API and the job API's run cost are
+// each the total
 // the CLI's analysis computes for the log at the same prices (analyze's
 // "total" line), with money only when prices are given.
 func TestServeCost(t *testing.T) {
@@ -59,6 +61,12 @@ func TestServeCost(t *testing.T) {
 			for _, r := range job.Runs {
 				runCost[r.AppID] = r.Cost
 			}
+			savings := 0
+			defer func() {
+				if savings == 0 {
+					t.Errorf("no tuning change in the reports: their savings' money was not checked")
+				}
+			}()
 			if len(apps) != 4 || len(cli) != 4 {
 				t.Fatalf("got %d apps served, %d analysed, want 4", len(apps), len(cli))
 			}
@@ -75,6 +83,19 @@ func TestServeCost(t *testing.T) {
 				}
 				if got := runCost[a.ID]; got.String() != want.String() {
 					t.Errorf("%s: job API cost %v, want %v", a.ID, got, want)
+				}
+				var rep reportv1.Report
+				ts.getJSON(t, "/api/sparkdx/v1/apps/"+url.PathEscape(a.ID)+"/report", &rep)
+				if rep.ResourceCost == nil || rep.ResourceCost.Total.String() != want.String() {
+					t.Errorf("%s: report API cost %v, want %v", a.ID, rep.ResourceCost, want)
+				}
+				if rep.Tuning != nil {
+					savings += len(rep.Tuning.Changes)
+					for _, c := range rep.Tuning.Changes {
+						if (c.Saving.Money != nil) != tt.prices.Set() {
+							t.Errorf("%s: report API tuning saving %v: money iff priced", a.ID, c.Saving)
+						}
+					}
 				}
 				_, app := ts.get(t, "/apps/"+url.PathEscape(a.ID))
 				if got := textByID(t, app, "app-cost"); got != "Cost"+want.String() {
