@@ -178,6 +178,34 @@ func TestHelmTemplate(t *testing.T) {
 		// driver threshold of 0 never dumps the driver.
 		{"heap dumps", []string{"--set", "agent.heapDumpAt=0.9", "--set", "agent.heapDumpDir=/var/lib/sparkdx/heapdumps",
 			"--set", "agent.heapDumpAtDriver=0"}, base, false, checkHeapDumps},
+		// Dumps to ADLS Gen2 with AKS workload identity; to GCS with a key
+		// file from a Secret.
+		{"heap dumps to azure", []string{"--set", "agent.heapDumpAt=0.9", "--set", "agent.heapDumpDir=/var/lib/sparkdx/heapdumps",
+			"--set", "agent.heapDumpUpload=abfss://dumps@acct.dfs.core.windows.net/prod", "--set-string", "agent.podLabels.azure\\.workload\\.identity/use=true"},
+			base, false, func(t *testing.T, objs map[string]object) {
+				checkAgentArgs(t, objs, []string{"--heap-dump-upload=abfss://dumps@acct.dfs.core.windows.net/prod"}, nil)
+				labels := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "metadata", "labels")
+				if got := str(labels, "azure.workload.identity/use"); got != "true" {
+					t.Errorf("got pod label azure.workload.identity/use %q, want true", got)
+				}
+			}},
+		{"heap dumps to gcs", []string{"--set", "agent.heapDumpAt=0.9", "--set", "agent.heapDumpDir=/var/lib/sparkdx/heapdumps",
+			"--set", "agent.heapDumpUpload=gs://dumps/prod", "--set", "agent.env[0].name=GOOGLE_APPLICATION_CREDENTIALS",
+			"--set", "agent.env[0].value=/etc/gcs/key.json", "--set", "agent.extraVolumes[0].name=gcs",
+			"--set", "agent.extraVolumes[0].secret.secretName=gcs-key", "--set", "agent.extraVolumeMounts[0].name=gcs",
+			"--set", "agent.extraVolumeMounts[0].mountPath=/etc/gcs"},
+			base, false, func(t *testing.T, objs map[string]object) {
+				checkAgentArgs(t, objs, []string{"--heap-dump-upload=gs://dumps/prod"}, nil)
+				spec := get(objs["DaemonSet/rel-sparkdx-agent"], "spec", "template", "spec")
+				for _, want := range []string{"name:gcs secret:map[secretName:gcs-key]"} {
+					if !strings.Contains(fmt.Sprint(get(spec, "volumes")), want) {
+						t.Errorf("agent volumes %v lack %s", get(spec, "volumes"), want)
+					}
+				}
+				if !strings.Contains(fmt.Sprint(get(spec, "containers", 0, "volumeMounts")), "mountPath:/etc/gcs name:gcs") {
+					t.Errorf("agent mounts %v lack the key's", get(spec, "containers", 0, "volumeMounts"))
+				}
+			}},
 		// The driver REST reads: on by default, off with 0 as with 0s.
 		{"spark rest off", []string{"--set", "agent.sparkRESTInterval=0"}, base, false, func(t *testing.T, objs map[string]object) {
 			checkAgentArgs(t, objs, []string{"--spark-rest-interval=0"}, []string{"--spark-rest-interval=30s"})

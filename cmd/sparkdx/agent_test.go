@@ -62,10 +62,12 @@ func TestAgentUsageErrors(t *testing.T) {
 		{"agent", "--format", "text", "--once"},
 		{"agent", "--heap-dump-at", "0.9"},
 		{"agent", "--heap-dump-at", "2", "--heap-dump-dir", "/tmp"},
-		{"agent", "--heap-dump-at-driver", "0.9"},                                                   // a driver threshold without a directory
-		{"agent", "--heap-dump-at-driver", "1.5", "--heap-dump-dir", "/tmp"},                        // not a fraction
-		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-upload", "/x"},   // not s3://
-		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-apps", "app-[1"}, // a bad pattern
+		{"agent", "--heap-dump-at-driver", "0.9"},                                                                                     // a driver threshold without a directory
+		{"agent", "--heap-dump-at-driver", "1.5", "--heap-dump-dir", "/tmp"},                                                          // not a fraction
+		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-upload", "/x"},                                     // not s3://
+		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-upload", "gs://"},                                  // no bucket
+		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-upload", "abfss://c@acct.blob.core.windows.net/p"}, // a Blob host for ADLS
+		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-apps", "app-[1"},                                   // a bad pattern
 		{"agent", "--interval", "0s"},
 		{"agent", "--no-such-flag"},
 		{"agent", "extra"},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
@@ -22,6 +23,85 @@ import (
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
+const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-file F] [--price-core-hour N] [--price-gb-hour N] LOG..."
+
+// analyzeConfig is analyze's command line: the flags' values as typed,
+// checked by Validate before any log is opened.
+type analyzeConfig struct {
+	logs        []string
+	format, out string
+	failOn      string
+	strict, all bool
+	otlp        otlp.Config
+	s3          *s3Flags
+	delta       *deltaFlags
+	prices      priceFlags
+}
+
+// analyzeFlags declares analyze's flags on fs, into the config it returns.
+func analyzeFlags(fs *flag.FlagSet) *analyzeConfig {
+	c := &analyzeConfig{}
+	fs.StringVar(&c.format, "format", "text", "output format: text (for people), json (sparkdx.report/v1, for programs) or html")
+	fs.StringVar(&c.out, "o", "", "write the report to `FILE` instead of stdout")
+	fs.BoolVar(&c.strict, "strict", false, "fail on the first malformed line instead of skipping it")
+	fs.StringVar(&c.failOn, "fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	fs.BoolVar(&c.all, "all", false, "show every finding in full (text, html): the info ones are counted in one line otherwise")
+	fs.StringVar(&c.otlp.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
+	fs.StringVar(&c.otlp.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
+	fs.Float64Var(&c.otlp.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
+	c.s3 = addS3Flags(fs)
+	c.delta = addDeltaFlags(fs, c.s3)
+	c.prices = addPriceFlags(fs)
+	return c
+}
+
+// Validate checks the flags and operands, in the order their errors are
+// reported.
+func (c *analyzeConfig) Validate() error {
+	if _, err := c.prices.prices(); err != nil {
+		return err
+	}
+	if len(c.logs) == 0 {
+		return usageErr("%s", analyzeUsage)
+	}
+	if c.format != "text" && c.format != "json" && c.format != "html" {
+		return usageErr("--format %s: want text, json or html", c.format)
+	}
+	if _, err := c.threshold(); err != nil {
+		return err
+	}
+	if c.otlp.Endpoint != "" {
+		if err := c.otlpConfig().Validate(); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if _, err := redact.New(c.delta.redaction); err != nil {
+		return usageErr("--redaction-regex: %v", err)
+	}
+	if i := slices.Index(c.logs, "-"); i >= 0 && slices.Contains(c.logs[i+1:], "-") {
+		return usageErr("- (standard input) given twice")
+	}
+	return nil
+}
+
+// threshold is --fail-on's severity; diagnose.None without it.
+func (c *analyzeConfig) threshold() (diagnose.Severity, error) {
+	if c.failOn == "" {
+		return diagnose.None, nil
+	}
+	s, err := diagnose.ParseSeverity(c.failOn)
+	if err != nil || s == diagnose.Info {
+		return diagnose.None, usageErr("--fail-on %q: want warning or critical", c.failOn)
+	}
+	return s, nil
+}
+
+func (c *analyzeConfig) otlpConfig() otlp.Config {
+	cfg := c.otlp
+	cfg.ServiceName = "sparkdx-analyze"
+	return cfg
+}
+
 // runAnalyze replays each LOG, analyzes and diagnoses it, and prints the
 // report: text for people, sparkdx.report/v1 JSON for programs, or one
 // self-contained HTML page. With --fail-on it exits 1 when a finding
@@ -29,148 +109,155 @@ import (
 func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text (for people), json (sparkdx.report/v1, for programs) or html")
-	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
-	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
-	failOn := fs.String("fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
-	all := fs.Bool("all", false, "show every finding in full (text, html): the info ones are counted in one line otherwise")
-	var otlpCfg otlp.Config
-	fs.StringVar(&otlpCfg.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
-	fs.StringVar(&otlpCfg.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
-	fs.Float64Var(&otlpCfg.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
-	s3f := addS3Flags(fs)
-	dflags := addDeltaFlags(fs, s3f)
-	pflags := addPriceFlags(fs)
+	c := analyzeFlags(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	prices, err := pflags.prices()
+	c.logs = fs.Args()
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	an, err := c.newAnalysis(stdin, stderr)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageErr("usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-file F] [--price-core-hour N] [--price-gb-hour N] LOG...")
-	}
-	if *format != "text" && *format != "json" && *format != "html" {
-		return usageErr("--format %s: want text, json or html", *format)
-	}
-	threshold := diagnose.None
-	if *failOn != "" {
-		s, err := diagnose.ParseSeverity(*failOn)
-		if err != nil || s == diagnose.Info {
-			return usageErr("--fail-on %q: want warning or critical", *failOn)
-		}
-		threshold = s
-	}
-	var exp *otlp.Exporter
-	if otlpCfg.Endpoint != "" {
-		otlpCfg.ServiceName = "sparkdx-analyze"
-		if err := otlpCfg.Validate(); err != nil {
-			return usageErr("%v", err)
-		}
-		var err error
-		if exp, err = otlp.New(ctx, otlpCfg); err != nil {
+	if c.otlp.Endpoint != "" {
+		if an.exp, err = otlp.New(ctx, c.otlpConfig()); err != nil {
 			return usageErr("%v", err)
 		}
 	}
-	rules, err := redact.New(dflags.redaction)
-	if err != nil {
-		return usageErr("--redaction-regex: %v", err)
+	for _, path := range c.logs {
+		an.addPath(ctx, path)
 	}
-	now := time.Now()
-	var inputs []*report.Input
-	worst := diagnose.None
-	var attempts []*model.Attempt
-	if i := slices.Index(fs.Args(), "-"); i >= 0 && slices.Contains(fs.Args()[i+1:], "-") {
-		return usageErr("- (standard input) given twice")
-	}
-	// A LOG that cannot be read is reported and the others analysed; the
-	// command exits 2 at the end.
-	unread := 0
-	skip := func(err error) {
-		unread++
-		fmt.Fprintf(stderr, "sparkdx analyze: %v\n", err)
-	}
-	for _, path := range fs.Args() {
-		var logs []*eventlog.Log
-		var err error
-		if path == "-" {
-			var l *eventlog.Log
-			l, err = eventlog.OpenStream("stdin", stdin)
-			logs = []*eventlog.Log{l}
-		} else {
-			logs, err = eventlog.Open(ctx, path, eventlog.OpenOptions{S3: s3f.config()})
-		}
-		if err != nil {
-			skip(fmt.Errorf("%s: %w", path, err))
-			continue
-		}
-		if len(logs) == 0 {
-			skip(fmt.Errorf("%s: no event log found", path))
-			continue
-		}
-		// A listed directory may hold other files (checksums, notes).
-		listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
-		for _, l := range logs {
-			a, src, stats, err := replayLog(ctx, l, replay.Options{Strict: *strict, Redaction: rules}, stderr)
-			if errors.Is(err, pipeline.ErrNotSpark) && listing {
-				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
-				continue
-			}
-			if err != nil {
-				skip(err)
-				continue
-			}
-			if stats.BadLines > 0 {
-				first := stats.FirstBad[0]
-				first.Name = l.Path
-				fmt.Fprintf(stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
-					l.Path, stats.BadLines, first)
-			}
-			src.Now = now
-			d := pipeline.Diagnose(a, nil, src, nil)
-			worst = max(worst, diagnose.Worst(d.Findings))
-			if exp != nil {
-				// The report is the product; a collector that is down
-				// or refuses a signal is worth a warning, not a failure.
-				if err := exp.ExportApp(ctx, a, d.Result); err != nil {
-					fmt.Fprintf(stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
-				}
-			}
-			d.Report.ResourceCost.PriceWith(prices)
-			if d.Report.Tuning != nil && d.Report.ResourceCost != nil { // a saving in the cost's money
-				d.Report.Tuning.Price(prices.For(d.Report.ResourceCost.InstanceType))
-			}
-			inputs = append(inputs, inputOf(d))
-			attempts = append(attempts, a)
-		}
-	}
-	if exp != nil {
-		if err := exp.Shutdown(ctx); err != nil {
+	if an.exp != nil {
+		if err := an.exp.Shutdown(ctx); err != nil {
 			fmt.Fprintf(stderr, "sparkdx analyze: otlp export: %v\n", err)
 		}
 	}
-	if len(inputs) == 0 && unread > 0 {
+	return an.finish(ctx, c, stdout)
+}
+
+// analysis is the reports of the logs analysed so far and what went wrong.
+type analysis struct {
+	opts     replay.Options
+	s3       eventlog.OpenOptions
+	prices   cost.PriceList
+	exp      *otlp.Exporter // nil without --otlp-endpoint
+	now      time.Time
+	stdin    io.Reader
+	stderr   io.Writer
+	inputs   []*report.Input
+	attempts []*model.Attempt
+	worst    diagnose.Severity
+	unread   int // LOGs that could not be read: reported, and exit 2 at the end
+}
+
+func (c *analyzeConfig) newAnalysis(stdin io.Reader, stderr io.Writer) (*analysis, error) {
+	prices, err := c.prices.prices()
+	if err != nil {
+		return nil, err
+	}
+	rules, err := redact.New(c.delta.redaction)
+	if err != nil {
+		return nil, usageErr("--redaction-regex: %v", err)
+	}
+	return &analysis{opts: replay.Options{Strict: c.strict, Redaction: rules}, s3: eventlog.OpenOptions{S3: c.s3.config()},
+		prices: prices, now: time.Now(), stdin: stdin, stderr: stderr, worst: diagnose.None}, nil
+}
+
+// skip reports a LOG that cannot be read; the others are analysed.
+func (an *analysis) skip(err error) {
+	an.unread++
+	fmt.Fprintf(an.stderr, "sparkdx analyze: %v\n", err)
+}
+
+// addPath analyses the logs of one LOG operand: a file, a directory, an
+// s3:// prefix or - (standard input).
+func (an *analysis) addPath(ctx context.Context, path string) {
+	var logs []*eventlog.Log
+	var err error
+	if path == "-" {
+		var l *eventlog.Log
+		l, err = eventlog.OpenStream("stdin", an.stdin)
+		logs = []*eventlog.Log{l}
+	} else {
+		logs, err = eventlog.Open(ctx, path, an.s3)
+	}
+	if err != nil {
+		an.skip(fmt.Errorf("%s: %w", path, err))
+		return
+	}
+	if len(logs) == 0 {
+		an.skip(fmt.Errorf("%s: no event log found", path))
+		return
+	}
+	// A listed directory may hold other files (checksums, notes).
+	listing := len(logs) > 1 || filepath.Clean(logs[0].Path) != filepath.Clean(path)
+	for _, l := range logs {
+		an.addLog(ctx, l, listing)
+	}
+}
+
+// addLog replays, diagnoses and exports one log.
+func (an *analysis) addLog(ctx context.Context, l *eventlog.Log, listing bool) {
+	a, src, stats, err := replayLog(ctx, l, an.opts, an.stderr)
+	if errors.Is(err, pipeline.ErrNotSpark) && listing {
+		fmt.Fprintf(an.stderr, "sparkdx analyze: warning: %s: skipped: not a Spark event log\n", l.Path)
+		return
+	}
+	if err != nil {
+		an.skip(err)
+		return
+	}
+	if stats.BadLines > 0 {
+		first := stats.FirstBad[0]
+		first.Name = l.Path
+		fmt.Fprintf(an.stderr, "sparkdx analyze: warning: %s: skipped %d malformed lines (first: %v)\n",
+			l.Path, stats.BadLines, first)
+	}
+	src.Now = an.now
+	d := pipeline.Diagnose(a, nil, src, nil)
+	an.worst = max(an.worst, diagnose.Worst(d.Findings))
+	if an.exp != nil {
+		// The report is the product; a collector that is down or
+		// refuses a signal is worth a warning, not a failure.
+		if err := an.exp.ExportApp(ctx, a, d.Result); err != nil {
+			fmt.Fprintf(an.stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
+		}
+	}
+	d.Report.ResourceCost.PriceWith(an.prices)
+	if d.Report.Tuning != nil && d.Report.ResourceCost != nil { // a saving in the cost's money
+		d.Report.Tuning.Price(an.prices.For(d.Report.ResourceCost.InstanceType))
+	}
+	an.inputs = append(an.inputs, inputOf(d))
+	an.attempts = append(an.attempts, a)
+}
+
+// finish writes the Delta rows and the report, and chooses the exit: 2
+// when a LOG could not be read, 1 when a finding reaches --fail-on.
+func (an *analysis) finish(ctx context.Context, c *analyzeConfig, stdout io.Writer) error {
+	if len(an.inputs) == 0 && an.unread > 0 {
 		return inputErr(errors.New("no log could be read"))
 	}
-	if len(inputs) == 0 {
-		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(fs.Args(), ", ")))
+	if len(an.inputs) == 0 {
+		return inputErr(fmt.Errorf("%s: no Spark event log found", strings.Join(c.logs, ", ")))
 	}
-	reports := make([]*reportv1.Report, len(inputs))
-	for i, in := range inputs {
+	reports := make([]*reportv1.Report, len(an.inputs))
+	for i, in := range an.inputs {
 		reports[i] = in.Report
 	}
-	if err := dflags.writeApps(ctx, attempts, reports); err != nil {
+	if err := c.delta.writeApps(ctx, an.attempts, reports); err != nil {
 		return err
 	}
-	if err := writeReport(stdout, *out, *format, inputs, *all); err != nil {
+	if err := writeReport(stdout, c.out, c.format, an.inputs, c.all); err != nil {
 		return err
 	}
-	if unread > 0 {
-		return inputErr(fmt.Errorf("%d of the logs could not be read (above); the others are analysed", unread))
+	if an.unread > 0 {
+		return inputErr(fmt.Errorf("%d of the logs could not be read (above); the others are analysed", an.unread))
 	}
-	if threshold != diagnose.None && worst >= threshold {
-		return &exitError{code: 1, err: fmt.Errorf("a finding is %s (--fail-on %s)", worst, threshold)}
+	threshold, _ := c.threshold() // checked by Validate
+	if threshold != diagnose.None && an.worst >= threshold {
+		return &exitError{code: 1, err: fmt.Errorf("a finding is %s (--fail-on %s)", an.worst, threshold)}
 	}
 	return nil
 }

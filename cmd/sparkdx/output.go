@@ -56,7 +56,7 @@ func replayLog(ctx context.Context, l *eventlog.Log, opts replay.Options, stderr
 	if !isTerminal(stderr) {
 		return pipeline.Replay(ctx, l, opts)
 	}
-	p := report.NewProgress(stderr, l.Name, l.Size)
+	p := newProgress(stderr, l.Name, l.Size)
 	opts.Wrap = func(r *eventlog.Reader) io.Reader {
 		p.Stored = r.StoredBytes
 		return p.Reader(r)

@@ -31,28 +31,22 @@ func sinkConf(name, class, host, port string) map[string]string {
 		p + "period": "1", p + "unit": "seconds"}
 }
 
-// TestServeSparkSinks: a real Spark 4.3 application on a standalone
-// cluster, configured only with spark.metrics.conf.* properties (no
-// agent, no jar), sends its driver's and executor's JvmSource and
-// ExecutorMetrics through GraphiteSink and StatsdSink to `sparkdx serve
-// --graphite-listen --statsd-listen`; while one of its tasks holds a
-// sort's pages, serve's /metrics shows executor 0's heap pools and its
-// current execution memory above zero, and its samples the same series.
-// With -update it also records the lines Spark sent (a second GraphiteSink
-// and StatsdSink pointed at the test) as internal/sinks' fixture.
+// serveSparkSinks (TestStandaloneCluster's ServeSparkSinks): a real Spark
+// 4.3 application on c, a standalone cluster, configured only with
+// spark.metrics.conf.* properties (no agent, no jar), sends its driver's
+// and executor's JvmSource and ExecutorMetrics through GraphiteSink and
+// StatsdSink to `sparkdx serve --graphite-listen --statsd-listen`; while
+// one of its tasks holds a sort's pages, serve's /metrics shows executor
+// 0's heap pools and its current execution memory above zero, and its
+// samples the same series. With -update it also records the lines Spark
+// sent (a second GraphiteSink and StatsdSink pointed at the test) as
+// internal/sinks' fixture.
 //
 // SPARKDX_SINKS_SPARK=3.5.9 runs it on that line instead (CI runs 4.3.0
 // only; internal/sinks checks both lines' recorded fixtures).
-func TestServeSparkSinks(t *testing.T) {
-	version := "4.3.0"
-	if v := os.Getenv("SPARKDX_SINKS_SPARK"); v != "" {
-		version = v
-	}
-	line := sparktest.SparkLineOf(t, version)
-	bin := buildSparkdx(t)
+func serveSparkSinks(t *testing.T, bin string, c *sparktest.Cluster) {
+	line := c.Line
 	start := time.Now()
-	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, MemoryPerWorker: "1g"})
-	clusterUp := time.Since(start)
 	logs := t.TempDir()
 	graphite, statsd := sparktest.FreeAddr(t), freeUDP(t)
 	serve := startServe(t, bin, logs, t.TempDir(), "--graphite-listen", graphite, "--statsd-listen", statsd)
@@ -69,6 +63,7 @@ func TestServeSparkSinks(t *testing.T) {
 	// unless polled on their own.
 	conf["spark.executor.metrics.pollingInterval"] = "1s"
 	conf["spark.sql.shuffle.partitions"] = "1" // one sort task, no sampling job for its range partitioning
+	conf["spark.cores.max"] = "1"              // an executor of one core, of the shared Worker's two
 	var rec *recorder
 	if *update {
 		rec = startRecorder(t)
@@ -101,8 +96,8 @@ func TestServeSparkSinks(t *testing.T) {
 	// execution memory in use; GC time present (it may still be 0).
 	samples := waitSamples(t, serve.url, facts.AppID, map[string]bool{"jvm.memory.used{heap}": true, "jvm.memory.used{non_heap}": true,
 		"spark.executor.memory.usage{OnHeapExecutionMemory}": true, "jvm.gc.duration": false}, 30*time.Second)
-	t.Logf("Spark %s: cluster up in %.1f s, the task held the sort %.1f s later; executor 0's series in /metrics and samples %.1f s after that (%.1f s after the test began); samples: %v",
-		line.Version, clusterUp.Seconds(), holding.Sub(start.Add(clusterUp)).Seconds(), time.Since(holding).Seconds(), time.Since(start).Seconds(), samples)
+	t.Logf("Spark %s: the task held the sort %.1f s after the test began; executor 0's series in /metrics and samples %.1f s after that; samples: %v",
+		line.Version, holding.Sub(start).Seconds(), time.Since(holding).Seconds(), samples)
 	if rec != nil {
 		rec.write(t, facts.AppID, filepath.Join("..", "..", "internal", "sinks", "testdata", "spark-"+line.Version))
 	}

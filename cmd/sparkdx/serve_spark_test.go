@@ -17,30 +17,23 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// TestServeLiveSpark runs a real PySpark application (testdata/
-// live_workload.py: five stages, a task that fails once, an SQL query) on a
-// standalone cluster of each Spark line while `sparkdx serve` tails its
-// event log. Every stage the running driver reports complete is asked of
-// the driver's own REST API (the live UI's /api/v1) and of serve: the stage
-// attempt, its task summary and its task list must be the same documents.
-// Before the application ends, every job and the SQL queries are compared
-// with the driver too; after it ends, every /api/v1 document serve answers
-// equals the answer of Spark's History Server over the same log.
-func TestServeLiveSpark(t *testing.T) {
-	lines := sparktest.SparkLines(t)
-	bin := buildSparkdx(t)
-	for _, line := range lines {
-		t.Run(line.Version, func(t *testing.T) { serveLiveSpark(t, bin, line) })
-	}
-}
-
 // liveWait is how long serve may take to show what the driver shows: the
 // driver flushes its event log at each stage's and job's end, serve polls
 // every 100 ms.
 const liveWait = 30 * time.Second
 
-func serveLiveSpark(t *testing.T, bin string, line sparktest.SparkLine) {
-	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, CoresPerWorker: 2, MemoryPerWorker: "1g"})
+// serveLiveSpark (TestStandaloneCluster's ServeLiveSpark) runs a real
+// PySpark application (testdata/live_workload.py: five stages, a task that
+// fails once, an SQL query) on c, a standalone cluster of one Spark line
+// (one Worker of two cores), while `sparkdx serve` tails its event log.
+// Every stage the running driver reports complete is asked of the driver's
+// own REST API (the live UI's /api/v1) and of serve: the stage attempt, its
+// task summary and its task list must be the same documents. Before the
+// application ends, every job and the SQL queries are compared with the
+// driver too; after it ends, every /api/v1 document serve answers equals
+// the answer of Spark's History Server over the same log.
+func serveLiveSpark(t *testing.T, bin string, c *sparktest.Cluster) {
+	line := c.Line
 	logs := t.TempDir()
 	serve := startServe(t, bin, logs, t.TempDir())
 	release := filepath.Join(t.TempDir(), "release")

@@ -17,8 +17,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
-// TestSparkExecutorMemoryEverywhere: Spark's own executor memory, read by
-// a real `sparkdx agent` from a real Spark 3.5 driver's REST API, reaches
+// sparkExecutorMemory (TestStandaloneCluster's
+// SparkExecutorMemoryEverywhere): Spark's own executor memory, read by a
+// real `sparkdx agent` from a real Spark 3.5 driver's REST API on c, reaches
 // all three outputs as time series of the executor's application and id —
 // the agent's Prometheus /metrics, OTLP pushed to `sparkdx serve` (its
 // samples), and serve's Delta `samples` table with spark.memory.kind —
@@ -26,10 +27,8 @@ import (
 // it unpersisted. The test logs how long each output took to show each
 // change (the delay between a Spark event and its metric) with the agent
 // sampling and reading the REST API every second.
-func TestSparkExecutorMemoryEverywhere(t *testing.T) {
-	line := sparktest.SparkLines(t)[0]
-	bin := buildSparkdx(t)
-	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: 1, MemoryPerWorker: "1g"})
+func sparkExecutorMemory(t *testing.T, bin string, c *sparktest.Cluster) {
+	line := c.Line
 	logs, lake := t.TempDir(), t.TempDir()
 	serve := startServe(t, bin, logs, t.TempDir(), "--delta", lake, "--delta-flush-interval", "200ms")
 

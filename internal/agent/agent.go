@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/procfs"
 	"github.com/sparkdx/sparkdx/internal/redact"
-	"github.com/sparkdx/sparkdx/internal/s3"
 )
 
 // Config configures an Agent. The zero value of every field but Host has a
@@ -44,11 +43,12 @@ type Config struct {
 	// Jcmd, when set, is a jcmd program run for heap dumps; empty (the
 	// default): the agent speaks HotSpot's attach protocol itself.
 	Jcmd string
-	// HeapDumpUpload, when set (s3://bucket/prefix), is where each dump is
-	// copied once written, through S3: a dump written on a node, or inside
-	// a container that is about to die, reaches a person that way.
+	// HeapDumpUpload, when set (s3://bucket/prefix, abfss://, wasbs://,
+	// az:// or gs:// — newDumpStore), is where each dump is copied once
+	// written: a dump written on a node, or inside a container that is
+	// about to die, reaches a person that way.
 	HeapDumpUpload string
-	S3             s3.Config // for HeapDumpUpload
+	Stores         Stores // for HeapDumpUpload
 
 	// SparkREST, when above 0, is how often each driver's REST API (its
 	// UI port, found from its listening sockets) is read for its
@@ -98,8 +98,8 @@ func (c Config) Validate() error {
 		if c.HeapDumpDir == "" {
 			return errors.New("heap dump upload set without a heap dump directory")
 		}
-		if _, _, err := s3.Split(c.HeapDumpUpload); err != nil {
-			return fmt.Errorf("heap dump upload %s: want s3://bucket[/prefix]", c.HeapDumpUpload)
+		if err := validUploadURL(c.HeapDumpUpload); err != nil {
+			return fmt.Errorf("heap dump upload %s: %w", c.HeapDumpUpload, err)
 		}
 	}
 	return nil
@@ -218,7 +218,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.dumps() {
 		a.dumps = newHeapDumper(cfg)
 		if cfg.HeapDumpUpload != "" {
-			up, err := newDumpUploader(cfg.HeapDumpUpload, cfg.S3)
+			up, err := newDumpStore(cfg.HeapDumpUpload, cfg.Stores)
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,7 @@ type heapDumper struct {
 	jcmd     string // empty: attach in Go
 	procRoot string
 	timeout  time.Duration
-	upload   *dumpUploader // nil: dumps stay on the node
+	upload   dumpStore // nil: dumps stay on the node
 
 	above    map[procKey]int
 	last     map[procKey]time.Time // each JVM's last dump

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/sparkdx/sparkdx/internal/s3"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
 )
 
 // fakeJcmd writes a jcmd stand-in that creates the dump file it is asked
@@ -207,37 +205,41 @@ func dumpEvents(t *testing.T, a *Agent, pid int) (events []Event, onProcess stri
 	return events, onProcess
 }
 
-// TestRealHeapDumpUpload: a dump is uploaded to S3 (a real MinIO) under the
-// configured prefix, byte for byte, and its event names the object and
-// carries the dump's largest classes — the byte arrays the JVM holds first.
+// TestRealHeapDumpUpload: a real JVM's dump is uploaded to each store —
+// S3 (a real MinIO), ADLS Gen2 (Azurite), Cloud Storage (fake-gcs-server) —
+// under the configured prefix, byte for byte, and its event names the
+// object and carries the dump's largest classes: the byte arrays the JVM
+// holds first. One JVM, one agent per store (each dumps it once).
 func TestRealHeapDumpUpload(t *testing.T) {
-	m := sparktest.StartMinIO(t)
-	c := m.Bucket(t, "dumps")
 	p := startJVM(t, nil, []string{"-Xmx128m", "-XX:+UseG1GC"}, executorClass, executorArgs("app-up", "2")...)
 	p.do(t, "fill 0.7")
 	p.do(t, "gc")
-	a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: t.TempDir(), HeapDumpApps: []string{"app-up"}, HeapDumpUpload: "s3://dumps/node-1/",
-		S3: s3.Config{Endpoint: "http://" + m.Addr, AccessKey: m.AccessKey, SecretKey: m.SecretKey, PathStyle: true}})
-	events, _ := dumpEvents(t, a, p.PID)
-	if len(events) != 1 || events[0].HeapDump == "" {
-		t.Fatalf("got events %+v, want one heap dump", events)
-	}
-	ev := events[0]
-	want := "s3://dumps/node-1/" + filepath.Base(ev.HeapDump)
-	if ev.HeapDumpURL != want {
-		t.Fatalf("got heapDumpUrl %q (detail %q), want %s", ev.HeapDumpURL, ev.Detail, want)
-	}
-	local, err := os.Stat(ev.HeapDump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := c.StatObject(context.Background(), "dumps", "node-1/"+filepath.Base(ev.HeapDump), minio.StatObjectOptions{})
-	if err != nil || info.Size != local.Size() {
-		t.Fatalf("uploaded object: %+v, %v; want %d bytes", info, err, local.Size())
-	}
-	// Named as jcmd GC.class_histogram names them ([B is byte[]); the
-	// dump holds live objects only (jcmd GC.heap_dump collects first).
-	if len(ev.HeapTop) == 0 || ev.HeapTop[0].Class != "[B" || ev.HeapTop[0].Bytes < 32<<20 {
-		t.Errorf("got heapTop %+v, want [B first with the tens of MB the JVM holds", ev.HeapTop)
+	for _, tt := range emulatedStores() {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.start(t)
+			a := realAgent(t, Config{HeapDumpAt: 0.6, HeapDumpDir: t.TempDir(), HeapDumpApps: []string{"app-up"}, HeapDumpUpload: b.url + "/", Stores: b.stores})
+			events, _ := dumpEvents(t, a, p.PID)
+			if len(events) != 1 || events[0].HeapDump == "" {
+				t.Fatalf("got events %+v, want one heap dump", events)
+			}
+			ev := events[0]
+			key := "node-1/" + filepath.Base(ev.HeapDump)
+			if want := b.url + "/" + filepath.Base(ev.HeapDump); ev.HeapDumpURL != want {
+				t.Fatalf("got heapDumpUrl %q (detail %q), want %s", ev.HeapDumpURL, ev.Detail, want)
+			}
+			local, err := os.ReadFile(ev.HeapDump)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b.read(t, key); !bytes.Equal(got, local) {
+				t.Fatalf("read back %d bytes, equal %v; want the dump's %d bytes", len(got), bytes.Equal(got, local), len(local))
+			}
+			t.Logf("%d-byte dump read back whole from %s", len(local), ev.HeapDumpURL)
+			// Named as jcmd GC.class_histogram names them ([B is byte[]); the
+			// dump holds live objects only (jcmd GC.heap_dump collects first).
+			if len(ev.HeapTop) == 0 || ev.HeapTop[0].Class != "[B" || ev.HeapTop[0].Bytes < 32<<20 {
+				t.Errorf("got heapTop %+v, want [B first with the tens of MB the JVM holds", ev.HeapTop)
+			}
+		})
 	}
 }

@@ -39,11 +39,7 @@ type causeGroups struct {
 func groupCauses(a *model.Attempt, stop int64) causeGroups {
 	g := causeGroups{tasks: map[taskKey][]failedAttempt{}}
 	idx := map[string]int{}
-	type counted struct {
-		tasks map[taskKey]int   // failed attempts per task
-		ms    map[taskKey]int64 // their Σ duration per task
-	}
-	var per []counted
+	var per []causeTasks
 	lost := lostExecutors(a)
 	for _, s := range a.Stages {
 		for _, t := range s.Tasks {
@@ -57,7 +53,7 @@ func groupCauses(a *model.Attempt, stop int64) causeGroups {
 				idx[key] = i
 				c.FirstTime = t.FinishTime
 				g.causes = append(g.causes, c)
-				per = append(per, counted{tasks: map[taskKey]int{}, ms: map[taskKey]int64{}})
+				per = append(per, causeTasks{tasks: map[taskKey]int{}, ms: map[taskKey]int64{}})
 			}
 			c2 := &g.causes[i]
 			c2.Attempts++
@@ -79,6 +75,21 @@ func groupCauses(a *model.Attempt, stop int64) causeGroups {
 	for _, list := range g.tasks {
 		slices.SortStableFunc(list, func(x, y failedAttempt) int { return cmp.Compare(x.time, y.time) })
 	}
+	g.summarize(a, per)
+	return g
+}
+
+// causeTasks counts one cause's failed attempts per task (stage and index,
+// any stage attempt).
+type causeTasks struct {
+	tasks map[taskKey]int   // failed attempts per task
+	ms    map[taskKey]int64 // their Σ duration per task
+}
+
+// summarize fills what each cause says of its tasks (how many, how often
+// retried, how many recovered, the longest delay) and its call site, and
+// sorts its lists; per is indexed as the causes.
+func (g *causeGroups) summarize(a *model.Attempt, per []causeTasks) {
 	recovered := recoveredTasks(a)
 	for i := range g.causes {
 		c := &g.causes[i]
@@ -98,7 +109,6 @@ func groupCauses(a *model.Attempt, stop int64) causeGroups {
 		slices.Sort(c.Hosts)
 		slices.Sort(c.FetchFrom)
 	}
-	return g
 }
 
 // attemptCause is a failed attempt's cause, unfilled, and the key that

@@ -21,10 +21,56 @@ type mark struct {
 // compute > driver only.
 func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end int64, fromStart bool) ([]Interval, Phases, int, int) {
 	clip := func(t int64) int64 { return min(max(t, start), end) }
-	var marks []mark
-	firstExec := int64(model.NoTime)
-	capacity := capacityExecutors(a)
-	for _, e := range capacity {
+	marks, firstExec := executorMarks(a, clip, end)
+	marks = append(marks, stageMarks(stages, sql, clip, end)...)
+	sort.Slice(marks, func(i, j int) bool { return marks[i].t < marks[j].t })
+
+	var b phaseBuilder
+	if firstExec == model.NoTime {
+		b.ph.FirstExecutorDelayMs = end - start
+	} else {
+		b.ph.FirstExecutorDelayMs = max(clip(firstExec)-start, 0)
+	}
+	var cur mark
+	maxExecs, maxCores := 0, 0
+	prev := start
+	for i := 0; i <= len(marks); i++ {
+		t := end
+		if i < len(marks) {
+			t = marks[i].t
+		}
+		if t > prev {
+			p := PhaseDriverOnly
+			switch {
+			case fromStart && (firstExec == model.NoTime || prev < firstExec), cur.stages > 0 && cur.execs <= 0:
+				p = PhaseResourceWait
+			case cur.writes > 0 || cur.tail > 0:
+				p = PhaseOutputWrite
+			case cur.stages > 0:
+				p = PhaseCompute
+			}
+			b.add(prev, t, p)
+			prev = t
+		}
+		if i == len(marks) {
+			break
+		}
+		m := marks[i]
+		cur.execs += m.execs
+		cur.cores += m.cores
+		cur.stages += m.stages
+		cur.writes += m.writes
+		cur.tail += m.tail
+		maxExecs, maxCores = max(maxExecs, cur.execs), max(maxCores, cur.cores)
+	}
+	return b.ivs, b.ph, maxExecs, maxCores
+}
+
+// executorMarks are the capacity executors' arrivals and departures (a
+// running one departs at end), and the first arrival.
+func executorMarks(a *model.Attempt, clip func(int64) int64, end int64) (marks []mark, firstExec int64) {
+	firstExec = model.NoTime
+	for _, e := range capacityExecutors(a) {
 		if e.AddTime == model.NoTime {
 			continue
 		}
@@ -38,6 +84,14 @@ func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end i
 		marks = append(marks, mark{t: clip(e.AddTime), execs: 1, cores: e.TotalCores},
 			mark{t: clip(stop), execs: -1, cores: -e.TotalCores})
 	}
+	return marks, firstExec
+}
+
+// stageMarks are the stages' submissions and completions (writing ones
+// counted apart), and each writing query's commit tail: from its write
+// stages' last completion to the query's end.
+func stageMarks(stages []Stage, sql []SQLExecution, clip func(int64) int64, end int64) []mark {
+	var marks []mark
 	writeTailEnd := map[int64]int64{} // sql id → end of its commit tail
 	lastFinish := map[int64]int64{}   // sql id → last task finish of its write stages
 	for i := range stages {
@@ -69,69 +123,36 @@ func timeline(a *model.Attempt, stages []Stage, sql []SQLExecution, start, end i
 			marks = append(marks, mark{t: clip(from), tail: 1}, mark{t: clip(to), tail: -1})
 		}
 	}
-	sort.Slice(marks, func(i, j int) bool { return marks[i].t < marks[j].t })
+	return marks
+}
 
-	var ph Phases
-	if firstExec == model.NoTime {
-		ph.FirstExecutorDelayMs = end - start
-	} else {
-		ph.FirstExecutorDelayMs = max(clip(firstExec)-start, 0)
+// phaseBuilder sums the phases' time and joins adjacent intervals of one
+// phase.
+type phaseBuilder struct {
+	ph  Phases
+	ivs []Interval
+}
+
+func (b *phaseBuilder) add(from, to int64, p Phase) {
+	if to <= from {
+		return
 	}
-	var ivs []Interval
-	add := func(from, to int64, p Phase) {
-		if to <= from {
-			return
-		}
-		d := model.Span(from, to)
-		switch p {
-		case PhaseResourceWait:
-			ph.ResourceWaitMs = model.SatAdd(ph.ResourceWaitMs, d)
-		case PhaseOutputWrite:
-			ph.OutputWriteMs = model.SatAdd(ph.OutputWriteMs, d)
-		case PhaseCompute:
-			ph.ComputeMs = model.SatAdd(ph.ComputeMs, d)
-		default:
-			ph.DriverOnlyMs = model.SatAdd(ph.DriverOnlyMs, d)
-		}
-		if n := len(ivs); n > 0 && ivs[n-1].Phase == p && ivs[n-1].End == from {
-			ivs[n-1].End = to
-			return
-		}
-		ivs = append(ivs, Interval{Start: from, End: to, Phase: p})
+	d := model.Span(from, to)
+	switch p {
+	case PhaseResourceWait:
+		b.ph.ResourceWaitMs = model.SatAdd(b.ph.ResourceWaitMs, d)
+	case PhaseOutputWrite:
+		b.ph.OutputWriteMs = model.SatAdd(b.ph.OutputWriteMs, d)
+	case PhaseCompute:
+		b.ph.ComputeMs = model.SatAdd(b.ph.ComputeMs, d)
+	default:
+		b.ph.DriverOnlyMs = model.SatAdd(b.ph.DriverOnlyMs, d)
 	}
-	var cur mark
-	maxExecs, maxCores := 0, 0
-	prev := start
-	for i := 0; i <= len(marks); i++ {
-		t := end
-		if i < len(marks) {
-			t = marks[i].t
-		}
-		if t > prev {
-			p := PhaseDriverOnly
-			switch {
-			case fromStart && (firstExec == model.NoTime || prev < firstExec), cur.stages > 0 && cur.execs <= 0:
-				p = PhaseResourceWait
-			case cur.writes > 0 || cur.tail > 0:
-				p = PhaseOutputWrite
-			case cur.stages > 0:
-				p = PhaseCompute
-			}
-			add(prev, t, p)
-			prev = t
-		}
-		if i == len(marks) {
-			break
-		}
-		m := marks[i]
-		cur.execs += m.execs
-		cur.cores += m.cores
-		cur.stages += m.stages
-		cur.writes += m.writes
-		cur.tail += m.tail
-		maxExecs, maxCores = max(maxExecs, cur.execs), max(maxCores, cur.cores)
+	if n := len(b.ivs); n > 0 && b.ivs[n-1].Phase == p && b.ivs[n-1].End == from {
+		b.ivs[n-1].End = to
+		return
 	}
-	return ivs, ph, maxExecs, maxCores
+	b.ivs = append(b.ivs, Interval{Start: from, End: to, Phase: p})
 }
 
 // capacityExecutors are the executors that run tasks: every executor but

@@ -1,7 +1,9 @@
 // Package chart computes the series sparkdx's charts draw, once, from the
-// replayed model, so that the HTML report and serve's pages show the same
-// figures for one log: the renderers only scale and draw them. It owns
-// the executors' JVM heap over time (Heap).
+// replayed model and its analysis, so that the HTML report and serve's
+// pages show the same figures for one log: the renderers only scale and
+// draw them. It owns the executors' JVM heap over time (Heap), the stage
+// timeline (Stages), the busy task slots per executor over time (SlotBusy)
+// and the task durations per executor (Durations).
 package chart
 
 import (

@@ -376,6 +376,7 @@ func BenchmarkReplay(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	start := sparktest.CPUTime()
 	for range b.N {
 		_, st, err := Read(context.Background(), bytes.NewReader(data), Options{Name: "big"})
 		if err != nil {
@@ -385,6 +386,7 @@ func BenchmarkReplay(b *testing.B) {
 			b.Fatalf("got %d events, want 26214", st.Events)
 		}
 	}
+	sparktest.ReportCPU(b, start)
 }
 
 func newTestAttempt() *model.Attempt { return model.NewAttempt() }
@@ -399,6 +401,8 @@ func BenchmarkReplayZstd(b *testing.B) {
 	}
 	b.SetBytes(39586408) // decoded JSON bytes
 	b.ReportAllocs()
+	start := sparktest.CPUTime()
+	defer sparktest.ReportCPU(b, start)
 	for range b.N {
 		_, st, err := Log(context.Background(), logs[0], Options{})
 		if err != nil {

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/chart"
@@ -67,67 +66,41 @@ func phaseGantt(r *analyze.Result) svgChart {
 	return c
 }
 
-// stageTimeline draws each stage attempt from submission to completion,
-// in submission order.
+// stageTimeline draws chart.Stages: each stage attempt from submission to
+// completion, in submission order.
 func stageTimeline(r *analyze.Result) svgChart {
 	c := svgChart{ID: "stages", Title: "Stage timeline", Width: chartW}
 	span := r.EndTime - r.StartTime
-	var ss []analyze.Stage
-	for _, s := range r.Stages {
-		if s.SubmissionTime > 0 {
-			ss = append(ss, s)
-		}
-	}
-	if span <= 0 || len(ss) == 0 {
+	bars := chart.Stages(r)
+	if span <= 0 || len(bars) == 0 {
 		c.Empty = "No stage ran."
 		return c
 	}
-	sort.SliceStable(ss, func(i, j int) bool { return ss[i].SubmissionTime < ss[j].SubmissionTime })
 	hidden := 0
-	if len(ss) > maxRows {
-		hidden = len(ss) - maxRows
-		ss = ss[:maxRows]
+	if len(bars) > maxRows {
+		hidden = len(bars) - maxRows
+		bars = bars[:maxRows]
 	}
 	rowH := 18.0
-	if len(ss) > 40 {
+	if len(bars) > 40 {
 		rowH = 10
 	}
 	const top = 6.0
 	var first, last []int64
-	for _, s := range ss {
-		first = append(first, s.SubmissionTime)
-		last = append(last, s.CompletionTime)
+	for _, b := range bars {
+		first = append(first, b.Start)
+		last = append(last, b.Stage.CompletionTime)
 	}
 	from, to := zoom(r, first, last)
 	x := timeX(r.StartTime, from, to)
-	for i, s := range ss {
+	for i, b := range bars {
 		y := top + float64(i)*rowH
-		end := s.CompletionTime
-		if end <= 0 {
-			end = r.EndTime
-		}
-		class := "st-ok"
-		switch {
-		case s.Status == model.StageFailed:
-			class = "st-failed"
-		case s.IsWrite:
-			class = "st-write"
-		case s.Status != model.StageComplete:
-			class = "st-other"
-		}
-		id := fmt.Sprintf("stage %d", s.StageID)
-		if s.AttemptID > 0 {
-			id += fmt.Sprintf(".%d", s.AttemptID)
-		}
 		if rowH >= 14 || i%2 == 0 {
-			c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label", Text: id})
+			c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label", Text: stageLabel(b.Stage)})
 		}
-		c.Rects = append(c.Rects, svgRect{X: x(s.SubmissionTime), Y: y + 1, W: max(x(end)-x(s.SubmissionTime), 1),
-			H: rowH - 2, Class: class,
-			Tip: fmt.Sprintf("%s %s: %s, %d tasks, %s, task p50 %s max %s", id, units.OneLine(s.Name), fmtDuration(s.DurationMs),
-				s.NumTasks, lowerStatus(s.Status), fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.Max))})
+		c.Rects = append(c.Rects, stageRect(b, x, y, rowH))
 	}
-	axisY := top + float64(len(ss))*rowH + 4
+	axisY := top + float64(len(bars))*rowH + 4
 	c.timeAxis(labelW, plotW, axisY, top, from, to)
 	c.Height = int(axisY) + 24
 	if hidden > 0 {
@@ -138,6 +111,31 @@ func stageTimeline(r *analyze.Result) svgChart {
 	c.Legend = []legendItem{{Class: "st-ok", Label: "completed"}, {Class: "st-write", Label: "writes output"},
 		{Class: "st-failed", Label: "failed"}, {Class: "st-other", Label: "other"}, {Label: axisNote(from, to, span)}}
 	return c
+}
+
+func stageLabel(s *analyze.Stage) string {
+	id := fmt.Sprintf("stage %d", s.StageID)
+	if s.AttemptID > 0 {
+		id += fmt.Sprintf(".%d", s.AttemptID)
+	}
+	return id
+}
+
+// stageRect is one bar of the stage timeline at row y.
+func stageRect(b chart.StageBar, x func(int64) float64, y, rowH float64) svgRect {
+	s := b.Stage
+	class := "st-ok"
+	switch {
+	case s.Status == model.StageFailed:
+		class = "st-failed"
+	case s.IsWrite:
+		class = "st-write"
+	case s.Status != model.StageComplete:
+		class = "st-other"
+	}
+	return svgRect{X: x(b.Start), Y: y + 1, W: max(x(b.End)-x(b.Start), 1), H: rowH - 2, Class: class,
+		Tip: fmt.Sprintf("%s %s: %s, %d tasks, %s, task p50 %s max %s", stageLabel(s), units.OneLine(s.Name), fmtDuration(s.DurationMs),
+			s.NumTasks, lowerStatus(s.Status), fmtDuration(s.TaskDurationMs.P50), fmtDuration(s.TaskDurationMs.Max))}
 }
 
 func lowerStatus(s string) string {
@@ -184,6 +182,20 @@ func memoryChart(in *Input) svgChart {
 	from, to := zoom(r, times, times)
 	x := timeX(r.StartTime, from, to)
 	y := func(v int64) float64 { return top + plotH - plotH*float64(v)/yMax }
+	c.byteAxis(yMax, limit, y)
+	for i, id := range ids {
+		c.heapLine(i, id, series[id], x, y, r.StartTime)
+	}
+	axisY := top + plotH
+	c.timeAxis(labelW, plotW, axisY, top, from, to)
+	c.Height = int(axisY) + 24
+	c.Legend = append(c.Legend, legendItem{Label: axisNote(from, to, span)})
+	return c
+}
+
+// byteAxis draws the byte grid up to yMax and, when it fits, the
+// executor memory limit as a dashed line.
+func (c *svgChart) byteAxis(yMax float64, limit int64, y func(int64) float64) {
 	step := byteStep(yMax, 5)
 	for v := 0.0; v <= yMax; v += step {
 		c.Grid = append(c.Grid, svgLine{Points: points([]float64{labelW, labelW + plotW}, []float64{y(int64(v)), y(int64(v))}), Class: "grid"})
@@ -195,36 +207,32 @@ func memoryChart(in *Input) svgChart {
 		c.Texts = append(c.Texts, svgText{X: labelW + plotW - 4, Y: y(limit) - 4, Anchor: "end", Class: "note",
 			Text: "spark.executor.memory " + fmtBytes(limit)})
 	}
-	for i, id := range ids {
-		col := seriesColor(i)
-		name := "executor " + id
-		if id == "driver" {
-			name = "driver"
-		}
-		var xs, ys []float64
-		for k, s := range series[id] {
-			xs = append(xs, x(s.T))
-			ys = append(ys, y(s.Bytes))
-			if k < 500 {
-				c.Rects = append(c.Rects, svgRect{X: x(s.T) - 2.5, Y: y(s.Bytes) - 2.5, W: 5, H: 5, Fill: col,
-					Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.Bytes), fmtDuration(s.T-r.StartTime))})
-			}
-		}
-		var max int64
-		for _, s := range series[id] {
-			max = maxInt64(max, s.Bytes)
-		}
-		c.Lines = append(c.Lines, svgLine{Points: points(xs, ys), Class: "series", Stroke: col,
-			Tip: fmt.Sprintf("%s: peak JVM heap %s", name, fmtBytes(max))})
-		if i < 24 {
-			c.Legend = append(c.Legend, legendItem{Color: col, Label: name})
+}
+
+// heapLine draws executor id's heap readings, the i-th series: a line,
+// a dot per reading (the first 500) and a legend entry (the first 24).
+func (c *svgChart) heapLine(i int, id string, readings []chart.Reading, x, y func(int64) float64, start int64) {
+	col := seriesColor(i)
+	name := "executor " + id
+	if id == "driver" {
+		name = "driver"
+	}
+	var xs, ys []float64
+	var peak int64
+	for k, s := range readings {
+		xs = append(xs, x(s.T))
+		ys = append(ys, y(s.Bytes))
+		peak = maxInt64(peak, s.Bytes)
+		if k < 500 {
+			c.Rects = append(c.Rects, svgRect{X: x(s.T) - 2.5, Y: y(s.Bytes) - 2.5, W: 5, H: 5, Fill: col,
+				Tip: fmt.Sprintf("%s: JVM heap %s at +%s", name, fmtBytes(s.Bytes), fmtDuration(s.T-start))})
 		}
 	}
-	axisY := top + plotH
-	c.timeAxis(labelW, plotW, axisY, top, from, to)
-	c.Height = int(axisY) + 24
-	c.Legend = append(c.Legend, legendItem{Label: axisNote(from, to, span)})
-	return c
+	c.Lines = append(c.Lines, svgLine{Points: points(xs, ys), Class: "series", Stroke: col,
+		Tip: fmt.Sprintf("%s: peak JVM heap %s", name, fmtBytes(peak))})
+	if i < 24 {
+		c.Legend = append(c.Legend, legendItem{Color: col, Label: name})
+	}
 }
 
 // byteStep is a round axis step in binary units (1, 2 or 5 × KiB/MiB/GiB
@@ -284,137 +292,87 @@ func maxInt64(a, b int64) int64 {
 	return b
 }
 
-// durationBuckets are the heatmap's task-duration columns (upper bounds).
-var durationBuckets = []struct {
-	upTo  int64
-	label string
-}{
-	{10, "<10ms"}, {100, "10–100ms"}, {1000, "0.1–1s"}, {10_000, "1–10s"}, {60_000, "10s–1m"},
-	{600_000, "1–10m"}, {3_600_000, "10m–1h"}, {1 << 62, "≥1h"},
-}
-
-func bucketOf(ms int64) int {
-	for i, b := range durationBuckets {
-		if ms < b.upTo {
-			return i
-		}
-	}
-	return len(durationBuckets) - 1
-}
-
-// durationHeatmap counts finished task attempts per executor (rows) and
-// duration bucket (columns), plus failed attempts: a slow or sick executor
-// shows as a row shifted right.
+// durationHeatmap draws chart.Durations: finished task attempts per
+// executor (rows) and duration bucket (columns), plus failed attempts.
 func durationHeatmap(in *Input) svgChart {
 	c := svgChart{ID: "heatmap", Title: "Task durations per executor", Width: chartW}
 	if in.Attempt == nil {
 		c.Empty = "No task data."
 		return c
 	}
-	type row struct {
-		counts [9]int // buckets, then failed
-		total  int
-	}
-	rows := map[string]*row{}
-	for _, s := range in.Attempt.Stages {
-		for _, t := range s.Tasks {
-			if t.FinishTime == 0 {
-				continue
-			}
-			rw := rows[t.ExecutorID]
-			if rw == nil {
-				rw = &row{}
-				rows[t.ExecutorID] = rw
-			}
-			if t.Failed {
-				rw.counts[len(durationBuckets)]++
-			} else {
-				rw.counts[bucketOf(t.FinishTime-t.LaunchTime)]++
-			}
-			rw.total++
-		}
-	}
-	var ids []string
-	seen := map[string]bool{}
-	for _, e := range in.Attempt.Executors {
-		if rows[e.ID] != nil && !seen[e.ID] {
-			ids, seen[e.ID] = append(ids, e.ID), true
-		}
-	}
-	var rest []string
-	for id := range rows {
-		if !seen[id] {
-			rest = append(rest, id)
-		}
-	}
-	sort.Strings(rest)
-	ids = append(ids, rest...)
-	if len(ids) == 0 {
+	rows := chart.Durations(in.Attempt)
+	if len(rows) == 0 {
 		c.Empty = "No task finished."
 		return c
 	}
 	hidden := 0
-	if len(ids) > maxRows {
-		hidden, ids = len(ids)-maxRows, ids[:maxRows]
+	if len(rows) > maxRows {
+		hidden, rows = len(rows)-maxRows, rows[:maxRows]
 	}
 	maxCount := 1
-	for _, id := range ids {
-		for _, n := range rows[id].counts {
+	for _, rw := range rows {
+		for _, n := range rw.Counts {
 			maxCount = max(maxCount, n)
 		}
 	}
-	cols := len(durationBuckets) + 1
+	buckets := chart.DurationBuckets()
+	cols := len(buckets) + 1
 	cellW := float64(plotW) / float64(cols)
 	rowH := 22.0
-	if len(ids) > 30 {
+	if len(rows) > 30 {
 		rowH = 12
 	}
 	const top = 24.0
 	for j := 0; j < cols; j++ {
 		label := "failed"
-		if j < len(durationBuckets) {
-			label = durationBuckets[j].label
+		if j < len(buckets) {
+			label = buckets[j].Label
 		}
 		c.Texts = append(c.Texts, svgText{X: labelW + cellW*(float64(j)+0.5), Y: top - 8, Anchor: "middle", Class: "tick", Text: label})
 	}
-	for i, id := range ids {
-		y := top + float64(i)*rowH
-		name := "executor " + id
-		if id == "driver" {
-			name = "driver"
-		}
-		rw := rows[id]
-		c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label",
-			Text: fmt.Sprintf("%s (%d)", truncate(name, 16), rw.total)})
-		for j, n := range rw.counts {
-			cx := labelW + cellW*float64(j)
-			fill := "#ffffff"
-			if n > 0 {
-				// Square-root scale keeps single stragglers visible next to
-				// thousands of short tasks.
-				fill = heatColor(0.12 + 0.88*sqrtRatio(n, maxCount))
-				if j == cols-1 {
-					fill = "#d55e00"
-				}
-			}
-			c.Rects = append(c.Rects, svgRect{X: cx + 1, Y: y + 1, W: cellW - 2, H: rowH - 2, Fill: fill, Class: "cell",
-				Tip: fmt.Sprintf("%s: %d task attempts %s", name, n, c.Texts[j].Text)})
-			if n > 0 && rowH >= 18 {
-				cls := "cell-n"
-				if sqrtRatio(n, maxCount) > 0.45 || j == cols-1 {
-					cls = "cell-n light"
-				}
-				c.Texts = append(c.Texts, svgText{X: cx + cellW/2, Y: y + rowH/2 + 4, Anchor: "middle", Class: cls, Text: fmt.Sprint(n)})
-			}
-		}
+	for i, rw := range rows {
+		c.heatRow(rw, top+float64(i)*rowH, rowH, cellW, maxCount)
 	}
-	c.Height = int(top+float64(len(ids))*rowH) + 8
+	c.Height = int(top+float64(len(rows))*rowH) + 8
 	if hidden > 0 {
 		c.Texts = append(c.Texts, svgText{X: labelW, Y: float64(c.Height) + 10, Class: "note",
 			Text: fmt.Sprintf("%d more executors not drawn", hidden)})
 		c.Height += 20
 	}
 	return c
+}
+
+// heatRow draws one executor's row of the duration heatmap at y; the
+// column labels are c's first texts.
+func (c *svgChart) heatRow(rw chart.DurationRow, y, rowH, cellW float64, maxCount int) {
+	cols := len(rw.Counts)
+	name := "executor " + rw.ExecutorID
+	if rw.ExecutorID == "driver" {
+		name = "driver"
+	}
+	c.Texts = append(c.Texts, svgText{X: labelW - 8, Y: y + rowH/2 + 4, Anchor: "end", Class: "label",
+		Text: fmt.Sprintf("%s (%d)", truncate(name, 16), rw.Total)})
+	for j, n := range rw.Counts {
+		cx := labelW + cellW*float64(j)
+		fill := "#ffffff"
+		if n > 0 {
+			// Square-root scale keeps single stragglers visible next to
+			// thousands of short tasks.
+			fill = heatColor(0.12 + 0.88*sqrtRatio(n, maxCount))
+			if j == cols-1 {
+				fill = "#d55e00"
+			}
+		}
+		c.Rects = append(c.Rects, svgRect{X: cx + 1, Y: y + 1, W: cellW - 2, H: rowH - 2, Fill: fill, Class: "cell",
+			Tip: fmt.Sprintf("%s: %d task attempts %s", name, n, c.Texts[j].Text)})
+		if n > 0 && rowH >= 18 {
+			cls := "cell-n"
+			if sqrtRatio(n, maxCount) > 0.45 || j == cols-1 {
+				cls = "cell-n light"
+			}
+			c.Texts = append(c.Texts, svgText{X: cx + cellW/2, Y: y + rowH/2 + 4, Anchor: "middle", Class: cls, Text: fmt.Sprint(n)})
+		}
+	}
 }
 
 func sqrtRatio(n, m int) float64 {

@@ -34,11 +34,14 @@ type Decoder struct {
 	sqlScratch []AccumUpdate
 	// metrics is the table of Spark's task metrics the decoders read by.
 	metrics *model.MetricGroup
+	// keys are the key orders the fast path reads task events by.
+	keys decoderKeys
 }
 
 // NewDecoder returns a Decoder.
 func NewDecoder() *Decoder {
-	return &Decoder{strs: make(map[string]string, 64), metrics: model.TaskMetricFields()}
+	m := model.TaskMetricFields()
+	return &Decoder{strs: make(map[string]string, 64), metrics: m, keys: newDecoderKeys(m)}
 }
 
 // releaseAfter is the length of a line after which the decoder lets go of

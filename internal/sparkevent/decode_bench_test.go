@@ -40,6 +40,7 @@ func BenchmarkDecodeLine(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	start := sparktest.CPUTime()
 	for range b.N {
 		for _, ln := range lines {
 			if len(ln) > 0 {
@@ -47,4 +48,5 @@ func BenchmarkDecodeLine(b *testing.B) {
 			}
 		}
 	}
+	sparktest.ReportCPU(b, start)
 }

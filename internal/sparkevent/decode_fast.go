@@ -24,26 +24,33 @@ func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:l
 
 // fastDecode returns the event of a task line, or nil to use the general path.
 func (d *Decoder) fastDecode(line []byte) Event {
+	var seen uint8
+	// A repeated field is read differently by the general path (first or
+	// last wins): leave such lines to it.
+	once := func(s *scanner, i int) bool {
+		if i <= teEvent {
+			return true
+		}
+		if seen&(1<<i) != 0 {
+			s.bad = true
+			return false
+		}
+		seen |= 1 << i
+		return true
+	}
+	const infoSeen = 1 << teTaskInfo
 	switch taskEvent(line) {
 	case prefixTaskEnd:
 		s := scanner{b: line}
 		e := d.newTaskEnd()
 		e.Info.PartitionID = -1
 		e.Reason.Reason = "Success"
-		var seen uint8
-		s.object(func(k []byte) {
-			// A repeated field is read differently by the general path
-			// (first or last wins): leave such lines to it.
-			if bit := topFieldBit(k); bit != 0 {
-				if seen&bit != 0 {
-					s.bad = true
-					return
-				}
-				seen |= bit
+		s.fields(d.keys.taskEvent, func(i int, _ []byte) {
+			if once(&s, i) {
+				d.taskEndField(&s, i, e)
 			}
-			d.taskEndField(&s, k, e)
 		})
-		if !s.end() || seen&topFieldBit([]byte("Task Info")) == 0 {
+		if !s.end() || seen&infoSeen == 0 {
 			return nil
 		}
 		e.ExecMetrics.Set = true
@@ -52,27 +59,22 @@ func (d *Decoder) fastDecode(line []byte) Event {
 		s := scanner{b: line}
 		e := d.newTaskStart()
 		e.Info.PartitionID = -1
-		var seen uint8
-		s.object(func(k []byte) {
-			if bit := topFieldBit(k); bit != 0 {
-				if seen&bit != 0 {
-					s.bad = true
-					return
-				}
-				seen |= bit
+		s.fields(d.keys.taskEvent, func(i int, _ []byte) {
+			if !once(&s, i) {
+				return
 			}
-			switch string(k) {
-			case "Stage ID":
+			switch i {
+			case teStageID:
 				e.StageID = int(s.int())
-			case "Stage Attempt ID":
+			case teStageAttempt:
 				e.StageAttempt = int(s.int())
-			case "Task Info":
+			case teTaskInfo:
 				d.fastTaskInfo(&s, &e.Info)
 			default:
 				s.skip()
 			}
 		})
-		if !s.end() || seen&topFieldBit([]byte("Task Info")) == 0 {
+		if !s.end() || seen&infoSeen == 0 {
 			return nil
 		}
 		return e
@@ -123,35 +125,15 @@ func taskEvent(line []byte) string {
 	return ""
 }
 
-func topFieldBit(k []byte) uint8 {
-	switch string(k) {
-	case "Stage ID":
-		return 1
-	case "Stage Attempt ID":
-		return 2
-	case "Task Type":
-		return 4
-	case "Task End Reason":
-		return 8
-	case "Task Info":
-		return 16
-	case "Task Executor Metrics":
-		return 32
-	case "Task Metrics":
-		return 64
-	}
-	return 0
-}
-
-func (d *Decoder) taskEndField(s *scanner, k []byte, e *TaskEnd) {
-	switch string(k) {
-	case "Stage ID":
+func (d *Decoder) taskEndField(s *scanner, i int, e *TaskEnd) {
+	switch i {
+	case teStageID:
 		e.StageID = int(s.int())
-	case "Stage Attempt ID":
+	case teStageAttempt:
 		e.StageAttempt = int(s.int())
-	case "Task Type":
+	case teTaskType:
 		e.TaskType = d.intern(s.str())
-	case "Task End Reason":
+	case teReason:
 		start := s.i
 		s.skip()
 		if s.bad {
@@ -168,22 +150,22 @@ func (d *Decoder) taskEndField(s *scanner, k []byte, e *TaskEnd) {
 			return
 		}
 		e.Reason = endReason(v)
-	case "Task Info":
+	case teTaskInfo:
 		d.fastTaskInfo(s, &e.Info)
-	case "Task Executor Metrics":
+	case teExecMetrics:
 		e.ExecMetrics = model.ExecutorMetrics{Set: true}
-		s.object(func(k []byte) {
-			if i := model.ExecutorMetricIndex(string(k)); i >= 0 {
+		s.fields(d.keys.execMetrics, func(i int, _ []byte) {
+			if i >= 0 {
 				e.ExecMetrics.Values[i] = s.int()
 			} else {
 				s.skip()
 			}
 		})
-	case "Task Metrics":
+	case teMetrics:
 		if s.null() {
 			return
 		}
-		fastTaskMetrics(d.metrics, s, &e.Metrics)
+		fastTaskMetrics(d.keys.metrics, s, &e.Metrics)
 	default:
 		s.skip()
 	}
@@ -192,15 +174,15 @@ func (d *Decoder) taskEndField(s *scanner, k []byte, e *TaskEnd) {
 func isSuccessReason(raw []byte) bool { return string(raw) == successReason }
 
 func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
-	s.object(func(k []byte) {
-		switch string(k) {
-		case "Partition ID":
+	s.fields(d.keys.taskInfo, func(k int, _ []byte) {
+		switch k {
+		case tiPartitionID:
 			if c := s.peek(); c == '-' || (c >= '0' && c <= '9') {
 				ti.PartitionID = int(s.int())
 			} else {
 				s.skip()
 			}
-		case "Accumulables":
+		case tiAccumulables:
 			d.sqlScratch = d.sqlScratch[:0]
 			ti.Accumulables = d.fastAccumulables(s, &d.sqlScratch)
 			if len(d.sqlScratch) > 0 {
@@ -232,19 +214,19 @@ func (d *Decoder) fastAccumulables(s *scanner, sqlUpdates *[]AccumUpdate) []mode
 		// most are internal task metrics that replay drops, and interning
 		// their names was most of the decoder's map lookups.
 		var name, update, value []byte
-		s.object(func(k []byte) {
-			switch string(k) {
-			case "ID":
+		s.fields(d.keys.accum, func(k int, _ []byte) {
+			switch k {
+			case acID:
 				acc.ID = s.int()
-			case "Name":
+			case acName:
 				name = s.str()
-			case "Internal":
+			case acInternal:
 				acc.Internal = s.bool()
-			case "Metadata":
+			case acMetadata:
 				acc.SQL = string(s.str()) == "sql"
-			case "Update":
+			case acUpdate:
 				update = s.raw()
-			case "Value":
+			case acValue:
 				value = s.raw()
 			default:
 				s.skip()
@@ -276,17 +258,21 @@ func (d *Decoder) fastAccumulables(s *scanner, sqlUpdates *[]AccumUpdate) []mode
 }
 
 // fastTaskMetrics is taskMetrics on the scanner.
-func fastTaskMetrics(g *model.MetricGroup, s *scanner, m *model.TaskMetrics) {
-	hint := 0
-	s.object(func(k []byte) {
-		if s.peek() == '{' {
-			if sub := g.Group(k); sub != nil {
-				fastTaskMetrics(sub, s, m)
+func fastTaskMetrics(g *metricKeys, s *scanner, m *model.TaskMetrics) {
+	nf, ng := len(g.g.Fields), len(g.subs)
+	s.fields(g.keys, func(i int, _ []byte) {
+		switch {
+		case i >= nf+ng:
+		case i >= nf:
+			if s.peek() == '{' {
+				fastTaskMetrics(g.subs[i-nf], s, m)
 				return
 			}
-		} else if f := g.Field(k, &hint); f != nil {
-			*f.Of(m) = s.int()
-			return
+		case i >= 0:
+			if s.peek() != '{' {
+				*g.g.Fields[i].Of(m) = s.int()
+				return
+			}
 		}
 		s.skip()
 	})

@@ -2,6 +2,7 @@ package sparkevent
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -63,6 +64,41 @@ func TestFastPathMatchesGeneralDecoder(t *testing.T) {
 			})
 		}
 	}
+	// The big log is the benchmarks' (Spark 3.1.3: no "Partition ID", task
+	// metrics' groups in another order than the table's).
+	t.Run("big", func(t *testing.T) {
+		taskLines := 0
+		for ln := range bytes.SplitSeq(bigLog(t), []byte{'\n'}) {
+			if hasPrefix(ln, prefixTaskEnd) || hasPrefix(ln, prefixTaskStart) {
+				taskLines++
+				if !checkFastPath(t, d, ln) {
+					t.Fatalf("task line %d not on the fast path: %.300q", taskLines, ln)
+				}
+			}
+		}
+		if taskLines != 25974 {
+			t.Errorf("got %d task lines, want 25974", taskLines)
+		}
+	})
+}
+
+// keyOrderLines have keys out of Spark's order, repeated within "Task
+// Info", unknown, or in groups Spark writes in another order: the key
+// orders of decode_keys.go must read them as the general decoder does.
+var keyOrderLines = []string{
+	`{"Event":"SparkListenerTaskEnd","Task Info":{"Host":"h","Task ID":2,"Task ID":3,"Partition ID":4,"Index":1,"Accumulables":[{"Value":"4","ID":1,"Metadata":"sql","Update":3,"Name":"a"},{"Name":"b","ID":5,"Update":"6","Value":7,"Extra":1}]},"Stage ID":1,"Task Metrics":{"Input Metrics":{"Records Read":2,"Bytes Read":1},"Executor Run Time":5,"Shuffle Read Metrics":{"Push Based Shuffle":{"Merged Local Bytes Read":9}},"Updated Blocks":[],"Result Size":7},"Task Executor Metrics":{"MajorGCTime":3,"JVMHeapMemory":1,"Other":2}}`,
+	`{"Event":"SparkListenerTaskStart","Stage Attempt ID":7,"Stage ID":1,"Task Info":{"Killed":true,"IDX":1,"Index":3,"Launch Time":9,"Task ID":4}}`,
+	`{"Event":"SparkListenerTaskEnd","Task Metrics":{"Executor Deserialize Time":1,"Input Metrics":{"Bytes Read":3},"Input Metrics":{"Records Read":4},"Result Size":5},"Task Info":{"Task ID":1}}`,
+}
+
+// TestFastPathKeyOrders: lines whose keys are not in Spark's order still
+// take the fast path, and decode as the general decoder does.
+func TestFastPathKeyOrders(t *testing.T) {
+	for i, ln := range keyOrderLines {
+		if !checkFastPath(t, NewDecoder(), []byte(ln)) {
+			t.Errorf("line %d: got the general path, want the fast path", i)
+		}
+	}
 }
 
 // FuzzFastPath: whenever the fast path takes a line, it must decode it as
@@ -83,6 +119,9 @@ func FuzzFastPath(f *testing.F) {
 	}
 	fh.Close()
 	f.Add([]byte(`{"Event":"SparkListenerTaskEnd","Stage ID":1,"Task Info":{"Task ID":2,"Partition ID":"x","Accumulables":[{"ID":1,"Name":"a","Update":3,"Value":"4"}]},"Task Metrics":null}`))
+	for _, ln := range keyOrderLines {
+		f.Add([]byte(ln))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFastPath(t, NewDecoder(), line)
 	})

@@ -53,64 +53,32 @@ func (s *scanner) end() bool {
 // object reads an object, calling field for each key; field must read the
 // value (or skip it).
 func (s *scanner) object(field func(key []byte)) {
-	if s.peek() != '{' {
+	s.fields(nil, func(_ int, key []byte) { field(key) })
+}
+
+// open reads the opening c ('{' or '[') of an object or array one level
+// deeper; the caller reads the rest and then decrements depth. (No defer
+// for the depth: this runs for every object of every task line, and the
+// deferred closure showed in profiles.)
+func (s *scanner) open(c byte) bool {
+	if s.peek() != c {
 		s.bad = true
-		return
+		return false
 	}
 	s.i++
 	if s.depth++; s.depth > maxScanDepth {
 		s.bad = true
-		return
+		return false
 	}
-	// No defer for the depth: this runs for every object of every task
-	// line, and the deferred closure showed in profiles.
-	s.members(field)
-	s.depth--
-}
-
-// members reads an object's members after its '{'.
-func (s *scanner) members(field func(key []byte)) {
-	if s.peek() == '}' {
-		s.i++
-		return
-	}
-	for !s.bad {
-		if s.peek() != '"' {
-			s.bad = true
-			return
-		}
-		key, esc := s.rawString()
-		if esc || s.peek() != ':' {
-			s.bad = true
-			return
-		}
-		s.i++
-		field(key)
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return
-		default:
-			s.bad = true
-		}
-	}
+	return true
 }
 
 // array reads an array, calling elem for each element; elem must read it.
 func (s *scanner) array(elem func()) {
-	if s.peek() != '[' {
-		s.bad = true
-		return
+	if s.open('[') {
+		s.elements(elem)
+		s.depth--
 	}
-	s.i++
-	if s.depth++; s.depth > maxScanDepth {
-		s.bad = true
-		return
-	}
-	s.elements(elem)
-	s.depth--
 }
 
 // elements reads an array's elements after its '['.

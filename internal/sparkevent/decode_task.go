@@ -12,37 +12,37 @@ import (
 // The task events are most of a log, so their objects are walked once with
 // Visit instead of looked up key by key.
 
-// taskInfoSlot is where the value of a "Task Info" key goes: one of the
-// pointers for a scalar key sparkdx keeps, none for the others ("Partition
-// ID", which may be absent or null, and "Accumulables" are read apart).
-// Both decoders — fastjson below, the scanner in decode_fast.go — read a
-// value their own way and store it through the slot, so the key → field
-// map exists once.
-func taskInfoSlot(ti *TaskInfo, k []byte) (i64 *int64, i *int, str *string, b *bool) {
-	switch string(k) {
-	case "Task ID":
+// taskInfoSlot is where the value of a "Task Info" key goes, by its
+// position in taskInfoKeys: one of the pointers for a scalar key sparkdx
+// keeps, none for the others ("Partition ID", which may be absent or null,
+// and "Accumulables" are read apart). Both decoders — fastjson below, the
+// scanner in decode_fast.go — read a value their own way and store it
+// through the slot, so the key → field map exists once.
+func taskInfoSlot(ti *TaskInfo, k int) (i64 *int64, i *int, str *string, b *bool) {
+	switch k {
+	case tiTaskID:
 		i64 = &ti.TaskID
-	case "Index":
+	case tiIndex:
 		i = &ti.Index
-	case "Attempt":
+	case tiAttempt:
 		i = &ti.Attempt
-	case "Launch Time":
+	case tiLaunchTime:
 		i64 = &ti.LaunchTime
-	case "Getting Result Time":
+	case tiGettingResultTime:
 		i64 = &ti.GettingResultTime
-	case "Finish Time":
+	case tiFinishTime:
 		i64 = &ti.FinishTime
-	case "Executor ID":
+	case tiExecutorID:
 		str = &ti.ExecutorID
-	case "Host":
+	case tiHost:
 		str = &ti.Host
-	case "Locality":
+	case tiLocality:
 		str = &ti.Locality
-	case "Speculative":
+	case tiSpeculative:
 		b = &ti.Speculative
-	case "Failed":
+	case tiFailed:
 		b = &ti.Failed
-	case "Killed":
+	case tiKilled:
 		b = &ti.Killed
 	}
 	return i64, i, str, b
@@ -54,13 +54,13 @@ func (d *Decoder) taskInfo(v *fastjson.Value) TaskInfo {
 		return ti
 	}
 	o, _ := v.Object()
-	o.Visit(func(k []byte, x *fastjson.Value) {
-		switch string(k) {
-		case "Partition ID":
+	o.Visit(func(key []byte, x *fastjson.Value) {
+		switch k := d.keys.taskInfo.index(key); k {
+		case tiPartitionID:
 			if x.Type() == fastjson.TypeNumber {
 				ti.PartitionID = x.GetInt()
 			}
-		case "Accumulables":
+		case tiAccumulables:
 			d.sqlScratch = d.sqlScratch[:0]
 			ti.Accumulables = d.accumulables(x, false, &d.sqlScratch)
 			if len(d.sqlScratch) > 0 {

@@ -1,8 +1,8 @@
-"""The application TestServeLiveSpark runs while `sparkdx serve` tails its
-event log: three jobs, five stages, a task that fails once and succeeds on
-its retry, one SQL query; then it holds the driver (and its REST API) until
-the test creates the file named by argv[1], so that the running driver can
-be compared with serve before the application ends."""
+"""The application TestStandaloneCluster's ServeLiveSpark runs while `sparkdx
+serve` tails its event log: three jobs, five stages, a task that fails once
+and succeeds on its retry, one SQL query; then it holds the driver (and its
+REST API) until the test creates the file named by argv[1], so that the
+running driver can be compared with serve before the application ends."""
 
 import os
 import sys

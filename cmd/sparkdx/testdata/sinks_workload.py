@@ -1,9 +1,9 @@
-"""The application TestServeSparkSinks runs: a sort whose output one Python
-task reads a row of and then holds, so that the executor keeps the sort's
-pages in execution memory while the test reads what Spark's own metric sinks
-sent to `sparkdx serve`. argv[1] is the ready file (the task writes the
-application id there, as JSON, once it holds), argv[2] the done file (the
-task lets go once it exists)."""
+"""The application TestStandaloneCluster's ServeSparkSinks runs: a sort whose
+output one Python task reads a row of and then holds, so that the executor
+keeps the sort's pages in execution memory while the test reads what Spark's
+own metric sinks sent to `sparkdx serve`. argv[1] is the ready file (the
+task writes the application id there, as JSON, once it holds), argv[2] the
+done file (the task lets go once it exists)."""
 
 import json
 import os

@@ -184,6 +184,21 @@ func fillRecord(rec store.LogRecord, l *eventlog.Log, a *model.Attempt, st *repl
 // tail reads up to MaxBatch more bytes of a log being written (or of one
 // that was being written when we started reading it) and applies them.
 func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *eventlog.Log) (again bool, err error) {
+	in.startTail(ctx, e, l)
+	e.read.parts = l.Parts
+	applied, again, err := in.readTurn(ctx, sc, e, l)
+	if err != nil || again {
+		return again, err
+	}
+	if !l.InProgress {
+		return false, in.endTail(ctx, e, l)
+	}
+	return false, in.tailProgress(ctx, e, l, applied)
+}
+
+// startTail drops a tail that no longer lines up with the log, and starts
+// one (resumed from the store when it can) when there is none.
+func (in *Ingester) startTail(ctx context.Context, e *logEntry, l *eventlog.Log) {
 	if e.tail != nil && l.Rolling && !e.follow(l) {
 		// The part being read was compacted away: what was applied can no
 		// longer be lined up with the parts, so read the log again.
@@ -220,13 +235,17 @@ func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *event
 		e.read.lastSave, e.read.savedPart, e.read.savedOffset = time.Now(), 0, 0
 		e.rec.update(func(r *store.LogRecord) { r.Done = false })
 	}
-	e.read.parts = l.Parts
+}
+
+// readTurn reads and applies up to MaxBatch bytes, part after part; again
+// when there is more to read now (the turn's budget spent, or a part not
+// read to its end).
+func (in *Ingester) readTurn(ctx context.Context, sc *scratch, e *logEntry, l *eventlog.Log) (applied, again bool, err error) {
 	budget := in.cfg.MaxBatch
-	applied := false
 	for budget > 0 && e.read.part < len(l.Parts) {
 		data, eof, err := readPart(ctx, l, e.read.part, e, budget, sc.buf)
 		if err != nil {
-			return false, err
+			return applied, false, err
 		}
 		if cap(data) >= cap(sc.buf) {
 			sc.buf = data[:0]
@@ -235,30 +254,13 @@ func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *event
 		budget -= int64(len(data))
 		if len(data) > 0 {
 			applied = true
-			b := e.tail.DecodeInto(sc.batch, data)
-			sc.batch = b
-			e.mu.Lock()
-			err = e.tail.Apply(b)
-			e.unpacked = unpackedModel{} // under mu: no reader holds it
-			a := e.tail.Attempt()
-			a.LogPath, a.LogName = l.Path, l.Name
-			if !l.ModTime.IsZero() {
-				a.LastUpdated = max(a.LastUpdated, l.ModTime.UnixMilli())
-			}
-			rec := fillRecord(e.rec.get(), l, a, e.tail.Stats())
-			e.mu.Unlock()
-			rec.Part, rec.Offset = e.read.part, e.read.offset
-			e.rec.update(func(r *store.LogRecord) { *r = rec })
-			in.stats.Bytes.Add(int64(len(data)))
-			in.stats.Events.Add(int64(b.Events()))
-			e.read.dirty = true
-			if err != nil {
-				return false, err
+			if err := in.apply(sc, e, l, data); err != nil {
+				return applied, false, err
 			}
 		}
 		if !eof {
 			in.saveTail(e, false)
-			return true, nil
+			return applied, true, nil
 		}
 		if e.read.part == len(l.Parts)-1 {
 			break
@@ -267,30 +269,60 @@ func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *event
 	}
 	if budget <= 0 {
 		in.saveTail(e, false)
-		return true, nil
+		return applied, true, nil
 	}
-	if !l.InProgress {
-		e.mu.Lock()
-		err := e.tail.Apply(e.tail.End())
-		e.unpacked = unpackedModel{}
-		e.mu.Unlock()
-		if err != nil {
-			return false, err
-		}
-		a, err := e.tail.Model() // only this worker changes the model
-		if err != nil {
-			return false, err
-		}
-		in.finish(ctx, e, l, a, e.tail.Stats())
-		return false, nil
+	return applied, false, nil
+}
+
+// apply decodes data into the tail's model and updates the log's record.
+func (in *Ingester) apply(sc *scratch, e *logEntry, l *eventlog.Log, data []byte) error {
+	b := e.tail.DecodeInto(sc.batch, data)
+	sc.batch = b
+	e.mu.Lock()
+	err := e.tail.Apply(b)
+	e.unpacked = unpackedModel{} // under mu: no reader holds it
+	a := e.tail.Attempt()
+	a.LogPath, a.LogName = l.Path, l.Name
+	if !l.ModTime.IsZero() {
+		a.LastUpdated = max(a.LastUpdated, l.ModTime.UnixMilli())
 	}
+	rec := fillRecord(e.rec.get(), l, a, e.tail.Stats())
+	e.mu.Unlock()
+	rec.Part, rec.Offset = e.read.part, e.read.offset
+	e.rec.update(func(r *store.LogRecord) { *r = rec })
+	in.stats.Bytes.Add(int64(len(data)))
+	in.stats.Events.Add(int64(b.Events()))
+	e.read.dirty = true
+	return err
+}
+
+// endTail ends the model of a log read to its end and no longer written.
+func (in *Ingester) endTail(ctx context.Context, e *logEntry, l *eventlog.Log) error {
+	e.mu.Lock()
+	err := e.tail.Apply(e.tail.End())
+	e.unpacked = unpackedModel{}
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	a, err := e.tail.Model() // only this worker changes the model
+	if err != nil {
+		return err
+	}
+	in.finish(ctx, e, l, a, e.tail.Stats())
+	return nil
+}
+
+// tailProgress stores a running log's record now and then and tells the
+// listener what was applied, then saves the resume state.
+func (in *Ingester) tailProgress(ctx context.Context, e *logEntry, l *eventlog.Log, applied bool) error {
 	if time.Since(e.read.lastProgress) > progressEvery {
 		e.read.lastProgress = time.Now()
 		// The stored Part and Offset stay those of the resume state.
 		rec := e.rec.get()
 		rec.Part, rec.Offset = e.read.savedPart, e.read.savedOffset
 		if err := in.cfg.Store.PutLog(rec); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if applied && in.cfg.Listener != nil && wantsProgress(in.cfg.Listener) {
@@ -298,7 +330,7 @@ func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *event
 		if a := e.tail.Attempt(); a.AppID != "" {
 			a, err := e.tail.Model()
 			if err != nil {
-				return false, err
+				return err
 			}
 			rec := e.rec.get()
 			in.cfg.Listener.Progress(ctx, Input{Attempt: a, Log: reportLog(rec, e.tail.Stats()), InProgress: true,
@@ -306,7 +338,7 @@ func (in *Ingester) tail(ctx context.Context, sc *scratch, e *logEntry, l *event
 		}
 	}
 	in.saveTail(e, false) // after Progress: what the listener did is saved with it
-	return false, nil
+	return nil
 }
 
 // headBytes is how much of a log's start identifies it: past Spark's first

@@ -95,46 +95,31 @@ func xScale(start, span int64) func(int64) int {
 	}
 }
 
-// stageStart is when a stage attempt's bar starts: its submission, or —
-// when Spark did not write that time at submission, as Spark 1.x did not
-// until the stage completed — its first task's launch.
-func stageStart(s *model.StageAttempt) int64 {
-	if s.SubmissionTime > 0 {
-		return s.SubmissionTime
-	}
-	return s.FirstLaunchTime
-}
-
-func stageGantt(a *model.Attempt, x func(int64) int, end, span int64) *gantt {
-	stages := make([]*model.StageAttempt, 0, len(a.Stages))
-	for _, s := range a.Stages {
-		if stageStart(s) > 0 {
-			stages = append(stages, s)
-		}
-	}
-	if len(stages) == 0 {
+// stageGantt draws chart.Stages, one row each below the phase lane.
+func stageGantt(r *analyze.Result, x func(int64) int, span int64) *gantt {
+	bars := chart.Stages(r)
+	if len(bars) == 0 {
 		return nil
 	}
-	sort.SliceStable(stages, func(i, j int) bool { return stageStart(stages[i]) < stageStart(stages[j]) })
 	g := &gantt{W: chartW, Span: span, LabelX: labelW, EndX: chartW - 10}
-	for i, s := range stages {
+	for i, b := range bars {
 		i++ // row 0 is the phase lane
-		stop := s.CompletionTime
+		s := b.Stage
 		color := "#3b82f6"
 		switch {
-		case stop <= 0:
-			stop, color = end, "#93c5fd"
-		case s.Status == "FAILED":
+		case b.Running:
+			color = "#93c5fd"
+		case s.Status == model.StageFailed:
 			color = "#dc2626"
-		case s.Status == "SKIPPED":
+		case s.Status == model.StageSkipped:
 			color = "#cbd5e1"
 		}
-		x0, x1 := x(stageStart(s)), x(stop)
+		x0, x1 := x(b.Start), x(b.End)
 		short := units.ShortName(fmt.Sprintf("%d: %s", s.StageID, s.Name), 28)
 		g.Bars = append(g.Bars, bar{X: x0, Y: 6 + i*18, Width: max(x1-x0, 2), Color: color, Short: short,
 			Label: fmt.Sprintf("stage %d.%d %s — %s, %d tasks", s.StageID, s.AttemptID, s.Name, s.Status, s.NumTasks)})
 	}
-	g.H = 6 + (len(stages)+1)*18 + 20
+	g.H = 6 + (len(bars)+1)*18 + 20
 	g.AxisY = g.H - 6
 	return g
 }
@@ -199,62 +184,23 @@ func drawSeries(series map[string][]pt, source string, format func(float64) stri
 
 const heatBuckets = 60
 
-// taskHeatmap shades, per executor and time bucket, the share of the
-// executor's task slots busy.
+// taskHeatmap draws chart.SlotBusy: per executor and time bucket, the
+// share of the executor's task slots busy.
 func taskHeatmap(a *model.Attempt, start, span int64) *heatmap {
-	busy := map[string][]int64{}
-	for _, s := range a.Stages {
-		for _, t := range s.Tasks {
-			if t.LaunchTime <= 0 {
-				continue
-			}
-			stop := t.FinishTime
-			if stop == 0 {
-				stop = start + span
-			}
-			row := busy[t.ExecutorID]
-			if row == nil {
-				row = make([]int64, heatBuckets)
-				busy[t.ExecutorID] = row
-			}
-			for b := range heatBuckets {
-				b0 := start + span*int64(b)/heatBuckets
-				b1 := start + span*int64(b+1)/heatBuckets
-				if o := min(stop, b1) - max(t.LaunchTime, b0); o > 0 {
-					row[b] += o
-				}
-			}
-		}
-	}
-	if len(busy) == 0 {
+	rows := chart.SlotBusy(a, start, span, heatBuckets)
+	if len(rows) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(busy))
-	for id := range busy {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		ni, ei := strconv.Atoi(ids[i])
-		nj, ej := strconv.Atoi(ids[j])
-		if ei == nil && ej == nil {
-			return ni < nj
-		}
-		return ids[i] < ids[j]
-	})
-	h := &heatmap{W: chartW, H: 6 + len(ids)*18}
+	h := &heatmap{W: chartW, H: 6 + len(rows)*18}
 	cellW := (chartW - labelW - 10) / heatBuckets
 	bucketMs := max(span/heatBuckets, 1)
-	for i, id := range ids {
+	for i, r := range rows {
 		y := 4 + i*18
-		cores := int64(1)
-		if e := a.Executor(id); e != nil && e.TotalCores > 0 {
-			cores = int64(e.TotalCores)
-		}
-		h.Rows = append(h.Rows, heatRow{Y: y, Label: "executor " + id})
-		for b, ms := range busy[id] {
-			frac := min(float64(ms)/float64(bucketMs*cores), 1)
+		h.Rows = append(h.Rows, heatRow{Y: y, Label: "executor " + r.ExecutorID})
+		for b := range r.BusyMs {
+			frac := r.Busy(b, bucketMs)
 			h.Cells = append(h.Cells, heatCell{X: labelW + b*cellW, Y: y, Wd: cellW - 1, A: strconv.FormatFloat(0.06+0.94*frac, 'f', 2, 64),
-				Label: fmt.Sprintf("executor %s: %.0f%% of %d slots busy", id, frac*100, cores)})
+				Label: fmt.Sprintf("executor %s: %.0f%% of %d slots busy", r.ExecutorID, frac*100, r.Slots)})
 		}
 	}
 	return h

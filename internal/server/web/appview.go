@@ -161,7 +161,7 @@ func buildAppView(a *model.Attempt, res *analyze.Result, live bool, now int64) *
 		}
 		v.Stages = append(v.Stages, r)
 	}
-	v.Gantt = stageGantt(a, x, end, span)
+	v.Gantt = stageGantt(res, x, span)
 	if v.Gantt != nil {
 		for _, iv := range timeline {
 			x0, x1 := x(iv.Start), x(iv.End)

@@ -1,12 +1,13 @@
 package web
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/chart"
+	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/pipeline"
 )
 
 // TestAppPageDrawsChartHeap: for every scenario log, the app page's
@@ -14,35 +15,27 @@ import (
 // per reading of package chart's series, the one the HTML report draws
 // (report's TestMemoryChartDrawsChartHeap checks that side).
 func TestAppPageDrawsChartHeap(t *testing.T) {
-	logs, _ := filepath.Glob("../../../testdata/scenarios/*/spark-*/app-*")
-	if len(logs) < 20 {
-		t.Fatalf("found %d scenario logs, want the library's", len(logs))
-	}
 	drawn := 0
-	for _, path := range logs {
-		rel, _ := filepath.Rel("../../../testdata/scenarios", path)
-		t.Run(rel, func(t *testing.T) {
-			a, d := diagnoseLog(t, path)
-			ids, series := chart.Heap(a)
-			v := buildAppView(a, d.Result, false, a.LastUpdated)
-			var lines []string
-			if v.Memory != nil {
-				for _, l := range v.Memory.Lines {
-					lines = append(lines, strings.TrimPrefix(l.Label, "executor "))
-					if id := strings.TrimPrefix(l.Label, "executor "); len(l.Dots) != len(series[id]) {
-						t.Errorf("executor %s: got %d dots, want chart.Heap's %d readings", id, len(l.Dots), len(series[id]))
-					}
+	eachScenario(t, func(t *testing.T, a *model.Attempt, d *pipeline.Diagnosis) {
+		ids, series := chart.Heap(a)
+		v := buildAppView(a, d.Result, false, a.LastUpdated)
+		var lines []string
+		if v.Memory != nil {
+			for _, l := range v.Memory.Lines {
+				lines = append(lines, strings.TrimPrefix(l.Label, "executor "))
+				if id := strings.TrimPrefix(l.Label, "executor "); len(l.Dots) != len(series[id]) {
+					t.Errorf("executor %s: got %d dots, want chart.Heap's %d readings", id, len(l.Dots), len(series[id]))
 				}
 			}
-			want := slices.Sorted(slices.Values(ids))
-			if !slices.Equal(lines, want) {
-				t.Errorf("got lines for executors %v, want chart.Heap's %v", lines, want)
-			}
-			if len(ids) > 0 {
-				drawn++
-			}
-		})
-	}
+		}
+		want := slices.Sorted(slices.Values(ids))
+		if !slices.Equal(lines, want) {
+			t.Errorf("got lines for executors %v, want chart.Heap's %v", lines, want)
+		}
+		if len(ids) > 0 {
+			drawn++
+		}
+	})
 	if drawn == 0 {
 		t.Error("no scenario log has heap readings, want most (Spark 3+ writes them with each task end)")
 	}

@@ -1,4 +1,4 @@
-package report
+package main
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
-// Progress draws a one-line progress bar for reading a long log. It stays
+// progress draws a one-line progress bar for reading a long log. It stays
 // silent for the first Delay, so short logs never flicker, and redraws at
 // most every Interval. The caller only creates one when the output is a
 // terminal.
-type Progress struct {
+type progress struct {
 	W     io.Writer
 	Label string
 	Total int64 // bytes expected; 0 or less when unknown
@@ -31,12 +31,12 @@ type Progress struct {
 	drawn       bool
 }
 
-// NewProgress returns a progress bar writing to w with the usual timings.
-func NewProgress(w io.Writer, label string, total int64) *Progress {
-	return &Progress{W: w, Label: label, Total: total, Delay: 500 * time.Millisecond, Interval: 100 * time.Millisecond}
+// newProgress returns a progress bar writing to w with the usual timings.
+func newProgress(w io.Writer, label string, total int64) *progress {
+	return &progress{W: w, Label: label, Total: total, Delay: 500 * time.Millisecond, Interval: 100 * time.Millisecond}
 }
 
-func (p *Progress) now() time.Time {
+func (p *progress) now() time.Time {
 	if p.Now != nil {
 		return p.Now()
 	}
@@ -44,11 +44,11 @@ func (p *Progress) now() time.Time {
 }
 
 // Reader counts what is read through r as progress.
-func (p *Progress) Reader(r io.Reader) io.Reader { return &progressReader{r: r, p: p} }
+func (p *progress) Reader(r io.Reader) io.Reader { return &progressReader{r: r, p: p} }
 
 type progressReader struct {
 	r io.Reader
-	p *Progress
+	p *progress
 }
 
 func (pr *progressReader) Read(b []byte) (int, error) {
@@ -58,7 +58,7 @@ func (pr *progressReader) Read(b []byte) (int, error) {
 }
 
 // Add records n more bytes and redraws when it is time to.
-func (p *Progress) Add(n int64) {
+func (p *progress) Add(n int64) {
 	now := p.now()
 	if p.start.IsZero() {
 		p.start = now
@@ -72,19 +72,19 @@ func (p *Progress) Add(n int64) {
 }
 
 // Finish erases the bar, leaving the terminal line clean.
-func (p *Progress) Finish() {
+func (p *progress) Finish() {
 	if p.drawn {
 		io.WriteString(p.W, "\r\x1b[K")
 	}
 	p.drawn = false
 }
 
-func (p *Progress) line(now time.Time) string {
+func (p *progress) line(now time.Time) string {
 	rate := ""
 	if secs := now.Sub(p.start).Seconds(); secs > 0 {
-		rate = fmt.Sprintf("  %s/s", fmtBytes(int64(float64(p.done)/secs)))
+		rate = fmt.Sprintf("  %s/s", units.Bytes(int64(float64(p.done)/secs)))
 	}
-	label := truncate(units.OneLine(p.Label), 40)
+	label := units.TruncateMiddle(units.OneLine(p.Label), 40)
 	done := p.done
 	if p.Stored != nil {
 		done = p.Stored()
@@ -92,7 +92,7 @@ func (p *Progress) line(now time.Time) string {
 	// Without a total, or past it (decoded bytes of a compressed log with
 	// no Stored counter), only the count is shown.
 	if p.Total <= 0 || done > p.Total {
-		return fmt.Sprintf("reading %s  %s%s", label, fmtBytes(p.done), rate)
+		return fmt.Sprintf("reading %s  %s%s", label, units.Bytes(p.done), rate)
 	}
 	w := p.Width
 	if w <= 0 {
@@ -101,5 +101,5 @@ func (p *Progress) line(now time.Time) string {
 	filled := int(int64(w) * done / p.Total)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", w-filled)
 	return fmt.Sprintf("reading %s ▕%s▏ %3d%%  %s of %s%s", label, bar, 100*done/p.Total,
-		fmtBytes(done), fmtBytes(p.Total), rate)
+		units.Bytes(done), units.Bytes(p.Total), rate)
 }

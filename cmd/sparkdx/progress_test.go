@@ -1,4 +1,4 @@
-package report
+package main
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func TestProgress(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Unix(0, 0)
-	p := NewProgress(&out, "app.log", 1000)
+	p := newProgress(&out, "app.log", 1000)
 	p.Now = func() time.Time { return now }
 	p.Add(100)
 	now = now.Add(400 * time.Millisecond)
@@ -34,7 +34,7 @@ func TestProgress(t *testing.T) {
 	}
 	now = now.Add(100 * time.Millisecond)
 	p.Add(700) // past the total: a compressed log decodes to more
-	if got := out.String()[n:]; strings.Contains(got, "%") || !strings.Contains(got, "1.27 KiB") {
+	if got := out.String()[n:]; strings.Contains(got, "%") || !strings.Contains(got, "1.3 KiB") {
 		t.Errorf("got %q past the total, want the byte count without a percentage", got)
 	}
 	p.Finish()
@@ -49,7 +49,7 @@ func TestProgressStored(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Unix(0, 0)
 	stored := int64(0)
-	p := NewProgress(&out, "app.zstd", 400)
+	p := newProgress(&out, "app.zstd", 400)
 	p.Now = func() time.Time { return now }
 	p.Stored = func() int64 { return stored }
 	p.Add(1)
@@ -63,7 +63,7 @@ func TestProgressStored(t *testing.T) {
 
 func TestProgressReaderCounts(t *testing.T) {
 	var out bytes.Buffer
-	p := NewProgress(&out, "x", 0)
+	p := newProgress(&out, "x", 0)
 	n, err := io.Copy(io.Discard, p.Reader(strings.NewReader(strings.Repeat("a", 12345))))
 	if err != nil || n != 12345 || p.done != 12345 {
 		t.Errorf("got %d bytes copied, %d counted, err %v; want 12345", n, p.done, err)
