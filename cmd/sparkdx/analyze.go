@@ -23,7 +23,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
-const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-core-hour N] [--price-gb-hour N] LOG..."
+const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-file F] [--price-core-hour N] [--price-gb-hour N] LOG..."
 
 // analyzeConfig is analyze's command line: the flags' values as typed,
 // checked by Validate before any log is opened.
@@ -141,7 +141,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 type analysis struct {
 	opts     replay.Options
 	s3       eventlog.OpenOptions
-	prices   cost.Prices
+	prices   cost.PriceList
 	exp      *otlp.Exporter // nil without --otlp-endpoint
 	now      time.Time
 	stdin    io.Reader
@@ -225,7 +225,10 @@ func (an *analysis) addLog(ctx context.Context, l *eventlog.Log, listing bool) {
 			fmt.Fprintf(an.stderr, "sparkdx analyze: %s: otlp export: %v\n", l.Path, err)
 		}
 	}
-	d.Report.ResourceCost.Price(an.prices)
+	d.Report.ResourceCost.PriceWith(an.prices)
+	if d.Report.Tuning != nil && d.Report.ResourceCost != nil { // a saving in the cost's money
+		d.Report.Tuning.Price(an.prices.For(d.Report.ResourceCost.InstanceType))
+	}
 	an.inputs = append(an.inputs, inputOf(d))
 	an.attempts = append(an.attempts, a)
 }

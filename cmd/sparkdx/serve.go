@@ -85,6 +85,10 @@ func openServe(ctx context.Context, c *serveConfig, stderr io.Writer) (*servePar
 	if err != nil {
 		return nil, usageErr("--redaction-regex: %v", err)
 	}
+	prices, err := c.prices.prices()
+	if err != nil {
+		return nil, err
+	}
 	var token string
 	if c.tokenFile != "" {
 		if token, err = access.ReadToken(c.tokenFile); err != nil {
@@ -115,7 +119,7 @@ func openServe(ctx context.Context, c *serveConfig, stderr io.Writer) (*servePar
 	if p.in, err = ingest.New(ic); err != nil {
 		return p, usageErr("%v", err)
 	}
-	return p, p.openHTTP(c, server.Config{AuthToken: token, Hosts: hosts, Logger: logger, Peers: fleetPeers})
+	return p, p.openHTTP(c, server.Config{AuthToken: token, Hosts: hosts, Logger: logger, Peers: fleetPeers, Prices: prices})
 }
 
 // openHTTP binds --listen and the sinks and makes the server of sc (its

@@ -39,6 +39,7 @@ type serveConfig struct {
 	otlpEnvErr                   error // the OpenTelemetry variables' error, fatal only with an endpoint
 	s3                           *s3Flags
 	delta                        *deltaFlags
+	prices                       priceFlags
 }
 
 // serveFlags declares serve's flags on fs, into the config it returns.
@@ -66,6 +67,7 @@ func serveFlags(fs *flag.FlagSet) *serveConfig {
 	fs.DurationVar(&c.peerTimeout, "peer-timeout", 2*time.Second, "how long a fleet list waits for a peer before naming it as down")
 	fs.BoolVar(&c.peerProxy, "peer-proxy", false, "answer a request for another instance's app by forwarding it there instead of redirecting (307): for clients that cannot reach the --peers URLs, as behind a Kubernetes Service")
 	c.s3 = addS3Flags(fs)
+	c.prices = addPriceFlags(fs)
 	fs.StringVar(&c.redaction, "redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	serveExportFlags(fs, c)
 	return c
@@ -125,6 +127,9 @@ func (c *serveConfig) Validate() error {
 	}
 	if _, err := redact.New(c.redaction); err != nil {
 		return usageErr("--redaction-regex: %v", err)
+	}
+	if _, err := c.prices.prices(); err != nil {
+		return err
 	}
 	if _, err := c.fleetPeers(); err != nil {
 		return err

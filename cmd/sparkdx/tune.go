@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
@@ -29,7 +30,7 @@ func runTune(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageErr("usage: sparkdx tune [--format text|conf|defaults|json] [--price-core-hour N] [--price-gb-hour N] LOG")
+		return usageErr("usage: sparkdx tune [--format text|conf|defaults|json] [--price-file F] [--price-core-hour N] [--price-gb-hour N] LOG")
 	}
 	switch *format {
 	case "text", "conf", "defaults", "json":
@@ -54,7 +55,7 @@ func runTune(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	d := pipeline.Diagnose(a, nil, src, nil)
 	plan := tune.Recommend(a, d.Result, d.Findings)
-	plan.Price(prices)
+	plan.Price(prices.For(cost.InstanceTypeOf(a)))
 	switch *format {
 	case "conf":
 		for _, l := range plan.ConfLines() {

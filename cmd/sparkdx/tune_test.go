@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +33,7 @@ func TestTuneCommand(t *testing.T) {
 		{[]string{"tune", "--format", "yaml", log}, 2, "--format yaml"},
 		{[]string{"tune"}, 2, "usage: sparkdx tune"},
 		{[]string{"tune", "--price-gb-hour", "-2", log}, 2, "--price-gb-hour"},
+		{[]string{"tune", "--price-file", "/nonexistent/prices.yaml", log}, 2, "--price-file"},
 		{[]string{"tune", "/nonexistent/log"}, 2, "/nonexistent/log"},
 	} {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
@@ -49,41 +52,68 @@ func TestTuneCommand(t *testing.T) {
 	}
 }
 
-// TestAnalyzePrices checks the price flags put money in the JSON report,
-// and that without them there is none.
+// TestAnalyzePrices checks the price flags and the price file put money
+// in the JSON report at the prices given — the flags over the file's
+// defaults — and that without them there is none.
 func TestAnalyzePrices(t *testing.T) {
 	log := spillLog(t)
-	for _, tc := range []struct {
-		args      []string
-		wantMoney bool
-	}{
-		{[]string{"analyze", "--format", "json", log}, false},
-		{[]string{"analyze", "--format", "json", "--price-core-hour", "0.05", "--price-gb-hour", "0.01", log}, true},
-	} {
-		code, out, errs := runCLI(tc.args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
-		}
-		var r struct {
-			ResourceCost struct {
-				Total struct {
-					CoreHours float64  `json:"coreHours"`
-					Money     *float64 `json:"money"`
-				} `json:"total"`
-			} `json:"resourceCost"`
-		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tot := r.ResourceCost.Total
-		if tot.CoreHours <= 0 {
-			t.Errorf("%v: core-hours %v, want > 0", tc.args, tot.CoreHours)
-		}
-		if (tot.Money != nil) != tc.wantMoney {
-			t.Errorf("%v: money %v, want present: %v", tc.args, tot.Money, tc.wantMoney)
-		}
-		if tc.wantMoney && tot.Money != nil && *tot.Money <= 0.05*tot.CoreHours {
-			t.Errorf("money %v: want above the core-hours' %v", *tot.Money, 0.05*tot.CoreHours)
-		}
+		return p
+	}
+	yamlFile := file("prices.yaml", "coreHour: 0.05\ngbHour: 0.01\n")
+	jsonFile := file("prices.json", `{"coreHour": 7, "gbHour": 0.01, "instanceTypes": {"m5.large": {"coreHour": 9}}}`)
+	badFile := file("bad.yaml", "coreHour: 0.05\ngbHours: 0.01\n")
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		core, gib float64 // the prices the money must be at; none: no money
+		err       string
+	}{
+		{"none", nil, 0, 0, ""},
+		{"flags", []string{"--price-core-hour", "0.05", "--price-gb-hour", "0.01"}, 0.05, 0.01, ""},
+		{"yaml file", []string{"--price-file", yamlFile}, 0.05, 0.01, ""},
+		{"flag over the json file", []string{"--price-file", jsonFile, "--price-core-hour", "0.05"}, 0.05, 0.01, ""},
+		{"misspelt file", []string{"--price-file", badFile}, 0, 0, `unknown field "gbHours"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(append(append([]string{"analyze", "--format", "json"}, tc.args...), log)...)
+			if tc.err != "" {
+				if code != 2 || !strings.Contains(errs, tc.err) {
+					t.Fatalf("got exit %d, %q; want 2 and %q", code, errs, tc.err)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var r struct {
+				ResourceCost struct {
+					Total struct {
+						CoreHours     float64  `json:"coreHours"`
+						MemoryGBHours float64  `json:"memoryGbHours"`
+						Money         *float64 `json:"money"`
+					} `json:"total"`
+				} `json:"resourceCost"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			tot := r.ResourceCost.Total
+			if tot.CoreHours <= 0 {
+				t.Errorf("core-hours %v, want > 0", tot.CoreHours)
+			}
+			want := tot.CoreHours*tc.core + tot.MemoryGBHours*tc.gib
+			switch {
+			case (tot.Money != nil) != (tc.core > 0):
+				t.Errorf("money %v, want present: %v", tot.Money, tc.core > 0)
+			case tot.Money != nil && math.Abs(*tot.Money-want) > 1e-9:
+				t.Errorf("money %v, want %v", *tot.Money, want)
+			}
+		})
 	}
 }

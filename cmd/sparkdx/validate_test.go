@@ -63,6 +63,9 @@ func TestServeConfigValidate(t *testing.T) {
 		{"peers too few", with("--shard", "0/2", "--peers", "http://a"), "--peers: peers: 1 URLs for 2 shards: list every instance, this one included, in shard order"},
 		{"peer not http", with("--shard", "0/2", "--peers", "http://a,ftp://b"), `--peers: peers: "ftp://b": want an http:// or https:// URL`},
 		{"metrics max 0", with("--metrics-max-finished", "0"), "--metrics-max-finished 0: must be at least 1"},
+		{"negative price", with("--price-gb-hour", "-1"), "--price-gb-hour -1: want a number ≥ 0"},
+		{"missing price file", with("--price-file", missing), "--price-file: open " + missing + ": no such file or directory"},
+		{"empty price file", with("--price-file", file), "--price-file " + file + ": price file names no price: want coreHour, gbHour or instanceTypes"},
 		{"bad allowed host", with("--allowed-hosts", "a b"), `--allowed-hosts: allowed host "a b": want a host name, [IPv6] or .domain, with an optional :port`},
 		{"first error wins", with("--metrics-max-finished", "0", "--shard", "x"), `--shard: shard "x": want I/N, as 0/2`},
 	}, func(fs *flag.FlagSet, args []string) (*serveConfig, error) {

@@ -51,12 +51,16 @@ func (u *Usage) add(o Usage) {
 }
 
 // price fills Money at p (clears it without prices).
-func (u *Usage) price(p Prices) {
+func (u *Usage) price(p Prices) { *u = u.At(p) }
+
+// At is the usage with its money at p; without prices, hours only.
+func (u Usage) At(p Prices) Usage {
 	u.Money = nil
 	if p.Set() {
 		m := p.Money(u.CoreHours, u.MemoryGBHours)
 		u.Money = &m
 	}
+	return u
 }
 
 // Part is one job's or stage's share of the executors' usage.
@@ -83,13 +87,16 @@ type FindingCost struct {
 // up to it. In local mode the driver runs the tasks and there are no
 // executors: everything is the driver's and is shared out likewise.
 type Cost struct {
-	Prices    *Prices       `json:"prices,omitempty"`
-	Total     Usage         `json:"total"`
-	Executors Usage         `json:"executors"`
-	Driver    Usage         `json:"driver"`
-	Jobs      []Part        `json:"jobs"`
-	Stages    []Part        `json:"stages"`
-	Findings  []FindingCost `json:"findings"`
+	Prices *Prices `json:"prices,omitempty"`
+	// InstanceType is the instance type the application's properties
+	// name (instanceTypeProperties), which a price file may price apart.
+	InstanceType string        `json:"instanceType,omitempty"`
+	Total        Usage         `json:"total"`
+	Executors    Usage         `json:"executors"`
+	Driver       Usage         `json:"driver"`
+	Jobs         []Part        `json:"jobs"`
+	Stages       []Part        `json:"stages"`
+	Findings     []FindingCost `json:"findings"`
 	// MemoryPerCoreBytes is the memory one executor core holds (the
 	// container's memory ÷ its cores): what a wasted core-hour also holds.
 	MemoryPerCoreBytes int64 `json:"memoryPerCoreBytes"`
@@ -127,6 +134,7 @@ func Of(a *model.Attempt, res *analyze.Result) *Cost {
 			props[p[0]] = p[1]
 		}
 	}
+	c.InstanceType = instanceType(props)
 	cfg := res.Config
 	container := cfg.ContainerBytes()
 	local := true

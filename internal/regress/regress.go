@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/model"
 )
 
@@ -62,12 +63,17 @@ type Sample struct {
 	CoreMs       int64  `json:"coreMs"`
 	InputBytes   int64  `json:"inputBytes"`
 	ShuffleBytes int64  `json:"shuffleBytes"` // shuffle read
+	// Status is the outcome: succeeded, failed, cancelled, incomplete.
+	Status string `json:"status"`
+	// Cost is what the run held, executors and driver: the total analyze
+	// prints, with money when prices are given.
+	Cost cost.Usage `json:"cost"`
 }
 
 // SampleOf takes the numbers of one analysed attempt.
 func SampleOf(a *model.Attempt, res *analyze.Result) Sample {
 	s := Sample{Key: JobKey(a), AppID: a.AppID, StartTime: a.StartTime, WallMs: res.DurationMs, CoreMs: res.CoreTimeMs(),
-		Succeeded: res.Failures.Outcome.Status == "succeeded"}
+		Succeeded: res.Failures.Outcome.Status == "succeeded", Status: res.Failures.Outcome.Status, Cost: cost.Of(a, res).Total}
 	for i := range res.Stages {
 		st := &res.Stages[i]
 		s.InputBytes += st.InputBytes

@@ -22,7 +22,7 @@ func tuningRows(p *tune.Plan) []tuningRow {
 	out := make([]tuningRow, 0, len(p.Changes))
 	for _, c := range p.Changes {
 		out = append(out, tuningRow{Property: c.Property, From: units.OneLine(c.From), To: c.To, Why: units.OneLine(c.Why),
-			Effect: fmtEffect(c.Effect, p.WallMs), Saving: fmtUsage(c.Saving), Risk: c.Risk, Basis: c.Effect.Basis})
+			Effect: fmtEffect(c.Effect, p.WallMs), Saving: c.Saving.String(), Risk: c.Risk, Basis: c.Effect.Basis})
 	}
 	return out
 }

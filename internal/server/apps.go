@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/replay"
@@ -22,6 +23,7 @@ type cachedSummary struct {
 	phases   map[string]int64
 	findings []fleet.Finding
 	outcome  *reportv1.Outcome
+	cost     *reportCost // nil: a report without one
 
 	live       bool      // analysed while running
 	analysed   time.Time // when the live analysis ran
@@ -117,10 +119,10 @@ func (s *Server) buildSummaries() []fleet.AppSummary {
 		switch {
 		case r.Done:
 			c := s.reportSummary(r)
-			a.Phases, a.Findings, a.Outcome = c.phases, c.findings, c.outcome
+			a.Phases, a.Findings, a.Outcome, a.Cost = c.phases, c.findings, c.outcome, c.cost.at(s.cfg.Prices)
 		case a.Status == "running":
 			c := s.liveSummary(r)
-			a.Phases, a.Findings, a.Outcome = c.phases, c.findings, c.outcome
+			a.Phases, a.Findings, a.Outcome, a.Cost = c.phases, c.findings, c.outcome, c.cost.at(s.cfg.Prices)
 		}
 		for i := range a.Findings {
 			if a.Worst == nil || fleet.SeverityRank(a.Findings[i].Severity) > fleet.SeverityRank(a.Worst.Severity) {
@@ -163,7 +165,7 @@ func (s *Server) reportSummary(r store.LogRecord) cachedSummary {
 	if err != nil {
 		b = nil
 	}
-	c.phases, c.findings, c.outcome = summaryOf(b)
+	c.phases, c.findings, c.outcome, c.cost = summaryOf(b)
 	s.sumMu.Lock()
 	s.sums[r.Key] = c
 	s.sumMu.Unlock()
@@ -207,7 +209,7 @@ func (s *Server) refreshLive(key string) {
 		b = nil // not read yet: no findings until it is
 	}
 	c := cachedSummary{live: true, analysed: now}
-	c.phases, c.findings, c.outcome = summaryOf(b)
+	c.phases, c.findings, c.outcome, c.cost = summaryOf(b)
 	s.sumMu.Lock()
 	if old, ok := s.sums[key]; ok && old.live { // not finished meanwhile
 		s.sums[key] = c
@@ -215,18 +217,37 @@ func (s *Server) refreshLive(key string) {
 	s.sumMu.Unlock()
 }
 
-// summaryOf reads the phases and findings of a sparkdx.report/v1
-// document; reports without them (or none) give no findings.
-func summaryOf(b []byte) (map[string]int64, []fleet.Finding, *reportv1.Outcome) {
+// summaryOf reads the phases, findings, outcome and cost of a
+// sparkdx.report/v1 document; reports without them (or none) give no
+// findings.
+func summaryOf(b []byte) (map[string]int64, []fleet.Finding, *reportv1.Outcome, *reportCost) {
 	var rep struct {
-		Phases   map[string]int64  `json:"phases"`
-		Findings []fleet.Finding   `json:"findings"`
-		Outcome  *reportv1.Outcome `json:"outcome"`
+		Phases       map[string]int64  `json:"phases"`
+		Findings     []fleet.Finding   `json:"findings"`
+		Outcome      *reportv1.Outcome `json:"outcome"`
+		ResourceCost *reportCost       `json:"resourceCost"`
 	}
 	if b == nil || json.Unmarshal(b, &rep) != nil || rep.Findings == nil {
-		return rep.Phases, []fleet.Finding{}, rep.Outcome
+		return rep.Phases, []fleet.Finding{}, rep.Outcome, rep.ResourceCost
 	}
-	return rep.Phases, rep.Findings, rep.Outcome
+	return rep.Phases, rep.Findings, rep.Outcome, rep.ResourceCost
+}
+
+// reportCost is the part of a report's resourceCost the fleet shows:
+// the total analyze prints, and what a price list prices it by.
+type reportCost struct {
+	Total        cost.Usage `json:"total"`
+	InstanceType string     `json:"instanceType"`
+}
+
+// at is the total at l's prices for the instance type; nil without a
+// cost.
+func (c *reportCost) at(l cost.PriceList) *cost.Usage {
+	if c == nil {
+		return nil
+	}
+	u := c.Total.At(l.For(c.InstanceType))
+	return &u
 }
 
 // attemptsOf returns the summaries of one application, newest first.

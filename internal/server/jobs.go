@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/regress"
+	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
@@ -34,32 +35,15 @@ type cachedSample struct {
 	logKey  string
 }
 
-// JobRun is one run of a recurring job, judged against the runs before it.
-type JobRun struct {
-	regress.Sample
-	Log      string            `json:"log"`
-	Baseline *regress.Baseline `json:"baseline,omitempty"` // nil: too few runs before it
-	Verdict  *regress.Verdict  `json:"verdict,omitempty"`
-	Causes   []regress.Cause   `json:"causes,omitempty"` // on the job's page, for a regressed run
-}
+// JobRun and Job are regress's: the page of a job (package web) shows
+// the same values the API gives.
+type (
+	JobRun = regress.Run
+	Job    = regress.Job
+)
 
-// Job is a recurring job and its runs, oldest first.
-type Job struct {
-	Key    string   `json:"key"`
-	Runs   []JobRun `json:"runs"`
-	Latest JobRun   `json:"latest"`
-}
-
-// jobKeyOf is the recurring job a log's application is a run of: the
-// orchestrator's task when its run names one (Airflow's dag_id.task_id),
-// else the application's name and user (a spark.sparkdx.run value names a
-// run, not a job).
-func jobKeyOf(r store.LogRecord) string {
-	if r.Run != nil && r.Run.Task != "" {
-		return r.Run.Source + ":" + r.Run.Name + "/" + r.Run.Task
-	}
-	return r.AppName + " by " + r.User
-}
+// jobKeyOf is the recurring job a log's application is a run of.
+func jobKeyOf(r store.LogRecord) string { return fleet.JobKey(r.Run, r.AppName, r.User) }
 
 // reportSample is the part of a stored sparkdx.report/v1 a sample needs.
 type reportSample struct {
@@ -79,6 +63,7 @@ type reportSample struct {
 		TaskTimeMs int64 `json:"taskTimeMs"`
 	} `json:"criticalPath"`
 	ResourceCost *struct {
+		reportCost
 		Executors struct {
 			CoreHours float64 `json:"coreHours"`
 		} `json:"executors"`
@@ -109,9 +94,10 @@ func (s *Server) jobSamples(ctx context.Context) []cachedSample {
 				continue // a report not written yet, or unreadable: no sample
 			}
 			cs = cachedSample{modTime: r.ModTime, logKey: r.Key, sample: regress.Sample{Key: jobKeyOf(r), AppID: rs.App.ID,
-				StartTime: rs.App.StartTime, WallMs: rs.App.DurationMs, Succeeded: rs.Outcome.Status == "succeeded"}}
+				StartTime: rs.App.StartTime, WallMs: rs.App.DurationMs, Succeeded: rs.Outcome.Status == "succeeded", Status: rs.Outcome.Status}}
 			if rs.ResourceCost != nil {
 				cs.sample.CoreMs = int64(rs.ResourceCost.Executors.CoreHours * 3.6e6)
+				cs.sample.Cost = *rs.ResourceCost.at(s.cfg.Prices)
 			}
 			for _, st := range rs.Stages {
 				cs.sample.InputBytes += st.InputBytes
@@ -143,19 +129,11 @@ func (s *Server) jobList(ctx context.Context, cfg regress.Config) []Job {
 	out := make([]Job, 0, len(byKey))
 	for key, css := range byKey {
 		slices.SortFunc(css, func(a, b cachedSample) int { return cmp.Compare(a.sample.StartTime, b.sample.StartTime) })
-		j := Job{Key: key}
-		var history []regress.Sample
-		for _, cs := range css {
-			run := JobRun{Sample: cs.sample, Log: cs.logKey}
-			if b, ok := regress.BaselineOf(history, cfg); ok {
-				v := regress.Judge(b, cs.sample, cfg)
-				run.Baseline, run.Verdict = &b, &v
-			}
-			j.Runs = append(j.Runs, run)
-			history = append(history, cs.sample)
+		samples, logs := make([]regress.Sample, len(css)), make([]string, len(css))
+		for i, cs := range css {
+			samples[i], logs[i] = cs.sample, cs.logKey
 		}
-		j.Latest = j.Runs[len(j.Runs)-1]
-		out = append(out, j)
+		out = append(out, regress.History(key, samples, logs, cfg))
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmp.Compare(b.Latest.StartTime, a.Latest.StartTime) })
 	return out
@@ -204,20 +182,30 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 // apiJob is one job's history, with the causes of every regressed run.
 func (s *Server) apiJob(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("job")
-	for _, j := range s.jobList(r.Context(), s.regressConfig()) {
+	j, ok := s.job(r.Context(), key)
+	if !ok {
+		jsonError(w, http.StatusNotFound, "no job "+key)
+		return
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+// job is one job's history with the causes of every regressed run: what
+// its API and its page show.
+func (s *Server) job(ctx context.Context, key string) (Job, bool) {
+	for _, j := range s.jobList(ctx, s.regressConfig()) {
 		if j.Key != key {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		for i := range j.Runs {
 			s.explainRun(ctx, &j, i)
 		}
 		j.Latest = j.Runs[len(j.Runs)-1]
-		writeJSON(w, http.StatusOK, j)
-		return
+		return j, true
 	}
-	jsonError(w, http.StatusNotFound, "no job "+key)
+	return Job{}, false
 }
 
 // regressConfig is the configuration serve judges runs with.

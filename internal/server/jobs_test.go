@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 )
@@ -19,24 +20,7 @@ import (
 // lists the job, its page gives the grown stages as a cause, and /metrics
 // exports spark_job_regression_ratio for it.
 func TestJobRegressions(t *testing.T) {
-	dir := t.TempDir()
-	logs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "config-change-*", "spark-*", "*.zstd"))
-	if len(logs) != 4 {
-		t.Fatalf("config-change scenario logs: got %d, want 4", len(logs))
-	}
-	for _, l := range logs {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ts := startServerWith(t, t.TempDir(), []string{dir}, func(_ *ingest.Config, sc *Config) {
-		sc.Regression = regress.Config{Runs: 10, MinRuns: 2, Ratio: 1.2, Sigmas: 3, MinDeltaMs: 10_000}
-	})
-	ts.waitIdle(t)
+	ts := configChangeServer(t, cost.PriceList{})
 	var jobs []Job
 	ts.getJSON(t, "/api/sparkdx/v1/jobs", &jobs)
 	if len(jobs) != 1 || jobs[0].Key != "scenario-config-change by root" {
@@ -69,4 +53,36 @@ func TestJobRegressions(t *testing.T) {
 	if want := `spark_job_regression_ratio{app_id="` + job.Runs[3].AppID + `",job="scenario-config-change by root",regressed="true"}`; !strings.Contains(string(body), want) {
 		t.Errorf("/metrics lacks %s", want)
 	}
+}
+
+// configChangeServer serves the config-change scenario's four real logs,
+// judged with a baseline of two runs at least, priced at prices.
+func configChangeServer(t *testing.T, prices cost.PriceList) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	for _, l := range configChangeLogs(t) {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := startServerWith(t, t.TempDir(), []string{dir}, func(_ *ingest.Config, sc *Config) {
+		sc.Regression = regress.Config{Runs: 10, MinRuns: 2, Ratio: 1.2, Sigmas: 3, MinDeltaMs: 10_000}
+		sc.Prices = prices
+	})
+	ts.waitIdle(t)
+	return ts
+}
+
+// configChangeLogs are the config-change scenario's four real logs.
+func configChangeLogs(t *testing.T) []string {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "config-change-*", "spark-*", "*.zstd"))
+	if len(logs) != 4 {
+		t.Fatalf("config-change scenario logs: got %d, want 4", len(logs))
+	}
+	return logs
 }

@@ -148,7 +148,7 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
+	w.Write(s.pricedReport(b))
 }
 
 func (s *Server) apiSamples(w http.ResponseWriter, r *http.Request) {

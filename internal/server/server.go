@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sparkdx/sparkdx/internal/access"
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/otlpin"
@@ -57,6 +58,9 @@ type Config struct {
 	// Peers, when its shard is enabled and it lists URLs, makes this one
 	// of several instances sharing the event logs (package peers).
 	Peers peers.Config
+	// Prices put money beside the hours of each application's cost (the
+	// fleet, the app page, the job pages); none: hours only.
+	Prices cost.PriceList
 	// Regression judges recurring jobs' runs (zero: regress.DefaultConfig).
 	Regression regress.Config
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
@@ -136,7 +140,7 @@ func (s *Server) routes() {
 	})
 	m.Handle("POST /v1/metrics", s.otlp)
 	web.New(web.Config{Source: source{s}, Ingest: s.cfg.Ingest, Store: s.cfg.Store, Cache: s.cache,
-		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now}).Routes(m)
+		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now, Jobs: source{s}}).Routes(m)
 }
 
 // ServeHTTP implements http.Handler: auth, then routing.

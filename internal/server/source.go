@@ -7,6 +7,7 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/peers"
 )
@@ -29,6 +30,10 @@ func (x source) Diff(ctx context.Context, a, b string) ([]byte, int, error) {
 	}
 	return body, status, err
 }
+
+func (x source) Jobs(ctx context.Context) []regress.Job { return x.s.jobList(ctx, x.s.regressConfig()) }
+
+func (x source) Job(ctx context.Context, key string) (regress.Job, bool) { return x.s.job(ctx, key) }
 
 // appIndex is the server's index as the OTLP receiver's otlpin.Apps.
 type appIndex struct{ s *Server }

@@ -187,7 +187,7 @@ func TestHostileTextEscapedEverywhere(t *testing.T) {
 	// Every kind of page must have been reached by links, or the crawl
 	// proves nothing about it.
 	for _, kind := range []string{`^/$`, `^/apps/[^/]+$`, `/jobs$`, `/jobs/\d+$`, `/stages/\d+/\d+$`, `/tasks/\d+$`,
-		`/executors$`, `/environment$`, `/sql$`, `/sql/\d+$`, `^/compare`} {
+		`/executors$`, `/environment$`, `/sql$`, `/sql/\d+$`, `^/compare`, `^/jobs$`, `^/jobs/[^/]+$`} {
 		re := regexp.MustCompile(kind)
 		n := 0
 		for _, p := range pages {

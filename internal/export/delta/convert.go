@@ -48,6 +48,10 @@ func RowsOf(a *model.Attempt, r *reportv1.Report, red *Redactor, now time.Time) 
 		LogEvents: r.Log.Events, LogBadLines: r.Log.BadLines,
 		SparkProperties: red.Map(a.Env.SparkProperties), WrittenAt: now.UTC(),
 	}}
+	if c := r.ResourceCost; c != nil {
+		core, mem := c.Total.CoreHours, c.Total.MemoryGBHours
+		out.App.CoreHours, out.App.MemoryGBHours = &core, &mem
+	}
 	for _, j := range a.Jobs {
 		row := JobRow{AppID: id, AttemptID: att, JobID: int64(j.ID), Name: j.Name, Description: j.Description,
 			JobGroup: j.JobGroup, Status: j.Status, SubmissionTime: msTime(j.SubmissionTime),

@@ -33,6 +33,12 @@ type AppRow struct {
 	LogBadLines     int64             `parquet:"log_bad_lines"`
 	SparkProperties map[string]string `parquet:"spark_properties"`
 	WrittenAt       time.Time         `parquet:"written_at,timestamp(microsecond)"`
+	// CoreHours and MemoryGBHours are the attempt's cost, executors and
+	// driver (the total sparkdx analyze prints; docs/cost.md); null in
+	// rows of reports without one. Added after the first release:
+	// nullable, so an older table gains them by ADD COLUMNS.
+	CoreHours     *float64 `parquet:"core_hours,optional"`
+	MemoryGBHours *float64 `parquet:"memory_gb_hours,optional"`
 }
 
 // JobRow is one job (table "jobs").

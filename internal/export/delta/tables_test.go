@@ -167,6 +167,14 @@ func TestTablesFromRealLogs(t *testing.T) {
 			t.Errorf("%s apps row: got %q %q %d %d, want %q %q %d %d", r.App.ID, name, user, start, dur,
 				r.App.Name, r.App.User, r.App.StartTime, r.App.DurationMs)
 		}
+		var coreH, memH float64
+		q = fmt.Sprintf("SELECT core_hours, memory_gb_hours FROM %s WHERE %s", tables[TableApps].from(), key)
+		if err := db.QueryRow(q).Scan(&coreH, &memH); err != nil {
+			t.Fatal(err)
+		}
+		if want := r.ResourceCost.Total; coreH != want.CoreHours || memH != want.MemoryGBHours || coreH <= 0 {
+			t.Errorf("%s apps row cost: got %v core-h, %v GB-h, want the report's %v, %v", r.App.ID, coreH, memH, want.CoreHours, want.MemoryGBHours)
+		}
 	}
 	if got := tables[TableFindings].count(t, db, "rule = 'data-skew' AND stage_ids = [1, 2] AND evidence = '{\"ratio\":9.5}'"); got != 1 {
 		t.Errorf("findings: got %d data-skew rows with stage ids and evidence, want 1", got)

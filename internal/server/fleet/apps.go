@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -74,7 +75,11 @@ type AppSummary struct {
 	// Outcome is the report's outcome (reportv1.Outcome): whether a job
 	// failed, which, and what failed it; nil before the first analysis.
 	Outcome *reportv1.Outcome `json:"outcome,omitempty"`
-	Log     string            `json:"log"`
+	// Cost is what the attempt held, executors and driver (the total
+	// analyze prints), with money at serve's prices; nil before the
+	// first analysis.
+	Cost *cost.Usage `json:"cost,omitempty"`
+	Log  string      `json:"log"`
 	// LastUpdated is when the log last changed (epoch ms).
 	LastUpdated int64 `json:"lastUpdated"`
 	key         string
@@ -146,6 +151,19 @@ var appOrders = map[string]func(a, b *AppSummary) int{
 	"stages":   func(a, b *AppSummary) int { return cmp.Compare(a.Stages, b.Stages) },
 	"tasks":    func(a, b *AppSummary) int { return cmp.Compare(a.Tasks, b.Tasks) },
 	"severity": func(a, b *AppSummary) int { return cmp.Compare(worstRank(a), worstRank(b)) },
+	"cost":     func(a, b *AppSummary) int { return cmp.Compare(costRank(a), costRank(b)) },
+}
+
+// costRank orders by money where both are priced (an instance type's
+// core-hour may cost more), else by core-hours; none comes first.
+func costRank(a *AppSummary) float64 {
+	switch {
+	case a.Cost == nil:
+		return -1
+	case a.Cost.Money != nil:
+		return *a.Cost.Money
+	}
+	return a.Cost.CoreHours
 }
 
 // AppOrder is the order of the ?sort= key (without its "-"), nil for

@@ -46,7 +46,7 @@ func (s *Pages) fleetPage(w http.ResponseWriter, r *http.Request) {
 
 // fleetSorts are the fleet page's orders (?sort= of the apps API).
 var fleetSorts = []struct{ Key, Label string }{{"-start", "newest"}, {"start", "oldest"}, {"-duration", "longest"},
-	{"-severity", "worst finding"}, {"-tasks", "most tasks"}, {"name", "name"}, {"user", "user"}}
+	{"-severity", "worst finding"}, {"-cost", "costliest"}, {"-tasks", "most tasks"}, {"name", "name"}, {"user", "user"}}
 
 // FleetPageLength is how many application attempts a fleet page lists.
 const FleetPageLength = 100

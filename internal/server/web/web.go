@@ -1,6 +1,6 @@
 // Package web is sparkdx serve's web UI: one file per page (the fleet,
 // an application, its stages, tasks, jobs, executors, environment and SQL
-// queries, runs, the comparison of two applications, the recipes, the
+// queries, runs, recurring jobs' histories, the comparison of two applications, the recipes, the
 // logs), the app page's stored view, and the page cache's rules for
 // finished applications. It reads what the server keeps through Source,
 // the models through package ingest, and renders package ui's templates;
@@ -52,6 +52,9 @@ type Config struct {
 	StuckAfter time.Duration
 	Logger     *slog.Logger
 	Now        func() time.Time
+	// Jobs are the recurring jobs' histories (the /jobs pages); none
+	// when nil.
+	Jobs JobSource
 }
 
 // Pages serves the web UI.
@@ -91,6 +94,8 @@ func (s *Pages) Routes(m *http.ServeMux) {
 	m.HandleFunc("GET /apps/{id}/executors", s.finishedPage(s.executorsPage, true))
 	m.HandleFunc("GET /apps/{id}/sql", s.finishedPage(s.sqlListPage, false))
 	m.HandleFunc("GET /apps/{id}/sql/{query}", s.finishedPage(s.sqlQueryPage, false))
+	m.HandleFunc("GET /jobs", s.jobListPage)
+	m.HandleFunc("GET /jobs/{job}", s.jobHistoryPage)
 	m.HandleFunc("GET /runs", s.runsPage)
 	m.HandleFunc("GET /runs/{run}", s.runDetailPage)
 	m.HandleFunc("GET /compare", s.comparePage)
