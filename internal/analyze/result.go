@@ -165,6 +165,7 @@ type Stage struct {
 	NumTasks           int   // as Spark planned it
 	SubmissionTime     int64
 	CompletionTime     int64
+	FirstLaunchTime    int64 // its first task's launch; NoTime before any
 	// DurationMs is Spark UI's stage duration: first task launch to
 	// completion. QueuedMs is the time before: submitted, waiting for a
 	// core (behind other stages, or for executors).

@@ -11,7 +11,7 @@ import (
 func stageStats(s *model.StageAttempt, cold coldTasks) Stage {
 	out := Stage{StageID: s.StageID, AttemptID: s.AttemptID, Name: s.Name, Status: s.Status,
 		JobIDs: s.JobIDs, SQLExecutionID: -1, NumTasks: s.NumTasks,
-		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime}
+		SubmissionTime: s.SubmissionTime, CompletionTime: s.CompletionTime, FirstLaunchTime: s.FirstLaunchTime}
 	out.DurationMs, out.QueuedMs = stageDuration(s)
 	out.TaskTimes = taskTimes(s)
 	out.StageIO = stageIO(&s.Metrics)

@@ -18,13 +18,16 @@ func TestStages(t *testing.T) {
 		{StageID: 1, SubmissionTime: model.NoTime, CompletionTime: model.NoTime, Status: model.StageSkipped},
 		{StageID: 2, SubmissionTime: 2000, CompletionTime: model.NoTime, Status: model.StageActive},
 		{StageID: 3, SubmissionTime: 3000, CompletionTime: 5000, Status: model.StageFailed},
-		{StageID: 4, SubmissionTime: 0, CompletionTime: 0, Status: model.StagePending},
+		{StageID: 4, SubmissionTime: 0, CompletionTime: 0, Status: model.StagePending, FirstLaunchTime: model.NoTime},
+		// Spark 1.x: a running stage's submission time is written only
+		// when it completes; its bar starts at its first task's launch.
+		{StageID: 5, SubmissionTime: model.NoTime, CompletionTime: model.NoTime, FirstLaunchTime: 6000, Status: model.StageActive},
 	}}
 	var got []string
 	for _, b := range Stages(r) {
 		got = append(got, fmt.Sprintf("%d %d-%d running=%v", b.Stage.StageID, b.Start, b.End, b.Running))
 	}
-	want := []string{"2 2000-9000 running=true", "0 3000-4000 running=false", "3 3000-5000 running=false"}
+	want := []string{"2 2000-9000 running=true", "0 3000-4000 running=false", "3 3000-5000 running=false", "5 6000-9000 running=true"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -16,19 +16,25 @@ type StageBar struct {
 }
 
 // Stages is the stage timeline as Spark's job page draws it: every stage
-// attempt with a submission time, from submission to completion (to the
-// application's end when it has none), in submission order. An attempt
-// without a submission time (pending, skipped) is not drawn: Spark draws
-// none either, and before Spark 2 it wrote that time only once the stage
-// completed.
+// attempt that started, from submission to completion (to the
+// application's end when it has none, or now for one still running), in
+// start order. An attempt that never launched a task and has no
+// submission time (pending, skipped) is not drawn. Before Spark 2 the
+// driver wrote a stage's submission time only once the stage completed,
+// so a running stage of such a log starts at its first task's launch —
+// else a running application's timeline would be empty.
 func Stages(r *analyze.Result) []StageBar {
 	var bars []StageBar
 	for i := range r.Stages {
 		s := &r.Stages[i]
-		if s.SubmissionTime <= 0 {
+		start := s.SubmissionTime
+		if start <= 0 {
+			start = s.FirstLaunchTime
+		}
+		if start <= 0 {
 			continue
 		}
-		b := StageBar{Stage: s, Start: s.SubmissionTime, End: s.CompletionTime}
+		b := StageBar{Stage: s, Start: start, End: s.CompletionTime}
 		if b.End <= 0 {
 			b.End, b.Running = r.EndTime, true
 		}
