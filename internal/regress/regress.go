@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/cost"
@@ -70,9 +69,10 @@ type Sample struct {
 	Cost cost.Usage `json:"cost"`
 }
 
-// SampleOf takes the numbers of one analysed attempt.
-func SampleOf(a *model.Attempt, res *analyze.Result) Sample {
-	s := Sample{Key: JobKey(a), AppID: a.AppID, StartTime: a.StartTime, WallMs: res.DurationMs, CoreMs: res.CoreTimeMs(),
+// SampleOf takes the numbers of one analysed attempt, a run of the job
+// key names (serve's fleet.JobKey: the one definition of a job).
+func SampleOf(key string, a *model.Attempt, res *analyze.Result) Sample {
+	s := Sample{Key: key, AppID: a.AppID, StartTime: a.StartTime, WallMs: res.DurationMs, CoreMs: res.CoreTimeMs(),
 		Succeeded: res.Failures.Outcome.Status == "succeeded", Status: res.Failures.Outcome.Status, Cost: cost.Of(a, res).Total}
 	for i := range res.Stages {
 		st := &res.Stages[i]
@@ -80,27 +80,6 @@ func SampleOf(a *model.Attempt, res *analyze.Result) Sample {
 		s.ShuffleBytes += st.ShuffleReadBytes
 	}
 	return s
-}
-
-// JobKey names the recurring job an application is a run of: the first
-// of spark.sparkdx.job; the orchestrator task OpenLineage names
-// (spark.openlineage.parentJobNamespace/parentJobName: Airflow's
-// dag_id.task_id); the Airflow SparkKubernetesOperator's dag_id/task_id
-// driver labels; else the application's name and user.
-func JobKey(a *model.Attempt) string {
-	p := map[string]string{}
-	for _, kv := range a.Env.SparkProperties {
-		p[kv[0]] = strings.TrimSpace(kv[1])
-	}
-	switch {
-	case p["spark.sparkdx.job"] != "":
-		return p["spark.sparkdx.job"]
-	case p["spark.openlineage.parentJobName"] != "":
-		return p["spark.openlineage.parentJobNamespace"] + "/" + p["spark.openlineage.parentJobName"]
-	case p["spark.kubernetes.driver.label.dag_id"] != "":
-		return p["spark.kubernetes.driver.label.dag_id"] + "/" + p["spark.kubernetes.driver.label.task_id"]
-	}
-	return a.AppName + " by " + a.SparkUser
 }
 
 // Stat is a robust centre and spread.

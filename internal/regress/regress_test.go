@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/model"
 )
 
 func runs(walls ...int64) []Sample {
@@ -71,25 +70,6 @@ func TestBaselineKeepsLastRuns(t *testing.T) {
 	}
 	if b.MedianRun != "d" && b.MedianRun != "e" {
 		t.Errorf("median run: got %q, want d or e", b.MedianRun)
-	}
-}
-
-// TestJobKey checks the key a job's runs share, orchestrator ids first.
-func TestJobKey(t *testing.T) {
-	for _, tc := range []struct {
-		props [][2]string
-		want  string
-	}{
-		{nil, "etl by alice"},
-		{[][2]string{{"spark.openlineage.parentJobNamespace", "airflow"}, {"spark.openlineage.parentJobName", "daily.load"}}, "airflow/daily.load"},
-		{[][2]string{{"spark.kubernetes.driver.label.dag_id", "daily"}, {"spark.kubernetes.driver.label.task_id", "load"}}, "daily/load"},
-		{[][2]string{{"spark.sparkdx.job", "mine"}, {"spark.openlineage.parentJobName", "x"}}, "mine"},
-	} {
-		a := &model.Attempt{AppName: "etl", SparkUser: "alice"}
-		a.Env.SparkProperties = tc.props
-		if got := JobKey(a); got != tc.want {
-			t.Errorf("%v: got %q, want %q", tc.props, got, tc.want)
-		}
 	}
 }
 
