@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // fakeJcmd writes a jcmd stand-in that creates the dump file it is asked
