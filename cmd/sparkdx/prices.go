@@ -41,7 +41,7 @@ func (p priceFlags) prices() (cost.PriceList, error) {
 		v    float64
 		to   *float64
 	}{{"--price-core-hour", *p.coreHour, &l.CoreHour}, {"--price-gb-hour", *p.gbHour, &l.GBHour}} {
-		if err := (cost.PriceList{Prices: cost.Prices{CoreHour: f.v}}).Validate(); err != nil {
+		if !cost.ValidPrice(f.v) {
 			return cost.PriceList{}, usageErr("%s %v: want a number ≥ 0", f.name, f.v)
 		}
 		if f.v != 0 {

@@ -72,6 +72,9 @@ func (l PriceList) For(it string) Prices {
 	return l.Prices
 }
 
+// ValidPrice tells whether v can be a price: a finite number ≥ 0.
+func ValidPrice(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
+
 // Validate checks every price is a finite number ≥ 0 and every instance
 // type has a name.
 func (l PriceList) Validate() error {
@@ -80,7 +83,7 @@ func (l PriceList) Validate() error {
 			name string
 			v    float64
 		}{{"coreHour", p.CoreHour}, {"gbHour", p.GBHour}} {
-			if v.v < 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			if !ValidPrice(v.v) {
 				return fmt.Errorf("%s%s %v: want a number ≥ 0", where, v.name, v.v)
 			}
 		}

@@ -52,7 +52,7 @@ func attributeWrites(fs []Finding) []Finding {
 			write.ExecutorIDs = addOnce(write.ExecutorIDs, e)
 		}
 	}
-	write.Evidence = maps.Clone(write.Evidence) // the cause's own map stays as it was
+	write.Evidence = maps.Clone(write.Evidence) // the rule's own finding stays as it was
 	write.Evidence["causes"] = evidence
 	out := make([]Finding, 0, len(fs)-len(causes))
 	for i, f := range fs {
