@@ -73,13 +73,12 @@ spark.ui.retainedStages 100000
 	})
 	t.Cleanup(h.stop)
 	// On a loaded machine the History Server may take minutes to replay
-	// many logs: it fails only when it stalls — 120 s with no application
-	// listed and no line logged since the last (it logs each log it
-	// parses) — or after 15 minutes in all.
-	start := time.Now()
-	progress, listed, logged := start, -1, int64(-1)
+	// many logs: it fails only when it stalls — 2 minutes with no new
+	// application listed and no line logged (it logs each log it parses)
+	// — or after 15 minutes in all.
+	w := newStallWatch(2*time.Minute, 15*time.Minute)
 	var apps []any
-	for time.Since(progress) < 120*time.Second && time.Since(start) < 15*time.Minute {
+	for !w.stalled() {
 		select {
 		case <-done:
 			t.Fatalf("Spark %s History Server exited\n%s", line.Version, h.Log())
@@ -89,16 +88,10 @@ spark.ui.retainedStages 100000
 		if err := getJSON(h.URL+"/api/v1/applications", &apps); err == nil && len(apps) >= wantApps {
 			return h
 		}
-		if st, err := os.Stat(h.log); len(apps) > listed || err == nil && st.Size() > logged {
-			progress, listed = time.Now(), len(apps)
-			if err == nil {
-				logged = st.Size()
-			}
-		}
+		w.observe(len(apps), h.log)
 		time.Sleep(300 * time.Millisecond)
 	}
-	t.Fatalf("Spark %s History Server lists %d applications after %s (its last progress %s ago), want %d\n%s",
-		line.Version, len(apps), time.Since(start).Round(time.Second), time.Since(progress).Round(time.Second), wantApps, h.Log())
+	t.Fatalf("Spark %s History Server lists %d applications %s, want %d\n%s", line.Version, len(apps), w, wantApps, h.Log())
 	return nil
 }
 
