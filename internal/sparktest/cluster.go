@@ -1,7 +1,6 @@
 package sparktest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -256,17 +255,32 @@ func (s masterState) alive() int {
 
 func (c *Cluster) waitMaster(ok func(masterState) bool, what string) {
 	c.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	// A JVM is slow to start on a loaded machine: the wait fails when the
+	// cluster stalls (90 s with no line logged by any of its daemons) or
+	// after 10 minutes in all, not after a fixed time.
+	w := newStallWatch(90*time.Second, 10*time.Minute)
 	var last error
-	for time.Now().Before(deadline) {
+	for !w.stalled() {
 		var s masterState
 		last = getJSON(c.WebUI+"/json/", &s)
 		if last == nil && ok(s) {
 			return
 		}
+		w.observe(0, c.logFiles()...)
 		time.Sleep(200 * time.Millisecond)
 	}
-	c.t.Fatalf("Spark %s: waited 90s for %s (last: %v)\n%s", c.Line.Version, what, last, c.Logs())
+	c.t.Fatalf("Spark %s: waited for %s %s (last: %v)\n%s", c.Line.Version, what, w, last, c.Logs())
+}
+
+// logFiles are the daemons' log files.
+func (c *Cluster) logFiles() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, d := range c.procs {
+		out = append(out, d.log)
+	}
+	return out
 }
 
 func getJSON(url string, v any) error {
@@ -297,7 +311,10 @@ type Submission struct {
 	Conf    map[string]string // --conf key=value, on top of the defaults below
 	// EventLogDir receives the event log (spark.eventLog.dir); required.
 	EventLogDir string
-	// Timeout bounds the whole run; default 5 minutes.
+	// Timeout bounds the time the driver prints nothing (its log shows
+	// each task that ends), default 5 minutes; the whole run is bounded
+	// by 3 times Timeout. A run that ends within Timeout is never cut; a
+	// slow one on a loaded machine goes on while it progresses.
 	Timeout time.Duration
 }
 
@@ -404,8 +421,24 @@ func SubmitTo(ctx context.Context, line SparkLine, master, dir string, s Submiss
 	if s.Timeout == 0 {
 		s.Timeout = 5 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := &progressBuffer{}
+	w := newStallWatch(s.Timeout, 3*s.Timeout)
+	go func() {
+		for t := time.NewTicker(time.Second); ; {
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+				w.observe(out.size())
+				if w.stalled() {
+					cancel(fmt.Errorf("stalled: no output for %s or %s in all; %s", s.Timeout, 3*s.Timeout, w))
+				}
+			}
+		}
+	}()
 	for _, d := range []string{"logs", "local", "conf"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return Submitted{}, err
@@ -421,8 +454,7 @@ func SubmitTo(ctx context.Context, line SparkLine, master, dir string, s Submiss
 	args = append(args, s.Args...)
 	cmd := exec.CommandContext(ctx, filepath.Join(line.Home, "bin", "spark-submit"), args...)
 	cmd.Env = SparkEnv(line, dir)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	err := cmd.Run()
@@ -432,7 +464,7 @@ func SubmitTo(ctx context.Context, line SparkLine, master, dir string, s Submiss
 	}
 	res := Submitted{Output: out.String(), ExitCode: cmd.ProcessState.ExitCode()}
 	if ctx.Err() != nil {
-		return res, fmt.Errorf("spark-submit %s: %w after %s", filepath.Base(s.Program), ctx.Err(), s.Timeout)
+		return res, fmt.Errorf("spark-submit %s: %w", filepath.Base(s.Program), context.Cause(ctx))
 	}
 	if err != nil {
 		if _, ok := err.(*exec.ExitError); ok {

@@ -1,7 +1,9 @@
 package sparktest
 
 import (
+	"bytes"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -49,4 +51,29 @@ func (w *stallWatch) stalled() bool {
 func (w *stallWatch) String() string {
 	return "after " + time.Since(w.start).Round(time.Second).String() + ", its last progress " +
 		time.Since(w.last).Round(time.Second).String() + " before"
+}
+
+// progressBuffer is a driver's output, written by two pipes' copiers and
+// read for its size while they write.
+type progressBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *progressBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *progressBuffer) size() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
+}
+
+func (b *progressBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

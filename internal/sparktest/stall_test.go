@@ -3,6 +3,7 @@ package sparktest
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -46,5 +47,26 @@ func TestStallWatch(t *testing.T) {
 				t.Errorf("stalled = %v, want %v (%s)", got, c.stalled, w)
 			}
 		})
+	}
+}
+
+// TestProgressBuffer: the driver's two pipes write while the watch reads
+// the size.
+func TestProgressBuffer(t *testing.T) {
+	var b progressBuffer
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				b.Write([]byte("0123456789"))
+				_ = b.size()
+			}
+		}()
+	}
+	wg.Wait()
+	if got := b.size(); got != 2000 || len(b.String()) != 2000 {
+		t.Errorf("size %d, String %d bytes, want 2000", got, len(b.String()))
 	}
 }
