@@ -2,7 +2,7 @@
 # scenarios, then each fuzz target briefly.
 GO        ?= go
 FUZZTIME  ?= 10s
-# The real-Spark scenario runs (internal/scenario), a phase of their own.
+# The real-Spark scenario runs (internal/test/scenario), a phase of their own.
 LIVE      := ^(TestLive|TestWhatIfAgainstReality)$$
 
 # The packages whose tests take longest (the History Server and its
@@ -32,7 +32,7 @@ unit: build
 	cd exporter/deltaexporter && SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -count=1 -timeout 60m ./...
 
 live:
-	$(GO) test -count=1 -timeout 60m -run '$(LIVE)' ./internal/scenario
+	$(GO) test -count=1 -timeout 60m -run '$(LIVE)' ./internal/test/scenario
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./.ci/fuzz

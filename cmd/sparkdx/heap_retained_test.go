@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // retentionDump runs internal/jvm/hprof/testdata/Retention.java (a static

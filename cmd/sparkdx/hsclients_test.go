@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/replay"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/hstest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestHistoryServerClients runs two clients of the History Server REST API

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestSecureByDefault proves each of the 13 points of issue 32 (a

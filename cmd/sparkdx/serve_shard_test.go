@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // Two `sparkdx serve --shard I/2 --peers ...` on one MinIO prefix and one

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/hstest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // liveWait is how long serve may take to show what the driver shows: the

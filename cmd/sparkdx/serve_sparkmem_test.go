@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/hstest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // sparkExecutorMemory (TestStandaloneCluster's

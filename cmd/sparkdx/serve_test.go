@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/server/store"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // buildSparkdx is the binary under test (sparktest.Binary: built once per

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestStandaloneCluster runs the tests that need a standalone cluster of

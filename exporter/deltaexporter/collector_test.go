@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // buildCollector builds the distribution of deploy/otelcol with ocb, or

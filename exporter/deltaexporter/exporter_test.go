@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/test/deltacheck"
 )
 
 var t0 = time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/jvm/hsperf"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // parseJstat reads jstat's two-line output (header, values) into column →

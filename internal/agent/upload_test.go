@@ -28,7 +28,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/azure"
 	"github.com/sparkdx/sparkdx/internal/gcs"
 	"github.com/sparkdx/sparkdx/internal/s3"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestDumpStoreScheme: each upload URL picks its store; others are refused

@@ -12,7 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // azuriteClient returns a client of a's account and makes container.

@@ -10,7 +10,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/scenario"
+	"github.com/sparkdx/sparkdx/internal/test/scenario"
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // readLog opens path, wants exactly one Log and returns it with its decoded

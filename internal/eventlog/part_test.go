@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // countingStore counts the stored bytes read through a Store.

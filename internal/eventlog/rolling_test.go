@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestRollingCompressed reads the shared rolling-zstd and rolling-lz4 logs:

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/s3"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // logSummary is what must agree between a local log and its S3 copy.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestOpenStream: a log piped in (no name to declare its codec) reads as

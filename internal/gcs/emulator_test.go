@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestFakeGCS runs the uploads against one real fake-gcs-server.

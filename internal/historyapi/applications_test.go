@@ -3,7 +3,7 @@ package historyapi
 import (
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestRunningCompletedLists is SPARK-39620: an application is running when

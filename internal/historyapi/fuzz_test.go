@@ -3,7 +3,7 @@ package historyapi
 import (
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // FuzzGet: no request path or query may make the API panic.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestEveryEndpointAnswers walks every resource of every application in

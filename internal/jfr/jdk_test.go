@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/jvm/attach"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // record runs testdata/Work.java, records it for d through the attach

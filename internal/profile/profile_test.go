@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/jfr"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // work is internal/jfr's committed recording of Work.java: CPU in

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/jfr"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestSparkStages profiles a real Spark driver (local[2], whose executor

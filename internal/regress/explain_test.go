@@ -9,7 +9,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/regress"
-	"github.com/sparkdx/sparkdx/internal/scenario"
+	"github.com/sparkdx/sparkdx/internal/test/scenario"
 )
 
 func input(t *testing.T, name, line string) (diff.Input, regress.Sample) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/sparkevent"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // FuzzApply: no line may panic the replay of the event it decodes to. It

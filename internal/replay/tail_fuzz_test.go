@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/replay"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // FuzzTail feeds any bytes to a Tail in two pieces cut anywhere: it never

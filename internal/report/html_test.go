@@ -17,7 +17,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/docs/recipes"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 const xssName = "<script>alert('XSS')</script>"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // BenchmarkFleetScale measures serve over a fleet of finished applications

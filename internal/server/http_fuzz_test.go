@@ -10,7 +10,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/access"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // FuzzServeHTTP sends serve any method, path, query and Host over the

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // bigLines returns the first n lines of the big real log (decoded), and

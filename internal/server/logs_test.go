@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestLogsStatus: /api/sparkdx/v1/logs says for every log where it stands

@@ -18,7 +18,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestMetrics scrapes /metrics: it parses as the Prometheus text format,

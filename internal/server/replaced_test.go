@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/replay"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestTailReplacedLog: a running log replaced under the same name by

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestRunKeyRealSpark: two real Spark applications submitted with

@@ -14,7 +14,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/agent"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // runJob is a PySpark program that runs one job through Python workers,

@@ -16,7 +16,7 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // The runs of runLogs: two applications of one Airflow DAG run (the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestRunsChromium walks fleet → runs → a run → one of its applications →

@@ -18,11 +18,11 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog"
-	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/hstest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestServeS3 serves logs from a MinIO bucket: the application list equals

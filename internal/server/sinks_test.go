@@ -13,9 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
-	"github.com/sparkdx/sparkdx/internal/historyapi/hstest"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/sinks"
+	"github.com/sparkdx/sparkdx/internal/test/hstest"
 )
 
 // TestSparkSinksIntoServe: the Graphite report a real Spark 4.3 executor

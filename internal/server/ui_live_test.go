@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // timeKeys are the listener events' fields holding epoch milliseconds.

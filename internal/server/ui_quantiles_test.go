@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/server/web/ui"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // quantileSource names, for each row of the stage page's task quantiles

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/eventlog/codec"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // bigLog decodes the large benchmark log (one zstd file) through the codec

@@ -3,7 +3,7 @@ package sparkevent
 import (
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // fuzzSeeds adds sparktest's seed lines: one short line per event kind of

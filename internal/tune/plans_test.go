@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/scenario"
+	"github.com/sparkdx/sparkdx/internal/test/scenario"
 	"github.com/sparkdx/sparkdx/internal/tune"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/scenario"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/scenario"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 	"github.com/sparkdx/sparkdx/internal/tune"
 )
 
@@ -84,7 +84,7 @@ func root(t *testing.T) string {
 // proofKey hashes what decides a live proof: the scenario's files, the
 // Spark pin, the cluster harness and tune's own code.
 func proofKey(t *testing.T, name, version string) Proof {
-	files := []string{".ci/spark/" + version + ".txt", "internal/sparktest/cluster.go", "internal/sparktest/spark.go",
+	files := []string{".ci/spark/" + version + ".txt", "internal/test/sparktest/cluster.go", "internal/test/sparktest/spark.go",
 		"internal/tune/proof_test.go", "testdata/tuning/" + name + "/workload.py", "testdata/tuning/" + name + "/scenario.json"}
 	code, _ := filepath.Glob(filepath.Join(root(t), "internal", "tune", "*.go"))
 	for _, f := range code {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 func benchmarkDecode(b *testing.B, c Codec, data []byte) {

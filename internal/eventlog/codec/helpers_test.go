@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // decodeAll decodes stream data of codec c, returning what was delivered

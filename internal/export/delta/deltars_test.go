@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestDeltaRSReadsTables writes every table from real event logs, plus

@@ -16,8 +16,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // docQuery returns the SQL block that follows <!-- query: name --> in

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
 )
 
 // openDuckDB returns an in-memory DuckDB: the independent reader of what

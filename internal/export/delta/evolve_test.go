@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // The same table as a later sparkdx writes it: one nullable column more.

@@ -8,7 +8,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/sparkdx/sparkdx/internal/s3"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestLocate opens a table through each root form a user writes: a

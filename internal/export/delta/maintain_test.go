@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestMaintenance compacts, vacuums and cleans the log of a lake written

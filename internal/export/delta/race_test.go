@@ -16,7 +16,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // backend is a place a table lives, plus a way to copy it to a local

@@ -3,8 +3,8 @@ package delta
 import (
 	"testing"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltaread"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltaread"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // minioOptions are the object-store options the readers need for m.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/model"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // The real peer: sparkdx-otelcol, an OpenTelemetry Collector v0.160 built

@@ -25,7 +25,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	spark "github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

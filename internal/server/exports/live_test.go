@@ -13,11 +13,11 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/sparkdx/sparkdx/internal/export/delta"
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
 	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // A running application's ended jobs reach the jobs table while its log is

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/server/store"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // run starts an ingester over roots and returns it with a stop function.

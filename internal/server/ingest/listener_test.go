@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/server/store"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // recorder is a Listener that notes what it hears.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestLive runs the scenarios on a real standalone cluster of every Spark
@@ -18,7 +18,7 @@ import (
 // committed log is checked instead. A passing live run records its
 // verdict (commit live.json); SPARKDX_LIVE=all runs every scenario again.
 // With -update it replaces the committed logs too (go test
-// ./internal/scenario -run TestLive -update). SPARKDX_SCENARIOS=a,b runs
+// ./internal/test/scenario -run TestLive -update). SPARKDX_SCENARIOS=a,b runs
 // only those.
 func TestLive(t *testing.T) {
 	sparktest.Live(t)

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // ThrottleMarksConf is the Spark property that tells a throttled

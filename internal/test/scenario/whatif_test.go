@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // whatIfTolerance is the largest relative error accepted between the

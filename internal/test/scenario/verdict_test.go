@@ -19,9 +19,9 @@ func TestLiveKey(t *testing.T) {
 	for path, body := range map[string]string{
 		".ci/spark/3.5.9.txt":                      "pyspark==3.5.9\n",
 		".ci/spark/4.3.0.txt":                      "pyspark==4.3.0\n",
-		"internal/scenario/run.go":                 "package scenario\n",
-		"internal/sparktest/cluster.go":            "package sparktest\n",
-		"internal/sparktest/spark.go":              "package sparktest\n",
+		"internal/test/scenario/run.go":            "package scenario\n",
+		"internal/test/sparktest/cluster.go":       "package sparktest\n",
+		"internal/test/sparktest/spark.go":         "package sparktest\n",
 		"internal/agent/driverdata.go":             "package agent\n",
 		"internal/agent/driverdata_test.go":        "package agent\n",
 		"testdata/scenarios/s/workload.py":         "print(1)\n",
@@ -46,8 +46,8 @@ func TestLiveKey(t *testing.T) {
 		return v
 	}
 	base := key()
-	wantInputs := []string{".ci/spark/3.5.9.txt", "internal/scenario/run.go", "internal/sparktest/cluster.go",
-		"internal/sparktest/spark.go", "testdata/scenarios/s/input/a.csv", "testdata/scenarios/s/scenario.json",
+	wantInputs := []string{".ci/spark/3.5.9.txt", "internal/test/scenario/run.go", "internal/test/sparktest/cluster.go",
+		"internal/test/sparktest/spark.go", "testdata/scenarios/s/input/a.csv", "testdata/scenarios/s/scenario.json",
 		"testdata/scenarios/s/workload.py"}
 	if got := sortedKeys(base.Inputs); !slices.Equal(got, wantInputs) {
 		t.Errorf("inputs: got %v, want %v", got, wantInputs)
@@ -60,7 +60,7 @@ func TestLiveKey(t *testing.T) {
 		{"testdata/scenarios/s/scenario.json", true},
 		{"testdata/scenarios/s/input/a.csv", true},
 		{".ci/spark/3.5.9.txt", true},
-		{"internal/sparktest/cluster.go", true},
+		{"internal/test/sparktest/cluster.go", true},
 		{".ci/spark/4.3.0.txt", false}, // the other line's pin
 		{"testdata/scenarios/s/spark-3.5.9/app.zst", false},
 		{"testdata/scenarios/s/" + VerdictFile, false},
@@ -103,8 +103,8 @@ func TestLiveKey(t *testing.T) {
 // every run is asked for; else its verdict is reused.
 func TestPlanLive(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{".ci/spark/3.5.9.txt", "internal/scenario/run.go", "internal/sparktest/cluster.go",
-		"internal/sparktest/spark.go", "testdata/scenarios/s/workload.py", "testdata/scenarios/s/scenario.json"} {
+	for _, f := range []string{".ci/spark/3.5.9.txt", "internal/test/scenario/run.go", "internal/test/sparktest/cluster.go",
+		"internal/test/sparktest/spark.go", "testdata/scenarios/s/workload.py", "testdata/scenarios/s/scenario.json"} {
 		writeFile(t, mkdir(t, filepath.Join(root, f)), f)
 	}
 	s := &Scenario{Name: "s", Dir: filepath.Join(root, "testdata", "scenarios", "s")}

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/diagnose"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 const (
-	evidenceBegin = "<!-- real-Spark evidence: generated from testdata/scenarios (go test ./internal/scenario -run TestRulesEvidence -update) -->\n"
+	evidenceBegin = "<!-- real-Spark evidence: generated from testdata/scenarios (go test ./internal/test/scenario -run TestRulesEvidence -update) -->\n"
 	evidenceEnd   = "<!-- end of real-Spark evidence -->\n"
 )
 
@@ -128,6 +128,6 @@ func shortStage(name string) string {
 // docs/recipes/rules.md is what the committed scenario logs give
 // (-update rewrites it).
 func TestRulesEvidence(t *testing.T) {
-	sparktest.GeneratedSection(t, filepath.Join("..", "..", "docs", "recipes", "rules.md"), evidenceBegin, evidenceEnd,
+	sparktest.GeneratedSection(t, filepath.Join("..", "..", "..", "docs", "recipes", "rules.md"), evidenceBegin, evidenceEnd,
 		evidenceTable(t), "real-Spark evidence table", *update)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/agent"
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // Run submits the scenario's workload to c (started with the scenario's

@@ -9,7 +9,7 @@ import (
 
 var update = flag.Bool("update", false, "regenerate the committed scenario event logs (TestLive, needs Spark)")
 
-const root = "../../testdata/scenarios"
+const root = "../../../testdata/scenarios"
 
 func loadAll(t *testing.T) []*Scenario {
 	t.Helper()

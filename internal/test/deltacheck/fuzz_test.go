@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/sparkdx/sparkdx/internal/export/delta/deltacheck"
+	"github.com/sparkdx/sparkdx/internal/test/deltacheck"
 )
 
 // FuzzCheck feeds arbitrary commit files to the checker: it must report

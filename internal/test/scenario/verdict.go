@@ -25,7 +25,7 @@ const VerdictFile = "live.json"
 // code is not in it: the committed logs are checked with today's code on
 // every run.
 func harness() []string {
-	return []string{"internal/scenario/run.go", "internal/sparktest/cluster.go", "internal/sparktest/spark.go"}
+	return []string{"internal/test/scenario/run.go", "internal/test/sparktest/cluster.go", "internal/test/sparktest/spark.go"}
 }
 
 // Verdict is a passing live run of a scenario on one Spark line: the key
@@ -75,7 +75,7 @@ func (s *Scenario) LiveKey(root, version string) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("scenario: %s: %w", s.Name, err)
 	}
 	if s.Throttle != nil {
-		files = append(files, "internal/scenario/throttle_test.go")
+		files = append(files, "internal/test/scenario/throttle_test.go")
 	}
 	if s.Agent {
 		code, _ := filepath.Glob(filepath.Join(root, "internal", "agent", "*.go"))
