@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/historyapi"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -78,6 +79,32 @@ func (s *Pages) stagePage(w http.ResponseWriter, r *http.Request) {
 	// asking for the tasks of status UNKNOWN (which no task has) keeps the
 	// tasks out; the task list is paged below.
 	st := d.api.Stage(d.attempt, sa, historyapi.StageOptions{Details: true, TaskStatus: map[string]bool{"UNKNOWN": true}})
+	execs := stageExecutors(st)
+	qs := historyapi.TaskSummary(d.attempt, sa, []float64{0, 0.25, 0.5, 0.75, 1})
+	pg := readTaskPaging(r.URL.Query())
+	tasks, err := d.api.TaskList(d.attempt, sa, historyapi.TaskListQuery{Offset: pg.offset, Length: pg.length, SortBy: pg.sort})
+	if err != nil {
+		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the tasks", err.Error())
+		return
+	}
+	total := st.NumCompleteTasks + st.NumFailedTasks + st.NumKilledTasks + st.NumActiveTasks
+	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running",
+		"Charts": newStageCharts(sa), "Attempts": stageAttempts(d.attempt, sid),
+		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": quantileRows(qs), "QuantileHeads": quantileHeads(qs),
+		"Tasks": tasks, "Sort": pg.sort, "Sorts": taskSorts, "Offset": pg.offset, "Total": total, "Page": pg.length,
+		"Short": units.ShortName(st.Name, 80)}
+	if pg.offset > 0 {
+		data["Prev"] = pg.link(max(pg.offset-pg.length, 0), sum.AttemptID)
+	}
+	if len(tasks) == pg.length && pg.offset+pg.length < total {
+		data["Next"] = pg.link(pg.offset+pg.length, sum.AttemptID)
+	}
+	s.render(w, http.StatusOK, "stage.html", data)
+}
+
+// stageExecutors is a stage's per-executor summary, the executors that
+// spent the most task time first.
+func stageExecutors(st *historyapi.StageData) []StageExecutor {
 	var execs []StageExecutor
 	for _, e := range st.ExecutorSummary {
 		m := &e.Metrics
@@ -86,85 +113,91 @@ func (s *Pages) stagePage(w http.ResponseWriter, r *http.Request) {
 			SpillMemory: m.MemoryBytesSpilled, SpillDisk: m.DiskBytesSpilled})
 	}
 	sort.SliceStable(execs, func(i, j int) bool { return execs[i].TaskTime > execs[j].TaskTime })
+	return execs
+}
 
+// quantileRows is the task quantiles table of a stage's task summary
+// (none without one): a row per metric that has a value at every
+// quantile and is not zero throughout.
+func quantileRows(qs *historyapi.TaskMetricDistributions) []QuantileRow {
+	if qs == nil {
+		return nil
+	}
+	sr, sw := &qs.ShuffleReadMetrics, &qs.ShuffleWriteMetrics
 	var rows []QuantileRow
-	qs := historyapi.TaskSummary(d.attempt, sa, []float64{0, 0.25, 0.5, 0.75, 1})
-	if qs != nil {
-		sr, sw := &qs.ShuffleReadMetrics, &qs.ShuffleWriteMetrics
-		for _, q := range []QuantileRow{
-			{"Duration", "ms", qs.Duration, nil}, {"Run time", "ms", qs.ExecutorRunTime, nil}, {"GC time", "ms", qs.JvmGcTime, nil},
-			{"Scheduler delay", "ms", qs.SchedulerDelay, nil}, {"Deserialization", "ms", qs.ExecutorDeserializeTime, nil},
-			{"Result serialization", "ms", qs.ResultSerializationTime, nil}, {"Getting result", "ms", qs.GettingResultTime, nil},
-			{"Peak execution memory", "bytes", qs.PeakExecutionMemory, nil},
-			{"Input", "bytes", qs.InputMetrics.BytesRead, qs.InputMetrics.RecordsRead},
-			{"Shuffle read", "bytes", sr.ReadBytes, sr.ReadRecords}, {"Shuffle remote reads", "bytes", sr.RemoteBytesRead, nil},
-			{"Shuffle fetch wait", "ms", sr.FetchWaitTime, nil},
-			{"Shuffle write", "bytes", sw.WriteBytes, sw.WriteRecords}, {"Shuffle write time", "ms", nanosToMs(sw.WriteTime), nil},
-			{"Output", "bytes", qs.OutputMetrics.BytesWritten, qs.OutputMetrics.RecordsWritten},
-			{"Spill (memory)", "bytes", qs.MemoryBytesSpilled, nil}, {"Spill (disk)", "bytes", qs.DiskBytesSpilled, nil},
-		} {
-			// A metric without a value at every quantile (the History
-			// Server writes "NaN") has no row.
-			if !historyapi.Dist(q.Values).Complete() || !historyapi.Dist(q.Records).Complete() {
-				continue
-			}
-			if len(q.Records) != len(q.Values) {
-				q.Records = nil
-			}
-			if len(q.Values) == len(qs.Quantiles) && q.Values[len(q.Values)-1] > 0 {
-				rows = append(rows, q)
-			}
+	for _, q := range []QuantileRow{
+		{"Duration", "ms", qs.Duration, nil}, {"Run time", "ms", qs.ExecutorRunTime, nil}, {"GC time", "ms", qs.JvmGcTime, nil},
+		{"Scheduler delay", "ms", qs.SchedulerDelay, nil}, {"Deserialization", "ms", qs.ExecutorDeserializeTime, nil},
+		{"Result serialization", "ms", qs.ResultSerializationTime, nil}, {"Getting result", "ms", qs.GettingResultTime, nil},
+		{"Peak execution memory", "bytes", qs.PeakExecutionMemory, nil},
+		{"Input", "bytes", qs.InputMetrics.BytesRead, qs.InputMetrics.RecordsRead},
+		{"Shuffle read", "bytes", sr.ReadBytes, sr.ReadRecords}, {"Shuffle remote reads", "bytes", sr.RemoteBytesRead, nil},
+		{"Shuffle fetch wait", "ms", sr.FetchWaitTime, nil},
+		{"Shuffle write", "bytes", sw.WriteBytes, sw.WriteRecords}, {"Shuffle write time", "ms", nanosToMs(sw.WriteTime), nil},
+		{"Output", "bytes", qs.OutputMetrics.BytesWritten, qs.OutputMetrics.RecordsWritten},
+		{"Spill (memory)", "bytes", qs.MemoryBytesSpilled, nil}, {"Spill (disk)", "bytes", qs.DiskBytesSpilled, nil},
+	} {
+		// A metric without a value at every quantile (the History
+		// Server writes "NaN") has no row.
+		if !historyapi.Dist(q.Values).Complete() || !historyapi.Dist(q.Records).Complete() {
+			continue
+		}
+		if len(q.Records) != len(q.Values) {
+			q.Records = nil
+		}
+		if len(q.Values) == len(qs.Quantiles) && q.Values[len(q.Values)-1] > 0 {
+			rows = append(rows, q)
 		}
 	}
+	return rows
+}
 
-	q := r.URL.Query()
-	sortBy := q.Get("sort")
-	if sortBy == "" {
-		sortBy = "id"
+// taskPaging is the task list's order and page, from the query: ?sort=
+// (a History Server sortBy, default by id), ?offset= and ?length=.
+type taskPaging struct {
+	sort           string
+	offset, length int
+}
+
+func readTaskPaging(q url.Values) taskPaging {
+	p := taskPaging{sort: q.Get("sort")}
+	if p.sort == "" {
+		p.sort = "id"
 	}
-	offset, _ := strconv.Atoi(q.Get("offset"))
-	offset = max(offset, 0)
+	p.offset, _ = strconv.Atoi(q.Get("offset"))
+	p.offset = max(p.offset, 0)
 	length, err := strconv.Atoi(q.Get("length"))
 	if err != nil || length <= 0 {
 		length = taskPage
 	}
-	length = min(length, maxTaskPage)
-	tasks, err := d.api.TaskList(d.attempt, sa, historyapi.TaskListQuery{Offset: offset, Length: length, SortBy: sortBy})
-	if err != nil {
-		s.errorPage(w, historyapi.StatusOf(err), "Cannot list the tasks", err.Error())
-		return
+	p.length = min(length, maxTaskPage)
+	return p
+}
+
+// link is the query of the page at offset off in the same order and
+// length, of the application attempt attemptID ("" for the only one).
+func (p taskPaging) link(off int, attemptID string) string {
+	v := url.Values{"sort": {p.sort}, "offset": {strconv.Itoa(off)}}
+	if p.length != taskPage {
+		v.Set("length", strconv.Itoa(p.length))
 	}
-	total := st.NumCompleteTasks + st.NumFailedTasks + st.NumKilledTasks + st.NumActiveTasks
-	page := func(off int) string {
-		v := url.Values{"sort": {sortBy}, "offset": {strconv.Itoa(off)}}
-		if length != taskPage {
-			v.Set("length", strconv.Itoa(length))
-		}
-		if sum.AttemptID != "" {
-			v.Set("attempt", sum.AttemptID)
-		}
-		return "?" + v.Encode()
+	if attemptID != "" {
+		v.Set("attempt", attemptID)
 	}
-	var charts *stageCharts
-	var attempts []int // every attempt of this stage, for links
-	charts = newStageCharts(sa)
-	for _, x := range d.attempt.Stages {
+	return "?" + v.Encode()
+}
+
+// stageAttempts are the attempt ids of stage sid in a, in order, for the
+// page's links to each.
+func stageAttempts(a *model.Attempt, sid int) []int {
+	var attempts []int
+	for _, x := range a.Stages {
 		if x.StageID == sid {
 			attempts = append(attempts, x.AttemptID)
 		}
 	}
 	sort.Ints(attempts)
-	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running", "Charts": charts, "Attempts": attempts,
-		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": rows, "QuantileHeads": quantileHeads(qs),
-		"Tasks": tasks, "Sort": sortBy, "Sorts": taskSorts, "Offset": offset, "Total": total, "Page": length,
-		"Short": units.ShortName(st.Name, 80)}
-	if offset > 0 {
-		data["Prev"] = page(max(offset-length, 0))
-	}
-	if len(tasks) == length && offset+length < total {
-		data["Next"] = page(offset + length)
-	}
-	s.render(w, http.StatusOK, "stage.html", data)
+	return attempts
 }
 
 // quantileHeads are the quantiles of a task summary's columns (none
