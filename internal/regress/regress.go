@@ -9,6 +9,7 @@
 package regress
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -176,6 +177,38 @@ type Verdict struct {
 	Ratio     float64 `json:"ratio"`      // wall ÷ the baseline's median wall
 	CoreRatio float64 `json:"coreRatio"`  // core time ÷ its median
 	Sigmas    float64 `json:"deviations"` // (wall − median) ÷ (1.4826 × MAD); +Inf for a MAD of 0
+}
+
+// verdictJSON is a Verdict as JSON, which has no infinity: deviations
+// are null for a history without spread.
+type verdictJSON struct {
+	Regressed bool     `json:"regressed"`
+	Ratio     float64  `json:"ratio"`
+	CoreRatio float64  `json:"coreRatio"`
+	Sigmas    *float64 `json:"deviations"`
+}
+
+// MarshalJSON writes infinite deviations as null: encoding/json refuses
+// +Inf, and the job's whole answer with it.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	out := verdictJSON{Regressed: v.Regressed, Ratio: v.Ratio, CoreRatio: v.CoreRatio}
+	if !math.IsInf(v.Sigmas, 0) && !math.IsNaN(v.Sigmas) {
+		out.Sigmas = &v.Sigmas
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads null deviations back as +Inf.
+func (v *Verdict) UnmarshalJSON(b []byte) error {
+	var in verdictJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*v = Verdict{Regressed: in.Regressed, Ratio: in.Ratio, CoreRatio: in.CoreRatio, Sigmas: math.Inf(1)}
+	if in.Sigmas != nil {
+		v.Sigmas = *in.Sigmas
+	}
+	return nil
 }
 
 // madScale makes the MAD estimate a normal distribution's standard
