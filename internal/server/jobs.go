@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/regress"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
@@ -45,31 +46,6 @@ type (
 // jobKeyOf is the recurring job a log's application is a run of.
 func jobKeyOf(r store.LogRecord) string { return fleet.JobKey(r.Run, r.AppName, r.User) }
 
-// reportSample is the part of a stored sparkdx.report/v1 a sample needs.
-type reportSample struct {
-	App struct {
-		ID         string `json:"id"`
-		StartTime  int64  `json:"startTime"`
-		DurationMs int64  `json:"durationMs"`
-	} `json:"app"`
-	Outcome struct {
-		Status string `json:"status"`
-	} `json:"outcome"`
-	Stages []struct {
-		InputBytes       int64 `json:"inputBytes"`
-		ShuffleReadBytes int64 `json:"shuffleReadBytes"`
-	} `json:"stages"`
-	CriticalPath struct {
-		TaskTimeMs int64 `json:"taskTimeMs"`
-	} `json:"criticalPath"`
-	ResourceCost *struct {
-		reportCost
-		Executors struct {
-			CoreHours float64 `json:"coreHours"`
-		} `json:"executors"`
-	} `json:"resourceCost"`
-}
-
 // jobSamples returns every finished log's sample, reading the reports not
 // read since their log changed.
 func (s *Server) jobSamples(ctx context.Context) []cachedSample {
@@ -89,19 +65,13 @@ func (s *Server) jobSamples(ctx context.Context) []cachedSample {
 		c.mu.Unlock()
 		if !ok || cs.modTime != r.ModTime {
 			b, err := s.cfg.Ingest.Report(ctx, r.Key)
-			var rs reportSample
-			if err != nil || json.Unmarshal(b, &rs) != nil {
+			var rep reportv1.Report
+			if err != nil || json.Unmarshal(b, &rep) != nil {
 				continue // a report not written yet, or unreadable: no sample
 			}
-			cs = cachedSample{modTime: r.ModTime, logKey: r.Key, sample: regress.Sample{Key: jobKeyOf(r), AppID: rs.App.ID,
-				StartTime: rs.App.StartTime, WallMs: rs.App.DurationMs, Succeeded: rs.Outcome.Status == "succeeded", Status: rs.Outcome.Status}}
-			if rs.ResourceCost != nil {
-				cs.sample.CoreMs = int64(rs.ResourceCost.Executors.CoreHours * 3.6e6)
-				cs.sample.Cost = *rs.ResourceCost.at(s.cfg.Prices)
-			}
-			for _, st := range rs.Stages {
-				cs.sample.InputBytes += st.InputBytes
-				cs.sample.ShuffleBytes += st.ShuffleReadBytes
+			cs = cachedSample{modTime: r.ModTime, logKey: r.Key, sample: regress.SampleOf(jobKeyOf(r), &rep)}
+			if rc := rep.ResourceCost; rc != nil {
+				cs.sample.Cost = *(&reportCost{Total: rc.Total, InstanceType: rc.InstanceType}).at(s.cfg.Prices)
 			}
 			c.mu.Lock()
 			c.samples[r.Key] = cs
