@@ -8,6 +8,9 @@ type Run struct {
 	Baseline *Baseline `json:"baseline,omitempty"` // nil: too few runs before it
 	Verdict  *Verdict  `json:"verdict,omitempty"`
 	Causes   []Cause   `json:"causes,omitempty"` // on the job's page, for a regressed run
+	// Unexplained marks a regressed run whose causes the answer did not
+	// compute: older than the newest Job.ExplainLimit regressed runs.
+	Unexplained bool `json:"unexplained,omitempty"`
 }
 
 // Job is a recurring job and its runs, oldest first.
@@ -18,6 +21,9 @@ type Job struct {
 	// Priced tells whether the runs' costs carry money (serve was given
 	// prices); without, they are core-hours and GB-hours only.
 	Priced bool `json:"priced"`
+	// ExplainLimit is how many regressed runs, the newest first, the
+	// answer explains; zero where none are (the job list).
+	ExplainLimit int `json:"explainLimit,omitempty"`
 }
 
 // History judges each of a job's runs (oldest first) against the runs
