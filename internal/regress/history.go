@@ -27,14 +27,22 @@ type Job struct {
 }
 
 // History judges each of a job's runs (oldest first) against the runs
-// before it: the baseline as it stood when the run came.
+// before it: the baseline as it stood when the run came. A run judged
+// regressed is left out of later baselines: it is an incident, not the
+// job's usual time, and counted in them it would widen their spread until
+// the next change hides in it (a series of 3× input, then 200 shuffle
+// partitions, then half the executors: the third went unflagged). When
+// the last cfg.MinRuns runs all regressed, the job's level moved and they
+// count again.
 func History(key string, samples []Sample, logs []string, cfg Config) Job {
 	j := Job{Key: key}
+	regressed := make([]bool, len(samples))
 	for i, s := range samples {
 		run := Run{Sample: s, Log: logs[i]}
-		if b, ok := BaselineOf(samples[:i], cfg); ok {
+		if b, ok := BaselineOf(usual(samples[:i], regressed[:i], cfg.MinRuns), cfg); ok {
 			v := Judge(b, s, cfg)
 			run.Baseline, run.Verdict = &b, &v
+			regressed[i] = v.Regressed
 		}
 		j.Runs = append(j.Runs, run)
 		j.Priced = j.Priced || s.Cost.Money != nil
@@ -43,4 +51,23 @@ func History(key string, samples []Sample, logs []string, cfg Config) Job {
 		j.Latest = j.Runs[len(j.Runs)-1]
 	}
 	return j
+}
+
+// usual is the runs a baseline is built from: those before that did not
+// regress, or all of them after a streak of at least streak regressions.
+func usual(before []Sample, regressed []bool, streak int) []Sample {
+	n := 0
+	for i := len(regressed) - 1; i >= 0 && regressed[i]; i-- {
+		n++
+	}
+	if n == 0 || n >= streak {
+		return before
+	}
+	out := make([]Sample, 0, len(before))
+	for i, s := range before {
+		if !regressed[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
