@@ -53,14 +53,18 @@ func phaseStates() []string {
 }
 
 // currentPhase is the phase an application is in now: a running one's
-// last timeline interval (its timeline runs to the analysis time), ended
-// for one that is not running.
+// last timeline interval (its timeline runs to the analysis time; none
+// yet, at its start: waiting for executors), ended for one that is not
+// running.
 func currentPhase(a *App) string {
 	r := a.Result
-	if !a.Running() || len(r.Timeline) == 0 {
+	if !a.Running() {
 		return phaseEnded
 	}
-	last := r.Timeline[len(r.Timeline)-1].Phase
+	last := analyze.PhaseResourceWait
+	if len(r.Timeline) > 0 {
+		last = r.Timeline[len(r.Timeline)-1].Phase
+	}
 	for _, p := range phases {
 		if p.p == last {
 			return p.label

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/sparkdx/sparkdx/internal/analyze"
 )
 
 // series renders a family's series as "label=value,… value", sorted, with
@@ -141,6 +143,26 @@ func TestAllocOf(t *testing.T) {
 	} {
 		if got := allocOf(tc.props); got != tc.want {
 			t.Errorf("allocOf(%v): got %+v, want %+v", tc.props, got, tc.want)
+		}
+	}
+}
+
+func TestCurrentPhase(t *testing.T) {
+	iv := func(p analyze.Phase) []analyze.Interval {
+		return []analyze.Interval{{Start: 0, End: 10, Phase: analyze.PhaseCompute}, {Start: 10, End: 20, Phase: p}}
+	}
+	for _, tc := range []struct {
+		name string
+		r    analyze.Result
+		want string
+	}{
+		{"running, writing", analyze.Result{Timeline: iv(analyze.PhaseOutputWrite)}, "io_write"},
+		{"running, driver only", analyze.Result{Timeline: iv(analyze.PhaseDriverOnly)}, "driver_only"},
+		{"running, no timeline yet", analyze.Result{}, "resource_wait"},
+		{"ended", analyze.Result{Completed: true, Timeline: iv(analyze.PhaseCompute)}, "ended"},
+	} {
+		if got := currentPhase(&App{Result: &tc.r}); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }
