@@ -90,9 +90,11 @@ func readDockerfile(t *testing.T, path string) dockerfile {
 // TestDockerfile checks, without a Docker engine (none runs on the test
 // machines), what the image promises: its build stage's Go is go.mod's and
 // it copies what the build reads; the runtime stage is the Debian release
-// of this machine, whose package it installs puts jcmd (the agent's heap
-// dumps) on PATH; the entrypoint is the binary the build stage's output was
-// copied to. TestDockerfileBuild runs the build command.
+// of this machine and installs only packages of it: the CA certificates
+// (S3, Azure, GCS and OTLP over TLS) and no JDK, since the agent's heap
+// dumps and `sparkdx profile` attach to JVMs in Go; the entrypoint is the
+// binary the build stage's output was copied to. TestDockerfileBuild runs
+// the build command.
 func TestDockerfile(t *testing.T) {
 	df := readDockerfile(t, filepath.Join("..", "Dockerfile"))
 	build, runtime := df.stages[0], df.stages[1]
@@ -146,36 +148,29 @@ func TestDockerfile(t *testing.T) {
 			pkgs = strings.Fields(strings.Split(after, "&&")[0])
 		}
 	}
-	if len(pkgs) == 0 {
-		t.Fatal("runtime stage installs no package: want the JDK that brings jcmd")
+	if !slices.Contains(pkgs, "ca-certificates") {
+		t.Errorf("runtime stage installs %v: want ca-certificates (TLS to object stores and OTLP)", pkgs)
 	}
-	jcmd, err := exec.LookPath("jcmd")
-	if err != nil {
-		sparktest.Missing(t, "jcmd")
+	for _, p := range pkgs {
+		if strings.Contains(p, "jdk") || strings.Contains(p, "jre") {
+			t.Errorf("runtime stage installs %s: the agent and profile attach in Go; no JDK belongs in the image", p)
+		}
+		// Each package is one of this release's: installed here.
+		if out, err := exec.Command("dpkg-query", "-W", "-f", "${Status}", p).CombinedOutput(); err != nil || !strings.Contains(string(out), "install ok installed") {
+			sparktest.Missing(t, "Debian package "+p+" on this machine: "+string(out))
+		}
 	}
-	real, err := filepath.EvalSymlinks(jcmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("dpkg-query", "-S", real).CombinedOutput()
-	if err != nil {
-		sparktest.Missing(t, "jcmd from a Debian package: "+string(out))
-	}
-	owner, _, _ := strings.Cut(strings.TrimSpace(string(out)), ":")
-	if !slices.Contains(pkgs, owner) {
-		t.Errorf("jcmd (%s) comes from %s; the image installs %v", real, owner, pkgs)
-	}
-	// The package registers jcmd as an alternative, so it is on PATH as
-	// the agent looks for it (agent.Config.Jcmd "jcmd").
-	if alt, err := exec.Command("update-alternatives", "--list", "jcmd").Output(); err != nil || !strings.Contains(string(alt), real) {
-		t.Errorf("update-alternatives --list jcmd: %q, %v: want %s", alt, err, real)
+	// The package is what builds the bundle Go's crypto/x509 reads first
+	// on Debian (/etc/ssl/certs/ca-certificates.crt).
+	if out, err := exec.Command("dpkg-query", "-L", "ca-certificates").Output(); err != nil || !strings.Contains(string(out), "/usr/sbin/update-ca-certificates") {
+		t.Errorf("dpkg-query -L ca-certificates: %v: want update-ca-certificates, which writes the bundle", err)
 	}
 }
 
 // TestDockerBuild builds the image where a Docker engine answers (CI
 // machines with one; none runs on the test machines, where TestDockerfile
 // checks the file instead) and runs what the chart runs in it: the
-// binary as entrypoint, and jcmd on PATH for the agent's heap dumps.
+// binary as entrypoint, with the CA bundle its TLS clients read.
 func TestDockerBuild(t *testing.T) {
 	docker, err := exec.LookPath("docker")
 	if err != nil {
@@ -193,7 +188,7 @@ func TestDockerBuild(t *testing.T) {
 	t.Cleanup(func() { exec.Command(docker, "rmi", "-f", tag).Run() })
 	for _, argv := range [][]string{
 		{"run", "--rm", tag, "version"},
-		{"run", "--rm", "--entrypoint", "jcmd", tag, "-h"},
+		{"run", "--rm", "--entrypoint", "test", tag, "-s", "/etc/ssl/certs/ca-certificates.crt"},
 	} {
 		out, err := exec.Command(docker, argv...).CombinedOutput()
 		if err != nil {
