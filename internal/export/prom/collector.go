@@ -297,6 +297,47 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 		for _, s := range jobStates {
 			ch <- constHistogram(d, a.JobDurations[s], id, attempt, s)
 		}
+	case scopeExecutor, scopeExecutorRemoved, scopeRemoved:
+		c.collectExecutors(send, m, a)
+	case scopePhaseState:
+		now := currentPhase(a)
+		for _, p := range phaseStates() {
+			v := 0.0
+			if p == now {
+				v = 1
+			}
+			send(v, p)
+		}
+	case scopeAllocBound:
+		for _, b := range allocBounds(a) {
+			send(float64(b.n), b.label)
+		}
+	case scopeRunningJob, scopeRunningStage:
+		collectRunning(send, m, a)
+	case scopeStream:
+		for _, q := range a.Result.LatestQueries(c.cfg.MaxQueriesPerApp) {
+			send(m.stream(q), q.ID, q.Name)
+		}
+	case scopeFindings:
+		counts := map[[2]string]int{}
+		for _, f := range a.Findings {
+			counts[[2]string{f.Rule, f.Severity.String()}]++
+		}
+		for _, r := range diagnose.All {
+			for _, s := range []diagnose.Severity{diagnose.Info, diagnose.Warning, diagnose.Critical} {
+				if n := counts[[2]string{r.ID, s.String()}]; n > 0 {
+					send(float64(n), r.ID, s.String())
+				}
+			}
+		}
+	}
+}
+
+// collectExecutors sends m's per-executor series of a: each executor kept
+// (MaxExecutorsPerApp), the removed ones with their cause, or the
+// removals counted by cause.
+func (c *Collector) collectExecutors(send func(float64, ...string), m metric, a *App) {
+	switch m.scope {
 	case scopeExecutor:
 		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
 			if v := m.exec(e); !math.IsNaN(v) { // NaN: the log does not give it
@@ -321,51 +362,26 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 				send(float64(n), string(cause))
 			}
 		}
-	case scopePhaseState:
-		now := currentPhase(a)
-		for _, p := range phaseStates() {
-			v := 0.0
-			if p == now {
-				v = 1
-			}
-			send(v, p)
-		}
-	case scopeAllocBound:
-		for _, b := range allocBounds(a) {
-			send(float64(b.n), b.label)
-		}
+	}
+}
+
+// collectRunning sends m's series of a's running jobs or stages (none
+// once the application ended).
+func collectRunning(send func(float64, ...string), m metric, a *App) {
+	if !a.Result.Running {
+		return
+	}
+	switch m.scope {
 	case scopeRunningJob:
-		if !a.Result.Running {
-			return
-		}
 		for i := range a.Result.Jobs {
 			if j := &a.Result.Jobs[i]; j.Status == model.JobRunning && j.SubmissionTime > 0 {
 				send(m.job(a, j), strconv.Itoa(j.ID))
 			}
 		}
 	case scopeRunningStage:
-		if !a.Result.Running {
-			return
-		}
 		for i := range a.Result.Stages {
 			if s := &a.Result.Stages[i]; s.Status == model.StageActive && s.SubmissionTime > 0 {
 				send(m.stage(a, s), strconv.Itoa(s.StageID), strconv.Itoa(s.AttemptID))
-			}
-		}
-	case scopeStream:
-		for _, q := range a.Result.LatestQueries(c.cfg.MaxQueriesPerApp) {
-			send(m.stream(q), q.ID, q.Name)
-		}
-	case scopeFindings:
-		counts := map[[2]string]int{}
-		for _, f := range a.Findings {
-			counts[[2]string{f.Rule, f.Severity.String()}]++
-		}
-		for _, r := range diagnose.All {
-			for _, s := range []diagnose.Severity{diagnose.Info, diagnose.Warning, diagnose.Critical} {
-				if n := counts[[2]string{r.ID, s.String()}]; n > 0 {
-					send(float64(n), r.ID, s.String())
-				}
 			}
 		}
 	}
