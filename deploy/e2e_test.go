@@ -37,6 +37,14 @@ func TestQueriesAgainstPrometheus(t *testing.T) {
 	if n, err := p.query(fmt.Sprintf(`count by (app_id) (spark_app_info{instance=%q})`, metrics)); err != nil || n != len(e2eLogs)+len(e2eScenarioLogs)+1 {
 		t.Errorf("apps in serve's /metrics: got %d (error %v), want %d", n, err, len(e2eLogs)+len(e2eScenarioLogs)+1)
 	}
+	// The running app's phase, executors and context, the 2021 YARN
+	// log's dynamic allocation bounds (spark.dynamicAllocation.maxExecutors
+	// 900) and the idle executors it released.
+	p.waitForData(t, fmt.Sprintf(`spark_app_info{app_id=%q,%s}`, runningApp, runContext.labels),
+		fmt.Sprintf(`spark_app_phase{app_id=%q,phase="compute"} == 1`, runningApp),
+		fmt.Sprintf(`spark_executors_alive{app_id=%q} == 1 and spark_executors_needed{app_id=%q} == 1`, runningApp, runningApp),
+		`spark_dynamic_allocation_executors{app_id="application_1628109047826_1317105",bound="max"} == 900`,
+		`spark_executors_removed{app_id="application_1628109047826_1317105",cause="idle"} == 6`)
 	// Two more scrapes of everything so rate() and deriv() have points.
 	time.Sleep(3 * time.Second)
 
@@ -82,17 +90,35 @@ var e2eScenarioLogs = []string{"streaming/spark-4.3.0/app-20261124161534-0000.zs
 // runningApp is an application whose log is still being written: it
 // started ten minutes ago and runs a job and a stage submitted five
 // minutes ago, so the series of running work (spark_job_running_seconds)
-// exist for the alerts over them. Spark's event names and keys.
+// exist for the alerts over them. An Airflow task started it: its Spark
+// properties carry the keys Airflow's OpenLineage provider injects and a
+// W3C traceparent (runContext), for the orchestrator and trace labels.
+// Spark's event names and keys.
 const runningApp = "app-20990101000000-0001"
+
+// runContext are the running app's orchestrator and trace properties, and
+// the spark_app_info labels serve must derive from them.
+var runContext = struct {
+	props  map[string]string
+	labels string
+}{map[string]string{"spark.openlineage.rootParentJobNamespace": "airflow", "spark.openlineage.rootParentJobName": "etl_nightly",
+	"spark.openlineage.rootParentRunId": "0193a8c2-7d1e-7f00-8000-000000000001", "spark.openlineage.parentJobName": "etl_nightly.load",
+	"spark.otel.traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+	`run_source="openlineage-root",run_name="airflow/etl_nightly",run_id="0193a8c2-7d1e-7f00-8000-000000000001",run_task="etl_nightly.load",trace_id="4bf92f3577b34da6a3ce929d0e0e4736"`}
 
 func writeRunningLog(t *testing.T, path string) {
 	t.Helper()
 	now := time.Now().UnixMilli()
 	start, submit := now-10*60_000, now-5*60_000
+	props, err := json.Marshal(runContext.props)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stage := fmt.Sprintf(`{"Stage ID":0,"Stage Attempt ID":0,"Stage Name":"count at job.py:3","Number of Tasks":4,"RDD Info":[],"Parent IDs":[],"Details":"","Submission Time":%d,"Accumulables":[],"Resource Profile Id":0}`, submit)
 	lines := []string{
 		`{"Event":"SparkListenerLogStart","Spark Version":"3.5.9"}`,
 		fmt.Sprintf(`{"Event":"SparkListenerApplicationStart","App Name":"running","App ID":%q,"Timestamp":%d,"User":"e2e"}`, runningApp, start),
+		fmt.Sprintf(`{"Event":"SparkListenerEnvironmentUpdate","JVM Information":{},"Spark Properties":%s,"Hadoop Properties":{},"System Properties":{},"Classpath Entries":{}}`, props),
 		fmt.Sprintf(`{"Event":"SparkListenerExecutorAdded","Timestamp":%d,"Executor ID":"1","Executor Info":{"Host":"n1","Total Cores":4,"Log Urls":{},"Attributes":{},"Resources":{},"Resource Profile Id":0}}`, start+20_000),
 		fmt.Sprintf(`{"Event":"SparkListenerJobStart","Job ID":0,"Submission Time":%d,"Stage Infos":[%s],"Stage IDs":[0],"Properties":{}}`, submit, stage),
 		fmt.Sprintf(`{"Event":"SparkListenerStageSubmitted","Stage Info":%s,"Properties":{}}`, stage),

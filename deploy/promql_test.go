@@ -142,9 +142,11 @@ func fromSpark(expr string) bool {
 }
 
 // substitute replaces Grafana's variables with values Prometheus takes:
-// every app, executor and host; a one-minute rate window.
+// every app, executor, host, orchestrator run and task, streaming query; a
+// one-minute rate window.
 func substitute(expr string) string {
 	return strings.NewReplacer(`"$app"`, `".*"`, `"$executor"`, `".*"`, `"$host"`, `".*"`,
+		`"$run"`, `".*"`, `"$task"`, `".*"`, `"$query"`, `".*"`,
 		"$__rate_interval", "1m", "$__interval", "15s", "$__range", "1h").Replace(expr)
 }
 
@@ -237,7 +239,7 @@ func TestDashboardsWellFormed(t *testing.T) {
 			}
 		})
 	}
-	if len(uids) != 5 {
-		t.Errorf("got %d dashboards, want 5", len(uids))
+	if len(uids) != 6 {
+		t.Errorf("got %d dashboards, want 6", len(uids))
 	}
 }

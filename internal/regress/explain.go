@@ -35,13 +35,13 @@ func Explain(b Baseline, base, run diff.Input) []Cause {
 	d := diff.Compare(base, run)
 	rb, ra := base.Result, run.Result
 	var out []Cause
-	in := inputOf(ra)
-	if med := b.Input.Median; med > 0 && float64(in) >= growth*med {
+	now := SampleOf(b.Key, run.Report)
+	if med, in := b.Input.Median, now.InputBytes; med > 0 && float64(in) >= growth*med {
 		out = append(out, Cause{Kind: CauseInput, Detail: fmt.Sprintf("read %.1f× the input of the job's median run", float64(in)/med),
 			Evidence: map[string]any{"inputBytes": in, "baselineInputBytes": med}})
-	} else if med := b.Shuffle.Median; med > 0 && float64(shuffleOf(ra)) >= growth*med && len(d.Config) == 0 {
-		out = append(out, Cause{Kind: CauseInput, Detail: fmt.Sprintf("shuffled %.1f× the job's median run", float64(shuffleOf(ra))/med),
-			Evidence: map[string]any{"shuffleBytes": shuffleOf(ra), "baselineShuffleBytes": med}})
+	} else if med, sh := b.Shuffle.Median, now.ShuffleBytes; med > 0 && float64(sh) >= growth*med && len(d.Config) == 0 {
+		out = append(out, Cause{Kind: CauseInput, Detail: fmt.Sprintf("shuffled %.1f× the job's median run", float64(sh)/med),
+			Evidence: map[string]any{"shuffleBytes": sh, "baselineShuffleBytes": med}})
 	}
 	var keys []string
 	for _, c := range d.Config {
@@ -63,20 +63,6 @@ func Explain(b Baseline, base, run diff.Input) []Cause {
 		out = append(out, c)
 	}
 	return out
-}
-
-func inputOf(r *analyze.Result) (n int64) {
-	for i := range r.Stages {
-		n += r.Stages[i].InputBytes
-	}
-	return n
-}
-
-func shuffleOf(r *analyze.Result) (n int64) {
-	for i := range r.Stages {
-		n += r.Stages[i].ShuffleReadBytes
-	}
-	return n
 }
 
 // resourceKey tells the properties that set the executors apart: a change

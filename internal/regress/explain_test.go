@@ -23,7 +23,7 @@ func input(t *testing.T, name, line string) (diff.Input, regress.Sample) {
 		t.Fatal(err)
 	}
 	p := pipeline.Diagnose(d.Attempt, d.Result, pipeline.Source{}, nil)
-	return diff.Input{Report: p.Report, Result: p.Result}, regress.SampleOf(name, d.Attempt, d.Result)
+	return diff.Input{Report: p.Report, Result: p.Result}, regress.SampleOf(name, p.Report)
 }
 
 // TestConfigRegression judges the real config-change scenario pair: the

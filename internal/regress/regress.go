@@ -9,14 +9,14 @@
 package regress
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/cost"
-	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
 // Config sets when a run counts as regressed. Defaults (DefaultConfig)
@@ -69,15 +69,25 @@ type Sample struct {
 	Cost cost.Usage `json:"cost"`
 }
 
-// SampleOf takes the numbers of one analysed attempt, a run of the job
-// key names (serve's fleet.JobKey: the one definition of a job).
-func SampleOf(key string, a *model.Attempt, res *analyze.Result) Sample {
-	s := Sample{Key: key, AppID: a.AppID, StartTime: a.StartTime, WallMs: res.DurationMs, CoreMs: res.CoreTimeMs(),
-		Succeeded: res.Failures.Outcome.Status == "succeeded", Status: res.Failures.Outcome.Status, Cost: cost.Of(a, res).Total}
-	for i := range res.Stages {
-		st := &res.Stages[i]
-		s.InputBytes += st.InputBytes
-		s.ShuffleBytes += st.ShuffleReadBytes
+// SampleOf takes the numbers of one analysed attempt from its
+// sparkdx.report/v1 document, a run of the job key names (serve's
+// fleet.JobKey: the one definition of a job). It is the one definition of
+// a run's numbers: serve's job history reads it from the report it
+// stored, Explain from the report it compares, and each is the figure
+// `sparkdx diff` shows (wall time, the input and shuffle-read totals).
+// The cost is the report's total, priced as the report was.
+func SampleOf(key string, r *reportv1.Report) Sample {
+	s := Sample{Key: key, AppID: r.App.ID, StartTime: r.App.StartTime, WallMs: r.App.DurationMs,
+		Succeeded: r.Outcome.Status == "succeeded", Status: r.Outcome.Status}
+	if r.Headline != nil {
+		s.CoreMs = r.Headline.ExecutorCoreTimeMs
+	}
+	if r.ResourceCost != nil {
+		s.Cost = r.ResourceCost.Total
+	}
+	for i := range r.Stages {
+		s.InputBytes += r.Stages[i].InputBytes
+		s.ShuffleBytes += r.Stages[i].ShuffleReadBytes
 	}
 	return s
 }
@@ -176,6 +186,38 @@ type Verdict struct {
 	Ratio     float64 `json:"ratio"`      // wall ÷ the baseline's median wall
 	CoreRatio float64 `json:"coreRatio"`  // core time ÷ its median
 	Sigmas    float64 `json:"deviations"` // (wall − median) ÷ (1.4826 × MAD); +Inf for a MAD of 0
+}
+
+// verdictJSON is a Verdict as JSON, which has no infinity: deviations
+// are null for a history without spread.
+type verdictJSON struct {
+	Regressed bool     `json:"regressed"`
+	Ratio     float64  `json:"ratio"`
+	CoreRatio float64  `json:"coreRatio"`
+	Sigmas    *float64 `json:"deviations"`
+}
+
+// MarshalJSON writes infinite deviations as null: encoding/json refuses
+// +Inf, and the job's whole answer with it.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	out := verdictJSON{Regressed: v.Regressed, Ratio: v.Ratio, CoreRatio: v.CoreRatio}
+	if !math.IsInf(v.Sigmas, 0) && !math.IsNaN(v.Sigmas) {
+		out.Sigmas = &v.Sigmas
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads null deviations back as +Inf.
+func (v *Verdict) UnmarshalJSON(b []byte) error {
+	var in verdictJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*v = Verdict{Regressed: in.Regressed, Ratio: in.Ratio, CoreRatio: in.CoreRatio, Sigmas: math.Inf(1)}
+	if in.Sigmas != nil {
+		v.Sigmas = *in.Sigmas
+	}
+	return nil
 }
 
 // madScale makes the MAD estimate a normal distribution's standard

@@ -1,7 +1,9 @@
 package regress
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -93,5 +95,34 @@ func TestResourcesAndFailures(t *testing.T) {
 	}
 	if _, ok := failures(failed, failed); ok {
 		t.Error("the same failures as the baseline: got a cause, want none")
+	}
+}
+
+// TestVerdictJSON encodes a verdict against a history without spread:
+// encoding/json refuses +Inf, which emptied a job's whole answer; it is
+// written as null and read back as +Inf.
+func TestVerdictJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sigmas float64
+		want   string
+	}{
+		{"finite", 4.5, `{"regressed":true,"ratio":1.5,"coreRatio":1.25,"deviations":4.5}`},
+		{"no spread", math.Inf(1), `{"regressed":true,"ratio":1.5,"coreRatio":1.25,"deviations":null}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Verdict{Regressed: true, Ratio: 1.5, CoreRatio: 1.25, Sigmas: tc.sigmas}
+			b, err := json.Marshal(Run{Verdict: &v})
+			if err != nil {
+				t.Fatalf("got %v, want a document", err)
+			}
+			if !strings.Contains(string(b), tc.want) {
+				t.Errorf("got %s, want %s in it", b, tc.want)
+			}
+			var back Run
+			if err := json.Unmarshal(b, &back); err != nil || back.Verdict == nil || *back.Verdict != v {
+				t.Errorf("read back: got %+v (%v), want %+v", back.Verdict, err, v)
+			}
+		})
 	}
 }

@@ -11,10 +11,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/regress"
+	"github.com/sparkdx/sparkdx/internal/reportv1"
 	"github.com/sparkdx/sparkdx/internal/server/fleet"
-	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/store"
 )
 
@@ -45,31 +44,6 @@ type (
 // jobKeyOf is the recurring job a log's application is a run of.
 func jobKeyOf(r store.LogRecord) string { return fleet.JobKey(r.Run, r.AppName, r.User) }
 
-// reportSample is the part of a stored sparkdx.report/v1 a sample needs.
-type reportSample struct {
-	App struct {
-		ID         string `json:"id"`
-		StartTime  int64  `json:"startTime"`
-		DurationMs int64  `json:"durationMs"`
-	} `json:"app"`
-	Outcome struct {
-		Status string `json:"status"`
-	} `json:"outcome"`
-	Stages []struct {
-		InputBytes       int64 `json:"inputBytes"`
-		ShuffleReadBytes int64 `json:"shuffleReadBytes"`
-	} `json:"stages"`
-	CriticalPath struct {
-		TaskTimeMs int64 `json:"taskTimeMs"`
-	} `json:"criticalPath"`
-	ResourceCost *struct {
-		reportCost
-		Executors struct {
-			CoreHours float64 `json:"coreHours"`
-		} `json:"executors"`
-	} `json:"resourceCost"`
-}
-
 // jobSamples returns every finished log's sample, reading the reports not
 // read since their log changed.
 func (s *Server) jobSamples(ctx context.Context) []cachedSample {
@@ -89,19 +63,13 @@ func (s *Server) jobSamples(ctx context.Context) []cachedSample {
 		c.mu.Unlock()
 		if !ok || cs.modTime != r.ModTime {
 			b, err := s.cfg.Ingest.Report(ctx, r.Key)
-			var rs reportSample
-			if err != nil || json.Unmarshal(b, &rs) != nil {
+			var rep reportv1.Report
+			if err != nil || json.Unmarshal(b, &rep) != nil {
 				continue // a report not written yet, or unreadable: no sample
 			}
-			cs = cachedSample{modTime: r.ModTime, logKey: r.Key, sample: regress.Sample{Key: jobKeyOf(r), AppID: rs.App.ID,
-				StartTime: rs.App.StartTime, WallMs: rs.App.DurationMs, Succeeded: rs.Outcome.Status == "succeeded", Status: rs.Outcome.Status}}
-			if rs.ResourceCost != nil {
-				cs.sample.CoreMs = int64(rs.ResourceCost.Executors.CoreHours * 3.6e6)
-				cs.sample.Cost = *rs.ResourceCost.at(s.cfg.Prices)
-			}
-			for _, st := range rs.Stages {
-				cs.sample.InputBytes += st.InputBytes
-				cs.sample.ShuffleBytes += st.ShuffleReadBytes
+			cs = cachedSample{modTime: r.ModTime, logKey: r.Key, sample: regress.SampleOf(jobKeyOf(r), &rep)}
+			if rc := rep.ResourceCost; rc != nil {
+				cs.sample.Cost = *(&reportCost{Total: rc.Total, InstanceType: rc.InstanceType}).at(s.cfg.Prices)
 			}
 			c.mu.Lock()
 			c.samples[r.Key] = cs
@@ -119,11 +87,15 @@ func (s *Server) jobSamples(ctx context.Context) []cachedSample {
 	return out
 }
 
-// jobs groups the samples by job and judges each run against the runs
-// before it (the baseline as it stood when the run came).
+// jobList groups the finished logs' samples by job and judges each run
+// against the runs before it (the baseline as it stood when the run came).
 func (s *Server) jobList(ctx context.Context, cfg regress.Config) []Job {
+	return jobsOf(s.jobSamples(ctx), cfg)
+}
+
+func jobsOf(samples []cachedSample, cfg regress.Config) []Job {
 	byKey := map[string][]cachedSample{}
-	for _, cs := range s.jobSamples(ctx) {
+	for _, cs := range samples {
 		byKey[cs.sample.Key] = append(byKey[cs.sample.Key], cs)
 	}
 	out := make([]Job, 0, len(byKey))
@@ -139,37 +111,6 @@ func (s *Server) jobList(ctx context.Context, cfg regress.Config) []Job {
 	return out
 }
 
-// explainRun fills the causes of a regressed run: it and the baseline's
-// median run replayed and compared.
-func (s *Server) explainRun(ctx context.Context, j *Job, i int) {
-	run := &j.Runs[i]
-	if run.Verdict == nil || !run.Verdict.Regressed {
-		return
-	}
-	var baseLog string
-	for _, r := range j.Runs[:i] {
-		if r.AppID == run.Baseline.MedianRun {
-			baseLog = r.Log
-		}
-	}
-	base, err1 := s.diffInput(ctx, baseLog)
-	after, err2 := s.diffInput(ctx, run.Log)
-	if err1 != nil || err2 != nil {
-		return
-	}
-	run.Causes = regress.Explain(*run.Baseline, base, after)
-}
-
-func (s *Server) diffInput(ctx context.Context, key string) (diff.Input, error) {
-	a, release, err := s.cfg.Ingest.Attempt(ctx, key)
-	if err != nil {
-		return diff.Input{}, err
-	}
-	defer release()
-	an := Analyze(s.cfg.Store, ingest.Input{Attempt: a, Now: s.cfg.Now()})
-	return diff.Input{Report: an.Report, Result: an.Result}, nil
-}
-
 // apiJobs lists the recurring jobs, each with its latest run's verdict.
 func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 	jobs := s.jobList(r.Context(), s.regressConfig())
@@ -179,7 +120,8 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, jobs)
 }
 
-// apiJob is one job's history, with the causes of every regressed run.
+// apiJob is one job's history, with the causes of its newest regressed
+// runs.
 func (s *Server) apiJob(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("job")
 	j, ok := s.job(r.Context(), key)
@@ -190,19 +132,21 @@ func (s *Server) apiJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, j)
 }
 
-// job is one job's history with the causes of every regressed run: what
-// its API and its page show.
+// job is one job's history with the causes of its newest regressed runs
+// (explainJob): what its API and its page show.
 func (s *Server) job(ctx context.Context, key string) (Job, bool) {
-	for _, j := range s.jobList(ctx, s.regressConfig()) {
+	samples := s.jobSamples(ctx)
+	versions := make(map[string]int64, len(samples))
+	for _, cs := range samples {
+		versions[cs.logKey] = cs.modTime
+	}
+	for _, j := range jobsOf(samples, s.regressConfig()) {
 		if j.Key != key {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		for i := range j.Runs {
-			s.explainRun(ctx, &j, i)
-		}
-		j.Latest = j.Runs[len(j.Runs)-1]
+		s.explainJob(ctx, &j, versions)
 		return j, true
 	}
 	return Job{}, false

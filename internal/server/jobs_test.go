@@ -59,6 +59,17 @@ func TestJobRegressions(t *testing.T) {
 // judged with a baseline of two runs at least, priced at prices.
 func configChangeServer(t *testing.T, prices cost.PriceList) *testServer {
 	t.Helper()
+	return configChangeServerWith(t, func(_ *ingest.Config, sc *Config) {
+		sc.Regression = regress.Config{Runs: 10, MinRuns: 2, Ratio: 1.2, Sigmas: 3, MinDeltaMs: 10_000}
+		sc.Prices = prices
+	})
+}
+
+// configChangeServerWith serves a copy of the config-change scenario's
+// four real logs (a test may change them) as set configures, once ingest
+// is idle; the copies are in the server's only root.
+func configChangeServerWith(t *testing.T, set func(*ingest.Config, *Config)) *testServer {
+	t.Helper()
 	dir := t.TempDir()
 	for _, l := range configChangeLogs(t) {
 		b, err := os.ReadFile(l)
@@ -69,10 +80,7 @@ func configChangeServer(t *testing.T, prices cost.PriceList) *testServer {
 			t.Fatal(err)
 		}
 	}
-	ts := startServerWith(t, t.TempDir(), []string{dir}, func(_ *ingest.Config, sc *Config) {
-		sc.Regression = regress.Config{Runs: 10, MinRuns: 2, Ratio: 1.2, Sigmas: 3, MinDeltaMs: 10_000}
-		sc.Prices = prices
-	})
+	ts := startServerWith(t, t.TempDir(), []string{dir}, set)
 	ts.waitIdle(t)
 	return ts
 }

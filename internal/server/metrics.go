@@ -133,7 +133,11 @@ func (p *promSource) analyse(r store.LogRecord) (prom.App, error) {
 	defer release()
 	an := Analyze(p.s.cfg.Store, ingest.Input{Attempt: a, InProgress: !r.Done && !a.Completed,
 		ModTime: time.Unix(0, r.ModTime), Now: p.s.cfg.Now()})
-	return prom.NewApp(a, an.Result, an.Report.Findings), nil
+	app := prom.NewApp(a, an.Result, an.Report.Findings)
+	if run := r.Run; run != nil {
+		app.Context.RunSource, app.Context.RunID, app.Context.RunName, app.Context.RunTask = run.Source, run.ID, run.Name, run.Task
+	}
+	return app, nil
 }
 
 func (p *promSource) omittedNow() int {

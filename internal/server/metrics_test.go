@@ -96,3 +96,22 @@ func TestMetricsFinishedBound(t *testing.T) {
 		t.Errorf("sparkdx_serve_apps_dropped %v, want %d", m, len(apps)-3)
 	}
 }
+
+// The run an application's properties name labels its spark_app_info, so
+// dashboards pick applications by orchestrator run and task; an
+// application in no run has no run labels.
+func TestMetricsRunLabels(t *testing.T) {
+	ts := startServer(t, t.TempDir(), "", runLogs(t))
+	ts.waitIdle(t)
+	_, body := ts.get(t, "/metrics")
+	for _, tc := range []struct{ app, want string }{
+		{runAppA, `run_id="` + dagRun + `",run_name="` + dagRunName + `",run_source="openlineage-root",run_task="etl_daily.load_orders"`},
+		{runAppB, `run_id="` + dagRun + `",run_name="` + dagRunName + `",run_source="openlineage-root",run_task="etl_daily.report"`},
+		{runAppNone, `run_id="",run_name="",run_source="",run_task=""`},
+	} {
+		line := regexp.MustCompile(`(?m)^spark_app_info\{app_id="` + regexp.QuoteMeta(tc.app) + `".*$`).Find(body)
+		if !bytes.Contains(line, []byte(tc.want)) {
+			t.Errorf("%s: got %s, want labels %s", tc.app, line, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +64,10 @@ type Config struct {
 	Prices cost.PriceList
 	// Regression judges recurring jobs' runs (zero: regress.DefaultConfig).
 	Regression regress.Config
+	// ExplainRuns is how many regressed runs, the newest first, one answer
+	// of a job explains (zero: DefaultExplainRuns); the older ones are
+	// listed unexplained.
+	ExplainRuns int
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
 	// when nil.
 	Exports ExportHealth
@@ -93,8 +98,12 @@ type Server struct {
 	list  summaryList              // the last summaries() built, under sumMu
 	// live admits one background analysis of a running log at a time, so
 	// the fleet views never wait for one and never take more than a core.
-	live chan struct{}
-	jobs jobCache // regression samples by log key (jobs.go)
+	live      chan struct{}
+	jobs      jobCache     // regression samples by log key (jobs.go)
+	explained explainCache // causes of regressed runs (explain.go)
+	// explainAnalyses counts the logs explanations replayed and analysed
+	// (diffInput): what the cache saves, and what its test counts.
+	explainAnalyses atomic.Int64
 }
 
 // New returns a Server.
@@ -107,6 +116,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sums: map[string]cachedSummary{}, live: make(chan struct{}, 1),
 		cache: pagecache.New(pagecache.MaxPages, pagecache.MaxBytes), peers: peers.New(cfg.Peers, cfg.AuthToken)}
+	s.explained.max = maxExplanations
 	s.otlp = otlpin.New(otlpin.Config{Store: cfg.Store, Metrics: cfg.Metrics, Apps: appIndex{s}, Shard: cfg.Peers.Shard,
 		Logger: cfg.Logger, Now: cfg.Now})
 	s.routes()

@@ -55,6 +55,11 @@ type App struct {
 	// by how they ended, "succeeded" or "failed": a long-running driver's
 	// trend of job time, as its jobs end.
 	JobDurations map[string]*Histogram
+	// Context names the orchestrator run and the trace the app belongs
+	// to: NewApp reads the trace, the caller sets the run.
+	Context Context
+	// Alloc is the executor allocation settings beside Result.Config.
+	Alloc Alloc
 }
 
 // jobStates are the JobDurations keys, the status label's values.
@@ -67,7 +72,12 @@ func (a *App) Running() bool { return !a.Result.Completed }
 func NewApp(at *model.Attempt, r *analyze.Result, findings []diagnose.Finding) App {
 	app := App{Name: at.AppName, User: at.SparkUser, SparkVersion: at.SparkVersion, Result: r,
 		Findings: findings, TaskDurations: map[StageKind]*Histogram{KindCompute: {}, KindWrite: {}},
-		JobDurations: jobDurations(at.Jobs), Cost: cost.Of(at, r)}
+		JobDurations: jobDurations(at.Jobs), Cost: cost.Of(at, r), Alloc: allocOf(at.Env.SparkProperties)}
+	for _, kv := range at.Env.SparkProperties {
+		if kv[0] == propTraceParent {
+			app.Context.TraceID = traceID(kv[1])
+		}
+	}
 	kinds := make(map[[2]int]StageKind, len(r.Stages))
 	for i := range r.Stages {
 		kinds[[2]int{r.Stages[i].StageID, r.Stages[i].AttemptID}] = stageKind(&r.Stages[i])

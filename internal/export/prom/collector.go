@@ -123,11 +123,17 @@ func labelsOf(m metric) []string {
 	switch m.scope {
 	case scopeApp:
 		if m.name == "spark_app_info" {
-			return with("name", "user", "spark_version", "state")
+			return with("name", "user", "spark_version", "state", "run_source", "run_id", "run_name", "run_task", "trace_id")
 		}
 		return with()
-	case scopePhase:
+	case scopePhase, scopePhaseState:
 		return with("phase")
+	case scopeRemoved:
+		return with("cause")
+	case scopeExecutorRemoved:
+		return with("executor_id", "host", "cause")
+	case scopeAllocBound:
+		return with("bound")
 	case scopeKind, scopeTaskHistogram:
 		return with("stage_kind")
 	case scopeExecutor:
@@ -259,7 +265,8 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 			if a.Running() {
 				state = "running"
 			}
-			send(m.app(a), a.Name, a.User, a.SparkVersion, state)
+			x := a.Context
+			send(m.app(a), a.Name, a.User, a.SparkVersion, state, x.RunSource, x.RunID, x.RunName, x.RunTask, x.TraceID)
 			return
 		}
 		if v := m.app(a); !math.IsNaN(v) { // NaN: the log does not give it
@@ -292,7 +299,40 @@ func (c *Collector) collectApp(ch chan<- prometheus.Metric, m metric, d *prometh
 		}
 	case scopeExecutor:
 		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
-			send(m.exec(e), e.ID, e.Host)
+			if v := m.exec(e); !math.IsNaN(v) { // NaN: the log does not give it
+				send(v, e.ID, e.Host)
+			}
+		}
+	case scopeExecutorRemoved:
+		for _, e := range topExecutors(a.Result.Executors, c.cfg.MaxExecutorsPerApp) {
+			if removed(e) {
+				send(m.exec(e), e.ID, e.Host, removedCause(e))
+			}
+		}
+	case scopeRemoved:
+		counts := map[string]int{}
+		for i := range a.Result.Executors {
+			if e := &a.Result.Executors[i]; removed(e) {
+				counts[removedCause(e)]++
+			}
+		}
+		for _, cause := range removedCauses {
+			if n := counts[string(cause)]; n > 0 {
+				send(float64(n), string(cause))
+			}
+		}
+	case scopePhaseState:
+		now := currentPhase(a)
+		for _, p := range phaseStates() {
+			v := 0.0
+			if p == now {
+				v = 1
+			}
+			send(v, p)
+		}
+	case scopeAllocBound:
+		for _, b := range allocBounds(a) {
+			send(float64(b.n), b.label)
 		}
 	case scopeRunningJob:
 		if !a.Result.Running {

@@ -28,6 +28,10 @@ const (
 	scopeRunningJob
 	scopeRunningStage
 	scopeTasks
+	scopePhaseState
+	scopeRemoved
+	scopeExecutorRemoved
+	scopeAllocBound
 )
 
 // appLabels name every per-application series.
@@ -70,7 +74,7 @@ func table() []metric {
 	g := prometheus.GaugeValue
 	return []metric{
 		{name: "spark_app_info", typ: g, scope: scopeApp,
-			help: "Application attempts sparkdx reports (running, or finished within the window); labels name, user, spark_version, state.",
+			help: "Application attempts sparkdx reports (running, or finished within the window); labels name, user, spark_version, state, and where the log names them run_source, run_id, run_name, run_task (the orchestrator run and task: Airflow, OpenLineage, Oozie, Dataproc, spark.sparkdx.run) and trace_id (spark.otel.traceparent's).",
 			app:  func(*App) float64 { return 1 }},
 		{name: "spark_app_start_time_seconds", typ: g, scope: scopeApp,
 			help: "Application start, seconds since the epoch.",
@@ -155,6 +159,18 @@ func table() []metric {
 				}
 				return float64(n)
 			}},
+		{name: "spark_app_phase", typ: g, scope: scopePhaseState,
+			help: "The phase an application is in now, a state set: 1 for the current phase (resource_wait, compute, io_write, driver_only; ended once it ended), 0 for the others."},
+		{name: "spark_executors_alive", typ: g, scope: scopeApp,
+			help: "Executors of a running application added and not removed (the driver not counted); 0 once it ended.",
+			app:  aliveExecutors},
+		{name: "spark_executors_needed", typ: g, scope: scopeApp,
+			help: "Executors a running application's active stages could use, what dynamic allocation requests (Spark's maxNumExecutorsNeeded: unfinished tasks of active stages x executorAllocationRatio over tasks per executor, within min/maxExecutors); 0 once it ended.",
+			app:  neededExecutors},
+		{name: "spark_dynamic_allocation_executors", typ: g, scope: scopeAllocBound,
+			help: "An application's dynamic allocation bounds by bound (min, initial, max: spark.dynamicAllocation.*; max only when set); no series without dynamic allocation."},
+		{name: "spark_executors_removed", typ: g, scope: scopeRemoved,
+			help: "Executors the log removed, by cause (container-memory, jvm-oom, sigterm, preempted, heartbeat, decommission, idle, driver, node-lost, unknown) as sparkdx reads Spark's removal reason."},
 		{name: "spark_jobs", typ: g, scope: scopeApp,
 			help: "Jobs the application submitted.",
 			app:  func(a *App) float64 { return float64(len(a.Result.Jobs)) }},
@@ -239,6 +255,18 @@ func table() []metric {
 		{name: "spark_executor_failed_tasks", typ: g, scope: scopeExecutor,
 			help: "Task attempts that failed on the executor.",
 			exec: func(e *analyze.Executor) float64 { return float64(e.FailedTasks) }},
+
+		{name: "spark_executor_added_time_seconds", typ: g, scope: scopeExecutor,
+			help: "When the executor was added, seconds since the epoch.",
+			exec: func(e *analyze.Executor) float64 {
+				if e.AddedTime <= 0 { // the driver, or a log without the event
+					return math.NaN()
+				}
+				return ms(e.AddedTime)
+			}},
+		{name: "spark_executor_removed_time_seconds", typ: g, scope: scopeExecutorRemoved,
+			help: "When the log removed the executor, seconds since the epoch, with the cause of its removal (spark_executors_removed's causes); no series while it lives.",
+			exec: func(e *analyze.Executor) float64 { return ms(e.RemovedTime) }},
 
 		// Jobs and stages still running in a running application, for
 		// alerts on work that runs longer than it should (only running

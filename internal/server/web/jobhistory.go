@@ -21,8 +21,8 @@ import (
 type JobSource interface {
 	// Jobs are the recurring jobs, the last run latest first.
 	Jobs(ctx context.Context) []regress.Job
-	// Job is one job with its runs oldest first and the causes of every
-	// regressed run.
+	// Job is one job with its runs oldest first and the causes of its
+	// newest regressed runs (the others marked Unexplained).
 	Job(ctx context.Context, key string) (regress.Job, bool)
 }
 
