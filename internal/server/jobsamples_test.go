@@ -11,7 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/diff"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
 	"github.com/sparkdx/sparkdx/internal/regress"
-	"github.com/sparkdx/sparkdx/internal/scenario"
+	"github.com/sparkdx/sparkdx/internal/test/scenario"
 )
 
 // TestJobSamplesAgree holds serve's job history to the one definition of

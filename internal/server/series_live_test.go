@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/sparktest"
+	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
 // TestRegressionSeriesLive records the regression series on a real
