@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
+	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -44,11 +45,14 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 	if to*2 > n && n*2 > to {
 		return nil, []Kept{{key, fmt.Sprintf("%d is within a factor 2 of %d (%s per partition, %d cores)", n, to, units.Bytes(target), cores)}}
 	}
+	// Below AQE's minimum partition size a task's run time is what any
+	// task pays, not its data's: merging such tasks saves it per task.
+	tiny := analyze.ParseSize(in.setting("spark.sql.adaptive.coalescePartitions.minPartitionSize"), 1, mib)
 	var e Effect
 	var ids []int
 	per := map[int]int64{}
 	for _, s := range stages {
-		w, c := regroup(s, to, cores)
+		w, c := regroup(s, to, cores, runFloor(in.a, s, tiny))
 		e.WallMs += w
 		e.CoreMs += c
 		per[s.StageID] += w
@@ -57,7 +61,7 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 	if -e.WallMs < minSavingMs {
 		return nil, []Kept{{key, fmt.Sprintf("%d partitions would save under %d ms", to, minSavingMs)}}
 	}
-	e.Basis = "each stage's work (task time less per-task overhead) regrouped into the new task count, in waves of the cores, with the recorded per-task overhead and per-wave scheduling gap"
+	e.Basis = "each stage's work (task time less per-task overhead, and, merging tasks that read under AQE's minimum partition size, less the shortest task's run time per task) regrouped into the new task count, in waves of the cores, with the recorded per-task overhead and per-wave scheduling gap"
 	why := fmt.Sprintf("%d stages read at most %s of shuffle in %d tasks: %s per task against a %s target on %d cores",
 		len(stages), units.Bytes(most), n, units.Bytes(most/int64(n)), units.Bytes(target), cores)
 	risk := "fewer, larger tasks: a skewed key weighs more on one task, and each needs more execution memory"
@@ -70,7 +74,10 @@ func shufflePartitions(in *input) ([]Change, []Kept) {
 
 // regroup predicts a stage's change in wall and core time when its work
 // is split into n tasks on cores cores instead of the recorded ones.
-func regroup(s *analyze.Stage, n, cores int) (wallMs, coreMs int64) {
+// floor is the run time every task pays however little it reads
+// (runFloor): merged tasks pay it once each instead of once per recorded
+// task, so it leaves the work shared out; split tasks share it as work.
+func regroup(s *analyze.Stage, n, cores int, floor int64) (wallMs, coreMs int64) {
 	old := int64(max(s.NumTasks, 1))
 	c := int64(max(min(s.CoresAvailable, cores), 1))
 	if s.CoresAvailable <= 0 {
@@ -81,7 +88,35 @@ func regroup(s *analyze.Stage, n, cores int) (wallMs, coreMs int64) {
 	waves := func(k int64) int64 { return (k + c - 1) / c }
 	gap := max(s.DurationMs/waves(old)-s.TaskTimeMs/old, 0)
 	k := int64(n)
-	task := work/k + overhead
+	var fixed int64
+	if k < old {
+		fixed = min(max(floor, 0), work/old)
+	}
+	work -= old * fixed
+	task := work/k + overhead + fixed
 	newWall := waves(k) * (task + gap)
-	return newWall - s.DurationMs, (k - old) * overhead
+	return newWall - s.DurationMs, (k - old) * (overhead + fixed)
+}
+
+// runFloor is the run time every task of s pays however little it reads
+// (opening its shuffle blocks, starting its iterators): the shortest
+// executor run time of its successful tasks when none read more than
+// tiny bytes, for then their run time is that cost and little of it is
+// data; 0 for larger tasks, whose shortest run time is mostly work.
+func runFloor(a *model.Attempt, s *analyze.Stage, tiny int64) int64 {
+	if s.TaskBytes.Max > tiny {
+		return 0
+	}
+	floor := int64(-1)
+	for _, sa := range a.Stages {
+		if sa.StageID != s.StageID || sa.AttemptID != s.AttemptID {
+			continue
+		}
+		for _, t := range sa.Tasks {
+			if r := max(t.Metrics.ExecutorRunTime, 0); t.Successful() && (floor < 0 || r < floor) {
+				floor = r
+			}
+		}
+	}
+	return max(floor, 0)
 }
