@@ -141,6 +141,7 @@ func (p *serveParts) openHTTP(c *serveConfig, sc server.Config) error {
 	}
 	sc.Ingest, sc.Store, sc.Metrics, sc.Exports = p.in, p.st, p.exp, p.exp
 	sc.MetricsWindow, sc.MetricsMaxFinished, sc.RawLogs = c.metricsWindow, c.metricsMax, c.rawLogs
+	sc.Regression, sc.ExplainRuns = c.regression, c.explainRuns
 	limits := server.DefaultHTTPLimits()
 	app = server.New(sc)
 	p.srv = server.HTTPServer(app, limits)

@@ -12,7 +12,9 @@ import (
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/export/prom"
 	"github.com/sparkdx/sparkdx/internal/redact"
+	"github.com/sparkdx/sparkdx/internal/regress"
 	"github.com/sparkdx/sparkdx/internal/s3"
+	"github.com/sparkdx/sparkdx/internal/server"
 	"github.com/sparkdx/sparkdx/internal/server/ingest"
 	"github.com/sparkdx/sparkdx/internal/server/peers"
 	"github.com/sparkdx/sparkdx/internal/shard"
@@ -40,6 +42,9 @@ type serveConfig struct {
 	s3                           *s3Flags
 	delta                        *deltaFlags
 	prices                       priceFlags
+	regression                   regress.Config
+	regressionMinAdded           time.Duration
+	explainRuns                  int
 }
 
 // serveFlags declares serve's flags on fs, into the config it returns.
@@ -70,7 +75,21 @@ func serveFlags(fs *flag.FlagSet) *serveConfig {
 	c.prices = addPriceFlags(fs)
 	fs.StringVar(&c.redaction, "redaction-regex", redact.SparkDefault, "Spark properties to redact (key or value; an app's own spark.redaction.regex adds to it); cloud keys and passwords in URLs and text are always redacted")
 	serveExportFlags(fs, c)
+	serveRegressionFlags(fs, c)
 	return c
+}
+
+// serveRegressionFlags declares the flags of the recurring jobs'
+// regression verdict (docs/regressions.md), regress.DefaultConfig's
+// values by default.
+func serveRegressionFlags(fs *flag.FlagSet, c *serveConfig) {
+	d := regress.DefaultConfig()
+	fs.IntVar(&c.regression.Runs, "regression-runs", d.Runs, "a recurring job's baseline is its last `N` successful runs")
+	fs.IntVar(&c.regression.MinRuns, "regression-min-runs", d.MinRuns, "fewer successful runs than `N`: no baseline, no verdict")
+	fs.Float64Var(&c.regression.Ratio, "regression-ratio", d.Ratio, "a run regressed when its wall time is at least `X` times the baseline's median")
+	fs.Float64Var(&c.regression.Sigmas, "regression-deviations", d.Sigmas, "and at least `N` robust deviations (1.4826 × MAD) above the median")
+	fs.DurationVar(&c.regressionMinAdded, "regression-min-added", time.Duration(d.MinDeltaMs)*time.Millisecond, "and it added at least this much wall time")
+	fs.IntVar(&c.explainRuns, "regression-explain", server.DefaultExplainRuns, "one answer about a job explains at most `N` regressed runs, the newest first (each replays two logs once)")
 }
 
 // serveExportFlags declares the flags of what serve sends on: OTLP, Delta
@@ -98,6 +117,7 @@ func serveExportFlags(fs *flag.FlagSet, c *serveConfig) {
 // parsed completes the config once fs has parsed the command line.
 func (c *serveConfig) parsed(fs *flag.FlagSet) {
 	c.operands = fs.Args()
+	c.regression.MinDeltaMs = c.regressionMinAdded.Milliseconds()
 	c.delta.redaction = c.redaction
 	if sp, err := shard.Parse(c.shard); err == nil && sp.Index != 0 && !flagGiven(fs, "delta-maintain-every") {
 		// The instances share the Delta tables: one of them (shard 0)
@@ -133,6 +153,12 @@ func (c *serveConfig) Validate() error {
 	}
 	if _, err := c.fleetPeers(); err != nil {
 		return err
+	}
+	if err := c.regression.Validate(); err != nil {
+		return usageErr("--regression-*: %v", err)
+	}
+	if c.explainRuns < 1 {
+		return usageErr("--regression-explain %d: must be at least 1", c.explainRuns)
 	}
 	if c.metricsMax < 1 {
 		return usageErr("--metrics-max-finished %d: must be at least 1", c.metricsMax)

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sparkdx/sparkdx/internal/regress"
+	"github.com/sparkdx/sparkdx/internal/server"
 )
 
 // validateCase is one command line and the error its Validate gives ("" for
@@ -68,6 +71,12 @@ func TestServeConfigValidate(t *testing.T) {
 		{"empty price file", with("--price-file", file), "--price-file " + file + ": price file names no price: want coreHour, gbHour or instanceTypes"},
 		{"bad allowed host", with("--allowed-hosts", "a b"), `--allowed-hosts: allowed host "a b": want a host name, [IPv6] or .domain, with an optional :port`},
 		{"first error wins", with("--metrics-max-finished", "0", "--shard", "x"), `--shard: shard "x": want I/N, as 0/2`},
+		{"regression tuned", with("--regression-runs", "20", "--regression-min-runs", "5", "--regression-ratio", "1.5",
+			"--regression-deviations", "2", "--regression-min-added", "1m", "--regression-explain", "3"), ""},
+		{"regression min above runs", with("--regression-runs", "3", "--regression-min-runs", "4"), "--regression-*: regression baseline of 3 runs, at least 4: want 1 ≤ min ≤ runs"},
+		{"regression ratio below 1", with("--regression-ratio", "0.9"), "--regression-*: regression ratio: want a number ≥ 1"},
+		{"regression negative minimum", with("--regression-min-added", "-1s"), "--regression-*: regression minimum: want a duration ≥ 0"},
+		{"regression explain 0", with("--regression-explain", "0"), "--regression-explain 0: must be at least 1"},
 	}, func(fs *flag.FlagSet, args []string) (*serveConfig, error) {
 		c := serveFlags(fs)
 		if err := fs.Parse(flagsFirst(fs, args)); err != nil {
@@ -159,4 +168,27 @@ func TestDeltaConfigValidate(t *testing.T) {
 		c.roots = fs.Args()
 		return c, err
 	})
+}
+
+// TestServeRegressionFlags: the regression flags reach the config serve
+// hands the server, defaults being regress.DefaultConfig's.
+func TestServeRegressionFlags(t *testing.T) {
+	parse := func(args ...string) *serveConfig {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		c := serveFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		c.parsed(fs)
+		return c
+	}
+	if c := parse(); c.regression != regress.DefaultConfig() || c.explainRuns != server.DefaultExplainRuns {
+		t.Errorf("defaults: got %+v, explain %d; want %+v, %d", c.regression, c.explainRuns, regress.DefaultConfig(), server.DefaultExplainRuns)
+	}
+	c := parse("--regression-runs", "20", "--regression-min-runs", "5", "--regression-ratio", "1.5",
+		"--regression-deviations", "2", "--regression-min-added", "1m30s", "--regression-explain", "3")
+	want := regress.Config{Runs: 20, MinRuns: 5, Ratio: 1.5, Sigmas: 2, MinDeltaMs: 90_000}
+	if c.regression != want || c.explainRuns != 3 {
+		t.Errorf("got %+v, explain %d; want %+v, 3", c.regression, c.explainRuns, want)
+	}
 }
