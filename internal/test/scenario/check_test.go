@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -90,5 +92,33 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFiresAsCause: a rule folded into another finding as its cause (the
+// slow write of 6,400 small files says why under "causes") fires as
+// itself, with its own severity and stages; on the real log of the
+// slow-output-write scenario small-files stands alone in no finding.
+func TestFiresAsCause(t *testing.T) {
+	logs, _ := filepath.Glob(filepath.Join(root, "slow-output-write", "spark-*", "app-*"))
+	if len(logs) == 0 {
+		t.Fatal("no slow-output-write logs")
+	}
+	for _, path := range logs {
+		d, err := Diagnose(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range d.Findings {
+			if f.Rule == "small-files" {
+				t.Fatalf("%s: small-files stands alone; the test needs it folded into slow-output-write", path)
+			}
+		}
+		if o := d.fires(Fire{Rule: "small-files", Severity: "warning"}); !o.Met {
+			t.Errorf("%s: %s: not met: %s", path, o.What, o.Detail)
+		}
+		if o := d.fires(Fire{Rule: "small-files", Severity: "critical", Count: 1}); o.Met {
+			t.Errorf("%s: %s: met; the cause is a warning", path, o.What)
+		}
 	}
 }

@@ -323,7 +323,7 @@ func (d *Diagnosis) fires(f Fire) Outcome {
 	}
 	o := Outcome{What: what, Pending: f.Pending}
 	var seen []string
-	for _, fd := range d.Findings {
+	for _, fd := range withCauses(d.Findings) {
 		if fd.Rule != f.Rule {
 			continue
 		}
@@ -347,6 +347,27 @@ func (d *Diagnosis) fires(f Fire) Outcome {
 		o.Detail = d.summary(seen)
 	}
 	return o
+}
+
+// withCauses is fs and, after each finding that folded others in as its
+// causes (a slow write says why under evidence "causes"), each cause as a
+// finding of its own rule: a rule "fires" when the diagnosis names it,
+// standing alone or as the cause of another finding.
+func withCauses(fs []diagnose.Finding) []diagnose.Finding {
+	var out []diagnose.Finding
+	for _, f := range fs {
+		out = append(out, f)
+		causes, _ := f.Evidence["causes"].([]map[string]any)
+		for _, c := range causes {
+			rule, _ := c["rule"].(string)
+			sev, _ := c["severity"].(diagnose.Severity)
+			stages, _ := c["stageIds"].([]int)
+			ev, _ := c["evidence"].(map[string]any)
+			out = append(out, diagnose.Finding{Rule: rule, Severity: sev, StageIDs: stages, ExecutorIDs: f.ExecutorIDs,
+				Evidence: ev, Title: "the cause " + f.Rule + " names"})
+		}
+	}
+	return out
 }
 
 func (d *Diagnosis) quiet(e Expect) Outcome {
