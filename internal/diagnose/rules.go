@@ -9,6 +9,7 @@ var All = []*Rule{
 	TaskFailures,
 	ResourceWait,
 	SlowOutputWrite,
+	S3DominatedWrite,
 	DataSkew,
 	StragglerHost,
 	Spill,
