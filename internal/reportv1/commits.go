@@ -1,6 +1,8 @@
 package reportv1
 
 import (
+	"strings"
+
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/s3a"
 )
@@ -19,6 +21,7 @@ type Commit struct {
 	WallMs         int64  `json:"wallMs"`
 	TaskTimeMs     int64  `json:"taskTimeMs"`
 	JobCommitMs    int64  `json:"jobCommitMs"`
+	TaskCommitMs   int64  `json:"taskCommitMs"`
 	WriteTimeMs    int64  `json:"writeTimeMs"`
 	Files          int64  `json:"files"`
 	Bytes          int64  `json:"bytes"`
@@ -35,6 +38,10 @@ type Commit struct {
 	Share        float64         `json:"share"`
 	Requests     []s3a.Operation `json:"requests"`
 	Operations   []s3a.Operation `json:"operations"`
+	// ProcessRequests are the committing process's S3A request counters
+	// (the summary's metrics): cumulative since that process started, so
+	// they include whatever it wrote before; in local mode the tasks'.
+	ProcessRequests map[string]int64 `json:"processRequests"`
 }
 
 // commits converts the joined writes; nil without any.
@@ -43,7 +50,7 @@ func commits(cs []analyze.CommittedWrite) []Commit {
 	for _, c := range cs {
 		w, s := c.Write, c.Summary
 		x := Commit{SQLExecutionID: w.SQLExecutionID, Path: w.Path, Format: w.Format, StageIDs: w.StageIDs,
-			WallMs: w.WallMs, TaskTimeMs: w.TaskTimeMs, JobCommitMs: w.JobCommitMs, WriteTimeMs: c.WriteTimeMs,
+			WallMs: w.WallMs, TaskTimeMs: w.TaskTimeMs, JobCommitMs: w.JobCommitMs, TaskCommitMs: w.TaskCommitMs, WriteTimeMs: c.WriteTimeMs,
 			Files: w.Files, Bytes: w.Bytes, Committer: s.Committer, Summary: s.Source, SummaryTime: s.Timestamp,
 			Host: s.Hostname, StoreBytes: s.Bytes(), RequestCount: c.RequestCount, RequestMs: c.RequestMs,
 			Share: float64(int64(c.Share*1000+0.5)) / 1000, Requests: c.Requests, Operations: []s3a.Operation{}}
@@ -53,6 +60,7 @@ func commits(cs []analyze.CommittedWrite) []Commit {
 		if x.Requests == nil {
 			x.Requests = []s3a.Operation{}
 		}
+		x.ProcessRequests = processRequests(s)
 		for _, op := range s.Operations() {
 			if op.Kind != s3a.KindRequest && op.Timed {
 				x.Operations = append(x.Operations, op)
@@ -65,3 +73,15 @@ func commits(cs []analyze.CommittedWrite) []Commit {
 
 // AddCommits puts the joined writes into the report.
 func (r *Report) AddCommits(cs []analyze.CommittedWrite) { r.Commits = commits(cs) }
+
+// processRequests picks the request counters out of a summary's metrics.
+func processRequests(s *s3a.Summary) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range s.Metrics {
+		if v > 0 && s3a.KindOf(k) == s3a.KindRequest && !strings.Contains(k, ".") && !strings.Contains(k, "bytes") &&
+			k != "object_delete_objects" {
+			out[k] = v
+		}
+	}
+	return out
+}
