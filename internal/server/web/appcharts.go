@@ -62,6 +62,7 @@ var agentMetrics = []struct {
 }{
 	{"jvm.memory.used{heap}", "JVM heap used", fmtBytes},
 	{"jvm.memory.used{non_heap}", "JVM non-heap used (metaspace, code cache, class space)", fmtBytes},
+	{"jvm.memory.used{code_cache}", "Code cache used (Spark's JvmSource)", fmtBytes},
 	{"spark.executor.memory.usage{OnHeapExecutionMemory}", "Execution memory in use (on-heap)", fmtBytes},
 	{"spark.executor.memory.usage{OnHeapStorageMemory}", "Storage memory in use (on-heap)", fmtBytes},
 	{"jvm.buffer.memory.used{direct}", "Direct buffers in use", fmtBytes},
