@@ -80,9 +80,13 @@ func s3WriteFinding(p *Pass, w analyze.OutputWrite, c *analyze.CommittedWrite) (
 	committer := committerName(p, c)
 	cost := p.cost(int64(share*float64(w.WallMs)), min(w.TaskCommitMs, w.TaskTimeMs),
 		"wall: the write's wall in the share its commit took; core: its tasks' commit time")
+	with := "the " + committer + " committer"
+	if committer == "" {
+		with = "Spark's default committer (read its _SUCCESS with --output-summaries to know which)"
+	}
 	detail := fmt.Sprintf("The write to %s spent %s of its %s task and commit time (%.0f%%) committing on S3 "+
-		"(task commits %s, job commit %s) with the %s committer, for %d files of %s in all.",
-		w.Path, fmtMs(storeMs), fmtMs(writeMs), 100*share, fmtMs(w.TaskCommitMs), fmtMs(jobCommit), committer,
+		"(task commits %s, job commit %s) with %s, for %d files of %s in all.",
+		w.Path, fmtMs(storeMs), fmtMs(writeMs), 100*share, fmtMs(w.TaskCommitMs), fmtMs(jobCommit), with,
 		w.Files, units.Bytes(w.Bytes))
 	detail += " " + s3Advice(committer, w, c)
 	ev := map[string]any{"path": w.Path, "sqlId": w.SQLExecutionID, "committer": committer, "storeMs": storeMs,
@@ -117,13 +121,18 @@ func processRequests(s *s3a.Summary) int64 { return s.Metrics["store_io_request"
 
 // committerName is the committer that committed the write: the summary
 // says; else the application's configuration; else Hadoop's default,
-// the classic FileOutputCommitter.
+// the classic FileOutputCommitter — before Spark 4.1, which turns the
+// magic committer on for S3 by itself: there an unnamed committer is
+// unknown ("") without the summary.
 func committerName(p *Pass, c *analyze.CommittedWrite) string {
 	if c != nil && c.Summary.Committer != "" {
 		return c.Summary.Committer
 	}
-	if name, ok := strings.CutPrefix(p.Result.Config.Committer, "s3a:"); ok && name != "file" {
+	if name, ok := strings.CutPrefix(p.Result.Config.Committer, "s3a:"); ok {
 		return name
+	}
+	if analyze.VersionAtLeast(p.Attempt.SparkVersion, 4, 1) {
+		return ""
 	}
 	return "file"
 }
@@ -137,19 +146,23 @@ func committerGroup(name string) string {
 
 // s3Advice says what to change for the committer the write used.
 func s3Advice(committer string, w analyze.OutputWrite, c *analyze.CommittedWrite) string {
-	if committer == "file" {
-		return "The classic FileOutputCommitter renames every file twice, and on S3 a rename copies and deletes " +
-			"each object: use an S3A committer (spark.hadoop.fs.s3a.committer.name=magic with Spark's " +
-			"PathOutputCommitProtocol and BindingParquetOutputCommitter)."
+	const classic = "The classic FileOutputCommitter renames every file twice, and on S3 a rename copies and deletes " +
+		"each object: use an S3A committer (spark.hadoop.fs.s3a.committer.name=magic with Spark's " +
+		"PathOutputCommitProtocol and BindingParquetOutputCommitter)."
+	switch committer {
+	case "file":
+		return classic
+	case "":
+		return "If its _SUCCESS is empty: " + classic + " Else: " + s3Advice("an S3A", w, c)
 	}
 	per := ""
 	if c != nil && w.Files > 0 && processRequests(c.Summary) > 0 {
 		per = fmt.Sprintf(" (its process made %d S3 requests by then)", processRequests(c.Summary))
 	}
 	if w.Files > 0 && w.Bytes/w.Files < 16*mib {
-		return fmt.Sprintf("Each file costs the %s committer a fixed round of requests (create, upload, "+
+		return fmt.Sprintf("Each file costs the committer a fixed round of requests (create, upload, "+
 			"list, complete)%s: write fewer, bigger files — %s each now; aim for 128 MiB–1 GiB "+
-			"(coalesce or repartition before the write).", committer, per, units.Bytes(w.Bytes/w.Files))
+			"(coalesce or repartition before the write).", per, units.Bytes(w.Bytes/w.Files))
 	}
 	return "The files are large enough: S3 itself is slow or throttling here — check the store's latency and " +
 		"raise spark.hadoop.fs.s3a.committer.threads and fs.s3a.connection.maximum."

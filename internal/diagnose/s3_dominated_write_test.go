@@ -108,3 +108,25 @@ func TestS3DominatedWriteOnRealSpark(t *testing.T) {
 		})
 	}
 }
+
+// TestS3DominatedWriteCommitterByVersion: with no committer named and no
+// summary, Spark before 4.1 commits with Hadoop's FileOutputCommitter;
+// Spark 4.1 turns the magic committer on for S3, so there the finding
+// does not guess.
+func TestS3DominatedWriteCommitterByVersion(t *testing.T) {
+	for _, c := range []struct{ version, committer, says string }{
+		{"3.5.1", "file", "use an S3A committer"},
+		{"4.1.0", "", "Spark's default committer"},
+	} {
+		fires, _ := s3DominatedWriteFixtures()
+		log := strings.Replace(string(fires.bytes()), `"Spark Version":"3.5.1"`, `"Spark Version":"`+c.version+`"`, 1)
+		a, _, err := replay.Read(context.Background(), strings.NewReader(log), replay.Options{Name: c.version, Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := diagnose.Run(&diagnose.Pass{Attempt: a, Result: analyze.Analyze(a)}, []*diagnose.Rule{diagnose.S3DominatedWrite})
+		if len(fs) != 1 || fs[0].Evidence["committer"] != c.committer || !strings.Contains(fs[0].Detail, c.says) {
+			t.Errorf("Spark %s: got %s, want committer %q saying %q", c.version, dump(fs), c.committer, c.says)
+		}
+	}
+}

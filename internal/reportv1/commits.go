@@ -1,8 +1,6 @@
 package reportv1
 
 import (
-	"strings"
-
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/s3a"
 )
@@ -78,8 +76,7 @@ func (r *Report) AddCommits(cs []analyze.CommittedWrite) { r.Commits = commits(c
 func processRequests(s *s3a.Summary) map[string]int64 {
 	out := map[string]int64{}
 	for k, v := range s.Metrics {
-		if v > 0 && s3a.KindOf(k) == s3a.KindRequest && !strings.Contains(k, ".") && !strings.Contains(k, "bytes") &&
-			k != "object_delete_objects" {
+		if v > 0 && s3a.IsRequestCounter(k) {
 			out[k] = v
 		}
 	}

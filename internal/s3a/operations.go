@@ -24,7 +24,7 @@ const (
 func KindOf(name string) Kind {
 	switch {
 	case strings.HasPrefix(name, "object_"), strings.HasPrefix(name, "action_http_"),
-		strings.HasPrefix(name, "multipart_"), strings.HasPrefix(name, "store_io_request"):
+		strings.HasPrefix(name, "multipart_"):
 		return KindRequest
 	case strings.HasPrefix(name, "op_"):
 		return KindCall
@@ -81,7 +81,7 @@ func (s *Summary) Operations() []Operation {
 		}
 		if op, ok := ops[name]; ok {
 			op.Count = max(op.Count, n)
-		} else if KindOf(name) == KindRequest && countsRequests(name) && n > 0 {
+		} else if IsRequestCounter(name) && n > 0 {
 			operation(ops, name).Count = n
 		}
 	}
@@ -123,9 +123,14 @@ func operation(ops map[string]*Operation, name string) *Operation {
 	return op
 }
 
-// countsRequests tells a request counter from the byte and object
-// counters beside it (object_put_bytes, object_delete_objects).
-func countsRequests(name string) bool {
+// IsRequestCounter tells a counter of one kind of request from the byte
+// and object counters beside it (object_put_bytes,
+// object_delete_objects), the totals (store_io_request) and the progress
+// of other counters (object_put_request_completed, …_active).
+func IsRequestCounter(name string) bool {
+	if KindOf(name) != KindRequest || strings.Contains(name, "_request_") || strings.Contains(name, ".") {
+		return false
+	}
 	for _, s := range []string{"_request", "_requests", "_initiated", "_completed", "_aborted", "_part_put"} {
 		if strings.HasSuffix(name, s) {
 			return true

@@ -151,3 +151,17 @@ func TestReadBound(t *testing.T) {
 		t.Fatalf("got %v, want a size error", err)
 	}
 }
+
+func TestIsRequestCounter(t *testing.T) {
+	for name, want := range map[string]bool{
+		"object_put_request": true, "object_list_request": true, "action_http_head_request": true,
+		"object_multipart_initiated": true, "object_copy_requests": true, "multipart_upload_completed": true,
+		"store_io_request": false, "object_put_request_completed": false, "object_put_request_active": false,
+		"object_put_bytes": false, "object_delete_objects": false, "object_put_request.failures": false,
+		"op_rename": false, "committer_commit_job": false,
+	} {
+		if got := s3a.IsRequestCounter(name); got != want {
+			t.Errorf("IsRequestCounter(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
