@@ -10,6 +10,7 @@ var All = []*Rule{
 	ResourceWait,
 	SlowOutputWrite,
 	S3DominatedWrite,
+	S3ACommitterBypassed,
 	DataSkew,
 	StragglerHost,
 	Spill,

@@ -46,6 +46,11 @@ func s3DominatedWriteFixtures() (*fx, *fx) {
 // the _SUCCESS files it left.
 func s3aRun(t *testing.T, committer string, summaries bool) []diagnose.Finding {
 	t.Helper()
+	return s3aRunWith(t, committer, summaries, diagnose.S3DominatedWrite)
+}
+
+func s3aRunWith(t *testing.T, committer string, summaries bool, rule *diagnose.Rule) []diagnose.Finding {
+	t.Helper()
 	dir := filepath.Join("..", "s3a", "testdata", "spark-3.5.9", committer)
 	logs, err := eventlog.Open(context.Background(), dir, eventlog.OpenOptions{})
 	if err != nil || len(logs) != 1 {
@@ -64,7 +69,7 @@ func s3aRun(t *testing.T, committer string, summaries bool) []diagnose.Finding {
 		}
 		p.Commits = analyze.JoinSummaries(analyze.OutputWrites(a, res), sums)
 	}
-	return diagnose.Run(p, []*diagnose.Rule{diagnose.S3DominatedWrite})
+	return diagnose.Run(p, []*diagnose.Rule{rule})
 }
 
 // TestS3DominatedWriteOnRealSpark: the 240 files of ~1.1 KiB cost their

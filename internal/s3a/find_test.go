@@ -23,7 +23,8 @@ func TestReadTree(t *testing.T) {
 	for _, s := range sums {
 		got = append(got, s.Dest+"="+s.Committer)
 	}
-	want := []string{"classic/few-files=file", "classic/many-files=file", "magic/few-files=magic", "magic/many-files=magic"}
+	want := []string{"classic/few-files=file", "classic/many-files=file", "magic/few-files=magic", "magic/many-files=magic",
+		"magic-json/few-files=magic", "magic-json/many-files=magic"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}

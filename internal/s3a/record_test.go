@@ -1,10 +1,12 @@
 package s3a_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,17 @@ var committers = map[string]map[string]string{
 	"classic": {
 		"spark.hadoop.fs.s3a.committer.name": "file",
 	},
+	// JSON through Spark's default commit protocol, without
+	// spark-hadoop-cloud: Hadoop's committer factory for s3a picks the
+	// committer that fs.s3a.committer.name names.
+	"magic-json": {
+		"spark.hadoop.fs.s3a.committer.name":          "magic",
+		"spark.hadoop.fs.s3a.committer.magic.enabled": "true",
+	},
 }
+
+// formats are the formats the cases write (Parquet unless named).
+var formats = map[string]string{"magic-json": "json"}
 
 // TestRecordSpark runs testdata/record/write_s3a.py on Spark 3.5.9
 // (local[2]) against a real MinIO once per committer and keeps what it
@@ -46,7 +58,7 @@ func TestRecordSpark(t *testing.T) {
 	}
 	line, jars := sparktest.Jars(t, "s3a-committer")
 	m := sparktest.StartMinIO(t)
-	for _, name := range []string{"magic", "classic"} {
+	for _, name := range []string{"magic", "classic", "magic-json"} {
 		t.Run(name, func(t *testing.T) { record(t, line, jars, m, name) })
 	}
 }
@@ -54,6 +66,10 @@ func TestRecordSpark(t *testing.T) {
 func record(t *testing.T, line sparktest.SparkLine, jars []string, m sparktest.MinIO, name string) {
 	c := m.Bucket(t, name)
 	events := t.TempDir()
+	format := cmp.Or(formats[name], "parquet")
+	if format != "parquet" { // no spark-hadoop-cloud: Spark's own commit protocol
+		jars = slices.DeleteFunc(slices.Clone(jars), func(j string) bool { return strings.Contains(j, "spark-hadoop-cloud") })
+	}
 	conf := sparktest.DefaultConf(t, events)
 	for k, v := range map[string]string{
 		"spark.jars":                                   strings.Join(jars, ","),
@@ -80,7 +96,7 @@ func record(t *testing.T, line sparktest.SparkLine, jars []string, m sparktest.M
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	res, err := sparktest.SubmitTo(ctx, line, "local[2]", t.TempDir(), sparktest.Submission{
-		Program: abs, Args: []string{name, "parquet"}, Conf: conf, EventLogDir: events})
+		Program: abs, Args: []string{name, format}, Conf: conf, EventLogDir: events})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("spark-submit: exit %d, %v\n%s", res.ExitCode, err, res.Output)
 	}
