@@ -24,12 +24,14 @@ func TestCommitsOfRealRuns(t *testing.T) {
 		puts          int64 // processRequests object_put_request of many-files
 		commitJobMs   int64
 		operationsLen int
+		requestMs     int64 // the job's timed requests (Hadoop 3.5)
 	}{
-		{"magic", 240, 538, 2658, 3},
-		{"classic", 0, 0, 0, 0},
+		{"spark-3.5.9/magic", 240, 538, 2658, 3, 0},
+		{"spark-3.5.9/classic", 0, 0, 0, 0, 0},
+		{"spark-4.3.0/magic", 240, 722, 4078, 4, 17038},
 	} {
 		t.Run(c.committer, func(t *testing.T) {
-			dir := filepath.Join("..", "s3a", "testdata", "spark-3.5.9", c.committer)
+			dir := filepath.Join("..", "s3a", "testdata", c.committer)
 			logs, err := eventlog.Open(context.Background(), dir, eventlog.OpenOptions{})
 			if err != nil || len(logs) != 1 {
 				t.Fatalf("%s: %d logs, %v", dir, len(logs), err)
@@ -58,7 +60,10 @@ func TestCommitsOfRealRuns(t *testing.T) {
 					t.Errorf("committer_commit_job %d ms, want %d", op.DurationMs, c.commitJobMs)
 				}
 			}
-			if many.Path != "s3a://"+c.committer+"/many-files" || many.Files != 240 || len(many.Operations) != c.operationsLen ||
+			if many.RequestMs != c.requestMs {
+				t.Errorf("requests %d ms, want %d", many.RequestMs, c.requestMs)
+			}
+			if many.Path != "s3a://"+filepath.Base(c.committer)+"/many-files" || many.Files != 240 || len(many.Operations) != c.operationsLen ||
 				ops["committer_materialize_file"] != c.materialized || many.ProcessRequests["object_put_request"] != c.puts {
 				t.Errorf("got %s, %d files, operations %v, process requests %v; want %d operations, %d materialized, %d puts",
 					many.Path, many.Files, ops, many.ProcessRequests, c.operationsLen, c.materialized, c.puts)

@@ -2,6 +2,7 @@ package s3a_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,10 @@ import (
 // committers wrote (testdata/README.md).
 func realSummary(t *testing.T, rel string) *s3a.Summary {
 	t.Helper()
-	p := filepath.Join("testdata", "spark-3.5.9", rel, "_SUCCESS")
+	if !strings.HasPrefix(rel, "spark-") {
+		rel = filepath.Join("spark-3.5.9", rel)
+	}
+	p := filepath.Join("testdata", rel, "_SUCCESS")
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
@@ -36,11 +40,17 @@ func TestReadRealSummaries(t *testing.T) {
 		commitJobMs, materialMs int64
 		materialized            int64
 		bytes                   int64
+		requests                string // name count×ms, the timed requests
 	}{
 		// 240 files: Hadoop lists the first 100; the job commit
 		// completed 240 uploads (committer_materialize_file).
 		{rel: "magic/many-files", committer: "magic", files: 100, commitJobMs: 2658, materialMs: 13069, materialized: 240, bytes: 271045},
 		{rel: "magic/few-files", committer: "magic", files: 2, commitJobMs: 96, materialMs: 135, materialized: 2, bytes: 56021825},
+		// Hadoop 3.5 (Spark 4.3) times the tasks' store requests too.
+		{rel: "spark-4.3.0/magic/many-files", committer: "magic", files: 100, commitJobMs: 4078, materialMs: 14126, materialized: 240,
+			bytes: 271765, requests: "multipart_upload_part_put 240×10171 object_multipart_initiated 240×6867"},
+		{rel: "spark-4.3.0/magic/few-files", committer: "magic", files: 2, commitJobMs: 64, materialMs: 25, materialized: 2,
+			bytes: 56022011, requests: "multipart_upload_part_put 2×1461 object_multipart_initiated 2×120"},
 		// The classic FileOutputCommitter leaves an empty marker.
 		{rel: "classic/many-files", committer: "file", empty: true},
 		{rel: "classic/few-files", committer: "file", empty: true},
@@ -69,6 +79,9 @@ func TestReadRealSummaries(t *testing.T) {
 			}
 			if s.Timestamp < 1.7e12 || s.Hostname == "" || s.JobIDSource != "spark.sql.sources.writeJobUUID" {
 				t.Errorf("got timestamp %d host %q job id source %q", s.Timestamp, s.Hostname, s.JobIDSource)
+			}
+			if got := requestNames(s); got != c.requests {
+				t.Errorf("requests %q, want %q", got, c.requests)
 			}
 			if !strings.HasPrefix(s.Filenames[0], "/"+filepath.Base(c.rel)+"/part-") {
 				t.Errorf("first file %q, want it under /%s/", s.Filenames[0], filepath.Base(c.rel))
@@ -164,4 +177,12 @@ func TestIsRequestCounter(t *testing.T) {
 			t.Errorf("IsRequestCounter(%q) = %v, want %v", name, got, want)
 		}
 	}
+}
+
+func requestNames(s *s3a.Summary) string {
+	var out []string
+	for _, r := range s.Requests() {
+		out = append(out, fmt.Sprintf("%s %d×%d", r.Name, r.Count, r.DurationMs))
+	}
+	return strings.Join(out, " ")
 }
