@@ -60,10 +60,10 @@ func TestRecordSpark(t *testing.T) {
 		file  string // .ci/jars/<file>.txt
 		cases []string
 	}{
-		{"s3a-committer", []string{"magic", "classic", "magic-json"}},
+		{"record/s3a-committer", []string{"magic", "classic", "magic-json"}},
 		// Spark 4.3 carries Hadoop 3.5, whose summaries time the
 		// store's requests.
-		{"s3a-committer-4", []string{"magic"}},
+		{"record/s3a-committer-4", []string{"magic"}},
 	} {
 		t.Run(pins.file, func(t *testing.T) {
 			line, jars := sparktest.Jars(t, pins.file)
