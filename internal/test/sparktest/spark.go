@@ -144,7 +144,7 @@ func Jars(t testing.TB, name string) (SparkLine, []string) {
 			}
 			jar := filepath.Join(Cache(), "jars", c[1]+"-"+c[2]+".jar")
 			if _, err := os.Stat(jar); err != nil {
-				Missing(t, "jar "+f[0]+" ("+jar+"; run .ci/install, with SPARKDX_RECORD_JARS=1 for .ci/jars/record/)")
+				Missing(t, "jar "+f[0]+" ("+jar+"; run .ci/install)")
 			}
 			jars = append(jars, jar)
 		}
