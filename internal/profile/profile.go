@@ -186,6 +186,9 @@ var hiddenClass = regexp.MustCompile(`\$\$Lambda\$\d+\+0x[0-9a-f]+[./]\d+|\+0x[0
 // classes named alike in every JVM (Work$$Lambda.run), so that the
 // profiles of several executors add up.
 func frameName(f jfr.Frame) string {
+	if f.Class == "" {
+		return f.Method // read from a collapsed file without a class
+	}
 	return hiddenClass.ReplaceAllStringFunc(f.Class, func(m string) string {
 		if strings.HasPrefix(m, "$$Lambda") {
 			return "$$Lambda"
