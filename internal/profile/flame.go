@@ -162,6 +162,13 @@ function sdxFlame(box, data, unit) {
 }
 `
 
+// FlameInit draws a flame graph in every element of class "flame" with
+// a data-flame attribute (FlameData) and a data-unit one, once FlameJS
+// is in: pages that cannot run inline scripts serve both as a file.
+const FlameInit template.JS = `
+document.querySelectorAll(".flame[data-flame]").forEach((b) => sdxFlame(b, JSON.parse(b.dataset.flame), b.dataset.unit));
+`
+
 var flamePage = template.Must(template.New("flame").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,5 +76,27 @@ func TestAppFiles(t *testing.T) {
 	}
 	if got, _ := AppFiles(dir, ""); got != nil {
 		t.Errorf("no application id: got %v, want none", got)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestWorkCollapsedGolden: testdata/work.cpu.collapsed is the CPU profile
+// of internal/jfr's recording as collapsed stacks, the real profile the
+// report's and serve's tests file under an application's id.
+func TestWorkCollapsedGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteCollapsed(&b, work(t, CPU)); err != nil {
+		t.Fatal(err)
+	}
+	const golden = "testdata/work.cpu.collapsed"
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil || !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("%s differs from work.jfr's CPU profile (%v); refresh it with -update", golden, err)
 	}
 }

@@ -135,7 +135,7 @@ func newPage() (*htmlPage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	return &htmlPage{CSS: template.CSS(css) + profile.FlameCSS, JS: template.JS(js) + profile.FlameJS + flameInit}, nil
+	return &htmlPage{CSS: template.CSS(css) + profile.FlameCSS, JS: template.JS(js) + profile.FlameJS + profile.FlameInit}, nil
 }
 
 func renderPage(w io.Writer, page *htmlPage) error {

@@ -14,9 +14,9 @@ import (
 // profileTop is how many frames a stage's line names.
 const profileTop = 3
 
-// topFrames says where a profile's samples went: "62.0 % in
-// X.processNext, 20.1 % in Y.next".
-func topFrames(p *profile.Profile, n int) string {
+// TopFrames says where a profile's samples went, n frames: "62.0 % in
+// X.processNext, 20.1 % in Y.next" (the reports and serve's app page).
+func TopFrames(p *profile.Profile, n int) string {
 	var parts []string
 	for _, f := range p.Top(n) {
 		parts = append(parts, fmt.Sprintf("%.1f %% in %s", 100*f.Share, units.OneLine(f.Frame)))
@@ -57,10 +57,10 @@ func writeProfile(w io.Writer, in *Input, st style, n int) {
 	}
 	fmt.Fprintf(w, "%s  %s\n", st.bold("Where the CPU went"), st.dim(fmt.Sprintf("%d %s samples from %s", p.Total(), p.Kind, files)))
 	t := &table{head: []string{"", "samples", "top frames"}, right: []bool{false, true, false}}
-	t.add(nil, "all threads", fmt.Sprint(p.Total()), topFrames(p, profileTop))
+	t.add(nil, "all threads", fmt.Sprint(p.Total()), TopFrames(p, profileTop))
 	for _, id := range profiledStages(in.Result, p, n) {
 		s := p.Stage(id)
-		t.add(nil, fmt.Sprintf("stage %d", id), fmt.Sprint(s.Total()), topFrames(s, profileTop))
+		t.add(nil, fmt.Sprintf("stage %d", id), fmt.Sprint(s.Total()), TopFrames(s, profileTop))
 	}
 	t.write(w, st, "  ")
 	fmt.Fprintln(w)
@@ -103,12 +103,7 @@ func flameOf(in *Input, n int) *htmlFlame {
 		if err != nil {
 			continue
 		}
-		f.Stages = append(f.Stages, htmlFlameStage{ID: id, Samples: s.Total(), Unit: p.Kind.Unit(), Top: topFrames(s, profileTop), Data: string(d)})
+		f.Stages = append(f.Stages, htmlFlameStage{ID: id, Samples: s.Total(), Unit: p.Kind.Unit(), Top: TopFrames(s, profileTop), Data: string(d)})
 	}
 	return f
 }
-
-// flameInit draws every flame graph of the page once its script is in.
-const flameInit = `
-document.querySelectorAll(".flame[data-flame]").forEach((b) => sdxFlame(b, JSON.parse(b.dataset.flame), b.dataset.unit));
-`

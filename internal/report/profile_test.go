@@ -18,27 +18,19 @@ import (
 // profiledApp is a real log (stages 0, 1, 2; 2 the longest) with a real
 // recording's CPU profile filed under its application id, as `sparkdx
 // analyze --profiles DIR` finds it: internal/jfr's recording of
-// Work.java, whose task threads ran stage 1 (Work.spin) and stage 2
-// (Work.allocate). The pairing of the two is the test's; the stage ids
+// Work.java (internal/profile's testdata/work.cpu.collapsed), whose task
+// threads ran stage 1 (Work.spin) and stage 2 (Work.allocate). The pairing of the two is the test's; the stage ids
 // are what each says. It returns the input and the collapsed file.
 func profiledApp(t *testing.T) (*Input, string) {
 	t.Helper()
 	in := realInput(t, "spark-events/app-20200706201101-0003")
-	data, err := os.ReadFile("../jfr/testdata/work.jfr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := (&profile.Recorded{JFR: data}).Profile(profile.CPU)
+	data, err := os.ReadFile("../profile/testdata/work.cpu.collapsed")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, in.Report.App.ID+"-driver-pid42-20200706T201101Z.cpu.collapsed")
-	var b bytes.Buffer
-	if err := profile.WriteCollapsed(&b, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	in.Profile, in.ProfileFiles, err = profile.ReadAppProfiles(dir, in.Report.App.ID)
