@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
@@ -25,7 +26,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
-const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-file F] [--price-core-hour N] [--price-gb-hour N] [--profiles DIR] LOG..."
+const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--output-summaries DIR|auto] [--price-file F] [--price-core-hour N] [--price-gb-hour N] [--profiles DIR] LOG..."
 
 // analyzeConfig is analyze's command line: the flags' values as typed,
 // checked by Validate before any log is opened.
@@ -39,6 +40,7 @@ type analyzeConfig struct {
 	s3          *s3Flags
 	delta       *deltaFlags
 	prices      priceFlags
+	summaries   string
 }
 
 // analyzeFlags declares analyze's flags on fs, into the config it returns.
@@ -53,6 +55,8 @@ func analyzeFlags(fs *flag.FlagSet) *analyzeConfig {
 	fs.StringVar(&c.otlp.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
 	fs.StringVar(&c.otlp.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
 	fs.Float64Var(&c.otlp.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
+	fs.StringVar(&c.summaries, "output-summaries", "", "join each write to its committer's _SUCCESS summary (S3A committers' "+
+		"IOStatistics): read the copies under `DIR`, or auto: each write's output path (s3a:// through the S3 settings)")
 	c.s3 = addS3Flags(fs)
 	c.delta = addDeltaFlags(fs, c.s3)
 	c.prices = addPriceFlags(fs)
@@ -78,6 +82,9 @@ func (c *analyzeConfig) Validate() error {
 		if fi, err := os.Stat(c.profiles); err != nil || !fi.IsDir() {
 			return usageErr("--profiles %s: not a directory", c.profiles)
 		}
+	}
+	if err := (&summaries{from: c.summaries}).validate(); err != nil {
+		return err
 	}
 	if c.otlp.Endpoint != "" {
 		if err := c.otlpConfig().Validate(); err != nil {
@@ -160,6 +167,7 @@ type analysis struct {
 	attempts []*model.Attempt
 	worst    diagnose.Severity
 	unread   int // LOGs that could not be read: reported, and exit 2 at the end
+	sums     *summaries
 }
 
 func (c *analyzeConfig) newAnalysis(stdin io.Reader, stderr io.Writer) (*analysis, error) {
@@ -172,7 +180,8 @@ func (c *analyzeConfig) newAnalysis(stdin io.Reader, stderr io.Writer) (*analysi
 		return nil, usageErr("--redaction-regex: %v", err)
 	}
 	return &analysis{profiles: c.profiles, opts: replay.Options{Strict: c.strict, Redaction: rules}, s3: eventlog.OpenOptions{S3: c.s3.config()},
-		prices: prices, now: time.Now(), stdin: stdin, stderr: stderr, worst: diagnose.None}, nil
+		prices: prices, now: time.Now(), stdin: stdin, stderr: stderr, worst: diagnose.None,
+		sums: &summaries{from: c.summaries, s3: c.s3.config(), stderr: stderr}}, nil
 }
 
 // skip reports a LOG that cannot be read; the others are analysed.
@@ -226,7 +235,12 @@ func (an *analysis) addLog(ctx context.Context, l *eventlog.Log, listing bool) {
 			l.Path, stats.BadLines, first)
 	}
 	src.Now = an.now
-	d := pipeline.Diagnose(a, nil, src, nil)
+	var res *analyze.Result
+	if an.sums.from != "" {
+		res = analyze.AnalyzeAt(a, pipeline.LiveNow(a, src))
+		src.Summaries = an.sums.of(ctx, a, res)
+	}
+	d := pipeline.Diagnose(a, res, src, nil)
 	an.worst = max(an.worst, diagnose.Worst(d.Findings))
 	if an.exp != nil {
 		// The report is the product; a collector that is down or

@@ -47,6 +47,7 @@ type htmlApp struct {
 	Queries   []htmlQuery
 	Executors []htmlExecutor
 	Streaming []streamingRow // every streaming query run
+	Commits   []commitRow    // writes joined to their committer's summary
 	Memory    []kv           // the executors' memory against the ask
 	Cost      []kv           // core-hours, GB-hours, money (cost.go)
 	Tuning    []tuningRow    // sparkdx tune's changes (tuning.go)
@@ -214,6 +215,7 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		app.Executors = append(app.Executors, htmlExecutorOf(e))
 	}
 	app.Streaming = streamingRows(r.Streaming)
+	app.Commits = commitRows(in.Report.Commits)
 	for _, l := range MemoryLines(r.Memory) {
 		app.Memory = append(app.Memory, kv{l[0], l[1]})
 	}

@@ -92,6 +92,7 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	writeProfile(w, in, st, opts.topStages())
 	writeTopQueries(w, r, st)
 	writeStreaming(w, r, st)
+	writeCommits(w, in.Report.Commits, st)
 	writeMemory(w, r, st)
 	writeCost(w, in.Report.ResourceCost, st)
 	writeTuning(w, in.Report.Tuning, st)
