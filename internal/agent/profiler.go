@@ -177,6 +177,11 @@ func (pr *profiler) record(ctx context.Context, t profileTarget, now time.Time) 
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := ctx.Err(); err != nil {
+		// Cut short by the agent stopping: every scheduled profile
+		// covers its full duration, so that files compare.
+		return nil, 0, err
+	}
 	p, err := r.Profile(profile.CPU)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pid %d: %w", t.key.pid, err)
