@@ -89,6 +89,7 @@ func writeText(w io.Writer, in *Input, opts TextOptions) {
 	writeFindings(w, in.Report.Findings, st, opts)
 	fmt.Fprintln(w)
 	writeTopStages(w, r, st, opts.topStages())
+	writeProfile(w, in, st, opts.topStages())
 	writeTopQueries(w, r, st)
 	writeStreaming(w, r, st)
 	writeCommits(w, in.Report.Commits, st)
