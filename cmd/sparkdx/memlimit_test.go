@@ -43,7 +43,7 @@ func TestMemoryLimit(t *testing.T) {
 // its target and the cgroup's share; GOMEMLIMIT and the flag win.
 func TestMemoryLimitUpTo(t *testing.T) {
 	files := fakeFiles
-	const target = 224 << 20
+	const target = 200 << 20
 	for _, c := range []struct {
 		name, flag, env string
 		read            func(string) ([]byte, error)

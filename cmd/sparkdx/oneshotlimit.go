@@ -11,19 +11,21 @@ import (
 
 // oneShotLimit is the soft memory limit of a command that replays a log
 // once and exits (analyze, diff, tune, api) when neither GOMEMLIMIT nor
-// --memory-limit sets one: issue 37's goal of 256 MB peak resident memory
-// for a 1 GB log, less the 32 MiB the runtime's limit does not count (the
-// binary's mapped code and data, 20-30 MB resident). A fraction of the
-// machine's memory would not bound a one-shot command at all (a tenth of
-// 24 GiB is 2.4 GiB); the cgroup's share bounds it lower in a smaller
-// container. The limit is soft: GOGC stays, the collector only runs more
-// often once the heap nears it, and oneShotFloor raises it above a model
-// that needs more (docs/performance.md, "A memory limit").
-const oneShotLimit = 224 << 20
+// --memory-limit sets one: issue 37's goal of 256 MB (244 MiB) peak
+// resident memory for a 1 GB log, less what the runtime's limit does not
+// count (the binary's mapped code and data, free pages not yet returned:
+// 18-20 MiB measured), less a tenth for the spread between runs and logs
+// (224 MiB gave 241-245 MiB peaks on the 1 GB log, 200 MiB 220 MiB). A
+// fraction of the machine's memory would not bound a one-shot command at
+// all (a tenth of 24 GiB is 2.4 GiB); the cgroup's share bounds it lower
+// in a smaller container. The limit is soft: GOGC stays, the collector
+// only runs more often once the heap nears it, and oneShotFloor raises it
+// above a model that needs more (docs/performance.md, "A memory limit").
+const oneShotLimit = 200 << 20
 
 // addMemoryLimitFlag declares --memory-limit on a one-shot command.
 func addMemoryLimitFlag(fs *flag.FlagSet) *string {
-	return fs.String("memory-limit", "auto", "soft limit of the Go heap, which collects more often near it (`SIZE`: 512MiB, 2GiB; off; auto: $GOMEMLIMIT if set, else 224MiB or 90% of the container's cgroup memory limit if smaller, raised to 1.5 times the live heap when the model needs more)")
+	return fs.String("memory-limit", "auto", "soft limit of the Go heap, which collects more often near it (`SIZE`: 512MiB, 2GiB; off; auto: $GOMEMLIMIT if set, else 200MiB or 90% of the container's cgroup memory limit if smaller, raised to 1.5 times the live heap when the model needs more)")
 }
 
 // applyOneShotLimit sets the soft memory limit --memory-limit asks for and,
