@@ -11,21 +11,25 @@ LIVE      := ^(TestLive|TestWhatIfAgainstReality)$$
 # the cores to the end instead of a long one starting last.
 SLOW      := ./cmd/sparkdx ./internal/historyapi ./internal/export/delta ./internal/agent ./internal/server ./internal/jvm/hprof
 
+# The OpenTelemetry Collector components (deploy/otelcol's distribution),
+# each a Go module of its own.
+COLLECTOR := exporter/deltaexporter receiver/sparksinksreceiver
+
 .PHONY: check test vet unit live fuzz build bench
 
 # The inner loop (~2 minutes): vet, and every test that starts no real
 # program (sparktest.Live skips those under -short).
 check: vet
 	$(GO) test -short ./...
-	cd exporter/deltaexporter && $(GO) test -short ./...
+	for m in $(COLLECTOR); do (cd $$m && $(GO) test -short ./...) || exit 1; done
 
 test: vet unit live fuzz
 
-# exporter/deltaexporter is its own Go module (the collector's API): vet and
-# test it too.
+# The collector's components are Go modules of their own (the collector's
+# API): vet and test them too.
 vet:
 	$(GO) vet ./...
-	cd exporter/deltaexporter && $(GO) vet ./...
+	for m in $(COLLECTOR); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # unit and live leave vet to the vet target (make test runs it first): go
 # vet ./... checks the test files too, with every analyzer go test's vet
@@ -34,7 +38,7 @@ vet:
 # run beside the main module's instead of after them, when only the last
 # of those still ran and a core sat idle.
 unit: build
-	cd exporter/deltaexporter && SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -vet=off -count=1 -timeout 60m ./... & delta=$$!; \
+	for m in $(COLLECTOR); do (cd $$m && SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -vet=off -count=1 -timeout 60m ./...) || exit 1; done & delta=$$!; \
 	SPARKDX_BIN=$(CURDIR)/bin/sparkdx $(GO) test -vet=off -count=1 -timeout 60m -skip '$(LIVE)' $(SLOW) ./...; rc=$$?; \
 	wait $$delta || rc=1; exit $$rc
 

@@ -102,9 +102,44 @@ func serveSparkSinks(t *testing.T, bin string, c *sparktest.Cluster) {
 		rec.write(t, facts.AppID, filepath.Join("..", "..", "internal", "sinks", "testdata", "spark-"+line.Version))
 	}
 	held.Release()
+	checkStageMemory(t, serve.url, facts.AppID)
 	if t.Failed() {
 		t.Logf("serve:\n%s", serve.logs)
 	}
+}
+
+// checkStageMemory: once the held stage completed (Spark's event log
+// flushes a stage's submission only with a later event, so a running
+// stage may not be in the log yet), some stage's page shows executor 0's
+// memory while that stage ran, from the sinks' samples: its heap and its
+// execution memory above zero (the sort's pages).
+func checkStageMemory(t *testing.T, url, app string) {
+	t.Helper()
+	row := regexp.MustCompile(`#exec-0">0</a></td><td class="num">(\d+)</td><td class="num">([^<]+)</td><td class="num">[^<]*</td><td class="num">([^<]+)</td>`)
+	var last string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		status, b, err := hstest.Fetch(url + "/api/v1/applications/" + app + "/stages?status=complete")
+		var stages []struct{ StageID, AttemptID int }
+		if err != nil || status != http.StatusOK || json.Unmarshal(b, &stages) != nil {
+			last = fmt.Sprintf("stages: %d %v %.300s", status, err, b)
+			continue
+		}
+		last = fmt.Sprintf("%d completed stages", len(stages))
+		for _, st := range stages {
+			status, page, err := hstest.Fetch(fmt.Sprintf("%s/apps/%s/stages/%d/%d", url, app, st.StageID, st.AttemptID))
+			if err != nil || status != http.StatusOK {
+				last = fmt.Sprintf("stage %d.%d's page: %d %v", st.StageID, st.AttemptID, status, err)
+				continue
+			}
+			if m := row.FindSubmatch(page); m != nil && string(m[2]) != "0 B" && string(m[3]) != "0 B" {
+				t.Logf("stage %d.%d's page: executor 0 in %s samples, heap %s, execution memory %s", st.StageID, st.AttemptID, m[1], m[2], m[3])
+				return
+			} else if i := strings.Index(string(page), `id="stage-memory"`); i >= 0 {
+				last = fmt.Sprintf("stage %d.%d's memory table: %.1500s", st.StageID, st.AttemptID, page[i:])
+			}
+		}
+	}
+	t.Errorf("no completed stage's page has a memory row of executor 0 with heap and execution memory above 0; last: %s", last)
 }
 
 // metricWant is a series of /metrics: a regular expression of its name

@@ -37,6 +37,7 @@ func buildCollector(t *testing.T) string {
 	m := string(manifest)
 	m = strings.Replace(m, "output_path: deploy/otelcol/_build", "output_path: "+out, 1)
 	m = strings.Replace(m, "=> ../../../exporter/deltaexporter", "=> "+filepath.Join(root, "exporter", "deltaexporter"), 1)
+	m = strings.Replace(m, "=> ../../../receiver/sparksinksreceiver", "=> "+filepath.Join(root, "receiver", "sparksinksreceiver"), 1)
 	m = strings.Replace(m, "=> ../../..", "=> "+root, 1)
 	cfg := filepath.Join(t.TempDir(), "builder-config.yaml")
 	if err := os.WriteFile(cfg, []byte(m), 0o644); err != nil {
@@ -66,16 +67,21 @@ func startJVM(t *testing.T, appID string) {
 }
 
 // TestCollectorPipeline: sparkdx agent watches a real JVM and pushes OTLP
-// to a collector built with this exporter; the rows appear in samples.
+// to a collector built with this exporter, and a real Spark application's
+// GraphiteSink lines (internal/sinks' fixture) reach its sparksinks
+// receiver; the rows of both appear in samples. The distribution's own
+// configuration (deploy/otelcol/config.yaml) passes the collector's
+// validation.
 func TestCollectorPipeline(t *testing.T) {
 	sparktest.Live(t)
 	otelcol := buildCollector(t)
+	validateShipped(t, otelcol)
 	sparkdx := sparktest.Binary(t)
 	appID := fmt.Sprintf("app-20261121000000-%04d", os.Getpid()%10000)
 	startJVM(t, appID)
 
 	lake := t.TempDir()
-	otlpAddr := sparktest.FreeAddr(t)
+	otlpAddr, graphiteAddr := sparktest.FreeAddr(t), sparktest.FreeAddr(t)
 	cfg := filepath.Join(t.TempDir(), "otelcol.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`
 receivers:
@@ -83,6 +89,8 @@ receivers:
     protocols:
       http:
         endpoint: %s
+  sparksinks:
+    graphite_endpoint: %s
 processors:
   batch:
     timeout: 200ms
@@ -97,10 +105,10 @@ service:
       level: none
   pipelines:
     metrics:
-      receivers: [otlp]
+      receivers: [otlp, sparksinks]
       processors: [batch]
       exporters: [delta]
-`, otlpAddr, lake)), 0o644)
+`, otlpAddr, graphiteAddr, lake)), 0o644)
 	col := exec.Command(otelcol, "--config", cfg)
 	var colOut strings.Builder
 	col.Stdout, col.Stderr = &colOut, &colOut
@@ -119,6 +127,7 @@ service:
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
+	sinkApp := sendGraphiteFixture(t, graphiteAddr)
 	samples := filepath.Join(lake, delta.TableSamples)
 	deadline := time.Now().Add(90 * time.Second)
 	var jvmRows, rssRows int
@@ -173,6 +182,7 @@ service:
 		t.Fatalf("no jvm.memory.used and process.memory.usage rows for %s in samples after 90 s; metrics of the app: %v\nagent:\n%s", appID, seen, agentOut.String())
 	}
 	tb, rows := readSamples(t, samples) // after the collector's final flush
+	checkSinkRows(t, rows, sinkApp)
 	t.Logf("%d rows in %d files, version %d; %d jvm.memory.used and %d process.memory.usage rows of the test JVM",
 		len(rows), len(tb.Files), tb.Version, jvmRows, rssRows)
 

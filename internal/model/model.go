@@ -36,7 +36,11 @@ type Attempt struct {
 	// (held there, see SatAdd). The figures built on them are clamped.
 	Impossible int64
 
-	Env              Environment
+	Env Environment
+	// JobRunProperties are the orchestrator's job-level properties
+	// (sparkevent.JobProps.Orchestrator) of the first job that had any:
+	// the run the application belongs to when Env does not name it.
+	JobRunProperties [][2]string
 	ResourceProfiles []*ResourceProfile
 	Executors        []*Executor // in order of first appearance
 	Misc             []*MiscProcess

@@ -34,6 +34,9 @@ func (st *state) jobStart(e *sparkevent.JobStart) {
 		j.StageIDs = []int{}
 	}
 	st.a.AddJob(j)
+	if st.a.JobRunProperties == nil && len(e.Props.Orchestrator) > 0 {
+		st.a.JobRunProperties = e.Props.Orchestrator
+	}
 	st.liveJobs[j.ID] = j
 	for i := range e.Stages {
 		ls := st.stage(&e.Stages[i])

@@ -61,7 +61,7 @@ func readFixture(t *testing.T, dir, name, sink string, parse func([]byte) (Point
 // and the ExecutorMetrics source's current values.
 var wantSeries = []string{
 	"jvm.memory.used{heap}", "jvm.memory.used{non_heap}", "jvm.memory.used{old}", "jvm.memory.committed{heap}",
-	"jvm.memory.limit{old}", "jvm.gc.count", "jvm.gc.duration", "jvm.buffer.memory.used{direct}",
+	"jvm.memory.limit{old}", "jvm.memory.used{code_cache}", "jvm.gc.count", "jvm.gc.duration", "jvm.buffer.memory.used{direct}",
 	"spark.executor.memory.usage{JVMHeapMemory}", "spark.executor.memory.usage{OnHeapExecutionMemory}",
 	"spark.executor.memory.usage{OnHeapStorageMemory}", "spark.executor.memory.usage{ProcessTreeJVMRSSMemory}",
 	"spark.executor.gc.count{minor}", "spark.executor.gc.duration{total}",

@@ -439,5 +439,19 @@ func jobProps(v *fastjson.Value) JobProps {
 	if p.TraceParent == "" {
 		p.TraceParent, p.TraceState = str(v, "spark.otel.traceparent"), str(v, "spark.otel.tracestate")
 	}
+	for _, k := range orchestratorProps {
+		if x := str(v, k); x != "" {
+			p.Orchestrator = append(p.Orchestrator, [2]string{k, x})
+		}
+	}
 	return p
 }
+
+// orchestratorProps are the job-level local properties that name the
+// orchestrator's run of an application where its Spark properties do
+// not: Databricks Jobs set the job's id, the task run's id and, for a
+// multi-task job, the job run's id on every job a task's code starts
+// (seen on Databricks Runtime 13.3 job runs); the cluster's Spark
+// properties carry none of them, so a recurring Databricks job is
+// recognised only from these.
+var orchestratorProps = [...]string{"spark.databricks.job.id", "spark.databricks.job.runId", "spark.databricks.job.parentRunId"}

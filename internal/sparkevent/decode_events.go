@@ -119,6 +119,10 @@ type JobProps struct {
 	SQLExecutionID              int64 // -1 when absent
 	JobTags                     []string
 	TraceParent, TraceState     string // W3C trace context a caller set as local properties
+	// Orchestrator holds the local properties a job scheduler sets on every
+	// job of a run (Databricks Jobs' spark.databricks.job.*), in the order
+	// of orchestratorProps; nil when none is set.
+	Orchestrator [][2]string
 }
 
 // JobStart is SparkListenerJobStart.

@@ -29,9 +29,10 @@ type listed struct {
 // reads the import graphs of both modules as the go command builds them.
 func TestProductImportsNoHarness(t *testing.T) {
 	// Each module's every package outside internal/test: the root
-	// module's, and the exporter's (a module of its own, built into the
-	// collector).
-	for name, dir := range map[string]string{"sparkdx": "../..", "deltaexporter": "../../exporter/deltaexporter"} {
+	// module's, and the collector components' (modules of their own,
+	// built into the collector).
+	for name, dir := range map[string]string{"sparkdx": "../..", "deltaexporter": "../../exporter/deltaexporter",
+		"sparksinksreceiver": "../../receiver/sparksinksreceiver"} {
 		t.Run(name, func(t *testing.T) {
 			graph := goListDeps(t, dir)
 			roots := productRoots(t, dir)

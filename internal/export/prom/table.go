@@ -74,7 +74,7 @@ func table() []metric {
 	g := prometheus.GaugeValue
 	return []metric{
 		{name: "spark_app_info", typ: g, scope: scopeApp,
-			help: "Application attempts sparkdx reports (running, or finished within the window); labels name, user, spark_version, state, and where the log names them run_source, run_id, run_name, run_task (the orchestrator run and task: Airflow, OpenLineage, Oozie, Dataproc, spark.sparkdx.run) and trace_id (spark.otel.traceparent's).",
+			help: "Application attempts sparkdx reports (running, or finished within the window); labels name, user, spark_version, state, and where the log names them run_source, run_id, run_name, run_task (the orchestrator run and task: Airflow, OpenLineage, Databricks Jobs, Oozie, Dataproc, spark.sparkdx.run) and trace_id (spark.otel.traceparent's).",
 			app:  func(*App) float64 { return 1 }},
 		{name: "spark_app_start_time_seconds", typ: g, scope: scopeApp,
 			help: "Application start, seconds since the epoch.",

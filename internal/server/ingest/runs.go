@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sparkdx/sparkdx/internal/model"
@@ -28,6 +29,12 @@ const (
 	propK8sDagID  = "spark.kubernetes.driver.label.dag_id"
 	propK8sRunID  = "spark.kubernetes.driver.label.run_id"
 	propK8sTaskID = "spark.kubernetes.driver.label.task_id"
+	// Databricks Jobs set these as local properties of every job a task
+	// runs (model.Attempt.JobRunProperties): the job's id (the same every
+	// run), the task run's id and, in a multi-task job, the job run's id.
+	propDBJobID       = "spark.databricks.job.id"
+	propDBRunID       = "spark.databricks.job.runId"
+	propDBParentRunID = "spark.databricks.job.parentRunId"
 	// Oozie's Spark action passes its launcher's child-job tag to
 	// spark-submit as spark.yarn.tags: "oozie-" and the MD5 of the action's
 	// id, the same for every application (and retry) of one action.
@@ -49,7 +56,13 @@ const (
 //  4. spark.kubernetes.driver.label.dag_id and .run_id (Airflow's
 //     SparkKubernetesOperator): the run is "dag_id/run_id" (Airflow's run
 //     ids are unique per DAG only), named dag_id; its task is task_id.
-//  5. a spark.yarn.tags tag an orchestrator writes: Oozie's oozie-<md5 of
+//  5. spark.databricks.job.id and .runId (Databricks Jobs, from the
+//     jobs' local properties): the run is the job run (parentRunId in a
+//     multi-task job, else runId), named "Databricks job <id>"; its task
+//     is the job id, the one key that recurs (every application of a
+//     Databricks job is named "Databricks Shell", and task run ids change
+//     every run).
+//  6. a spark.yarn.tags tag an orchestrator writes: Oozie's oozie-<md5 of
 //     the action id> (source oozie: the action's applications) or
 //     Dataproc's dataproc_job_<job id> (source dataproc). Other tags stay
 //     labels only (the fleet's ?tag= filter).
@@ -83,6 +96,12 @@ func runOf(props [][2]string) *store.Run {
 	case p[propK8sDagID] != "" && p[propK8sRunID] != "":
 		return &store.Run{ID: p[propK8sDagID] + "/" + p[propK8sRunID], Name: p[propK8sDagID], Source: "airflow-k8s",
 			Task: p[propK8sTaskID]}
+	case p[propDBJobID] != "" && p[propDBRunID] != "":
+		run := p[propDBParentRunID]
+		if run == "" {
+			run = p[propDBRunID]
+		}
+		return &store.Run{ID: run, Name: "Databricks job " + p[propDBJobID], Source: "databricks", Task: p[propDBJobID]}
 	}
 	return yarnTagRun(p[propYarnTags])
 }
@@ -117,5 +136,11 @@ func isOozieTag(t string) bool {
 	return true
 }
 
-// attemptRun is runOf over an attempt's Spark properties.
-func attemptRun(a *model.Attempt) *store.Run { return runOf(a.Env.SparkProperties) }
+// attemptRun is runOf over an attempt's Spark properties and, after them,
+// the orchestrator's job-level properties (Databricks).
+func attemptRun(a *model.Attempt) *store.Run {
+	if len(a.JobRunProperties) == 0 {
+		return runOf(a.Env.SparkProperties)
+	}
+	return runOf(append(slices.Clip(a.Env.SparkProperties), a.JobRunProperties...))
+}

@@ -142,8 +142,13 @@ var qualifiers = []string{"jvm.memory.type", "sparkdx.process.kind", "cpu.mode",
 // Series the driver-degradation rule needs, kept beside the summed ones:
 // the old generation's pool and major (full) collections.
 const (
-	MetricOldUsed    = "jvm.memory.used{old}"
-	MetricOldLimit   = "jvm.memory.limit{old}"
+	MetricOldUsed  = "jvm.memory.used{old}"
+	MetricOldLimit = "jvm.memory.limit{old}"
+	// MetricCodeCache is the JIT's code cache in use, its pools summed
+	// (JMX's CodeHeap pools, or "Code Cache" without segmentation): it is
+	// part of non_heap, and a full one stops compilation. Only Spark's
+	// JvmSource sends it; hsperfdata has no code cache gauge.
+	MetricCodeCache  = "jvm.memory.used{code_cache}"
 	MetricMajorGCs   = "jvm.gc.count{major}"
 	MetricGCDuration = "jvm.gc.duration"
 	MetricClasses    = "jvm.class.count"
@@ -155,6 +160,9 @@ func derived(metric string, at map[string]string) string {
 	case "jvm.memory.used", "jvm.memory.limit":
 		if oldPool(at["jvm.memory.pool.name"]) {
 			return metric + "{old}"
+		}
+		if metric == "jvm.memory.used" && codeCachePool(at["jvm.memory.pool.name"]) {
+			return MetricCodeCache
 		}
 	case "jvm.gc.count":
 		// OpenTelemetry's jvm.gc.action; the sparkdx agent sets it from
@@ -171,6 +179,14 @@ func derived(metric string, at map[string]string) string {
 func oldPool(name string) bool {
 	n := strings.ToLower(name)
 	return n == "old" || strings.Contains(n, "old gen") || strings.Contains(n, "tenured")
+}
+
+// codeCachePool says whether a non-heap pool is the JIT's code cache, as
+// JMX names it: "CodeHeap 'non-nmethods'", "CodeHeap 'profiled nmethods'",
+// "CodeHeap 'non-profiled nmethods'", or "Code Cache" when the cache is
+// not segmented.
+func codeCachePool(name string) bool {
+	return strings.HasPrefix(name, "CodeHeap '") || name == "Code Cache"
 }
 
 // Samples turns an OTLP request into samples, one per application,

@@ -61,6 +61,11 @@ var agentMetrics = []struct {
 	format        func(float64) string
 }{
 	{"jvm.memory.used{heap}", "JVM heap used", fmtBytes},
+	{"jvm.memory.used{non_heap}", "JVM non-heap used (metaspace, code cache, class space)", fmtBytes},
+	{"jvm.memory.used{code_cache}", "Code cache used (Spark's JvmSource)", fmtBytes},
+	{"spark.executor.memory.usage{OnHeapExecutionMemory}", "Execution memory in use (on-heap)", fmtBytes},
+	{"spark.executor.memory.usage{OnHeapStorageMemory}", "Storage memory in use (on-heap)", fmtBytes},
+	{"jvm.buffer.memory.used{direct}", "Direct buffers in use", fmtBytes},
 	{"jvm.gc.duration", "GC time (cumulative)", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "s" }},
 	{"jvm.class.count", "Classes loaded", func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }},
 	{"sparkdx.process.tree.memory.usage{python}", "Python workers RSS", fmtBytes},

@@ -88,7 +88,8 @@ func (s *Pages) stagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	total := st.NumCompleteTasks + st.NumFailedTasks + st.NumKilledTasks + st.NumActiveTasks
-	data := map[string]any{"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running",
+	data := map[string]any{"Memory": s.stageMemoryOf(sum.ID, sa, execs),
+		"Title": fmt.Sprintf("Stage %d.%d", sid, att), "Live": sum.Status == "running",
 		"Charts": newStageCharts(sa), "Attempts": stageAttempts(d.attempt, sid),
 		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": quantileRows(qs), "QuantileHeads": quantileHeads(qs),
 		"Tasks": tasks, "Sort": pg.sort, "Sorts": taskSorts, "Offset": pg.offset, "Total": total, "Page": pg.length,
@@ -100,6 +101,24 @@ func (s *Pages) stagePage(w http.ResponseWriter, r *http.Request) {
 		data["Next"] = pg.link(pg.offset+pg.length, sum.AttemptID)
 	}
 	s.render(w, http.StatusOK, "stage.html", data)
+}
+
+// stageMemoryOf is the memory table of a stage attempt that was
+// submitted: its executors' samples from its submission to its end (to
+// now while it runs).
+func (s *Pages) stageMemoryOf(appID string, sa *model.StageAttempt, execs []StageExecutor) []StageMemory {
+	if sa.SubmissionTime == model.NoTime || len(execs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(execs))
+	for i, e := range execs {
+		ids[i] = e.ID
+	}
+	end := sa.CompletionTime
+	if sa.Status == model.StageActive || end == model.NoTime {
+		end = -1
+	}
+	return stageMemory(s.memorySamples(appID), sa.SubmissionTime, end, ids)
 }
 
 // stageExecutors is a stage's per-executor summary, the executors that

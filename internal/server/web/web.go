@@ -86,7 +86,7 @@ func (s *Pages) Routes(m *http.ServeMux) {
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(ui.Static())))
 	m.HandleFunc("GET /{$}", s.fleetPage)
 	m.HandleFunc("GET /apps/{id}", s.appPage)
-	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.finishedPage(s.stagePage, false))
+	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.finishedPage(s.stagePage, true))
 	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}/tasks/{task}", s.finishedPage(s.taskPage, false))
 	m.HandleFunc("GET /apps/{id}/jobs", s.finishedPage(s.jobsPage, false))
 	m.HandleFunc("GET /apps/{id}/jobs/{job}", s.finishedPage(s.jobPage, false))
