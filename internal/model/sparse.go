@@ -10,8 +10,34 @@ import "math/bits"
 // replaces 288 bytes inline.
 type sparseMetrics struct{ vals []int64 }
 
-// packSparse returns m's non-zero metrics.
-func packSparse(m *TaskMetrics) sparseMetrics {
+// MetricSlab hands out the sparse metric values of many tasks from shared
+// blocks: a replay sets the metrics of every task, and one allocation a
+// block instead of one a task keeps the replay's allocations per event
+// where they were before the metrics went sparse. A block lives as long as
+// one of its tasks. Not safe for concurrent use.
+type MetricSlab struct{ free []int64 }
+
+// slabBlock is the values a block holds (16 KiB: ~300 tasks of the big
+// log).
+const slabBlock = 2048
+
+// take returns n zeroed values of a block, with no room to grow into the
+// next task's.
+func (a *MetricSlab) take(n int) []int64 {
+	if a == nil {
+		return make([]int64, n)
+	}
+	if cap(a.free)-len(a.free) < n {
+		a.free = make([]int64, 0, max(slabBlock, n))
+	}
+	i := len(a.free)
+	a.free = a.free[:i+n]
+	return a.free[i : i+n : i+n]
+}
+
+// packSparse returns m's non-zero metrics, their values taken from slab
+// (nil: allocated alone).
+func packSparse(m *TaskMetrics, slab *MetricSlab) sparseMetrics {
 	f := m.fields()
 	var mask uint64
 	for i, p := range f {
@@ -22,11 +48,13 @@ func packSparse(m *TaskMetrics) sparseMetrics {
 	if mask == 0 {
 		return sparseMetrics{}
 	}
-	vals := make([]int64, 1, 1+bits.OnesCount64(mask))
+	vals := slab.take(1 + bits.OnesCount64(mask))
 	vals[0] = int64(mask)
+	j := 1
 	for _, p := range f {
 		if *p != 0 {
-			vals = append(vals, *p)
+			vals[j] = *p
+			j++
 		}
 	}
 	return sparseMetrics{vals}

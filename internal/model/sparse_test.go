@@ -27,6 +27,19 @@ func TestSparseMetricsRoundTrip(t *testing.T) {
 			t.Errorf("%s: got %+v (has %v), want %+v", name, got, k.HasMetrics, m)
 		}
 	}
+	// From a slab, each task's values are its own: setting the next
+	// task's metrics leaves the previous task's as they were.
+	var slab MetricSlab
+	tasks := make([]Task, slabBlock) // past one block
+	for i := range tasks {
+		tasks[i].SetMetricsIn(&TaskMetrics{ExecutorRunTime: int64(i + 1), JvmGcTime: int64(i % 3)}, &slab)
+	}
+	for i := range tasks {
+		want := TaskMetrics{ExecutorRunTime: int64(i + 1), JvmGcTime: int64(i % 3)}
+		if got := tasks[i].Metrics(); got != want {
+			t.Fatalf("task %d from a slab: got %+v, want %+v", i, got, want)
+		}
+	}
 	var k Task
 	k.SetMetrics(&TaskMetrics{})
 	if k.metrics.vals != nil {

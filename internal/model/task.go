@@ -144,8 +144,11 @@ func (t *Task) Metrics() TaskMetrics {
 }
 
 // SetMetrics stores the task's metrics and sets HasMetrics.
-func (t *Task) SetMetrics(m *TaskMetrics) {
-	t.metrics = packSparse(m)
+func (t *Task) SetMetrics(m *TaskMetrics) { t.SetMetricsIn(m, nil) }
+
+// SetMetricsIn is SetMetrics with the values taken from slab.
+func (t *Task) SetMetricsIn(m *TaskMetrics, slab *MetricSlab) {
+	t.metrics = packSparse(m, slab)
 	t.HasMetrics = true
 }
 

@@ -62,7 +62,7 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 		}
 		t.EndReason = e.Reason.Reason
 		t.SetFailure(e.Reason.Loss, e.Reason.Fetch)
-		t.SetMetrics(&e.Metrics)
+		t.SetMetricsIn(&e.Metrics, &st.slab)
 		delta = &e.Metrics
 		if !e.ExecMetrics.IsZero() {
 			m := e.ExecMetrics
