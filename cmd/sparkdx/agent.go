@@ -20,7 +20,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX|abfss://…|wasbs://…|az://…|gs://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX|abfss://…|wasbs://…|az://…|gs://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--profile --profile-dir DIR [--profile-every 10m] [--profile-duration 30s] [--profile-max-size 256MiB] [--profile-apps ID,…]] [--proc /proc]"
 
 // agentConfig is agent's command line: the flags' values as typed,
 // checked by Validate before anything is opened.
@@ -30,9 +30,11 @@ type agentConfig struct {
 	redaction, format, heapDir, heapApps string
 	heapUpload, otlp, otlpProtocol       string
 	procRoot, cgroupRoot, host           string
-	once                                 bool
+	profileDir, profileApps, profileMax  string
+	once, profile                        bool
 	heapAt, heapAtDriver                 float64
 	interval, sparkREST                  time.Duration
+	profileEvery, profileDuration        time.Duration
 	s3                                   *s3Flags
 }
 
@@ -55,6 +57,12 @@ func agentFlags(fs *flag.FlagSet) *agentConfig {
 	fs.StringVar(&c.otlp, "otlp-endpoint", "", "OTLP endpoint to push metrics to (http://collector:4318 or serve's URL for http/protobuf, http://collector:4317 for grpc)")
 	fs.StringVar(&c.otlpProtocol, "otlp-protocol", agent.ProtocolHTTP, "OTLP protocol: http/protobuf or grpc")
 	fs.DurationVar(&c.sparkREST, "spark-rest-interval", 30*time.Second, "how often each driver's REST API (its UI port, found from its sockets) is read for its executors' memory (0: never)")
+	fs.BoolVar(&c.profile, "profile", false, "record each driver and executor JVM on a schedule (JFR through the attach protocol, as sparkdx profile does) and write its CPU profile into --profile-dir")
+	fs.StringVar(&c.profileDir, "profile-dir", "", "directory for scheduled profiles (pprof and collapsed stacks, named by application, executor, pid and time)")
+	fs.DurationVar(&c.profileEvery, "profile-every", 10*time.Minute, "how often each JVM is recorded (1m to 24h; JVMs are recorded one at a time)")
+	fs.DurationVar(&c.profileDuration, "profile-duration", 30*time.Second, "how long each recording lasts (1s to 5m, shorter than --profile-every)")
+	fs.StringVar(&c.profileMax, "profile-max-size", "256MiB", "bytes of profiles --profile-dir keeps; the oldest are removed past it (the last recording always stays)")
+	fs.StringVar(&c.profileApps, "profile-apps", "", "record only the JVMs of these applications (comma-separated ids or patterns: app-2026*; default all)")
 	fs.StringVar(&c.procRoot, "proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
 	fs.StringVar(&c.cgroupRoot, "cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
 	fs.StringVar(&c.host, "host", os.Getenv("NODE_NAME"), "host label (default: $NODE_NAME, as a DaemonSet sets it from spec.nodeName, else the hostname)")
@@ -76,11 +84,42 @@ func (c *agentConfig) Validate() error {
 	if c.sparkREST < 0 {
 		return usageErr("--spark-rest-interval %v: must not be negative (0: never)", c.sparkREST)
 	}
+	if err := c.validateProfile(); err != nil {
+		return err
+	}
 	if _, err := redact.New(c.redaction); err != nil {
 		return usageErr("--redaction-regex: %v", err)
 	}
 	if _, err := access.NewHosts(c.listen, splitList(c.allowedHosts)); err != nil {
 		return usageErr("--allowed-hosts: %v", err)
+	}
+	return nil
+}
+
+// Bounds of the recording schedule: a recording is a safepoint per thread
+// dump and JFR's sampling for its length, so the schedule keeps JFR off
+// most of the time.
+const (
+	minProfileEvery, maxProfileEvery       = time.Minute, 24 * time.Hour
+	minProfileDuration, maxProfileDuration = time.Second, 5 * time.Minute
+)
+
+// validateProfile checks the recording schedule's flags.
+func (c *agentConfig) validateProfile() error {
+	if !c.profile {
+		return nil
+	}
+	switch {
+	case c.profileDir == "":
+		return usageErr("--profile needs --profile-dir")
+	case c.profileEvery < minProfileEvery || c.profileEvery > maxProfileEvery:
+		return usageErr("--profile-every %v: must be between %v and %v", c.profileEvery, minProfileEvery, maxProfileEvery)
+	case c.profileDuration < minProfileDuration || c.profileDuration > maxProfileDuration || c.profileDuration >= c.profileEvery:
+		return usageErr("--profile-duration %v: must be between %v and %v, and shorter than --profile-every", c.profileDuration,
+			minProfileDuration, maxProfileDuration)
+	}
+	if _, err := parseSize(c.profileMax); err != nil {
+		return usageErr("--profile-max-size %q: %v", c.profileMax, err)
 	}
 	return nil
 }
@@ -125,7 +164,15 @@ func (c *agentConfig) newAgent(logger *slog.Logger) (*agent.Agent, error) {
 	if c.heapAtDriver >= 0 {
 		atRole = map[agent.Role]float64{agent.RoleDriver: c.heapAtDriver}
 	}
-	a, err := agent.New(agent.Config{HeapDumpAtRole: atRole, ProcRoot: c.procRoot, CgroupRoot: c.cgroupRoot, Host: c.host, Interval: c.interval,
+	var every, profMax int64
+	if c.profile {
+		every = int64(c.profileEvery)
+		if profMax, err = parseSize(c.profileMax); err != nil {
+			return nil, usageErr("--profile-max-size %q: %v", c.profileMax, err)
+		}
+	}
+	a, err := agent.New(agent.Config{ProfileEvery: time.Duration(every), ProfileDuration: c.profileDuration, ProfileDir: c.profileDir,
+		ProfileApps: splitList(c.profileApps), ProfileMaxBytes: profMax, HeapDumpAtRole: atRole, ProcRoot: c.procRoot, CgroupRoot: c.cgroupRoot, Host: c.host, Interval: c.interval,
 		HeapDumpAt: c.heapAt, HeapDumpDir: c.heapDir, HeapDumpApps: splitList(c.heapApps), HeapDumpUpload: c.heapUpload, Stores: agent.Stores{S3: c.s3.config(), Azure: azure.Config{}.WithEnv(nil), GCS: gcs.Config{}.WithEnv(nil)}, SparkREST: c.sparkREST, Redaction: rules, Logger: logger})
 	if err != nil {
 		return nil, usageErr("%v", err)

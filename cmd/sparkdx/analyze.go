@@ -6,24 +6,27 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/eventlog"
 	"github.com/sparkdx/sparkdx/internal/export/otlp"
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/pipeline"
+	"github.com/sparkdx/sparkdx/internal/profile"
 	"github.com/sparkdx/sparkdx/internal/redact"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/report"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
 )
 
-const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--price-file F] [--price-core-hour N] [--price-gb-hour N] LOG..."
+const analyzeUsage = "usage: sparkdx analyze [--format text|json|html] [-o FILE] [--all] [--fail-on warning|critical] [--strict] [--otlp-endpoint URL] [--output-summaries DIR|auto] [--price-file F] [--price-core-hour N] [--price-gb-hour N] [--profiles DIR] LOG..."
 
 // analyzeConfig is analyze's command line: the flags' values as typed,
 // checked by Validate before any log is opened.
@@ -31,11 +34,13 @@ type analyzeConfig struct {
 	logs        []string
 	format, out string
 	failOn      string
+	profiles    string
 	strict, all bool
 	otlp        otlp.Config
 	s3          *s3Flags
 	delta       *deltaFlags
 	prices      priceFlags
+	summaries   string
 	memLimit    *string
 }
 
@@ -46,10 +51,13 @@ func analyzeFlags(fs *flag.FlagSet) *analyzeConfig {
 	fs.StringVar(&c.out, "o", "", "write the report to `FILE` instead of stdout")
 	fs.BoolVar(&c.strict, "strict", false, "fail on the first malformed line instead of skipping it")
 	fs.StringVar(&c.failOn, "fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
+	fs.StringVar(&c.profiles, "profiles", "", "directory of CPU profiles (`DIR`: sparkdx agent --profile-dir, or APP_ID*.collapsed files): each app's adds top frames per stage (text) and flame graphs (html)")
 	fs.BoolVar(&c.all, "all", false, "show every finding in full (text, html): the info ones are counted in one line otherwise")
 	fs.StringVar(&c.otlp.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
 	fs.StringVar(&c.otlp.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")
 	fs.Float64Var(&c.otlp.TaskSamplingRatio, "otlp-task-sampling", 0, "share of task attempts sent as spans (failed ones always)")
+	fs.StringVar(&c.summaries, "output-summaries", "", "join each write to its committer's _SUCCESS summary (S3A committers' "+
+		"IOStatistics): read the copies under `DIR`, or auto: each write's output path (s3a:// through the S3 settings)")
 	c.s3 = addS3Flags(fs)
 	c.delta = addDeltaFlags(fs, c.s3)
 	c.prices = addPriceFlags(fs)
@@ -70,6 +78,14 @@ func (c *analyzeConfig) Validate() error {
 		return usageErr("--format %s: want text, json or html", c.format)
 	}
 	if _, err := c.threshold(); err != nil {
+		return err
+	}
+	if c.profiles != "" {
+		if fi, err := os.Stat(c.profiles); err != nil || !fi.IsDir() {
+			return usageErr("--profiles %s: not a directory", c.profiles)
+		}
+	}
+	if err := (&summaries{from: c.summaries}).validate(); err != nil {
 		return err
 	}
 	if c.otlp.Endpoint != "" {
@@ -147,6 +163,7 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 // analysis is the reports of the logs analysed so far and what went wrong.
 type analysis struct {
 	opts     replay.Options
+	profiles string // --profiles DIR
 	s3       eventlog.OpenOptions
 	prices   cost.PriceList
 	exp      *otlp.Exporter // nil without --otlp-endpoint
@@ -157,6 +174,7 @@ type analysis struct {
 	attempts []*model.Attempt
 	worst    diagnose.Severity
 	unread   int // LOGs that could not be read: reported, and exit 2 at the end
+	sums     *summaries
 }
 
 func (c *analyzeConfig) newAnalysis(stdin io.Reader, stderr io.Writer) (*analysis, error) {
@@ -168,8 +186,9 @@ func (c *analyzeConfig) newAnalysis(stdin io.Reader, stderr io.Writer) (*analysi
 	if err != nil {
 		return nil, usageErr("--redaction-regex: %v", err)
 	}
-	return &analysis{opts: replay.Options{Strict: c.strict, Redaction: rules}, s3: eventlog.OpenOptions{S3: c.s3.config()},
-		prices: prices, now: time.Now(), stdin: stdin, stderr: stderr, worst: diagnose.None}, nil
+	return &analysis{profiles: c.profiles, opts: replay.Options{Strict: c.strict, Redaction: rules}, s3: eventlog.OpenOptions{S3: c.s3.config()},
+		prices: prices, now: time.Now(), stdin: stdin, stderr: stderr, worst: diagnose.None,
+		sums: &summaries{from: c.summaries, s3: c.s3.config(), stderr: stderr}}, nil
 }
 
 // skip reports a LOG that cannot be read; the others are analysed.
@@ -223,7 +242,12 @@ func (an *analysis) addLog(ctx context.Context, l *eventlog.Log, listing bool) {
 			l.Path, stats.BadLines, first)
 	}
 	src.Now = an.now
-	d := pipeline.Diagnose(a, nil, src, nil)
+	var res *analyze.Result
+	if an.sums.from != "" {
+		res = analyze.AnalyzeAt(a, pipeline.LiveNow(a, src))
+		src.Summaries = an.sums.of(ctx, a, res)
+	}
+	d := pipeline.Diagnose(a, res, src, nil)
 	an.worst = max(an.worst, diagnose.Worst(d.Findings))
 	if an.exp != nil {
 		// The report is the product; a collector that is down or
@@ -236,7 +260,17 @@ func (an *analysis) addLog(ctx context.Context, l *eventlog.Log, listing bool) {
 	if d.Report.Tuning != nil && d.Report.ResourceCost != nil { // a saving in the cost's money
 		d.Report.Tuning.Price(an.prices.For(d.Report.ResourceCost.InstanceType))
 	}
-	an.inputs = append(an.inputs, inputOf(d))
+	in := inputOf(d)
+	if an.profiles != "" {
+		// Profiles add to the report; one that cannot be read is
+		// worth a warning, not the report.
+		p, files, err := profile.ReadAppProfiles(an.profiles, d.Report.App.ID)
+		if err != nil {
+			fmt.Fprintf(an.stderr, "sparkdx analyze: warning: %v\n", err)
+		}
+		in.Profile, in.ProfileFiles = p, files
+	}
+	an.inputs = append(an.inputs, in)
 	an.attempts = append(an.attempts, a)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,32 @@ func TestAnalyzeEveryLog(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnalyzeProfiles: --profiles DIR adds the profile of the log's
+// application (a file named by its id) to the text report, and leaves
+// another application's file alone; a missing DIR is a usage error.
+func TestAnalyzeProfiles(t *testing.T) {
+	log := sparktest.Path(t, "spark-events", "app-20200706201101-0003")
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"profile", "--format", "collapsed", "-o",
+		filepath.Join(dir, "app-20200706201101-0003-driver.cpu.collapsed"), "../../internal/jfr/testdata/work.jfr"}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("profile: exit %d: %s", code, stderr.String())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app-20200706201101-00031-1.cpu.collapsed"), []byte("stage 2;Other.app 1000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"analyze", "--profiles", dir, log}, nil, &out, &stderr); code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(out.String(), "966 cpu samples from profile app-20200706201101-0003-driver.cpu.collapsed") ||
+		!strings.Contains(out.String(), "100.0 % in Work.spin") || strings.Contains(out.String(), "Other.app") {
+		t.Errorf("got report:\n%s\nwant work.jfr's 966 samples, stage 1 all in Work.spin, nothing of the other application", out.String())
+	}
+	if code := run(context.Background(), []string{"analyze", "--profiles", filepath.Join(dir, "nope"), log}, nil, io.Discard, &stderr); code != 2 {
+		t.Errorf("missing --profiles dir: got exit %d, want 2", code)
 	}
 }

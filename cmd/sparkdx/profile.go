@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/jfr"
 	"github.com/sparkdx/sparkdx/internal/profile"
 )
 
@@ -47,20 +46,19 @@ func runProfile(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return usageErr("usage: sparkdx %s", profileUsage)
 	}
 	arg := fs.Arg(0)
-	data, names, title, err := recording(ctx, arg, *duration, *namesEvery, stderr)
+	r, title, err := recording(ctx, arg, *duration, *namesEvery, stderr)
 	if err != nil {
 		return err
 	}
 	if *saveJFR != "" {
-		if err := os.WriteFile(*saveJFR, data, 0o600); err != nil {
+		if err := os.WriteFile(*saveJFR, r.JFR, 0o600); err != nil {
 			return inputErr(err)
 		}
 	}
-	rec, err := jfr.Parse(data)
+	p, err := r.Profile(kind)
 	if err != nil {
 		return inputErr(err)
 	}
-	p := profile.Build(rec, kind, names)
 	if *format == "html" {
 		write = func(w io.Writer, p *profile.Profile) error {
 			return profile.WriteHTML(w, p, fmt.Sprintf("%s profile of %s", kind, title))
@@ -78,14 +76,14 @@ func runProfile(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 }
 
 // recording reads arg as a JVM's pid to record, or a .jfr file.
-func recording(ctx context.Context, arg string, d, namesEvery time.Duration, stderr io.Writer) ([]byte, *profile.Names, string, error) {
+func recording(ctx context.Context, arg string, d, namesEvery time.Duration, stderr io.Writer) (*profile.Recorded, string, error) {
 	pid, err := strconv.Atoi(arg)
 	if err != nil {
 		data, err := os.ReadFile(arg)
 		if err != nil {
-			return nil, nil, "", inputErr(err)
+			return nil, "", inputErr(err)
 		}
-		return data, nil, arg, nil
+		return &profile.Recorded{JFR: data}, arg, nil
 	}
 	if namesEvery <= 0 {
 		namesEvery = -1
@@ -93,9 +91,9 @@ func recording(ctx context.Context, arg string, d, namesEvery time.Duration, std
 	start := time.Now()
 	r, err := profile.Record(ctx, pid, profile.RecordOptions{Duration: d, NamesEvery: namesEvery})
 	if err != nil {
-		return nil, nil, "", inputErr(err)
+		return nil, "", inputErr(err)
 	}
 	fmt.Fprintf(stderr, "sparkdx profile: recorded pid %d for %s: %d bytes; %d thread dumps took %s in the JVM\n",
 		pid, time.Since(start).Round(time.Millisecond), len(r.JFR), r.Dumps, r.DumpTime.Round(time.Millisecond))
-	return r.JFR, r.Names, "pid " + arg, nil
+	return r, "pid " + arg, nil
 }

@@ -119,7 +119,7 @@ func openServe(ctx context.Context, c *serveConfig, stderr io.Writer) (*servePar
 	if p.in, err = ingest.New(ic); err != nil {
 		return p, usageErr("%v", err)
 	}
-	return p, p.openHTTP(c, server.Config{AuthToken: token, Hosts: hosts, Logger: logger, Peers: fleetPeers, Prices: prices})
+	return p, p.openHTTP(c, server.Config{AuthToken: token, Hosts: hosts, Logger: logger, Peers: fleetPeers, Prices: prices, Profiles: c.profiles})
 }
 
 // openHTTP binds --listen and the sinks and makes the server of sc (its

@@ -29,6 +29,7 @@ type serveConfig struct {
 	listen, data, tokenFile      string
 	allowedHosts, redaction      string
 	memLimit, shard, peers       string
+	profiles                     string
 	graphiteListen, statsdListen string
 	workers, queue, cacheSize    int
 	maxFinished, metricsMax      int
@@ -55,6 +56,7 @@ func serveFlags(fs *flag.FlagSet) *serveConfig {
 	fs.StringVar(&c.data, "data", "", "directory of the embedded store (default: $XDG_STATE_HOME or ~/.local/state/sparkdx)")
 	fs.StringVar(&c.tokenFile, "auth-token-file", "", "file holding the bearer token every request but /healthz must carry")
 	fs.StringVar(&c.allowedHosts, "allowed-hosts", "", "host names requests may name besides localhost, the --listen host, this machine's name, the --peers hosts and IP addresses (`NAME,.domain,…`; *: any): a DNS rebinding guard")
+	fs.StringVar(&c.profiles, "profiles", "", "directory of CPU profiles (sparkdx agent --profile-dir, or APP_ID*.collapsed files): an application's add flame graphs to its page")
 	fs.DurationVar(&c.poll, "poll", 2*time.Second, "rescan interval (inotify wakes local directories sooner)")
 	fs.IntVar(&c.workers, "workers", 0, "ingest workers (default: half the CPUs, at least 1; the rest serve requests)")
 	fs.IntVar(&c.queue, "queue", 1024, "ingest queue capacity")
@@ -132,6 +134,11 @@ func (c *serveConfig) parsed(fs *flag.FlagSet) {
 func (c *serveConfig) Validate() error {
 	if len(c.roots) == 0 || len(c.operands) != 0 {
 		return usageErr("%s", serveUsage)
+	}
+	if c.profiles != "" {
+		if fi, err := os.Stat(c.profiles); err != nil || !fi.IsDir() {
+			return usageErr("--profiles %s: not a directory", c.profiles)
+		}
 	}
 	for _, root := range c.roots {
 		// A mistyped local directory is an error now, not a warning forever.

@@ -290,6 +290,7 @@ func TestServeUsage(t *testing.T) {
 		{"no log dir", []string{"serve"}, "usage: sparkdx serve"},
 		{"extra argument", []string{"serve", "--event-logs", "/tmp", "x"}, "usage: sparkdx serve"},
 		{"bad regex", []string{"serve", "--event-logs", "/tmp", "--redaction-regex", "("}, "--redaction-regex"},
+		{"missing profiles dir", []string{"serve", "--event-logs", "/tmp", "--profiles", "/nonexistent/profiles"}, "--profiles"},
 		{"missing price file", []string{"serve", "--event-logs", "/tmp", "--price-file", "/nonexistent/prices.yaml"}, "--price-file"},
 		{"bad price", []string{"serve", "--event-logs", "/tmp", "--price-core-hour", "-1"}, "--price-core-hour -1"},
 		{"missing token file", []string{"serve", "--event-logs", "/tmp", "--auth-token-file", "/nonexistent/token"}, "/nonexistent/token"},

@@ -58,6 +58,19 @@ type Config struct {
 	SparkREST        time.Duration
 	SparkRESTTimeout time.Duration
 
+	// ProfileEvery, when above 0, records every driver and executor JVM
+	// (of ProfileApps, ids or patterns, when set) for ProfileDuration
+	// (default 30s) once per this period, one JVM at a time, through the
+	// attach protocol as `sparkdx profile` does, and writes each
+	// recording's CPU profile into ProfileDir as pprof and collapsed
+	// stacks. ProfileMaxBytes (default 256 MiB) bounds what the directory
+	// keeps: the oldest profiles are removed past it.
+	ProfileEvery    time.Duration
+	ProfileDuration time.Duration
+	ProfileDir      string
+	ProfileApps     []string
+	ProfileMaxBytes int64
+
 	// Redaction is applied to every command line the agent keeps,
 	// before it keeps it (redact.Rules.Args); nil means redact.Default().
 	// The environment is read for three ids only (SPARK_APPLICATION_ID,
@@ -94,6 +107,9 @@ func (c Config) Validate() error {
 	if c.SparkREST < 0 || c.SparkRESTTimeout < 0 {
 		return fmt.Errorf("spark REST interval %v, timeout %v: must not be negative", c.SparkREST, c.SparkRESTTimeout)
 	}
+	if err := c.validateProfile(); err != nil {
+		return err
+	}
 	if c.HeapDumpUpload != "" {
 		if c.HeapDumpDir == "" {
 			return errors.New("heap dump upload set without a heap dump directory")
@@ -101,6 +117,29 @@ func (c Config) Validate() error {
 		if err := validUploadURL(c.HeapDumpUpload); err != nil {
 			return fmt.Errorf("heap dump upload %s: %w", c.HeapDumpUpload, err)
 		}
+	}
+	return nil
+}
+
+// validateProfile checks the scheduled recordings' settings.
+func (c Config) validateProfile() error {
+	switch {
+	case c.ProfileEvery < 0 || c.ProfileDuration < 0 || c.ProfileMaxBytes < 0:
+		return fmt.Errorf("profile every %v, duration %v, max bytes %d: must not be negative", c.ProfileEvery, c.ProfileDuration, c.ProfileMaxBytes)
+	case c.ProfileEvery == 0:
+		return nil
+	case c.ProfileDir == "":
+		return errors.New("profiles scheduled without a profile directory")
+	case c.withDefaults().ProfileDuration >= c.ProfileEvery:
+		return fmt.Errorf("profile duration %v: must be shorter than the period %v", c.withDefaults().ProfileDuration, c.ProfileEvery)
+	}
+	for _, pat := range c.ProfileApps {
+		if _, err := path.Match(pat, ""); err != nil {
+			return fmt.Errorf("profile application %q: %v", pat, err)
+		}
+	}
+	if fi, err := os.Stat(c.ProfileDir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("profile directory %s: not a directory (%v)", c.ProfileDir, err)
 	}
 	return nil
 }
@@ -137,6 +176,12 @@ func (c Config) withDefaults() Config {
 	if c.HeapDumpEvery == 0 {
 		c.HeapDumpEvery = 10 * time.Minute
 	}
+	if c.ProfileDuration == 0 {
+		c.ProfileDuration = 30 * time.Second
+	}
+	if c.ProfileMaxBytes == 0 {
+		c.ProfileMaxBytes = 256 << 20
+	}
 	if c.SparkRESTTimeout == 0 {
 		c.SparkRESTTimeout = 5 * time.Second
 	}
@@ -164,6 +209,7 @@ type Agent struct {
 	cont  containerCollector
 	jvm   jvmCollector
 	dumps *heapDumper
+	prof  *profiler  // nil when off
 	rest  *sparkREST // nil when off
 	files *procReader
 
@@ -214,6 +260,9 @@ func New(cfg Config) (*Agent, error) {
 	a.scan = newScanner(fs, a.files, cfg.Redaction)
 	if cfg.SparkREST > 0 {
 		a.rest = newSparkREST(cfg.ProcRoot, cfg.SparkREST, cfg.SparkRESTTimeout)
+	}
+	if cfg.ProfileEvery > 0 {
+		a.prof = newProfiler(cfg)
 	}
 	if cfg.dumps() {
 		a.dumps = newHeapDumper(cfg)
@@ -347,10 +396,15 @@ func (a *Agent) finishedDumps(snap *Snapshot, seen map[procKey]Process) {
 }
 
 // Run samples every interval until ctx ends, handing each snapshot to
-// onSample. A failed cycle is logged and the loop carries on.
+// onSample. A failed cycle is logged and the loop carries on. Scheduled
+// recordings (Config.ProfileEvery) run beside the cycles from the first
+// snapshot on, and Run returns once the one in flight has stopped.
 func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
 	tick := time.NewTicker(a.cfg.Interval)
 	defer tick.Stop()
+	var profiling sync.WaitGroup
+	defer profiling.Wait()
+	profiled := false
 	for {
 		snap, err := a.Sample(ctx)
 		if err != nil {
@@ -362,6 +416,10 @@ func (a *Agent) Run(ctx context.Context, onSample func(*Snapshot)) error {
 			}
 			if onSample != nil {
 				onSample(snap)
+			}
+			if a.prof != nil && !profiled {
+				profiled = true
+				profiling.Go(func() { a.prof.run(ctx, a.Last) })
 			}
 		}
 		select {
@@ -403,6 +461,7 @@ type Stats struct {
 	CPUSeconds float64
 	Errors     map[string]uint64
 	Exits      map[Role]map[string]uint64 // by role, then cause
+	Profile    *ProfileStats              // nil when recordings are off
 }
 
 // Stats returns a copy of the agent's cumulative counters.
@@ -412,6 +471,10 @@ func (a *Agent) Stats() Stats {
 	s := Stats{Cycles: a.cycles, CPUSeconds: a.cpu.Seconds(), Errors: map[string]uint64{}, Exits: map[Role]map[string]uint64{}}
 	for k, v := range a.errors {
 		s.Errors[k] = v
+	}
+	if a.prof != nil {
+		ps := a.prof.Stats()
+		s.Profile = &ps
 	}
 	for k, v := range a.exits {
 		if s.Exits[k.role] == nil {

@@ -48,13 +48,13 @@ func newHeapDumper(cfg Config) *heapDumper {
 		inflight: map[procKey]uint64{}, results: make(chan dumpResult, 64)}
 }
 
-// dumpsApp tells whether the JVMs of application id may be dumped: any
-// application when no list is configured, else those matching an entry.
-func (h *heapDumper) dumpsApp(id string) bool {
-	if len(h.apps) == 0 {
+// appMatches tells whether application id is one of apps (ids or
+// path.Match patterns): any application when the list is empty.
+func appMatches(apps []string, id string) bool {
+	if len(apps) == 0 {
 		return true
 	}
-	for _, pat := range h.apps {
+	for _, pat := range apps {
 		if ok, _ := path.Match(pat, id); ok {
 			return true
 		}
@@ -84,7 +84,7 @@ func (h *heapDumper) check(ctx context.Context, key procKey, p *Process, now tim
 	if v, ok := h.atRole[p.Role]; ok {
 		at = v
 	}
-	if !h.dumpsApp(p.AppID) {
+	if !appMatches(h.apps, p.AppID) {
 		at = 0
 	}
 	used, max := heapFill(p.JVM)

@@ -128,6 +128,13 @@ func TestConfigValidate(t *testing.T) {
 		{"negative interval", Config{Interval: -time.Second}, false},
 		{"application patterns", Config{HeapDumpAt: 0.9, HeapDumpDir: "/tmp", HeapDumpApps: []string{"app-2026*", "local-1"}}, true},
 		{"bad application pattern", Config{HeapDumpAt: 0.9, HeapDumpDir: "/tmp", HeapDumpApps: []string{"app-[2026"}}, false},
+		{"profiles", Config{ProfileEvery: time.Minute, ProfileDir: "/tmp"}, true},
+		{"profiles without dir", Config{ProfileEvery: time.Minute}, false},
+		{"profile dir missing", Config{ProfileEvery: time.Minute, ProfileDir: "/nonexistent/profiles"}, false},
+		{"profile as long as its period", Config{ProfileEvery: time.Minute, ProfileDuration: time.Minute, ProfileDir: "/tmp"}, false},
+		{"default duration past a short period", Config{ProfileEvery: 20 * time.Second, ProfileDir: "/tmp"}, false},
+		{"negative profile bound", Config{ProfileEvery: time.Minute, ProfileDir: "/tmp", ProfileMaxBytes: -1}, false},
+		{"bad profile pattern", Config{ProfileEvery: time.Minute, ProfileDir: "/tmp", ProfileApps: []string{"app-[2026"}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

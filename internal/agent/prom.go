@@ -95,6 +95,9 @@ func (c promCollector) Collect(ch chan<- prometheus.Metric) {
 			agent.counter("sparkdx_process_exits_total", "Spark processes that disappeared, by role and exit cause.", float64(n), "role", string(role), "cause", cause)
 		}
 	}
+	if st.Profile != nil {
+		collectProfileMetrics(agent, st.Profile)
+	}
 	if s == nil {
 		return
 	}
@@ -115,6 +118,19 @@ func (c promCollector) Collect(ch chan<- prometheus.Metric) {
 				values: []string{host, p.Spark.AppID}}, p.Spark)
 		}
 	}
+}
+
+// collectProfileMetrics exports the scheduled recordings' counters: what
+// profiling costs the node is read from them.
+func collectProfileMetrics(e emitter, st *ProfileStats) {
+	const recordings = "Scheduled JVM recordings, by outcome (written, or failed: attach disallowed, JVM gone)."
+	e.counter("sparkdx_agent_profile_recordings_total", recordings, float64(st.Written), "outcome", "written")
+	e.counter("sparkdx_agent_profile_recordings_total", recordings, float64(st.Failed), "outcome", "failed")
+	e.counter("sparkdx_agent_profile_cpu_seconds_total", "CPU time the agent spent on recordings: attach, thread dumps, parsing, writing.", st.CPUSeconds)
+	e.gauge("sparkdx_agent_profile_last_cpu_seconds", "CPU time the agent spent on its last written recording.", st.LastCPUSeconds)
+	e.gauge("sparkdx_agent_profile_last_bytes", "Size of the last recording's profile files.", float64(st.LastBytes))
+	e.gauge("sparkdx_agent_profile_dir_bytes", "Bytes of profiles kept in the profile directory after the last recording.", float64(st.DirBytes))
+	e.counter("sparkdx_agent_profile_removed_files_total", "Profile files removed to keep the directory under its bound.", float64(st.Removed))
 }
 
 // collectSparkMetrics exports what a driver's REST API said about its

@@ -44,7 +44,7 @@ var tunedSettings = []tunedSetting{
 	{"spark.sql.shuffle.partitions", kindNumber, constant("200")},
 	{"spark.default.parallelism", kindNumber, constant("")},
 	{"spark.sql.files.maxPartitionBytes", kindSize, constant("128m")},
-	{"spark.sql.adaptive.enabled", kindBool, func(v string) string { return strconv.FormatBool(versionAtLeast(v, 3, 2)) }},
+	{"spark.sql.adaptive.enabled", kindBool, func(v string) string { return strconv.FormatBool(VersionAtLeast(v, 3, 2)) }},
 	{"spark.sql.adaptive.coalescePartitions.enabled", kindBool, constant("true")},
 	{"spark.sql.adaptive.advisoryPartitionSizeInBytes", kindSize, constant("64m")},
 	{"spark.sql.adaptive.skewJoin.enabled", kindBool, constant("true")},
@@ -116,9 +116,9 @@ func SameSetting(key, a, b string) bool {
 	return strings.TrimSpace(a) == strings.TrimSpace(b)
 }
 
-// versionAtLeast tells whether a Spark version string ("3.5.1",
+// VersionAtLeast tells whether a Spark version string ("3.5.1",
 // "4.0.0-SNAPSHOT") is at least major.minor; false when it does not parse.
-func versionAtLeast(v string, major, minor int) bool {
+func VersionAtLeast(v string, major, minor int) bool {
 	parts := strings.SplitN(v, ".", 3)
 	if len(parts) < 2 {
 		return false

@@ -18,7 +18,7 @@ var designIDs = []string{"resource-wait", "slow-output-write", "data-skew", "str
 
 // newIDs are the rules added since DESIGN.md was written ("new rules get
 // new IDs").
-var newIDs = []string{"streaming-behind", "gpu-spill"}
+var newIDs = []string{"streaming-behind", "gpu-spill", "s3-dominated-write", "s3a-committer-bypassed"}
 
 func TestAllRules(t *testing.T) {
 	var ids []string

@@ -115,6 +115,9 @@ type Pass struct {
 	Result  *analyze.Result
 	Log     LogInfo
 	Agent   *AgentData // nil without sparkdx agent samples
+	// Commits are the writes joined to their committer's _SUCCESS
+	// summary; nil unless summaries were read (analyze --output-summaries).
+	Commits []analyze.CommittedWrite
 }
 
 // LogInfo is what the reader knows about the log file itself.

@@ -439,4 +439,6 @@ var fixtures = map[string]func() (fires, quiet *fx){
 		}
 		return build(behind), build(steady)
 	},
+	"s3-dominated-write":     s3DominatedWriteFixtures,
+	"s3a-committer-bypassed": s3aCommitterBypassedFixtures,
 }

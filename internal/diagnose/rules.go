@@ -9,6 +9,8 @@ var All = []*Rule{
 	TaskFailures,
 	ResourceWait,
 	SlowOutputWrite,
+	S3DominatedWrite,
+	S3ACommitterBypassed,
 	DataSkew,
 	StragglerHost,
 	Spill,

@@ -76,6 +76,11 @@ var wants = map[string][]want{
 	"incomplete-app": {{severity: diagnose.Critical, stageIDs: []int{1}, evidence: map[string]any{"openStages": 1, "openJobs": 1}}},
 	"driver-degradation": {{severity: diagnose.Critical, executorIDs: []string{"driver"},
 		evidence: map[string]any{"oldGenAfterGcRatio": 0.97}}},
+	"s3-dominated-write": {{severity: diagnose.Warning, stageIDs: []int{0},
+		evidence: map[string]any{"path": "s3a://lake/events", "committer": "file", "taskCommitMs": 8 * 20 * sec,
+			"jobCommitMs": mn, "storeMs": 8*20*sec + mn, "writeTimeMs": 8*mn + mn, "files": 8}}},
+	"s3a-committer-bypassed": {{severity: diagnose.Warning, stageIDs: []int{0},
+		evidence: map[string]any{"path": "s3a://lake/events", "format": "JSON", "files": 8, "configuredCommitter": "magic"}}},
 	"streaming-behind": {{severity: diagnose.Warning, evidence: map[string]any{"queryName": "events", "batches": 12,
 		"recentBatches": 6, "ratio": 0.8, "stateRows": 10}}},
 }

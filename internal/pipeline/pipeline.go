@@ -16,6 +16,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/model"
 	"github.com/sparkdx/sparkdx/internal/replay"
 	"github.com/sparkdx/sparkdx/internal/reportv1"
+	"github.com/sparkdx/sparkdx/internal/s3a"
 )
 
 // Source is where an attempt was read from: the report's log section, and
@@ -25,6 +26,10 @@ type Source struct {
 	InProgress bool      // the log is still being written
 	ModTime    time.Time // of the log's newest part
 	Now        time.Time // the time the diagnosis is made at; zero: the log's own end
+	// Summaries are the committers' _SUCCESS summaries read for the
+	// attempt's outputs (analyze --output-summaries), joined to its
+	// writes by Diagnose.
+	Summaries []*s3a.Summary
 }
 
 // LiveWithin is how recently a log still being written must have changed
@@ -65,9 +70,15 @@ func Diagnose(a *model.Attempt, res *analyze.Result, src Source, agent *diagnose
 	if res == nil {
 		res = analyze.AnalyzeAt(a, LiveNow(a, src))
 	}
-	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Log: diagnose.LogInfo{
+	var commits []analyze.CommittedWrite
+	if len(src.Summaries) > 0 {
+		commits = analyze.JoinSummaries(analyze.OutputWrites(a, res), src.Summaries)
+	}
+	findings := diagnose.Run(&diagnose.Pass{Attempt: a, Result: res, Agent: agent, Commits: commits, Log: diagnose.LogInfo{
 		InProgress: src.InProgress, Truncated: src.Log.Truncated, ModTime: src.ModTime, Now: src.Now}}, diagnose.All)
-	return &Diagnosis{Attempt: a, Result: res, Findings: findings, Report: reportv1.Build(a, res, findings, src.Log)}
+	rep := reportv1.Build(a, res, findings, src.Log)
+	rep.AddCommits(commits)
+	return &Diagnosis{Attempt: a, Result: res, Findings: findings, Report: rep}
 }
 
 // ErrNotSpark is the error for a log without SparkListenerApplicationStart.

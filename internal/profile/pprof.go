@@ -100,9 +100,9 @@ func (w *pprofWriter) valueType(typ, unit string) []byte {
 }
 
 // WritePprof writes p as a gzipped profile.proto, as `go tool pprof`,
-// Pyroscope and Grafana read it. Samples carry the labels thread, and for
-// task threads stage and tid (numbers), so `pprof -tagfocus=stage=1`
-// keeps one stage.
+// Pyroscope and Grafana read it. Samples carry p's Labels, the label
+// thread, and for task threads stage and tid (numbers), so `pprof
+// -tagfocus=stage=1` keeps one stage.
 func WritePprof(out io.Writer, p *Profile) error {
 	w := &pprofWriter{strs: map[string]int64{}, funcs: map[[2]string]uint64{}, locs: map[[2]uint64]uint64{}}
 	w.str("")
@@ -123,6 +123,11 @@ func WritePprof(out io.Writer, p *Profile) error {
 		sm = protowire.AppendBytes(sm, ids)
 		sm = protowire.AppendTag(sm, sValue, protowire.BytesType)
 		sm = protowire.AppendBytes(sm, protowire.AppendVarint(nil, uint64(s.Value)))
+		for _, l := range p.Labels {
+			if l.Value != "" {
+				sm = w.label(sm, l.Key, l.Value, 0)
+			}
+		}
 		if s.Thread != "" {
 			sm = w.label(sm, "thread", s.Thread, 0)
 		}

@@ -68,7 +68,14 @@ type Profile struct {
 	Kind       Kind
 	Start, End time.Time
 	Samples    []Sample
+	// Labels are written on every sample of the pprof file: the
+	// application and executor a recording's JVM belongs to, so that
+	// profiles of many JVMs merged in Pyroscope or pprof stay apart.
+	Labels []Label
 }
+
+// Label is a pprof label with a string value.
+type Label struct{ Key, Value string }
 
 // Build takes the samples of kind from rec; names (may be nil) gives each
 // thread's name at the time of the sample.
@@ -111,7 +118,7 @@ func (p *Profile) Total() int64 {
 
 // Stage keeps the samples of one stage's tasks.
 func (p *Profile) Stage(id int) *Profile {
-	out := &Profile{Kind: p.Kind, Start: p.Start, End: p.End}
+	out := &Profile{Kind: p.Kind, Start: p.Start, End: p.End, Labels: p.Labels}
 	for _, s := range p.Samples {
 		if s.OnTask && s.Task.Stage == id {
 			out.Samples = append(out.Samples, s)
@@ -179,6 +186,9 @@ var hiddenClass = regexp.MustCompile(`\$\$Lambda\$\d+\+0x[0-9a-f]+[./]\d+|\+0x[0
 // classes named alike in every JVM (Work$$Lambda.run), so that the
 // profiles of several executors add up.
 func frameName(f jfr.Frame) string {
+	if f.Class == "" {
+		return f.Method // read from a collapsed file without a class
+	}
 	return hiddenClass.ReplaceAllStringFunc(f.Class, func(m string) string {
 		if strings.HasPrefix(m, "$$Lambda") {
 			return "$$Lambda"

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sparkdx/sparkdx/internal/jfr"
 	"github.com/sparkdx/sparkdx/internal/jvm/attach"
 )
 
@@ -40,6 +41,17 @@ type Recorded struct {
 	// round-trip time: the cost the naming added in the JVM.
 	Dumps    int
 	DumpTime time.Duration
+}
+
+// Profile parses the recording and builds its profile of kind, each
+// sample named from the thread dumps taken while it ran: what `sparkdx
+// profile` and the agent's scheduled recordings both write from.
+func (r *Recorded) Profile(kind Kind) (*Profile, error) {
+	rec, err := jfr.Parse(r.JFR)
+	if err != nil {
+		return nil, err
+	}
+	return Build(rec, kind, r.Names), nil
 }
 
 // Record starts a flight recording in JVM pid through the attach

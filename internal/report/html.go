@@ -11,6 +11,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/analyze"
 	"github.com/sparkdx/sparkdx/internal/diagnose"
 	"github.com/sparkdx/sparkdx/internal/model"
+	"github.com/sparkdx/sparkdx/internal/profile"
 	"github.com/sparkdx/sparkdx/internal/units"
 )
 
@@ -46,9 +47,11 @@ type htmlApp struct {
 	Queries   []htmlQuery
 	Executors []htmlExecutor
 	Streaming []streamingRow // every streaming query run
+	Commits   []commitRow    // writes joined to their committer's summary
 	Memory    []kv           // the executors' memory against the ask
 	Cost      []kv           // core-hours, GB-hours, money (cost.go)
 	Tuning    []tuningRow    // sparkdx tune's changes (tuning.go)
+	Flame     *htmlFlame     // flame graphs from profiles (profile.go)
 }
 
 // htmlQuery is one SQL query's row: the longest first, at most
@@ -61,6 +64,10 @@ type htmlQuery struct {
 }
 
 const htmlQueriesShown = 50
+
+// htmlFlameStages is how many of the longest stages get a flame graph of
+// their own.
+const htmlFlameStages = 10
 
 type kv struct{ K, V string }
 
@@ -129,7 +136,7 @@ func newPage() (*htmlPage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	return &htmlPage{CSS: template.CSS(css), JS: template.JS(js)}, nil
+	return &htmlPage{CSS: template.CSS(css) + profile.FlameCSS, JS: template.JS(js) + profile.FlameJS + profile.FlameInit}, nil
 }
 
 func renderPage(w io.Writer, page *htmlPage) error {
@@ -194,6 +201,7 @@ func htmlAppOf(in *Input, i int) htmlApp {
 	for _, s := range r.Stages {
 		app.Stages = append(app.Stages, htmlStageOf(s))
 	}
+	app.Flame = flameOf(in, htmlFlameStages)
 	for _, q := range topQueries(r, htmlQueriesShown) {
 		var heavy []string
 		for _, h := range q.heavy {
@@ -207,6 +215,7 @@ func htmlAppOf(in *Input, i int) htmlApp {
 		app.Executors = append(app.Executors, htmlExecutorOf(e))
 	}
 	app.Streaming = streamingRows(r.Streaming)
+	app.Commits = commitRows(in.Report.Commits)
 	for _, l := range MemoryLines(r.Memory) {
 		app.Memory = append(app.Memory, kv{l[0], l[1]})
 	}

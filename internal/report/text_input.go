@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/sparkdx/sparkdx/internal/profile"
 	"sort"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -17,6 +18,11 @@ type Input struct {
 	// Attempt is the replayed model, read for the task-level HTML charts
 	// (duration heatmap, executor memory over time); nil leaves them empty.
 	Attempt *model.Attempt
+	// Profile is the application's CPU profile from the recordings found
+	// for it (sparkdx analyze --profiles), ProfileFiles their names; nil
+	// without any.
+	Profile      *profile.Profile
+	ProfileFiles []string
 }
 
 // NewInput builds a renderer input from a replayed attempt, its analysis,

@@ -53,6 +53,9 @@ type Report struct {
 	ResourceCost *cost.Cost `json:"resourceCost"`
 	// Tuning is what sparkdx tune recommends for this attempt.
 	Tuning *tune.Plan `json:"tuning"`
+	// Commits are the writes whose committer's summary (_SUCCESS) was
+	// read, with its S3 statistics; absent when none was.
+	Commits []Commit `json:"commits,omitempty"`
 }
 
 // SQLExecution is one SQL query's plan with the rows and time per node.

@@ -71,6 +71,10 @@ type Config struct {
 	// Exports says how serve's Delta writes go (/healthz, /metrics); none
 	// when nil.
 	Exports ExportHealth
+	// Profiles is a directory of CPU profiles (sparkdx agent
+	// --profile-dir) whose files named by an application's id add flame
+	// graphs to its page; none when empty.
+	Profiles string
 	// Collectors add to /metrics (Spark's sinks' series: package sinks).
 	Collectors []prometheus.Collector
 }
@@ -150,7 +154,7 @@ func (s *Server) routes() {
 	})
 	m.Handle("POST /v1/metrics", s.otlp)
 	web.New(web.Config{Source: source{s}, Ingest: s.cfg.Ingest, Store: s.cfg.Store, Cache: s.cache,
-		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now, Jobs: source{s}}).Routes(m)
+		StuckAfter: stuckAfter, Logger: s.cfg.Logger, Now: s.cfg.Now, Jobs: source{s}, Profiles: s.cfg.Profiles}).Routes(m)
 }
 
 // ServeHTTP implements http.Handler: auth, then routing.

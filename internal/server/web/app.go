@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sparkdx/sparkdx/internal/analyze"
@@ -21,11 +22,12 @@ func (s *Pages) appPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	samples := s.memorySamples(id)
-	// A finished app's page changes only with its log, its attempts and
-	// agent samples.
+	profiles := s.profileFiles(sum.ID)
+	// A finished app's page changes only with its log, its attempts,
+	// agent samples and profiles.
 	ckey := ""
 	if sum.Status != "running" {
-		ckey = fmt.Sprintf("app|%s|%d|%d|%d", sum.Key(), sum.LastUpdated, len(atts), len(samples))
+		ckey = fmt.Sprintf("app|%s|%d|%d|%d|%s", sum.Key(), sum.LastUpdated, len(atts), len(samples), strings.Join(profiles, "/"))
 		if body, _, ok := s.cfg.Cache.Get(ckey, 0, 0); ok {
 			writeHTML(w, http.StatusOK, body)
 			return
@@ -46,6 +48,9 @@ func (s *Pages) appPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Sum, v.Title, v.Live = sum, sum.Name, sum.Status == "running"
 	v.withSamples(samples)
+	if len(profiles) > 0 {
+		v.Flame = s.flameOf(sum.ID)
+	}
 	body, err := s.renderBytes("app.html", v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -25,6 +25,7 @@ type appView struct {
 	Sum    fleet.AppSummary
 	Others []fleet.AppSummary
 	Agent  []agentChart // from agent samples, added per request
+	Flame  *flameView   `json:"-"` // from --profiles, added per request
 
 	// From the model; stored for finished logs so their pages need no replay.
 	Start, End int64            // the charts' time span

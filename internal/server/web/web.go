@@ -55,6 +55,9 @@ type Config struct {
 	// Jobs are the recurring jobs' histories (the /jobs pages); none
 	// when nil.
 	Jobs JobSource
+	// Profiles is a directory of CPU profiles named by application id
+	// (profile.AppFiles): the app page draws their flame graphs.
+	Profiles string
 }
 
 // Pages serves the web UI.
@@ -84,6 +87,7 @@ type pages struct {
 // Routes adds the pages to m.
 func (s *Pages) Routes(m *http.ServeMux) {
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(ui.Static())))
+	m.HandleFunc("GET /static/flame.js", flameScript)
 	m.HandleFunc("GET /{$}", s.fleetPage)
 	m.HandleFunc("GET /apps/{id}", s.appPage)
 	m.HandleFunc("GET /apps/{id}/stages/{stage}/{attempt}", s.finishedPage(s.stagePage, true))

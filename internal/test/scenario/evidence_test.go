@@ -40,6 +40,9 @@ func TestEveryRuleFiresOnRealSpark(t *testing.T) {
 // real-Spark scenario logs with the plugin's documented events added.
 var noLocalHardware = map[string]string{
 	"gpu-spill": "testdata/plugins/rapids-spill (no GPU here; internal/diagnose TestRAPIDSSpill)",
+	// Not hardware: an object store, which the scenario clusters have not.
+	"s3-dominated-write":     "internal/s3a/testdata (Spark 3.5.9 writing to MinIO through s3a://; internal/diagnose TestS3DominatedWriteOnRealSpark)",
+	"s3a-committer-bypassed": "internal/s3a/testdata/spark-3.5.9/magic-json (internal/diagnose TestS3ACommitterBypassedOnRealSpark)",
 }
 
 // evidenceTable is the "proven on real Spark" table of

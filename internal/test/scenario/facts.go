@@ -66,6 +66,33 @@ var appMetrics = map[string]func(d *Diagnosis) float64{
 		}
 		return float64(n)
 	},
+	// Executors the log saw registered, and those the driver removed
+	// (dynamic allocation's idle timeout, or a kill it asked for).
+	"executorsAdded": func(d *Diagnosis) float64 {
+		n := 0
+		for _, e := range d.Attempt.Executors {
+			if e.ID != "driver" && e.AddTime > 0 {
+				n++
+			}
+		}
+		return float64(n)
+	},
+	// Removed while the application ran on: before its last job began,
+	// so not the removals of its end.
+	"executorsRemovedBeforeLastJob": func(d *Diagnosis) float64 {
+		jobs := d.Attempt.Jobs
+		if len(jobs) == 0 {
+			return 0
+		}
+		last := jobs[len(jobs)-1].SubmissionTime
+		n := 0
+		for _, e := range d.Attempt.Executors {
+			if e.ID != "driver" && e.RemoveTime > 0 && e.RemoveTime < last {
+				n++
+			}
+		}
+		return float64(n)
+	},
 	"peakPythonRssBytes": func(d *Diagnosis) float64 {
 		var m int64
 		for _, e := range d.Result.Executors {

@@ -14,10 +14,22 @@ import java.util.List;
  * "grow" allocates live objects until the JVM dies;
  * "classes N" defines N new classes;
  * "gc" runs System.gc().
+ * With -Dsdx.hot=true a thread named like a task of stage 3 spends its
+ * time in burn, for a profiler to find.
  */
 public final class Load {
     static final List<Object> live = new ArrayList<>();
     static final List<Class<?>> classes = new ArrayList<>();
+    static volatile long sink;
+
+    /** burn is the hot method: a profile of a JVM with sdx.hot finds it. */
+    static long burn(long n) {
+        long x = n;
+        for (int i = 0; i < 1_000_000; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        return x;
+    }
 
     public static void run(String[] args) throws Exception {
         Process python = null;
@@ -35,6 +47,13 @@ public final class Load {
                 try { Thread.sleep(Long.MAX_VALUE); } catch (InterruptedException e) { }
             }, "sdx-idle-" + i);
             t.setDaemon(i % 2 == 0);
+            t.start();
+        }
+        if (Boolean.getBoolean("sdx.hot")) {
+            Thread t = new Thread(() -> {
+                for (long n = 0; ; n++) sink = burn(n);
+            }, "Executor task launch worker for task 0.0 in stage 3.0 (TID 9)");
+            t.setDaemon(true);
             t.start();
         }
         if (Boolean.getBoolean("sdx.classloop")) {
