@@ -41,6 +41,7 @@ type analyzeConfig struct {
 	delta       *deltaFlags
 	prices      priceFlags
 	summaries   string
+	memLimit    *string
 }
 
 // analyzeFlags declares analyze's flags on fs, into the config it returns.
@@ -60,6 +61,7 @@ func analyzeFlags(fs *flag.FlagSet) *analyzeConfig {
 	c.s3 = addS3Flags(fs)
 	c.delta = addDeltaFlags(fs, c.s3)
 	c.prices = addPriceFlags(fs)
+	c.memLimit = addMemoryLimitFlag(fs)
 	return c
 }
 
@@ -133,6 +135,11 @@ func runAnalyze(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	restore, err := applyOneShotLimit(*c.memLimit)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	an, err := c.newAnalysis(stdin, stderr)
 	if err != nil {
 		return err

@@ -17,12 +17,18 @@ func runAPI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	fs := flag.NewFlagSet("api", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logDir := fs.String("log-dir", "", "event-log directory (as spark.history.fs.logDirectory)")
+	memLimit := addMemoryLimitFlag(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *logDir == "" || fs.NArg() != 1 {
 		return usageErr("usage: sparkdx api --log-dir DIR REST_PATH")
 	}
+	restore, err := applyOneShotLimit(*memLimit)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	apps, err := replay.LoadApps(ctx, *logDir, replay.Options{})
 	if err != nil {
 		if apps == nil {

@@ -23,6 +23,7 @@ func runDiff(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	out := fs.String("o", "", "write the comparison to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	s3f := addS3Flags(fs)
+	memLimit := addMemoryLimitFlag(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -32,6 +33,11 @@ func runDiff(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if *format != "text" && *format != "json" && *format != "html" {
 		return usageErr("--format %s: want text, json or html", *format)
 	}
+	restore, err := applyOneShotLimit(*memLimit)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	now := time.Now()
 	var runs [2]*report.Input
 	var sides [2]diff.Input

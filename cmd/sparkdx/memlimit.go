@@ -28,6 +28,12 @@ const cgroupLimitShare = 0.9
 // 2000000000). It returns the limit in bytes (0: leave the runtime's), and
 // where it came from, for the log.
 func memoryLimit(flag, env string, readFile func(string) ([]byte, error)) (limit int64, from string, err error) {
+	return memoryLimitUpTo(flag, env, readFile, 0)
+}
+
+// memoryLimitUpTo is memoryLimit where "auto" without GOMEMLIMIT takes at
+// most target (0: no bound): the cgroup's share when smaller, else target.
+func memoryLimitUpTo(flag, env string, readFile func(string) ([]byte, error), target int64) (limit int64, from string, err error) {
 	switch flag {
 	case "off":
 		return 0, "off", nil
@@ -48,8 +54,15 @@ func memoryLimit(flag, env string, readFile func(string) ([]byte, error)) (limit
 			continue
 		}
 		if n, ok := parseCgroupLimit(b); ok {
-			return int64(float64(n) * cgroupLimitShare), fmt.Sprintf("%.0f%% of %s (%d bytes)", cgroupLimitShare*100, f, n), nil
+			share := int64(float64(n) * cgroupLimitShare)
+			if target > 0 && target < share {
+				return target, "one-shot default", nil
+			}
+			return share, fmt.Sprintf("%.0f%% of %s (%d bytes)", cgroupLimitShare*100, f, n), nil
 		}
+	}
+	if target > 0 {
+		return target, "one-shot default", nil
 	}
 	return 0, "none", nil
 }

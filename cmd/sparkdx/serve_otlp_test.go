@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,12 +31,12 @@ func runServeInProcess(t *testing.T, args ...string) *inServe {
 func runServeInProcessAt(t *testing.T, addr string, args ...string) *inServe {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out sparktest.SyncBuffer
 	codes := make(chan int, 1)
 	go func() {
 		codes <- run(ctx, append([]string{"serve", "--listen", addr, "--poll", "100ms"}, args...), nil, &out, &out)
 	}()
-	s := &inServe{serveProc: &serveProc{url: "http://" + addr, logs: &out.buf}}
+	s := &inServe{serveProc: &serveProc{url: "http://" + addr, logs: &out}}
 	stopped := false
 	code := 0
 	s.stop = func() int {
@@ -174,18 +173,6 @@ func TestServeOTLPToCollector(t *testing.T) {
 	if !strings.Contains(readFile(t, col.MetricsPath()), "sparkdx.serve") {
 		t.Errorf("collector got no sparkdx.serve.* health metrics")
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to write from serve's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
 }
 
 // waitJobSpans waits until the collector has written job spans of app.

@@ -31,7 +31,7 @@ func buildSparkdx(t testing.TB) string {
 type serveProc struct {
 	cmd  *exec.Cmd
 	url  string
-	logs *bytes.Buffer
+	logs *sparktest.SyncBuffer // serve's output, written by exec's copier while the test reads it
 }
 
 func startServe(t testing.TB, bin, logs, data string, extra ...string) *serveProc {
@@ -39,12 +39,12 @@ func startServe(t testing.TB, bin, logs, data string, extra ...string) *servePro
 	addr := sparktest.FreeAddr(t)
 	args := append([]string{"serve", "--event-logs", logs, "--data", data, "--listen", addr, "--poll", "100ms"}, extra...)
 	cmd := exec.Command(bin, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &sparktest.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, url: "http://" + addr, logs: &out}
+	p := &serveProc{cmd: cmd, url: "http://" + addr, logs: out}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return p
 }

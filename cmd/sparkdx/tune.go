@@ -26,6 +26,7 @@ func runTune(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	strict := fs.Bool("strict", false, "fail on the first malformed line instead of skipping it")
 	pflags := addPriceFlags(fs)
 	s3f := addS3Flags(fs)
+	memLimit := addMemoryLimitFlag(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -41,6 +42,11 @@ func runTune(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	restore, err := applyOneShotLimit(*memLimit)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	path := fs.Arg(0)
 	logs, err := eventlog.Open(ctx, path, eventlog.OpenOptions{S3: s3f.config()})
 	if err != nil {

@@ -26,7 +26,7 @@ const warmUpMs = 2000
 // A first task slower than that is slow for another reason and counts as
 // any task.
 func (c coldTasks) excused(t *model.Task, med int64) bool {
-	return c[t] && t.FinishTime-t.LaunchTime-med <= max(warmUpMs, 3*t.Metrics.ExecutorDeserializeTime)
+	return c[t] && t.FinishTime-t.LaunchTime-med <= max(warmUpMs, 3*t.Metrics().ExecutorDeserializeTime)
 }
 
 // findColdTasks marks every executor's first wave of tasks.
@@ -73,7 +73,8 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64, cold col
 		if !ok || !t.Successful() {
 			continue
 		}
-		b := t.Metrics.InputBytesRead + t.Metrics.ShuffleReadBytes()
+		tm := t.Metrics()
+		b := tm.InputBytesRead + tm.ShuffleReadBytes()
 		if d > longest || (d == longest && t.FinishTime > longestEnd) {
 			longest, longestEnd = d, t.FinishTime
 		}
@@ -82,7 +83,7 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64, cold col
 		}
 		lastEnd = max(lastEnd, t.FinishTime)
 		bytes = append(bytes, b)
-		records = append(records, t.Metrics.InputRecordsRead+t.Metrics.ShuffleRead.RecordsRead)
+		records = append(records, tm.InputRecordsRead+tm.ShuffleRead.RecordsRead)
 		h := hosts[t.Host]
 		if h == nil {
 			h = &hostAcc{}
@@ -117,7 +118,7 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64, cold col
 
 // longTask describes a task against the median task's bytes and records.
 func longTask(t *model.Task, medBytes, medRecords int64) LongTask {
-	m := &t.Metrics
+	m := t.Metrics()
 	l := LongTask{TaskID: t.TaskID, DurationMs: model.Span(t.LaunchTime, t.FinishTime), RunMs: m.ExecutorRunTime,
 		GCMs: m.JvmGcTime, Bytes: m.InputBytesRead + m.ShuffleReadBytes(),
 		Records: m.InputRecordsRead + m.ShuffleRead.RecordsRead, Host: t.Host, ExecutorID: t.ExecutorID,

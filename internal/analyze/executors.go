@@ -31,7 +31,7 @@ func executorAccs(execs []*model.Executor, stages []*model.StageAttempt) map[str
 			if t.FinishTime == 0 {
 				continue
 			}
-			tm := &t.Metrics
+			tm := t.Metrics()
 			if x := acc[t.ExecutorID]; x != nil {
 				x.busy = model.SatAdd(x.busy, model.Span(t.LaunchTime, t.FinishTime))
 				x.tasks++
@@ -45,7 +45,7 @@ func executorAccs(execs []*model.Executor, stages []*model.StageAttempt) map[str
 			if t.Successful() || killedAttempt(t) {
 				continue
 			}
-			if l := t.Loss; l != nil {
+			if l := t.Loss(); l != nil {
 				if x := acc[l.ExecutorID]; x != nil {
 					x.lostFailed++
 					x.causedByApp = x.causedByApp || l.CausedByApp
@@ -55,7 +55,7 @@ func executorAccs(execs []*model.Executor, stages []*model.StageAttempt) map[str
 					}
 				}
 			}
-			if x := acc[t.ExecutorID]; x != nil && strings.Contains(t.ErrorMessage, "OutOfMemoryError") {
+			if x := acc[t.ExecutorID]; x != nil && strings.Contains(t.ErrorMessage(), "OutOfMemoryError") {
 				x.oomErrors++
 			}
 		}

@@ -25,7 +25,7 @@ func TestHeapOOMBehindSigterm(t *testing.T) {
 			s, _ := a.StageOrNew(0, 0)
 			s.SubmissionTime, s.CompletionTime = 2000, 70_000
 			s.AddTask(&model.Task{TaskID: 1, LaunchTime: 2000, FinishTime: 59_000, ExecutorID: "3", Failed: true,
-				EndReason: "ExceptionFailure", ErrorMessage: c.taskError})
+				EndReason: "ExceptionFailure", Extra: &model.TaskExtra{ErrorMessage: c.taskError}})
 			r := Analyze(a)
 			got := r.Executors[0]
 			if got.Loss.Cause != c.want || got.Loss.ExitCode != 143 {

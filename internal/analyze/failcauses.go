@@ -62,13 +62,13 @@ func groupCauses(a *model.Attempt, stop int64) causeGroups {
 			c2.StageIDs = appendOnce(c2.StageIDs, s.StageID)
 			c2.ExecutorIDs = appendOnceStr(c2.ExecutorIDs, t.ExecutorID)
 			c2.Hosts = appendOnceStr(c2.Hosts, t.Host)
-			if t.Fetch != nil && t.Fetch.HasAddress {
-				c2.FetchFrom = appendOnceStr(c2.FetchFrom, t.Fetch.ExecutorID)
+			if t.Fetch() != nil && t.Fetch().HasAddress {
+				c2.FetchFrom = appendOnceStr(c2.FetchFrom, t.Fetch().ExecutorID)
 			}
-			k := taskKey{s.StageID, -1, t.Index}
+			k := taskKey{s.StageID, -1, int(t.Index)}
 			per[i].tasks[k]++
 			per[i].ms[k] = model.SatAdd(per[i].ms[k], model.Span(t.LaunchTime, t.FinishTime))
-			ka := taskKey{s.StageID, s.AttemptID, t.Index}
+			ka := taskKey{s.StageID, s.AttemptID, int(t.Index)}
 			g.tasks[ka] = append(g.tasks[ka], failedAttempt{time: t.FinishTime, cause: i, taskID: t.TaskID})
 		}
 	}
@@ -114,12 +114,12 @@ func (g *causeGroups) summarize(a *model.Attempt, per []causeTasks) {
 // attemptCause is a failed attempt's cause, unfilled, and the key that
 // groups attempts of one cause.
 func attemptCause(t *model.Task, lost lostSet, stop int64) (FailureCause, string) {
-	msg := t.ErrorMessage
+	msg := t.ErrorMessage()
 	switch {
-	case t.Fetch != nil:
-		msg = t.Fetch.Message
-	case t.Loss != nil:
-		msg = lossMessage(t.Loss)
+	case t.Fetch() != nil:
+		msg = t.Fetch().Message
+	case t.Loss() != nil:
+		msg = lossMessage(t.Loss())
 	}
 	e := ParseTaskError(t.EndReason, msg)
 	if e.Class == "" {
@@ -127,8 +127,8 @@ func attemptCause(t *model.Task, lost lostSet, stop int64) (FailureCause, string
 	}
 	c := FailureCause{Error: e, Reason: t.EndReason,
 		Shutdown: stop != model.NoTime && t.FinishTime >= stop || shutdownError(msg)}
-	if t.Fetch != nil {
-		c.LostExecutor = lost.before(t.Fetch, t.FinishTime)
+	if t.Fetch() != nil {
+		c.LostExecutor = lost.before(t.Fetch(), t.FinishTime)
 	}
 	key := t.EndReason + "\x00" + e.Class + "\x00" + numbers.ReplaceAllString(e.Message, "N") + "\x00" +
 		e.Frame.String() + "\x00" + c.LostExecutor
@@ -186,7 +186,7 @@ func recoveredTasks(a *model.Attempt) map[taskKey]bool {
 	for _, s := range a.Stages {
 		for _, t := range s.Tasks {
 			if t.Successful() {
-				out[taskKey{s.StageID, -1, t.Index}] = true
+				out[taskKey{s.StageID, -1, int(t.Index)}] = true
 			}
 		}
 	}

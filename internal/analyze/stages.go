@@ -45,7 +45,7 @@ func taskTimes(s *model.StageAttempt) TaskTimes {
 			continue
 		}
 		out.TaskTimeMs = model.SatAdd(out.TaskTimeMs, d)
-		tm := &t.Metrics
+		tm := t.Metrics()
 		out.PeakExecutionMemoryBytes = max(out.PeakExecutionMemoryBytes, tm.PeakExecutionMemory)
 		// A task's GC time is the JVM's for the whole executor while it
 		// ran: capped at its run time, a share of run time stays ≤ 100 %.
@@ -85,7 +85,7 @@ func outcomes(s *model.StageAttempt) Outcomes {
 	succeeded := map[int]bool{}
 	for _, t := range s.Tasks {
 		if t.Successful() {
-			succeeded[t.Index] = true
+			succeeded[int(t.Index)] = true
 		}
 	}
 	for _, t := range s.Tasks {
@@ -98,7 +98,7 @@ func outcomes(s *model.StageAttempt) Outcomes {
 			// race to another attempt of its task (a speculative copy, or
 			// the original); the log ends before its kill is recorded
 			// when the application stops first.
-			if succeeded[t.Index] && s.CompletionTime != model.NoTime && t.LaunchTime > 0 {
+			if succeeded[int(t.Index)] && s.CompletionTime != model.NoTime && t.LaunchTime > 0 {
 				out.SpeculationWasteMs = model.SatAdd(out.SpeculationWasteMs, model.Span(t.LaunchTime, s.CompletionTime))
 			}
 			continue
@@ -115,7 +115,7 @@ func outcomes(s *model.StageAttempt) Outcomes {
 			out.KilledTaskMs = model.SatAdd(out.KilledTaskMs, d)
 			// A killed attempt whose index succeeded elsewhere lost a
 			// speculation race (Spark: "another attempt succeeded").
-			if succeeded[t.Index] {
+			if succeeded[int(t.Index)] {
 				out.SpeculationWasteMs = model.SatAdd(out.SpeculationWasteMs, d)
 			}
 		default:
@@ -165,7 +165,7 @@ func stageDuration(s *model.StageAttempt) (durationMs, queuedMs int64) {
 // ExceptionFailure, else Spark's end reason.
 func failureClass(t *model.Task) string {
 	if t.EndReason == "ExceptionFailure" {
-		msg := t.ErrorMessage
+		msg := t.ErrorMessage()
 		if i := strings.IndexAny(msg, ":\n"); i > 0 {
 			msg = msg[:i]
 		}

@@ -63,7 +63,7 @@ func TestSimulate(t *testing.T) {
 		st, _ := a.StageOrNew(id, 0)
 		st.ParentIDs = parents
 		for i, d := range durs {
-			st.AddTask(&model.Task{TaskID: int64(id*100 + i), Index: i, LaunchTime: 1, FinishTime: 1 + d})
+			st.AddTask(&model.Task{TaskID: int64(id*100 + i), Index: int32(i), LaunchTime: 1, FinishTime: 1 + d})
 		}
 		return st
 	}

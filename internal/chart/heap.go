@@ -32,10 +32,10 @@ func Heap(a *model.Attempt) (ids []string, series map[string][]Reading) {
 	}
 	for _, s := range a.Stages {
 		for _, t := range s.Tasks {
-			if t.FinishTime <= 0 || t.ExecMetrics == nil {
+			if t.FinishTime <= 0 || t.ExecMetrics() == nil {
 				continue
 			}
-			if v := t.ExecMetrics.Values[model.MetricJVMHeapMemory]; v > 0 {
+			if v := t.ExecMetrics().Values[model.MetricJVMHeapMemory]; v > 0 {
 				series[t.ExecutorID] = append(series[t.ExecutorID], Reading{t.FinishTime, v})
 			}
 		}

@@ -168,7 +168,7 @@ func tasksAtMaxFailures(p *Pass) []int {
 	limit := p.Result.Config.TaskMaxFailures
 	var out []int
 	for _, s := range p.Attempt.Stages {
-		fails := map[int]int{}
+		fails := map[int32]int{}
 		for _, t := range s.Tasks {
 			if t.Failed {
 				fails[t.Index]++

@@ -212,8 +212,9 @@ func tasksOn(p *Pass, s *analyze.Stage, keep func(t *model.Task) bool) taskMix {
 		if t.Locality != "" {
 			m.localities = addOnce(m.localities, t.Locality)
 		}
-		m.gcMs += min(t.Metrics.JvmGcTime, t.Metrics.ExecutorRunTime)
-		m.runMs += t.Metrics.ExecutorRunTime
+		tm := t.Metrics()
+		m.gcMs += min(tm.JvmGcTime, tm.ExecutorRunTime)
+		m.runMs += tm.ExecutorRunTime
 	}
 	slices.Sort(m.hosts)
 	slices.Sort(m.executors)

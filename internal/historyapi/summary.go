@@ -54,8 +54,8 @@ func stored(t *model.Task, v int64) int64 {
 // quantiles, while other failed attempts are (their true sum on Spark 4).
 // Scheduler delay and getting-result time still count such a task, as
 // Spark's do (the shared logs' failed attempts).
-func hasStoredMetrics(t *model.Task) bool {
-	return t.HasMetrics && stored(t, t.Metrics.ExecutorDeserializeTime) != -1
+func hasStoredMetrics(t *model.Task, m *model.TaskMetrics) bool {
+	return t.HasMetrics && stored(t, m.ExecutorDeserializeTime) != -1
 }
 
 // indexed is a task's position key in one index and the value read there.
@@ -64,11 +64,13 @@ type indexed struct {
 	taskID     int64
 }
 
-type summaryMetric func(t *model.Task, duration int64) (key, value int64)
+// summaryMetric reads one metric of a task, its metrics (m, expanded once
+// per summary: a task holds them sparse) and its duration.
+type summaryMetric func(t *model.Task, m *model.TaskMetrics, duration int64) (key, value int64)
 
 func plain(get func(m *model.TaskMetrics) int64) summaryMetric {
-	return func(t *model.Task, _ int64) (int64, int64) {
-		v := stored(t, get(&t.Metrics))
+	return func(t *model.Task, m *model.TaskMetrics, _ int64) (int64, int64) {
+		v := stored(t, get(m))
 		return v, v
 	}
 }
@@ -79,17 +81,18 @@ func plain(get func(m *model.TaskMetrics) int64) summaryMetric {
 // the stored fields, -v-1 each for such a task; Spark 4's gives the true
 // sum: docs/historyserver-differences.md.)
 func sum2(a, b func(m *model.TaskMetrics) int64) summaryMetric {
-	return func(t *model.Task, _ int64) (int64, int64) {
-		if !hasStoredMetrics(t) {
+	return func(t *model.Task, m *model.TaskMetrics, _ int64) (int64, int64) {
+		if !hasStoredMetrics(t, m) {
 			return -1, -1
 		}
-		x, y := a(&t.Metrics), b(&t.Metrics)
+		x, y := a(m), b(m)
 		return x + y, x + y
 	}
 }
 
 type summarizer struct {
 	tasks     []*model.Task
+	metrics   []model.TaskMetrics
 	durations []int64
 	positions []int64 // per quantile; -1 never occurs
 	buf       []indexed
@@ -98,7 +101,7 @@ type summarizer struct {
 func (sm *summarizer) dist(f summaryMetric) Dist {
 	sm.buf = sm.buf[:0]
 	for i, t := range sm.tasks {
-		k, v := f(t, sm.durations[i])
+		k, v := f(t, &sm.metrics[i], sm.durations[i])
 		if k >= 0 {
 			sm.buf = append(sm.buf, indexed{k, v, t.TaskID})
 		}
@@ -177,8 +180,10 @@ type TaskMetricDistributions struct {
 func TaskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *TaskMetricDistributions {
 	count := int64(0)
 	durations := make([]int64, len(s.Tasks))
+	metrics := make([]model.TaskMetrics, len(s.Tasks))
 	for i, t := range s.Tasks {
-		if stored(t, t.Metrics.ExecutorRunTime) >= 0 {
+		metrics[i] = t.Metrics()
+		if stored(t, metrics[i].ExecutorRunTime) >= 0 {
 			count++
 		}
 		durations[i] = taskDuration(a, t)
@@ -186,7 +191,7 @@ func TaskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 	if count == 0 {
 		return nil
 	}
-	sm := &summarizer{tasks: s.Tasks, durations: durations}
+	sm := &summarizer{tasks: s.Tasks, metrics: metrics, durations: durations}
 	for _, q := range quantiles {
 		p := min(int64(q*float64(count)), count-1)
 		if math.IsNaN(q) {
@@ -197,7 +202,7 @@ func TaskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 	m := plain
 	type tm = model.TaskMetrics
 	d := &TaskMetricDistributions{Quantiles: quantiles}
-	d.Duration = sm.dist(func(_ *model.Task, d int64) (int64, int64) { return d, d })
+	d.Duration = sm.dist(func(_ *model.Task, _ *tm, d int64) (int64, int64) { return d, d })
 	d.ExecutorDeserializeTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeTime }))
 	d.ExecutorDeserializeCpuTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorDeserializeCpuTime }))
 	d.ExecutorRunTime = sm.dist(m(func(m *tm) int64 { return m.ExecutorRunTime }))
@@ -205,19 +210,19 @@ func TaskSummary(a *model.Attempt, s *model.StageAttempt, quantiles []float64) *
 	d.ResultSize = sm.dist(m(func(m *tm) int64 { return m.ResultSize }))
 	d.JvmGcTime = sm.dist(m(func(m *tm) int64 { return m.JvmGcTime }))
 	d.ResultSerializationTime = sm.dist(m(func(m *tm) int64 { return m.ResultSerializationTime }))
-	d.GettingResultTime = sm.dist(func(t *model.Task, d int64) (int64, int64) {
+	d.GettingResultTime = sm.dist(func(t *model.Task, _ *tm, d int64) (int64, int64) {
 		if !t.HasMetrics {
 			return -1, -1
 		}
 		v := gettingResultTime(t, d, 0)
 		return v, v
 	})
-	d.SchedulerDelay = sm.dist(func(t *model.Task, d int64) (int64, int64) {
+	d.SchedulerDelay = sm.dist(func(t *model.Task, m *tm, d int64) (int64, int64) {
 		if !t.HasMetrics {
 			return -1, -1
 		}
-		v := max(0, d-t.Metrics.ExecutorRunTime-t.Metrics.ExecutorDeserializeTime-
-			t.Metrics.ResultSerializationTime-gettingResultTime(t, d, 0))
+		v := max(0, d-m.ExecutorRunTime-m.ExecutorDeserializeTime-
+			m.ResultSerializationTime-gettingResultTime(t, d, 0))
 		return v, v
 	})
 	d.PeakExecutionMemory = sm.dist(m(func(m *tm) int64 { return m.PeakExecutionMemory }))

@@ -13,9 +13,10 @@ func TestTaskSummaryDiskStoreSemantics(t *testing.T) {
 	a := model.NewAttempt()
 	s, _ := a.StageOrNew(0, 0)
 	add := func(id, dur, run, deser int64, failed bool) {
-		s.AddTask(&model.Task{TaskID: id, LaunchTime: 1000, FinishTime: 1000 + dur, Failed: failed,
-			HasMetrics: true, Metrics: model.TaskMetrics{ExecutorRunTime: run, ExecutorDeserializeTime: deser,
-				ShuffleRead: model.ShuffleReadMetrics{LocalBytesRead: run}}})
+		k := &model.Task{TaskID: id, LaunchTime: 1000, FinishTime: 1000 + dur, Failed: failed}
+		k.SetMetrics(&model.TaskMetrics{ExecutorRunTime: run, ExecutorDeserializeTime: deser,
+			ShuffleRead: model.ShuffleReadMetrics{LocalBytesRead: run}})
+		s.AddTask(k)
 	}
 	add(1, 10, 5, 1, false)
 	add(2, 20, 15, 0, false)

@@ -49,7 +49,7 @@ func schedulerDelay(t *model.Task, duration int64) int64 {
 	if t.FinishTime == 0 || !t.HasMetrics || duration <= 0 {
 		return 0
 	}
-	m := &t.Metrics
+	m := t.Metrics()
 	return max(0, duration-m.ExecutorRunTime-m.ExecutorDeserializeTime-m.ResultSerializationTime-
 		gettingResultTime(t, duration, 0))
 }
@@ -80,9 +80,9 @@ type TaskData struct {
 // Task is task t of attempt a as the History Server shows it.
 func (api *API) Task(a *model.Attempt, t *model.Task) TaskData {
 	d := taskDuration(a, t)
-	td := TaskData{TaskID: t.TaskID, Index: t.Index, Attempt: t.Attempt, PartitionID: t.PartitionID,
+	td := TaskData{TaskID: t.TaskID, Index: int(t.Index), Attempt: int(t.Attempt), PartitionID: int(t.PartitionID),
 		LaunchTime: date(t.LaunchTime), ExecutorID: t.ExecutorID, Host: t.Host, Status: t.Status(),
-		Locality: t.Locality, Speculative: t.Speculative, HasErrorMessage: t.HasErrorMessage,
+		Locality: t.Locality, Speculative: t.Speculative, HasErrorMessage: t.HasErrorMessage(),
 		SchedulerDelay: schedulerDelay(t, d), GettingResultTime: gettingResultTime(t, d, api.nowMs()),
 		task: t, metrics: api.metrics}
 	if t.GettingResultTime > 0 {
@@ -91,11 +91,12 @@ func (api *API) Task(a *model.Attempt, t *model.Task) TaskData {
 	if d > 0 {
 		td.Duration = d
 	}
-	if t.HasErrorMessage {
+	if t.HasErrorMessage() {
 		td.ErrorMessage = errorMessage(t)
 	}
 	if t.HasMetrics {
-		td.TaskMetrics = &t.Metrics
+		m := t.Metrics()
+		td.TaskMetrics = &m
 	}
 	if e := a.Executor(t.ExecutorID); e != nil {
 		td.ExecutorLogs = e.Logs
@@ -115,7 +116,7 @@ func (td *TaskData) obj() *Obj {
 	}
 	o.Set("executorId", td.ExecutorID).Set("host", td.Host).Set("status", td.Status).
 		Set("taskLocality", td.Locality).Set("speculative", td.Speculative).
-		Set("accumulatorUpdates", accumulables(td.task.Accumulables, true))
+		Set("accumulatorUpdates", accumulables(td.task.Accumulables(), true))
 	if td.HasErrorMessage {
 		o.Set("errorMessage", td.ErrorMessage)
 	}
@@ -149,9 +150,9 @@ func runTimeKey(t *model.Task) int64 {
 		return -1
 	}
 	if !t.Successful() {
-		return -t.Metrics.ExecutorRunTime - 1
+		return -t.Metrics().ExecutorRunTime - 1
 	}
-	return t.Metrics.ExecutorRunTime
+	return t.Metrics().ExecutorRunTime
 }
 
 // TaskListQuery is what a task list asks for: ?offset=, ?length=,
@@ -232,8 +233,8 @@ func (api *API) TaskList(a *model.Attempt, s *model.StageAttempt, q TaskListQuer
 // failure texts are rendered from their fields here, and only here.
 func errorMessage(t *model.Task) string {
 	switch {
-	case t.Loss != nil:
-		l := t.Loss
+	case t.Loss() != nil:
+		l := t.Loss()
 		exec, behavior := cmp.Or(l.ExecutorID, "Unknown"), "unrelated to the running tasks"
 		if l.CausedByApp {
 			behavior = "caused by one of the running tasks"
@@ -243,8 +244,8 @@ func errorMessage(t *model.Task) string {
 			msg += " Reason: " + l.Reason
 		}
 		return msg
-	case t.Fetch != nil:
-		f := t.Fetch
+	case t.Fetch() != nil:
+		f := t.Fetch()
 		addr := "null"
 		if f.HasAddress {
 			addr = fmt.Sprintf("BlockManagerId(%s, %s, %d, None)", f.ExecutorID, f.Host, f.Port)
@@ -256,7 +257,7 @@ func errorMessage(t *model.Task) string {
 		return fmt.Sprintf("FetchFailed(%s, shuffleId=%d, mapIndex=%s, mapId=%d, reduceId=%d, message=\n%s\n)",
 			addr, f.ShuffleID, mapIndex, f.MapID, f.ReduceID, f.Message)
 	}
-	return t.ErrorMessage
+	return t.ErrorMessage()
 }
 
 // apiOrder lists a group's fields as the REST API writes them: as the log

@@ -161,7 +161,7 @@ func (a *Attempt) StageOrNew(id, attempt int) (s *StageAttempt, created bool) {
 	}
 	s = &StageAttempt{StageID: id, AttemptID: attempt, Status: StagePending,
 		SubmissionTime: NoTime, CompletionTime: NoTime, FirstLaunchTime: NoTime,
-		SchedulingPool: "default", taskIndex: map[int64]*Task{}}
+		SchedulingPool: "default"}
 	a.stageIndex[k] = s
 	a.Stages = append(a.Stages, s)
 	return s, true

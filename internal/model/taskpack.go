@@ -71,15 +71,20 @@ const (
 
 // Add appends a finished task.
 func (p *TaskPack) Add(t *Task) {
+	var none TaskExtra
+	x := t.Extra
+	if x == nil {
+		x = &none
+	}
 	var flags uint64
 	for _, f := range []struct {
 		on  bool
 		bit uint64
 	}{{t.Speculative, packSpeculative}, {t.Failed, packFailed}, {t.Killed, packKilled},
-		{t.HasErrorMessage, packHasError}, {t.HasMetrics, packHasMetrics}, {t.ExecMetrics != nil, packExecMetrics},
-		{t.ExecMetrics != nil && t.ExecMetrics.Set, packExecMetricsSet}, {t.GettingResultTime != 0, packGettingResult},
-		{t.FinishTime != 0, packFinished}, {len(t.Accumulables) > 0, packAccumulables},
-		{t.Loss != nil, packLoss}, {t.Fetch != nil, packFetch}} {
+		{x.HasErrorMessage, packHasError}, {t.HasMetrics, packHasMetrics}, {x.ExecMetrics != nil, packExecMetrics},
+		{x.ExecMetrics != nil && x.ExecMetrics.Set, packExecMetricsSet}, {t.GettingResultTime != 0, packGettingResult},
+		{t.FinishTime != 0, packFinished}, {len(x.Accumulables) > 0, packAccumulables},
+		{x.Loss != nil, packLoss}, {x.Fetch != nil, packFetch}} {
 		if f.on {
 			flags |= f.bit
 		}
@@ -100,26 +105,27 @@ func (p *TaskPack) Add(t *Task) {
 	b = p.appendStr(b, t.Host)
 	b = p.appendStr(b, t.Locality)
 	b = p.appendStr(b, t.EndReason)
-	if t.HasErrorMessage {
-		b = p.appendStr(b, t.ErrorMessage)
+	if x.HasErrorMessage {
+		b = p.appendStr(b, x.ErrorMessage)
 	}
 	if t.HasMetrics {
-		f := t.Metrics.fields()
+		m := t.Metrics()
+		f := m.fields()
 		b = appendValues(b, f[:])
 	}
-	if t.ExecMetrics != nil {
-		v := t.ExecMetrics.fields()
+	if x.ExecMetrics != nil {
+		v := x.ExecMetrics.fields()
 		b = appendValues(b, v[:])
 	}
-	if len(t.Accumulables) > 0 {
-		b = p.appendAccumulables(b, t.Accumulables)
+	if len(x.Accumulables) > 0 {
+		b = p.appendAccumulables(b, x.Accumulables)
 	}
-	if l := t.Loss; l != nil {
+	if l := x.Loss; l != nil {
 		b = binary.AppendUvarint(b, packBools(l.CausedByApp, l.HasReason))
 		b = p.appendStr(b, l.ExecutorID)
 		b = p.appendStr(b, l.Reason)
 	}
-	if f := t.Fetch; f != nil {
+	if f := x.Fetch; f != nil {
 		b = binary.AppendUvarint(b, packBools(f.HasAddress, f.HasMapIndex))
 		b = p.appendStr(b, f.ExecutorID)
 		b = p.appendStr(b, f.Host)
@@ -266,7 +272,7 @@ func (r *packReader) values(vals []*int64) {
 func (r *packReader) task(t *Task, lastID, lastLaunch int64) {
 	flags := r.uvarint()
 	t.TaskID = lastID + r.varint()
-	t.Index, t.Attempt, t.PartitionID = int(r.varint()), int(r.varint()), int(r.varint())
+	t.Index, t.Attempt, t.PartitionID = int32(r.varint()), int32(r.varint()), int32(r.varint())
 	t.LaunchTime = lastLaunch + r.varint()
 	if flags&packGettingResult != 0 {
 		t.GettingResultTime = t.LaunchTime + r.varint()
@@ -277,26 +283,28 @@ func (r *packReader) task(t *Task, lastID, lastLaunch int64) {
 	t.Speculative, t.Failed, t.Killed = flags&packSpeculative != 0, flags&packFailed != 0, flags&packKilled != 0
 	t.ExecutorID, t.Host, t.Locality, t.EndReason = r.str(), r.str(), r.str(), r.str()
 	if flags&packHasError != 0 {
-		t.ErrorMessage, t.HasErrorMessage = r.str(), true
+		t.SetErrorMessage(r.str())
 	}
 	if flags&packHasMetrics != 0 {
-		t.HasMetrics = true
-		f := t.Metrics.fields()
+		var m TaskMetrics
+		f := m.fields()
 		r.values(f[:])
+		t.SetMetrics(&m)
 	}
 	if flags&packExecMetrics != 0 {
 		m := &ExecutorMetrics{Set: flags&packExecMetricsSet != 0}
 		v := m.fields()
 		r.values(v[:])
-		t.ExecMetrics = m
+		t.SetExecMetrics(m)
 	}
 	if flags&packAccumulables != 0 {
-		t.Accumulables = r.accumulables()
+		t.SetAccumulables(r.accumulables())
 	}
 	if flags&packLoss != 0 {
 		bs := r.uvarint()
-		t.Loss = &ExecutorLoss{CausedByApp: bs&1 != 0, HasReason: bs&2 != 0}
-		t.Loss.ExecutorID, t.Loss.Reason = r.str(), r.str()
+		l := &ExecutorLoss{CausedByApp: bs&1 != 0, HasReason: bs&2 != 0}
+		l.ExecutorID, l.Reason = r.str(), r.str()
+		t.SetFailure(l, nil)
 	}
 	if flags&packFetch != 0 {
 		bs := r.uvarint()
@@ -304,7 +312,7 @@ func (r *packReader) task(t *Task, lastID, lastLaunch int64) {
 		f.ExecutorID, f.Host = r.str(), r.str()
 		f.Port, f.ShuffleID, f.MapIndex, f.MapID, f.ReduceID = r.varint(), r.varint(), r.varint(), r.varint(), r.varint()
 		f.Message = r.str()
-		t.Fetch = f
+		t.SetFailure(t.Loss(), f)
 	}
 }
 

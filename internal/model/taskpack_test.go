@@ -11,19 +11,21 @@ func TestTaskPackEveryField(t *testing.T) {
 	full := &Task{TaskID: 42, Index: 7, Attempt: 1, PartitionID: 7, LaunchTime: 1_700_000_000_000,
 		GettingResultTime: 1_700_000_000_500, FinishTime: 1_700_000_000_900, ExecutorID: "3", Host: "h1",
 		Locality: "NODE_LOCAL", Speculative: true, Failed: true,
-		Accumulables: []Accumulable{{ID: 9, Name: "acc", Update: "1", HasUpdate: true, Value: "5"}, {ID: -2, Name: "x", Internal: true, SQL: true}},
-		ErrorMessage: "boom\n\tat x", HasErrorMessage: true, EndReason: "FetchFailed",
-		Loss:       &ExecutorLoss{ExecutorID: "3", CausedByApp: true, Reason: "gone", HasReason: true},
-		Fetch:      &FetchFailure{HasAddress: true, ExecutorID: "4", Host: "h2", Port: 7337, ShuffleID: 1, MapIndex: -1, HasMapIndex: true, MapID: 12, ReduceID: 3, Message: "m"},
-		HasMetrics: true, ExecMetrics: &ExecutorMetrics{Set: true}}
-	f := full.Metrics.fields()
-	for i, p := range f {
+		EndReason: "FetchFailed", Extra: &TaskExtra{
+			Accumulables: []Accumulable{{ID: 9, Name: "acc", Update: "1", HasUpdate: true, Value: "5"}, {ID: -2, Name: "x", Internal: true, SQL: true}},
+			ErrorMessage: "boom\n\tat x", HasErrorMessage: true,
+			Loss:        &ExecutorLoss{ExecutorID: "3", CausedByApp: true, Reason: "gone", HasReason: true},
+			Fetch:       &FetchFailure{HasAddress: true, ExecutorID: "4", Host: "h2", Port: 7337, ShuffleID: 1, MapIndex: -1, HasMapIndex: true, MapID: 12, ReduceID: 3, Message: "m"},
+			ExecMetrics: &ExecutorMetrics{Set: true}}}
+	var m TaskMetrics
+	for i, p := range m.fields() {
 		*p = int64(i+1) * -1000003
 	}
-	for i := range full.ExecMetrics.Values {
-		full.ExecMetrics.Values[i] = int64(i) << 40
+	full.SetMetrics(&m)
+	for i := range full.Extra.ExecMetrics.Values {
+		full.Extra.ExecMetrics.Values[i] = int64(i) << 40
 	}
-	tasks := []*Task{full, {TaskID: 3, LaunchTime: 5, Killed: true}, {TaskID: 1 << 40, LaunchTime: -1, ExecMetrics: &ExecutorMetrics{}}, {}}
+	tasks := []*Task{full, {TaskID: 3, LaunchTime: 5, Killed: true}, {TaskID: 1 << 40, LaunchTime: -1, Extra: &TaskExtra{ExecMetrics: &ExecutorMetrics{}}}, {}}
 	var p TaskPack
 	for _, tk := range tasks {
 		p.Add(tk)

@@ -105,7 +105,7 @@ func modelText(a *model.Attempt) string {
 	for _, s := range a.Stages {
 		b.WriteString(s.Description + "\n" + s.FailureReason + "\n")
 		for _, task := range s.Tasks {
-			b.WriteString(task.ErrorMessage + "\n")
+			b.WriteString(task.ErrorMessage() + "\n")
 		}
 	}
 	for _, x := range a.SQL {

@@ -78,8 +78,8 @@ func TestReplayPerEventKind(t *testing.T) {
 					t.Errorf("got stage %s runTime %d input %d, want FAILED 25 100", s.Status, s.Metrics.ExecutorRunTime, s.Metrics.InputBytesRead)
 				}
 				if len(s.Tasks) != 2 || s.Tasks[1].Status() != model.TaskFailed ||
-					s.Tasks[1].ErrorMessage != "java.lang.RuntimeException: boom\n        a.B.run(B.java:7)\n        a.C.go(Native Method)" {
-					t.Errorf("got tasks %d, second %q %q", len(s.Tasks), s.Tasks[1].Status(), s.Tasks[1].ErrorMessage)
+					s.Tasks[1].ErrorMessage() != "java.lang.RuntimeException: boom\n        a.B.run(B.java:7)\n        a.C.go(Native Method)" {
+					t.Errorf("got tasks %d, second %q %q", len(s.Tasks), s.Tasks[1].Status(), s.Tasks[1].ErrorMessage())
 				}
 				e := a.Executor("1")
 				if e.CompletedTasks != 1 || e.FailedTasks != 1 || e.TotalGCTime != 3 || e.TotalDuration != 69 {
@@ -101,9 +101,9 @@ func TestReplayPerEventKind(t *testing.T) {
 			func(t *testing.T, a *model.Attempt) {
 				s := a.Stage(0, 0)
 				tk := s.Tasks[0]
-				if tk.ExecMetrics == nil || tk.ExecMetrics.Values[model.MetricJVMHeapMemory] != 77 ||
+				if tk.ExecMetrics() == nil || tk.ExecMetrics().Values[model.MetricJVMHeapMemory] != 77 ||
 					s.Peak.Values[model.MetricProcessTreePythonRSSMemory] != 5 || s.ExecSummary[0].Peak.Values[model.MetricJVMHeapMemory] != 77 {
-					t.Errorf("got task metrics %v, stage peaks %v", tk.ExecMetrics, s.Peak)
+					t.Errorf("got task metrics %v, stage peaks %v", tk.ExecMetrics(), s.Peak)
 				}
 			}},
 		{"stage executor metrics peaks",

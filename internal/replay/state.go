@@ -33,6 +33,8 @@ type state struct {
 	// pendingSQL are the queries a job named before their start event,
 	// by execution id (see jobSQL).
 	pendingSQL map[int64]*model.SQLExecution
+	// slab holds the tasks' metric values, a block for many tasks.
+	slab model.MetricSlab
 }
 
 type stageKey struct{ id, attempt int }

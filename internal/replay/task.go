@@ -14,11 +14,12 @@ func newTask(info *sparkevent.TaskInfo) *model.Task {
 // setTaskInfo copies "Task Info" into a task, as Spark replaces a live
 // task's sparkevent.TaskInfo on each event.
 func setTaskInfo(t *model.Task, info *sparkevent.TaskInfo) {
-	t.TaskID, t.Index, t.Attempt, t.PartitionID = info.TaskID, info.Index, info.Attempt, info.PartitionID
+	// Spark's index, attempt and partition are Ints: a log cannot hold more.
+	t.TaskID, t.Index, t.Attempt, t.PartitionID = info.TaskID, int32(info.Index), int32(info.Attempt), int32(info.PartitionID)
 	t.LaunchTime, t.GettingResultTime, t.FinishTime = info.LaunchTime, info.GettingResultTime, info.FinishTime
 	t.ExecutorID, t.Host, t.Locality = info.ExecutorID, info.Host, info.Locality
 	t.Speculative, t.Failed, t.Killed = info.Speculative, info.Failed, info.Killed
-	t.Accumulables = info.Accumulables
+	t.SetAccumulables(info.Accumulables)
 }
 
 func (st *state) taskStart(e *sparkevent.TaskStart) {
@@ -57,14 +58,15 @@ func (st *state) taskEnd(e *sparkevent.TaskEnd) {
 		delete(st.liveTasks, e.Info.TaskID)
 		setTaskInfo(t, &e.Info)
 		if e.Reason.Reason != "Success" {
-			t.ErrorMessage, t.HasErrorMessage = e.Reason.ErrorMessage, true
+			t.SetErrorMessage(e.Reason.ErrorMessage)
 		}
-		t.EndReason, t.Loss, t.Fetch = e.Reason.Reason, e.Reason.Loss, e.Reason.Fetch
-		t.HasMetrics, t.Metrics = true, e.Metrics
+		t.EndReason = e.Reason.Reason
+		t.SetFailure(e.Reason.Loss, e.Reason.Fetch)
+		t.SetMetricsIn(&e.Metrics, &st.slab)
 		delta = &e.Metrics
 		if !e.ExecMetrics.IsZero() {
 			m := e.ExecMetrics
-			t.ExecMetrics = &m
+			t.SetExecMetrics(&m)
 		}
 		if st.pack {
 			st.packTask(t, e.StageID, e.StageAttempt)

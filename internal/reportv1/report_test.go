@@ -10,8 +10,9 @@ import (
 )
 
 func task(id int64, exec string, launch, finish int64, input, gc int64, failed bool) *model.Task {
-	return &model.Task{TaskID: id, ExecutorID: exec, LaunchTime: launch, FinishTime: finish, Failed: failed,
-		HasMetrics: true, Metrics: model.TaskMetrics{InputBytesRead: input, JvmGcTime: gc}}
+	t := &model.Task{TaskID: id, ExecutorID: exec, LaunchTime: launch, FinishTime: finish, Failed: failed}
+	t.SetMetrics(&model.TaskMetrics{InputBytesRead: input, JvmGcTime: gc})
+	return t
 }
 
 func TestBuild(t *testing.T) {

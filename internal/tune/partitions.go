@@ -113,7 +113,7 @@ func runFloor(a *model.Attempt, s *analyze.Stage, tiny int64) int64 {
 			continue
 		}
 		for _, t := range sa.Tasks {
-			if r := max(t.Metrics.ExecutorRunTime, 0); t.Successful() && (floor < 0 || r < floor) {
+			if r := max(t.Metrics().ExecutorRunTime, 0); t.Successful() && (floor < 0 || r < floor) {
 				floor = r
 			}
 		}

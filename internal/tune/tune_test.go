@@ -104,7 +104,7 @@ func TestRunFloor(t *testing.T) {
 	sa := &model.StageAttempt{StageID: 3, AttemptID: 0}
 	for i, run := range []int64{45, 30, 60, 5} {
 		task := &model.Task{TaskID: int64(i), LaunchTime: 1, FinishTime: 100}
-		task.Metrics.ExecutorRunTime = run
+		task.SetMetrics(&model.TaskMetrics{ExecutorRunTime: run})
 		task.Failed = run == 5 // a failed attempt's run time is no floor
 		sa.Tasks = append(sa.Tasks, task)
 	}

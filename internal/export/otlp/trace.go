@@ -347,13 +347,13 @@ func (t *appTrace) task(parent trace.SpanContext, s *model.StageAttempt, k *mode
 	}
 	self := trace.NewSpanContext(trace.SpanContextConfig{TraceID: parent.TraceID(), TraceFlags: parent.TraceFlags(),
 		SpanID: spanIDFor(t.a.AppID, t.a.AttemptID, "task", id)})
-	attrs := []attribute.KeyValue{attribute.Int64("spark.task.id", k.TaskID), attribute.Int("spark.task.index", k.Index),
-		attribute.Int("spark.task.attempt", k.Attempt), attribute.Int("spark.stage.id", s.StageID),
+	attrs := []attribute.KeyValue{attribute.Int64("spark.task.id", k.TaskID), attribute.Int("spark.task.index", int(k.Index)),
+		attribute.Int("spark.task.attempt", int(k.Attempt)), attribute.Int("spark.stage.id", s.StageID),
 		attribute.String("spark.executor.id", k.ExecutorID), attribute.String("host.name", k.Host),
 		attribute.String("spark.task.status", k.Status()), attribute.String("spark.task.locality", k.Locality),
 		attribute.Bool("spark.task.speculative", k.Speculative)}
 	if k.HasMetrics {
-		m := &k.Metrics
+		m := k.Metrics()
 		attrs = append(attrs, attribute.Int64("spark.task.run_time_ms", m.ExecutorRunTime),
 			attribute.Int64("spark.task.gc_time_ms", m.JvmGcTime),
 			attribute.Int64("spark.task.input_bytes", m.InputBytesRead),
@@ -364,16 +364,16 @@ func (t *appTrace) task(parent trace.SpanContext, s *model.StageAttempt, k *mode
 	if k.Failed {
 		ev := []attribute.KeyValue{attribute.String("spark.task.end_reason", k.EndReason)}
 		switch {
-		case k.Loss != nil:
-			ev = append(ev, attribute.String("spark.executor.id", k.Loss.ExecutorID),
-				attribute.Bool("spark.executor.loss_caused_by_app", k.Loss.CausedByApp),
-				attribute.String("exception.message", firstLine(k.Loss.Reason)))
-		case k.Fetch != nil:
-			ev = append(ev, attribute.String("spark.shuffle.fetch.executor_id", k.Fetch.ExecutorID),
-				attribute.Int64("spark.shuffle.id", k.Fetch.ShuffleID),
-				attribute.String("exception.message", firstLine(k.Fetch.Message)))
+		case k.Loss() != nil:
+			ev = append(ev, attribute.String("spark.executor.id", k.Loss().ExecutorID),
+				attribute.Bool("spark.executor.loss_caused_by_app", k.Loss().CausedByApp),
+				attribute.String("exception.message", firstLine(k.Loss().Reason)))
+		case k.Fetch() != nil:
+			ev = append(ev, attribute.String("spark.shuffle.fetch.executor_id", k.Fetch().ExecutorID),
+				attribute.Int64("spark.shuffle.id", k.Fetch().ShuffleID),
+				attribute.String("exception.message", firstLine(k.Fetch().Message)))
 		default:
-			ev = append(ev, attribute.String("exception.message", firstLine(k.ErrorMessage)))
+			ev = append(ev, attribute.String("exception.message", firstLine(k.ErrorMessage())))
 		}
 		sp.AddEvent("task failed", trace.WithTimestamp(at(k.FinishTime)), trace.WithAttributes(ev...))
 		sp.SetStatus(codes.Error, k.EndReason)

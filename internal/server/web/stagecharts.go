@@ -67,7 +67,7 @@ func newStageCharts(s *model.StageAttempt) *stageCharts {
 		if t.FinishTime == 0 || !t.HasMetrics {
 			continue
 		}
-		m := &t.Metrics
+		m := t.Metrics()
 		// A log may say a task ended before it started, or at ±2^63: the
 		// picture draws such a task at 0 or at the longest length
 		// (model.Span; the API shows the recorded times).

@@ -15,8 +15,8 @@ import (
 func TestStageCharts(t *testing.T) {
 	s := &model.StageAttempt{}
 	add := func(id int64, ms, bytes int64) {
-		k := &model.Task{TaskID: id, ExecutorID: "1", LaunchTime: 1000, FinishTime: 1000 + ms, HasMetrics: true}
-		k.Metrics.ShuffleRead.RemoteBytesRead = bytes
+		k := &model.Task{TaskID: id, ExecutorID: "1", LaunchTime: 1000, FinishTime: 1000 + ms}
+		k.SetMetrics(&model.TaskMetrics{ShuffleRead: model.ShuffleReadMetrics{RemoteBytesRead: bytes}})
 		s.Tasks = append(s.Tasks, k)
 	}
 	for i := range int64(9) {
@@ -65,8 +65,9 @@ func TestStageCharts(t *testing.T) {
 func TestStageChartsImpossibleTimes(t *testing.T) {
 	s := &model.StageAttempt{}
 	for i, lf := range [][2]int64{{2000, 1000}, {1000, 1500}, {math.MinInt64 + 1, math.MaxInt64}, {5, 1 << 60}, {1000, 1200}} {
-		s.Tasks = append(s.Tasks, &model.Task{TaskID: int64(i), LaunchTime: lf[0], FinishTime: lf[1], HasMetrics: true,
-			Metrics: model.TaskMetrics{InputBytesRead: math.MaxInt64 - int64(i)}})
+		k := &model.Task{TaskID: int64(i), LaunchTime: lf[0], FinishTime: lf[1]}
+		k.SetMetrics(&model.TaskMetrics{InputBytesRead: math.MaxInt64 - int64(i)})
+		s.Tasks = append(s.Tasks, k)
 	}
 	c := newStageCharts(s)
 	if c == nil || c.Hist == nil {

@@ -41,11 +41,12 @@ func (s *Pages) taskPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var rows []TaskMetricRow
 	if task.HasMetrics {
+		tm := task.Metrics()
 		var walk func(g *model.MetricGroup, group string)
 		walk = func(g *model.MetricGroup, group string) {
 			for _, f := range g.Fields {
 				if f.API != "" {
-					rows = append(rows, TaskMetricRow{Group: group, Name: f.API, Value: *f.Of(&task.Metrics)})
+					rows = append(rows, TaskMetricRow{Group: group, Name: f.API, Value: *f.Of(&tm)})
 				}
 			}
 			for _, sub := range g.Groups {
@@ -55,9 +56,9 @@ func (s *Pages) taskPage(w http.ResponseWriter, r *http.Request) {
 		walk(model.TaskMetricFields(), "")
 	}
 	var peaks [][2]any
-	if task.ExecMetrics != nil {
+	if task.ExecMetrics() != nil {
 		names := model.ExecutorMetricNames()
-		for i, v := range task.ExecMetrics.Values {
+		for i, v := range task.ExecMetrics().Values {
 			if v != 0 {
 				peaks = append(peaks, [2]any{names[i], v})
 			}

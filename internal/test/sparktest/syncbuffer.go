@@ -6,7 +6,7 @@ import (
 )
 
 // SyncBuffer is a log or output that goroutines of the code under test
-// write while the test reads it.
+// (or a process's pipes) write while the test reads it.
 type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -23,4 +23,12 @@ func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// size is how many bytes were written so far: a driver's progress for the
+// stall watch.
+func (b *SyncBuffer) size() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
 }
