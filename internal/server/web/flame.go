@@ -65,13 +65,14 @@ func (s *Pages) flameOf(id string) *flameView {
 	f := &flameView{Samples: p.Total(), Unit: p.Kind.Unit(), Files: strings.Join(files, ", "), Top: report.TopFrames(p, 3),
 		Data: string(data), CSS: profile.FlameCSS}
 	stages := p.Stages()
-	totals := map[int]int64{}
+	subs, totals := map[int]*profile.Profile{}, map[int]int64{}
 	for _, id := range stages {
-		totals[id] = p.Stage(id).Total()
+		subs[id] = p.Stage(id)
+		totals[id] = subs[id].Total()
 	}
 	slices.SortFunc(stages, func(a, b int) int { return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b)) })
 	for _, id := range stages[:min(len(stages), flameStages)] {
-		sp := p.Stage(id)
+		sp := subs[id]
 		d, err := profile.FlameData(sp)
 		if err != nil {
 			continue
