@@ -155,6 +155,12 @@ func runTimeKey(t *model.Task) int64 {
 	return t.Metrics().ExecutorRunTime
 }
 
+// keyedTask is a task with its sort key.
+type keyedTask struct {
+	t   *model.Task
+	key int64
+}
+
 // TaskListQuery is what a task list asks for: ?offset=, ?length=,
 // ?sortBy= (id, runtime, -runtime and Spark's enum names) and ?status=.
 type TaskListQuery struct {
@@ -200,13 +206,22 @@ func (api *API) TaskList(a *model.Attempt, s *model.StageAttempt, q TaskListQuer
 	case "", "id":
 	case "increasing_runtime", "runtime", "decreasing_runtime", "-runtime":
 		desc := sortBy == "decreasing_runtime" || sortBy == "-runtime"
-		sort.SliceStable(tasks, func(i, j int) bool {
-			ki, kj := runTimeKey(tasks[i]), runTimeKey(tasks[j])
+		// Each task's key once: a task's metrics are stored packed, and
+		// a comparison that unpacked them would do so O(n log n) times.
+		keyed := make([]keyedTask, len(tasks))
+		for i, t := range tasks {
+			keyed[i] = keyedTask{t, runTimeKey(t)}
+		}
+		sort.SliceStable(keyed, func(i, j int) bool {
+			ki, kj := keyed[i].key, keyed[j].key
 			if ki != kj {
 				return (ki < kj) != desc
 			}
-			return (tasks[i].TaskID < tasks[j].TaskID) != desc
+			return (keyed[i].t.TaskID < keyed[j].t.TaskID) != desc
 		})
+		for i := range keyed {
+			tasks[i] = keyed[i].t
+		}
 	default:
 		return nil, notFound("unknown sortBy: %s", sortBy)
 	}
