@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 
@@ -104,7 +103,7 @@ func (s *summaries) opener() s3a.OpenObject {
 		}
 		if _, err := obj.Stat(); err != nil {
 			obj.Close()
-			if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound {
+			if s3.IsNotFound(err) {
 				return nil, fs.ErrNotExist
 			}
 			return nil, err

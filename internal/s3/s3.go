@@ -141,3 +141,11 @@ func Split(name string) (bucket, key string, err error) {
 
 // URL is the s3:// name of key in bucket.
 func URL(bucket, key string) string { return "s3://" + bucket + "/" + key }
+
+// IsNotFound says whether err is the store's answer that an object (or
+// bucket) does not exist: S3's NoSuchKey, or a 404 (HEAD answers carry no
+// code).
+func IsNotFound(err error) bool {
+	r := minio.ToErrorResponse(err)
+	return r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound
+}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/minio/minio-go/v7"
+
+	"github.com/sparkdx/sparkdx/internal/s3"
 )
 
 // S3Store keeps a table under Prefix in an S3 bucket. Exclusive writes are
@@ -98,7 +100,7 @@ func (s *S3Store) Get(ctx context.Context, key string) ([]byte, error) {
 	defer obj.Close()
 	b, err := io.ReadAll(obj)
 	if err != nil {
-		if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound {
+		if s3.IsNotFound(err) {
 			return nil, fmt.Errorf("delta: %s: %w", s.url(key), ErrNotExist)
 		}
 		return nil, fmt.Errorf("delta: get %s: %w", s.url(key), err)
@@ -145,7 +147,7 @@ func (s *S3Store) Walk(ctx context.Context) ([]Object, error) {
 // Delete implements Sweeper.
 func (s *S3Store) Delete(ctx context.Context, key string) error {
 	if err := s.Client.RemoveObject(ctx, s.Bucket, s.key(key), minio.RemoveObjectOptions{}); err != nil {
-		if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound {
+		if s3.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("delta: delete %s: %w", s.url(key), err)
