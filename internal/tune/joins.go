@@ -170,7 +170,9 @@ func skewJoin(in *input) ([]Change, []Kept) {
 		return Change{Property: key, From: from, To: fmtSize(to), Why: why, Evidence: evidence, Effect: sizes, Stages: ids, Risk: risk, perStage: sizesPer}
 	}
 	current := analyze.ParseSize(in.setting(threshold), 1, 256*mib)
-	if to := max(roundUp(most/2, mib), 16*mib); most > 0 && to < current && most <= current {
+	// Half the largest read, on whole MiB: above AQE's minimum partition
+	// size and below the read, so that AQE sees the partition as skewed.
+	if to := max(roundUp(most/2, mib), mib); most > 2*mib && to < current && most <= current {
 		out = append(out, size(threshold, fmtSize(current), to, why+fmt.Sprintf(": AQE splits only partitions above its %s skew threshold", fmtSize(current))))
 	}
 	// Pieces of about the largest read ÷ the cores: one wave of pieces.
