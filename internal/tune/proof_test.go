@@ -351,6 +351,10 @@ func writeTable(t *testing.T, rows map[string]map[string]Proof) {
 	for _, name := range slices.Sorted(maps.Keys(rows)) {
 		for _, v := range slices.Sorted(maps.Keys(rows[name])) {
 			p := rows[name][v]
+			recorded := p.Passed.Format(time.DateOnly)
+			if !fileExists(filepath.Join(root(t), "testdata", "tuning", name, "spark-"+v, beforeLogName)) {
+				recorded += " (an older key, without the before-run's log: not re-checked)"
+			}
 			var cs []string
 			for _, k := range slices.Sorted(maps.Keys(p.Changes)) {
 				cs = append(cs, "`"+k+"="+p.Changes[k]+"`")
@@ -361,7 +365,7 @@ func writeTable(t *testing.T, rows map[string]map[string]Proof) {
 			}
 			fmt.Fprintf(&tb, "| %s | %s | %s | %.1f s → %.1f s | %+.1f s (%+.0f %%) | %+.1f s | %s | %s | %s |\n", name, v, strings.Join(cs, " "),
 				float64(p.BeforeJobMs)/1000, float64(p.AfterJobMs)/1000, float64(p.actualMs())/1000,
-				100*float64(p.actualMs())/float64(max(p.BeforeJobMs, 1)), float64(p.PredictedMs)/1000, mem, p.Load, p.Passed.Format(time.DateOnly))
+				100*float64(p.actualMs())/float64(max(p.BeforeJobMs, 1)), float64(p.PredictedMs)/1000, mem, p.Load, recorded)
 		}
 	}
 	out := string(b[:i]) + tb.String() + string(b[j:])
