@@ -297,6 +297,43 @@ func (s *scanner) scalarOf(raw []byte) []byte {
 	return out
 }
 
+// internalAccum skips an accumulable element written exactly as Spark 3
+// writes a task's own metric,
+//
+//	{"ID":1,"Name":"internal.metrics.executorRunTime","Update":1838,"Value":1838,"Internal":true,"Count Failed Values":true}
+//
+// which the decoder drops (internal, not SQL), and reports whether it did;
+// on any other element it leaves s where it was, for the general reading.
+// Most of a Spark 3 task end is such elements: read through fields and
+// its closures they were a quarter of decoding a log.
+func (s *scanner) internalAccum() bool {
+	start, depth := s.i, s.depth
+	if !s.literal(`{"ID":`) {
+		return false
+	}
+	s.int()
+	ok := !s.bad && s.literal(`,"Name":`) && s.peek() == '"'
+	if ok {
+		_, esc := s.rawString()
+		ok = !s.bad && !esc && s.literal(`,"Update":`) && s.plainNumber() &&
+			s.literal(`,"Value":`) && s.plainNumber() &&
+			s.literal(`,"Internal":true,"Count Failed Values":true}`)
+	}
+	if !ok {
+		s.i, s.depth, s.bad = start, depth, false
+	}
+	return ok
+}
+
+// plainNumber reads a number as skip does, reporting whether there was one.
+func (s *scanner) plainNumber() bool {
+	if s.i >= len(s.b) || s.b[s.i] != '-' && (s.b[s.i] < '0' || s.b[s.i] > '9') {
+		return false
+	}
+	s.number()
+	return !s.bad
+}
+
 // skip reads any value.
 func (s *scanner) skip() {
 	switch c := s.peek(); {
