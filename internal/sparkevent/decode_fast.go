@@ -209,7 +209,7 @@ func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 func (d *Decoder) fastAccumulables(s *scanner, sqlUpdates *[]AccumUpdate) []model.Accumulable {
 	var out []model.Accumulable
 	s.array(func() {
-		if s.internalAccum() {
+		if s.internalAccum(sqlUpdates) {
 			return
 		}
 		var acc model.Accumulable
