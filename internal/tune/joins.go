@@ -129,53 +129,94 @@ func fmtThreshold(b int64) string {
 }
 
 // skewJoin turns on AQE's skew join handling for sort-merge joins whose
-// stage data-skew found skewed, or lowers its size threshold when it was
-// on and did not split the skewed partition.
+// stage data-skew found skewed (data-skew tells skew from stragglers by
+// the tasks' input), with the size settings AQE needs to split the
+// skewed partition: AQE splits a partition only above
+// skewedPartitionThresholdInBytes (256 MiB by default), into pieces of
+// max(advisoryPartitionSizeInBytes, the other partitions' mean), so a
+// skewed partition under either would stay whole.
 func skewJoin(in *input) ([]Change, []Kept) {
+	ids, per, e, most := in.skewedJoinStages()
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	const (
+		aqe       = "spark.sql.adaptive.enabled"
+		enabled   = "spark.sql.adaptive.skewJoin.enabled"
+		threshold = "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes"
+		advisory  = "spark.sql.adaptive.advisoryPartitionSizeInBytes"
+	)
+	why := fmt.Sprintf("%d join stages waited for a skewed task (largest read %s)", len(ids), units.Bytes(most))
+	evidence := map[string]any{"maxTaskBytes": most, "cores": in.cores()}
+	risk := "AQE splits the skewed partition and replicates the other side's matching partition: more tasks and shuffle reads"
+	lead := func(key, to, why string) Change {
+		return Change{Property: key, From: in.setting(key), To: to, Why: why, Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}
+	}
+	var out []Change
+	switch {
+	case in.setting(aqe) != "true":
+		out = append(out, lead(aqe, "true", why+"; skew join handling needs AQE"))
+	case in.setting(enabled) != "true":
+		out = append(out, lead(enabled, "true", why))
+	}
+	// The sizes that let AQE split this partition: they carry no effect
+	// of their own (the change above, or the skew join already on, has it).
+	sizes, sizesPer := e, per
+	if len(out) > 0 {
+		sizesPer = nil
+		sizes = Effect{Basis: "lets AQE split the skewed partition: the effect is the skew join's, counted with it"}
+	}
+	size := func(key, from string, to int64, why string) Change {
+		return Change{Property: key, From: from, To: fmtSize(to), Why: why, Evidence: evidence, Effect: sizes, Stages: ids, Risk: risk, perStage: sizesPer}
+	}
+	current := analyze.ParseSize(in.setting(threshold), 1, 256*mib)
+	// Half the largest read, on whole MiB: above AQE's minimum partition
+	// size and below the read, so that AQE sees the partition as skewed.
+	if to := max(roundUp(most/2, mib), mib); most > 2*mib && to < current && most <= current {
+		out = append(out, size(threshold, fmtSize(current), to, why+fmt.Sprintf(": AQE splits only partitions above its %s skew threshold", fmtSize(current))))
+	}
+	// Pieces of about the largest read ÷ the cores: one wave of pieces.
+	adv := analyze.ParseSize(in.setting(advisory), 1, 64*mib)
+	if to := max(most/int64(in.cores())/mib*mib, mib); most > 0 && to < adv && adv > most/2 {
+		out = append(out, size(advisory, fmtSize(adv), to, why+fmt.Sprintf(": AQE splits it into pieces of at least the %s advisory size, so it would stay whole", fmtSize(adv))))
+	}
+	if len(out) == 0 {
+		return nil, []Kept{{threshold, "AQE skew join is on and the skewed partitions are above its thresholds: the skew is within a partition AQE cannot split"}}
+	}
+	return out, nil
+}
+
+// skewedJoinStages are the join stages data-skew found skewed, with the
+// predicted effect of splitting their skewed partitions and their
+// largest task read. Split into pieces spread over the cores, a stage
+// runs about its task time ÷ the cores, and no less than its median
+// task: what it ran beyond that is saved (at most its longest task
+// beyond the median, what the skew cost).
+func (in *input) skewedJoinStages() (ids []int, per map[int]int64, e Effect, most int64) {
 	joinStages := map[int]bool{}
 	for _, j := range in.shuffledJoins() {
 		for _, id := range j.node.Stages {
 			joinStages[id] = true
 		}
 	}
-	var e Effect
-	var ids []int
-	per := map[int]int64{}
-	var most int64 // the skewed tasks' largest read
+	per = map[int]int64{}
 	for _, f := range in.rule("data-skew") {
 		for _, id := range f.StageIDs {
 			s := in.stage(id)
-			if s == nil || !joinStages[id] {
+			if s == nil || !joinStages[id] || per[id] != 0 {
 				continue
 			}
-			w := max(s.Longest.DurationMs-s.TaskDurationMs.P50, 0)
+			even := max(s.TaskTimeMs/int64(in.cores()), s.TaskDurationMs.P50)
+			w := min(max(s.DurationMs-even, 0), max(s.Longest.DurationMs-s.TaskDurationMs.P50, 0))
+			if w == 0 {
+				continue
+			}
 			e.WallMs -= w
 			per[id] -= w
 			ids = append(ids, id)
 			most = max(most, s.TaskBytes.Max)
 		}
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	e.Basis = "the skewed join stages end near their median task: the longest task beyond the median is saved"
-	why := fmt.Sprintf("%d join stages waited for a skewed task (largest read %s)", len(ids), units.Bytes(most))
-	evidence := map[string]any{"maxTaskBytes": most}
-	risk := "AQE splits the skewed partition and replicates the other side's matching partition: more tasks and shuffle reads"
-	switch {
-	case in.setting("spark.sql.adaptive.enabled") != "true":
-		return []Change{{Property: "spark.sql.adaptive.enabled", From: in.setting("spark.sql.adaptive.enabled"), To: "true",
-			Why: why + "; skew join handling needs AQE", Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}}, nil
-	case in.setting("spark.sql.adaptive.skewJoin.enabled") != "true":
-		return []Change{{Property: "spark.sql.adaptive.skewJoin.enabled", From: in.setting("spark.sql.adaptive.skewJoin.enabled"), To: "true",
-			Why: why, Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}}, nil
-	}
-	const key = "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes"
-	current := analyze.ParseSize(in.setting(key), 1, 256*mib)
-	to := max(roundUp(most/2, mib), 16*mib)
-	if most <= 0 || to >= current {
-		return nil, []Kept{{key, "AQE skew join is on and the skewed partitions are above its threshold: the skew is within a partition AQE cannot split"}}
-	}
-	return []Change{{Property: key, From: fmtSize(current), To: fmtSize(to), Why: why + fmt.Sprintf(", below AQE's %s skew threshold", fmtSize(current)),
-		Evidence: evidence, Effect: e, Stages: ids, Risk: risk, perStage: per}}, nil
+	e.Basis = "the skewed join stages split over the cores: each runs its task time ÷ the cores (at least its median task); the rest is saved"
+	return ids, per, e, most
 }

@@ -27,6 +27,9 @@ func scenarioPlan(t *testing.T, name, line string) *tune.Plan {
 // each must recommend, with a time-saving prediction where it names one,
 // and the properties it must leave alone.
 func TestScenarioPlans(t *testing.T) {
+	// The properties tune's skew join advice sets.
+	skewJoinKeys := []string{"spark.sql.adaptive.enabled", "spark.sql.adaptive.skewJoin.enabled",
+		"spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "spark.sql.adaptive.advisoryPartitionSizeInBytes"}
 	for _, tc := range []struct {
 		scenario string
 		want     map[string]string // property → value ("" any)
@@ -41,6 +44,11 @@ func TestScenarioPlans(t *testing.T) {
 		{"streaming", map[string]string{}, nil, []string{"spark.sql.shuffle.partitions"}},
 		{"python-memory", map[string]string{"spark.executor.memoryOverhead": ""}, nil, []string{"spark.executor.memory"}},
 		{"tiny-tasks", map[string]string{}, nil, []string{"spark.cores.max"}},
+		// Long tasks on as much input as the others are stragglers, and a
+		// skewed RDD aggregation is no join: neither is AQE's to split.
+		{"straggler-host", map[string]string{}, nil, skewJoinKeys},
+		{"straggler-throttled", map[string]string{}, nil, skewJoinKeys},
+		{"data-skew", map[string]string{}, nil, skewJoinKeys},
 	} {
 		for _, line := range []string{"3.5.9", "4.3.0"} {
 			t.Run(tc.scenario+"/"+line, func(t *testing.T) {

@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sparkdx/sparkdx/internal/cost"
 	"github.com/sparkdx/sparkdx/internal/test/scenario"
 	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 	"github.com/sparkdx/sparkdx/internal/tune"
@@ -65,10 +65,12 @@ type Proof struct {
 	// BeforeGBh and AfterGBh are the executors' memory GB-hours of the two
 	// runs (cost.Of: each container's memory over its lifetime);
 	// PredictedGBh the plan's predicted memory change (0: none).
-	BeforeGBh    float64   `json:"beforeExecutorGbHours"`
-	AfterGBh     float64   `json:"afterExecutorGbHours"`
-	PredictedGBh float64   `json:"predictedGbHours"`
-	Passed       time.Time `json:"passed"`
+	BeforeGBh    float64 `json:"beforeExecutorGbHours"`
+	AfterGBh     float64 `json:"afterExecutorGbHours"`
+	PredictedGBh float64 `json:"predictedGbHours"`
+	// Load is /proc/loadavg's 1-minute figure as the runs began and ended.
+	Load   string    `json:"load"`
+	Passed time.Time `json:"passed"`
 }
 
 func (p Proof) actualMs() int64 { return p.AfterJobMs - p.BeforeJobMs }
@@ -104,31 +106,77 @@ func root(t *testing.T) string {
 }
 
 // proofKey hashes what decides a live proof: the scenario's files, the
-// Spark pin, the cluster harness and tune's own code.
-func proofKey(t *testing.T, name, version string) Proof {
+// Spark pin, the cluster harness, the proofs' measuring code
+// (proof_run_test.go), the before-run's log and tune's plan for that log.
+// The plan enters as its canonical form (planKey), not tune's source: a
+// refactor of tune that recommends the same changes with the same
+// predictions keeps every proof; one that changes a plan re-keys only the
+// scenarios whose plan it changed.
+func proofKey(t *testing.T, name, version, beforeLog string) Proof {
 	files := []string{".ci/spark/" + version + ".txt", "internal/test/sparktest/cluster.go", "internal/test/sparktest/spark.go",
-		"internal/tune/proof_test.go", "testdata/tuning/" + name + "/workload.py", "testdata/tuning/" + name + "/scenario.json"}
-	code, _ := filepath.Glob(filepath.Join(root(t), "internal", "tune", "*.go"))
-	for _, f := range code {
-		if !strings.HasSuffix(f, "_test.go") {
-			files = append(files, "internal/tune/"+filepath.Base(f))
-		}
-	}
+		"internal/tune/proof_run_test.go", "testdata/tuning/" + name + "/workload.py", "testdata/tuning/" + name + "/scenario.json"}
 	p := Proof{Inputs: map[string]string{}}
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(root(t), filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum := sha256.Sum256(b)
-		p.Inputs[f] = hex.EncodeToString(sum[:])[:16]
+		p.Inputs[f] = shortHash(b)
 	}
+	b, err := os.ReadFile(beforeLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Inputs[beforeLogName] = shortHash(b)
+	p.Inputs[planInput] = shortHash(planKey(t, beforeLog))
 	h := sha256.New()
 	for _, f := range slices.Sorted(maps.Keys(p.Inputs)) {
 		fmt.Fprintf(h, "%s %s\n", f, p.Inputs[f])
 	}
 	p.Key = hex.EncodeToString(h.Sum(nil))
 	return p
+}
+
+// The inputs' names for the before-run's log and tune's plan for it.
+const (
+	beforeLogName = "before.zstd"
+	planInput     = "tune plan"
+)
+
+func shortHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// planKey is tune's plan for a log in canonical JSON: what it prints that
+// a re-run tests (each change's property, values and predicted effect,
+// and the plan's prediction), without the wording of its reasons.
+func planKey(t *testing.T, log string) []byte {
+	d, err := scenario.Diagnose(context.Background(), log)
+	if err != nil {
+		t.Fatalf("%s: %v", log, err)
+	}
+	plan := tune.Recommend(d.Attempt, d.Result, d.Findings)
+	type change struct {
+		Property, From, To string
+		WallMs, CoreMs     int64
+		MemoryGBHours      string
+	}
+	gbh := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	cs := make([]change, 0, len(plan.Changes))
+	for _, c := range plan.Changes {
+		cs = append(cs, change{c.Property, c.From, c.To, c.Effect.WallMs, c.Effect.CoreMs, gbh(c.Effect.MemoryGBHours)})
+	}
+	slices.SortFunc(cs, func(a, b change) int { return strings.Compare(a.Property, b.Property) })
+	b, err := json.Marshal(struct {
+		Changes               []change
+		WallMs, CoreMs        int64
+		PredictedMemoryGBHour string
+	}{cs, plan.Predicted.WallMs, plan.Predicted.CoreMs, gbh(plan.Predicted.MemoryGBHours)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func readProofs(t *testing.T, dir string) map[string]Proof {
@@ -148,10 +196,18 @@ func readProofs(t *testing.T, dir string) map[string]Proof {
 
 // TestTuningOnRealSpark runs each tuning scenario on a real standalone
 // cluster, runs tune on its log, re-runs it with the recommended
-// configuration and checks the change against the prediction. A proof
-// recorded (proof.json) for the same inputs is reused and re-checked: CI
-// starts no Spark for it. Without one the scenario runs live only with
-// SPARKDX_TUNING_PROOF=1.
+// configuration and checks the change against the prediction.
+//
+// A proof is recorded (proof.json) with the log of the run tune read
+// (spark-<line>/before.zstd) and reused while its key holds (proofKey):
+// the recorded figures are re-checked and CI starts no Spark. The key
+// holds tune's plan for the committed log, not tune's code, so the test
+// re-plans that log on every run. When the plan changed, the recorded
+// re-run no longer tests what tune recommends: the test fails until the
+// scenario is recorded again (SPARKDX_TUNING_PROOF=1 ... -update). When
+// only the harness, the workload or the pin changed (or nothing is
+// recorded), the scenario runs live only with SPARKDX_TUNING_PROOF=1 and
+// is skipped otherwise, as before.
 func TestTuningOnRealSpark(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(root(t), "testdata", "tuning", "*", "scenario.json"))
 	if len(dirs) == 0 {
@@ -173,13 +229,11 @@ func TestTuningOnRealSpark(t *testing.T) {
 		rows[name] = proofs
 		for _, version := range []string{"3.5.9", "4.3.0"} {
 			t.Run(name+"/"+version, func(t *testing.T) {
-				want := proofKey(t, name, version)
-				if p, ok := proofs[version]; ok && p.Key == want.Key && !*update {
-					if bad := p.check(sc.Expect); bad != "" {
-						t.Errorf("recorded proof: %s", bad)
+				logPath := filepath.Join(dir, "spark-"+version, beforeLogName)
+				if p, ok := proofs[version]; ok && !*update && fileExists(logPath) {
+					if reuse(t, p, proofKey(t, name, version, logPath), sc.Expect) {
+						return
 					}
-					t.Logf("reused the proof of %s: predicted %+d ms, measured %+d ms", p.Passed.Format(time.DateOnly), p.PredictedMs, p.actualMs())
-					return
 				}
 				// Not yet recorded for these inputs: the live runs take a few
 				// minutes on an idle machine and could not finish on the
@@ -188,13 +242,18 @@ func TestTuningOnRealSpark(t *testing.T) {
 				if os.Getenv("SPARKDX_TUNING_PROOF") == "" {
 					t.Skipf("no proof recorded for these inputs; SPARKDX_TUNING_PROOF=1 runs %s on Spark %s live", name, version)
 				}
-				p := prove(t, sparktest.SparkLineOf(t, version), dir, sc)
-				p.Key, p.Inputs = want.Key, want.Inputs
-				t.Logf("%s on %s: jobs %d → %d ms (%+d), predicted %+d; changes %v", name, version,
-					p.BeforeJobMs, p.AfterJobMs, p.actualMs(), p.PredictedMs, p.Changes)
+				p, log := prove(t, sparktest.SparkLineOf(t, version), dir, sc)
+				t.Logf("%s on %s: jobs %d → %d ms (%+d), predicted %+d; GB-h %.5f → %.5f (predicted %+.5f); load %s; changes %v", name, version,
+					p.BeforeJobMs, p.AfterJobMs, p.actualMs(), p.PredictedMs, p.BeforeGBh, p.AfterGBh, p.PredictedGBh, p.Load, p.Changes)
 				if bad := p.check(sc.Expect); bad != "" {
 					t.Fatal(bad)
 				}
+				if *update {
+					copyFile(t, log, logPath)
+					log = logPath
+				}
+				want := proofKey(t, name, version, log)
+				p.Key, p.Inputs = want.Key, want.Inputs
 				proofs[version] = p
 				if *update {
 					writeJSON(t, filepath.Join(dir, "proof.json"), proofs)
@@ -211,59 +270,58 @@ func TestTuningOnRealSpark(t *testing.T) {
 	}
 }
 
-// prove runs the scenario, tunes it and re-runs it with the plan.
-func prove(t *testing.T, line sparktest.SparkLine, dir string, sc tuningScenario) Proof {
-	c := sparktest.StartCluster(t, line, sparktest.ClusterOptions{Workers: sc.Cluster.Workers,
-		CoresPerWorker: sc.Cluster.CoresPerWorker, MemoryPerWorker: sc.Cluster.MemoryPerWorker})
-	defer c.Stop()
-	run := func(extra map[string]string) *scenario.Diagnosis {
-		logDir := t.TempDir()
-		conf := sparktest.DefaultConf(t, logDir)
-		maps.Copy(conf, sc.Conf)
-		maps.Copy(conf, extra)
-		res, err := c.Submit(context.Background(), sparktest.Submission{Program: filepath.Join(dir, "workload.py"), Conf: conf, EventLogDir: logDir})
-		if err != nil || res.ExitCode != 0 {
-			t.Fatalf("exit %d, %v\n%s\n%s", res.ExitCode, err, res.Output, c.Logs())
+// reuse re-checks a recorded proof whose key holds and says so; it fails
+// the test when tune's plan for the recorded log changed, and leaves a
+// proof whose other inputs changed to be run again.
+func reuse(t *testing.T, p, want Proof, expect string) bool {
+	t.Helper()
+	switch recordedState(p, want) {
+	case current:
+		if bad := p.check(expect); bad != "" {
+			t.Errorf("recorded proof: %s", bad)
 		}
-		logs, _ := filepath.Glob(filepath.Join(logDir, "*"))
-		if len(logs) != 1 {
-			t.Fatalf("%s holds %d logs, want 1", logDir, len(logs))
-		}
-		if keep := os.Getenv("SPARKDX_TUNING_KEEP"); keep != "" { // to look into a proof that failed
-			if b, err := os.ReadFile(logs[0]); err == nil {
-				_ = os.WriteFile(filepath.Join(keep, filepath.Base(logs[0])), b, 0o644)
-			}
-		}
-		d, err := scenario.Diagnose(context.Background(), logs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
+		t.Logf("reused the proof of %s: predicted %+d ms, measured %+d ms", p.Passed.Format(time.DateOnly), p.PredictedMs, p.actualMs())
+		return true
+	case planChanged:
+		t.Fatalf("tune's plan for the recorded before-run changed (plan %s, recorded %s): the recorded re-run tested changes tune no longer recommends; record it again with SPARKDX_TUNING_PROOF=1 -update",
+			want.Inputs[planInput], p.Inputs[planInput])
 	}
-	jobMs := func(d *scenario.Diagnosis) int64 { return d.Result.DurationMs - d.Result.CriticalPath.DriverMs }
-	before := run(nil)
-	plan := tune.Recommend(before.Attempt, before.Result, before.Findings)
-	for _, c := range plan.Changes {
-		t.Logf("change %s %s → %s: %s; predicted %+d ms wall, %+.4f GB-h (%s)", c.Property, c.From, c.To, c.Why, c.Effect.WallMs, c.Effect.MemoryGBHours, c.Effect.Basis)
+	return false
+}
+
+// What a recorded proof is worth against the inputs of today.
+const (
+	current     = iota // the same key: reused
+	planChanged        // tune plans the recorded log differently: a failure
+	stale              // other inputs changed: run again when asked
+)
+
+func recordedState(p, want Proof) int {
+	switch {
+	case p.Key == want.Key:
+		return current
+	case p.Inputs[planInput] != want.Inputs[planInput]:
+		return planChanged
 	}
-	after := run(plan.Conf())
-	// More runs, alternating, for a change whose effect is within the
-	// timing noise: each side's fastest run is the one least slowed by
-	// the machine's other work.
-	for i := 1; i < sc.Runs; i++ {
-		b, a := run(nil), run(plan.Conf())
-		t.Logf("run %d: jobs %d → %d ms", i+1, jobMs(b), jobMs(a))
-		if jobMs(b) < jobMs(before) {
-			before = b
-		}
-		if jobMs(a) < jobMs(after) {
-			after = a
-		}
+	return stale
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func copyFile(t *testing.T, from, to string) {
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(to), 0o755)
 	}
-	gbh := func(d *scenario.Diagnosis) float64 { return cost.Of(d.Attempt, d.Result).Executors.MemoryGBHours }
-	return Proof{Changes: plan.Conf(), BeforeJobMs: jobMs(before), AfterJobMs: jobMs(after),
-		PredictedMs: plan.Predicted.WallMs, BeforeGBh: gbh(before), AfterGBh: gbh(after), PredictedGBh: plan.Predicted.MemoryGBHours,
-		Passed: time.Now().UTC().Truncate(time.Second)}
+	if err == nil {
+		err = os.WriteFile(to, b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func writeJSON(t *testing.T, path string, v any) {
@@ -289,10 +347,14 @@ func writeTable(t *testing.T, rows map[string]map[string]Proof) {
 		t.Fatalf("%s: no proof table markers", path)
 	}
 	var tb strings.Builder
-	tb.WriteString(begin + "\n| scenario | Spark | changes | job time before → after | measured | predicted | executor memory GB-h before → after (predicted) | recorded |\n|---|---|---|---|---|---|---|---|\n")
+	tb.WriteString(begin + "\n| scenario | Spark | changes | job time before → after | measured | predicted | executor memory GB-h before → after (predicted) | load | recorded |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range slices.Sorted(maps.Keys(rows)) {
 		for _, v := range slices.Sorted(maps.Keys(rows[name])) {
 			p := rows[name][v]
+			recorded := p.Passed.Format(time.DateOnly)
+			if !fileExists(filepath.Join(root(t), "testdata", "tuning", name, "spark-"+v, beforeLogName)) {
+				recorded += " (an older key, without the before-run's log: not re-checked)"
+			}
 			var cs []string
 			for _, k := range slices.Sorted(maps.Keys(p.Changes)) {
 				cs = append(cs, "`"+k+"="+p.Changes[k]+"`")
@@ -301,9 +363,9 @@ func writeTable(t *testing.T, rows map[string]map[string]Proof) {
 			if p.PredictedGBh != 0 {
 				mem = fmt.Sprintf("%.4f → %.4f: %+.4f (%+.4f)", p.BeforeGBh, p.AfterGBh, p.AfterGBh-p.BeforeGBh, p.PredictedGBh)
 			}
-			fmt.Fprintf(&tb, "| %s | %s | %s | %.1f s → %.1f s | %+.1f s (%+.0f %%) | %+.1f s | %s | %s |\n", name, v, strings.Join(cs, " "),
+			fmt.Fprintf(&tb, "| %s | %s | %s | %.1f s → %.1f s | %+.1f s (%+.0f %%) | %+.1f s | %s | %s | %s |\n", name, v, strings.Join(cs, " "),
 				float64(p.BeforeJobMs)/1000, float64(p.AfterJobMs)/1000, float64(p.actualMs())/1000,
-				100*float64(p.actualMs())/float64(max(p.BeforeJobMs, 1)), float64(p.PredictedMs)/1000, mem, p.Passed.Format(time.DateOnly))
+				100*float64(p.actualMs())/float64(max(p.BeforeJobMs, 1)), float64(p.PredictedMs)/1000, mem, p.Load, recorded)
 		}
 	}
 	out := string(b[:i]) + tb.String() + string(b[j:])
@@ -337,6 +399,29 @@ func TestProofCheck(t *testing.T) {
 		got := c.p.check(key)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRecordedState tells a proof to reuse from one whose plan changed
+// and one whose other inputs changed.
+func TestRecordedState(t *testing.T) {
+	inputs := func(plan, workload string) map[string]string {
+		return map[string]string{planInput: plan, "testdata/tuning/x/workload.py": workload}
+	}
+	rec := Proof{Key: "k1", Inputs: inputs("p1", "w1")}
+	for _, c := range []struct {
+		name string
+		want Proof
+		got  int
+	}{
+		{"same key", Proof{Key: "k1", Inputs: inputs("p1", "w1")}, current},
+		{"plan changed", Proof{Key: "k2", Inputs: inputs("p2", "w1")}, planChanged},
+		{"plan and workload changed", Proof{Key: "k3", Inputs: inputs("p2", "w2")}, planChanged},
+		{"workload changed", Proof{Key: "k4", Inputs: inputs("p1", "w2")}, stale},
+	} {
+		if got := recordedState(rec, c.want); got != c.got {
+			t.Errorf("%s: got %d, want %d", c.name, got, c.got)
 		}
 	}
 }
