@@ -53,11 +53,34 @@ func ReadAppProfiles(dir, appID string) (*Profile, []string, error) {
 	}
 	p := &Profile{Kind: CPU}
 	for _, name := range names {
+		from := len(p.Samples)
 		if err := readFileInto(p, filepath.Join(dir, name)); err != nil {
 			return nil, nil, err
 		}
+		if exec := fileExecutor(name, appID); exec != "" {
+			for i := from; i < len(p.Samples); i++ {
+				if p.Samples[i].Executor == "" {
+					p.Samples[i].Executor = exec
+				}
+			}
+		}
 	}
 	return p, names, nil
+}
+
+// fileExecutor is the executor a profile file's name gives after the
+// application id: APP-EXEC-pidN-TIME.… as the agent names its files; ""
+// for any other name (sparkdx profile -o APP.collapsed).
+func fileExecutor(name, appID string) string {
+	rest, ok := strings.CutPrefix(name, appID+"-")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndex(rest, "-pid")
+	if i <= 0 {
+		return ""
+	}
+	return rest[:i]
 }
 
 func readFileInto(p *Profile, path string) error {

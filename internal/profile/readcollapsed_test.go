@@ -100,3 +100,33 @@ func TestWorkCollapsedGolden(t *testing.T) {
 		t.Errorf("%s differs from work.jfr's CPU profile (%v); refresh it with -update", golden, err)
 	}
 }
+
+// TestReadAppProfilesExecutors: the samples of each agent file belong to
+// the executor its name gives; a file named by the application alone
+// gives none.
+func TestReadAppProfilesExecutors(t *testing.T) {
+	dir := t.TempDir()
+	const app = "app-20261128100000-0001"
+	data, err := os.ReadFile("testdata/work.cpu.collapsed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{app + "-3-pid1-20261128T100000Z.cpu.collapsed", app + "-driver-pid2-20261128T100000Z.cpu.collapsed", app + ".collapsed"} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _, err := ReadAppProfiles(dir, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := p.Total() / 3
+	if got := p.Executors(); !slices.Equal(got, []string{"3", "driver"}) {
+		t.Errorf("got executors %v, want [3 driver]", got)
+	}
+	for _, id := range []string{"3", "driver", ""} {
+		if got := p.Executor(id).Total(); got != one {
+			t.Errorf("executor %q: got %d samples, want %d (one file's)", id, got, one)
+		}
+	}
+}

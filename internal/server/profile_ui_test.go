@@ -56,3 +56,71 @@ func TestAppPageFlameGraphs(t *testing.T) {
 	}
 	c.CheckClean("app page with flame graphs")
 }
+
+// TestStageAndExecutorPageFlameGraphs: a stage's page draws the samples
+// of its tasks on every executor profiled, and the executors page one
+// graph per executor named by its files; both under the same script and
+// Content-Security-Policy as the app page. A profile filed after a
+// finished page was cached shows on the next visit (the cache key has
+// the files).
+func TestStageAndExecutorPageFlameGraphs(t *testing.T) {
+	const app = "app-20200706201101-0003"
+	logs := t.TempDir()
+	if err := os.Symlink(sparktest.Path(t, "spark-events", app), filepath.Join(logs, app)); err != nil {
+		t.Fatal(err)
+	}
+	profiles := t.TempDir()
+	data, err := os.ReadFile("../profile/testdata/work.cpu.collapsed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(exec string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(profiles, app+"-"+exec+"-pid42-20200706T201101Z.cpu.collapsed"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file("0")
+	ts := startServerWith(t, t.TempDir(), []string{logs}, func(ic *ingest.Config, sc *Config) {
+		ic.Poll = 50 * time.Millisecond
+		sc.Profiles = profiles
+	})
+	ts.waitIdle(t)
+	stage1 := func() string {
+		t.Helper()
+		code, page := ts.get(t, "/apps/"+app+"/stages/1/0")
+		if code != 200 || strings.Count(string(page), `<div class="flame" data-flame=`) != 1 || !strings.Contains(string(page), `<script src="/static/flame.js">`) {
+			t.Fatalf("stage page: got %d with %d flame graphs, want 200 with 1 and the script", code, strings.Count(string(page), `<div class="flame"`))
+		}
+		return string(page)
+	}
+	// work.cpu.collapsed has 355 samples of stage 1.
+	if page := stage1(); !strings.Contains(page, "355 CPU samples of this stage's tasks on executors 0 ") {
+		t.Errorf("stage page with one file: want 355 samples on executor 0")
+	}
+	file("driver")
+	if page := stage1(); !strings.Contains(page, "710 CPU samples of this stage's tasks on executors 0, driver ") {
+		t.Errorf("stage page after a second file: want 710 samples on executors 0 and driver (a stale cached page?)")
+	}
+	code, page := ts.get(t, "/apps/"+app+"/executors")
+	if code != 200 || strings.Count(string(page), `<div class="flame" data-flame=`) != 2 {
+		t.Fatalf("executors page: got %d with %d flame graphs, want 200 with 2", code, strings.Count(string(page), `<div class="flame"`))
+	}
+
+	c := sparktest.StartPage(t, sparktest.Program(t, "chromium"), 1280, 900)
+	c.Navigate(ts.url + "/apps/" + app + "/stages/1/0")
+	spin := c.EvalInt(`Array.from(document.querySelectorAll(".flame .fg-f")).filter((e) => e.textContent === "Work.spin").length`)
+	other := c.EvalInt(`Array.from(document.querySelectorAll(".flame .fg-f")).filter((e) => e.textContent.startsWith("stage 2") || e.textContent === "Work.allocate").length`)
+	if spin < 1 || other != 0 {
+		t.Errorf("stage 1's graph: got %d Work.spin and %d frames of stage 2, want Work.spin and none of stage 2", spin, other)
+	}
+	c.CheckClean("stage page with a flame graph")
+	c.Navigate(ts.url + "/apps/" + app + "/executors")
+	drawn := c.EvalString(`Array.from(document.querySelectorAll("details.flame-exec")).map((d) => d.id + ":" +
+		Array.from(d.querySelectorAll(".fg-f")).some((e) => e.textContent === "stage 1") + "/" +
+		Array.from(d.querySelectorAll(".fg-f")).some((e) => e.textContent === "stage 2")).join(",")`)
+	if drawn != "flame-exec-0:true/true,flame-exec-driver:true/true" {
+		t.Errorf("executors page: got %q, want executors 0 and driver each drawn with stages 1 and 2 side by side", drawn)
+	}
+	c.CheckClean("executors page with flame graphs")
+}
