@@ -11,14 +11,11 @@ import (
 	"github.com/sparkdx/sparkdx/internal/test/sparktest"
 )
 
-// TestAppPageFlameGraphs: with Profiles set, an application's page draws
-// the flame graphs of the profiles filed under its id (internal/jfr's
-// real recording of Work.java under a real log's id: stages 1 and 2)
-// with the script served from this origin, under the pages' Content-
-// Security-Policy, which allows no inline script; Chromium draws every
-// graph and stage 1's holds Work.spin.
-func TestAppPageFlameGraphs(t *testing.T) {
-	const app = "app-20200706201101-0003"
+// profiledServer serves the real log of app with a profile directory;
+// file(exec) files internal/jfr's recording of Work.java (stages 1 and 2)
+// there as the agent would for executor exec of app.
+func profiledServer(t *testing.T, app string) (*testServer, func(exec string)) {
+	t.Helper()
 	logs := t.TempDir()
 	if err := os.Symlink(sparktest.Path(t, "spark-events", app), filepath.Join(logs, app)); err != nil {
 		t.Fatal(err)
@@ -28,14 +25,29 @@ func TestAppPageFlameGraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(profiles, app+"-driver-pid42-20200706T201101Z.cpu.collapsed"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ts := startServerWith(t, t.TempDir(), []string{logs}, func(ic *ingest.Config, sc *Config) {
 		ic.Poll = 50 * time.Millisecond
 		sc.Profiles = profiles
 	})
 	ts.waitIdle(t)
+	return ts, func(exec string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(profiles, app+"-"+exec+"-pid42-20200706T201101Z.cpu.collapsed"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAppPageFlameGraphs: with Profiles set, an application's page draws
+// the flame graphs of the profiles filed under its id (internal/jfr's
+// real recording of Work.java under a real log's id: stages 1 and 2)
+// with the script served from this origin, under the pages' Content-
+// Security-Policy, which allows no inline script; Chromium draws every
+// graph and stage 1's holds Work.spin.
+func TestAppPageFlameGraphs(t *testing.T) {
+	const app = "app-20200706201101-0003"
+	ts, file := profiledServer(t, app)
+	file("driver")
 	code, page := ts.get(t, "/apps/"+app)
 	if code != 200 || strings.Count(string(page), `<div class="flame" data-flame=`) != 3 || !strings.Contains(string(page), `<script src="/static/flame.js">`) {
 		t.Fatalf("app page: got %d with %d flame graphs, want 200 with 3 (the application's, stages 1 and 2) and the script",
@@ -65,27 +77,8 @@ func TestAppPageFlameGraphs(t *testing.T) {
 // the files).
 func TestStageAndExecutorPageFlameGraphs(t *testing.T) {
 	const app = "app-20200706201101-0003"
-	logs := t.TempDir()
-	if err := os.Symlink(sparktest.Path(t, "spark-events", app), filepath.Join(logs, app)); err != nil {
-		t.Fatal(err)
-	}
-	profiles := t.TempDir()
-	data, err := os.ReadFile("../profile/testdata/work.cpu.collapsed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := func(exec string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(profiles, app+"-"+exec+"-pid42-20200706T201101Z.cpu.collapsed"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ts, file := profiledServer(t, app)
 	file("0")
-	ts := startServerWith(t, t.TempDir(), []string{logs}, func(ic *ingest.Config, sc *Config) {
-		ic.Poll = 50 * time.Millisecond
-		sc.Profiles = profiles
-	})
-	ts.waitIdle(t)
 	stage1 := func() string {
 		t.Helper()
 		code, page := ts.get(t, "/apps/"+app+"/stages/1/0")

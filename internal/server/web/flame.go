@@ -68,7 +68,6 @@ func (s *Pages) readProfile(id string) (*profile.Profile, []string) {
 	p, files, err := profile.ReadAppProfiles(s.cfg.Profiles, id)
 	if err != nil {
 		s.cfg.Logger.Warn("profiles", "app", id, "err", err)
-		return nil, nil
 	}
 	return p, files
 }
