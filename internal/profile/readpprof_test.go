@@ -130,13 +130,14 @@ func TestReadPprofErrors(t *testing.T) {
 }
 
 // TestReadAppProfilesPprof: a recording written both as pprof and as
-// collapsed stacks is counted once, from the pprof file; a broken file
-// is reported and the others still read.
+// collapsed stacks is counted once, from the pprof file, whose
+// executor_id label wins over its name; a broken file is reported and
+// the others still read.
 func TestReadAppProfilesPprof(t *testing.T) {
 	dir := t.TempDir()
 	const app = "app-20261128100000-0001"
 	orig := work(t, CPU)
-	orig.Labels = []Label{{"app_id", app}, {"executor_id", "3"}}
+	orig.Labels = []Label{{"app_id", app}, {"executor_id", "7"}} // the label wins over the name
 	for name, data := range map[string][]byte{
 		app + "-3-pid1-20261128T100000Z.cpu.pb.gz":     pprofBytes(t, orig),
 		app + "-3-pid1-20261128T100000Z.cpu.collapsed": []byte(collapsedOf(t, orig)),
@@ -152,11 +153,11 @@ func TestReadAppProfilesPprof(t *testing.T) {
 		t.Errorf("got error %v, want one naming the broken file", err)
 	}
 	want := []string{app + "-3-pid1-20261128T100000Z.cpu.pb.gz", app + "-4-pid2-20261128T100000Z.cpu.collapsed"}
-	if !slices.Equal(files, want) || p == nil || p.Total() != 2*orig.Total() || !slices.Equal(p.Executors(), []string{"3", "4"}) {
-		t.Fatalf("got files %v, want %v with 2×%d samples of executors 3 and 4", files, want, orig.Total())
+	if !slices.Equal(files, want) || p == nil || p.Total() != 2*orig.Total() || !slices.Equal(p.Executors(), []string{"4", "7"}) {
+		t.Fatalf("got files %v, want %v with 2×%d samples of executors 4 and 7", files, want, orig.Total())
 	}
-	if got := p.Executor("3").Stage(1).Total(); got != orig.Stage(1).Total() {
-		t.Errorf("executor 3 stage 1: got %d, want %d", got, orig.Stage(1).Total())
+	if got := p.Executor("7").Stage(1).Total(); got != orig.Stage(1).Total() {
+		t.Errorf("executor 7 stage 1: got %d, want %d", got, orig.Stage(1).Total())
 	}
 }
 
