@@ -44,10 +44,12 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	start := sparktest.CPUTime()
 	for range b.N {
 		r := analyze.Analyze(a)
 		if len(r.Stages) == 0 {
 			b.Fatal("no stages")
 		}
 	}
+	sparktest.ReportCPU(b, start)
 }

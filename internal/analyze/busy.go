@@ -16,37 +16,42 @@ type busyCurve struct {
 }
 
 func newBusyCurve(a *model.Attempt) *busyCurve {
-	type step struct{ t, d int64 }
-	var steps []step
+	// Starts and ends sorted apart as plain integers and merged: one
+	// sort of (time, ±1) pairs through a comparison function was half of
+	// this on a 1 GB log.
+	var starts, ends []int64
 	for _, s := range a.Stages {
 		for _, t := range s.Tasks {
 			if t.FinishTime != 0 && t.FinishTime >= t.LaunchTime {
-				steps = append(steps, step{t.LaunchTime, 1}, step{t.FinishTime, -1})
+				starts = append(starts, t.LaunchTime)
+				ends = append(ends, t.FinishTime)
 			}
 		}
 	}
-	slices.SortFunc(steps, func(x, y step) int {
-		switch {
-		case x.t < y.t:
-			return -1
-		case x.t > y.t:
-			return 1
-		}
-		return 0
-	})
+	slices.Sort(starts)
+	slices.Sort(ends)
 	c := &busyCurve{}
 	var run int64
-	for i, st := range steps {
-		run += st.d
-		if i+1 < len(steps) && steps[i+1].t == st.t {
-			continue
+	for i, k := 0, 0; i < len(starts) || k < len(ends); {
+		var x int64
+		if k < len(ends) {
+			x = ends[k]
+		}
+		if i < len(starts) && (k == len(ends) || starts[i] < x) {
+			x = starts[i]
+		}
+		for ; i < len(starts) && starts[i] == x; i++ {
+			run++
+		}
+		for ; k < len(ends) && ends[k] == x; k++ {
+			run--
 		}
 		if n := len(c.times); n > 0 {
-			c.cum = append(c.cum, model.SatAdd(c.cum[n-1], model.SatMul(c.running[n-1], model.Span(c.times[n-1], st.t))))
+			c.cum = append(c.cum, model.SatAdd(c.cum[n-1], model.SatMul(c.running[n-1], model.Span(c.times[n-1], x))))
 		} else {
 			c.cum = append(c.cum, 0)
 		}
-		c.times = append(c.times, st.t)
+		c.times = append(c.times, x)
 		c.running = append(c.running, run)
 	}
 	return c

@@ -90,7 +90,7 @@ type causeTasks struct {
 // retried, how many recovered, the longest delay) and its call site, and
 // sorts its lists; per is indexed as the causes.
 func (g *causeGroups) summarize(a *model.Attempt, per []causeTasks) {
-	recovered := recoveredTasks(a)
+	recovered := recoveredTasks(a, per)
 	for i := range g.causes {
 		c := &g.causes[i]
 		if c.Error.Frame == (Frame{}) && c.Reason == "ExceptionFailure" {
@@ -180,10 +180,21 @@ func stopTime(a *model.Attempt) int64 {
 	return t
 }
 
-// recoveredTasks are the tasks (stage, every attempt, index) that succeeded.
-func recoveredTasks(a *model.Attempt) map[taskKey]bool {
+// recoveredTasks are the tasks (stage, every attempt, index) that succeeded,
+// of the stages where one failed: a set of every task of the log was 3.7 %
+// of analyze's CPU on a 1 GB log with few failures.
+func recoveredTasks(a *model.Attempt, per []causeTasks) map[taskKey]bool {
+	failed := map[int]bool{}
+	for _, p := range per {
+		for k := range p.tasks {
+			failed[k.stage] = true
+		}
+	}
 	out := map[taskKey]bool{}
 	for _, s := range a.Stages {
+		if !failed[s.StageID] {
+			continue
+		}
 		for _, t := range s.Tasks {
 			if t.Successful() {
 				out[taskKey{s.StageID, -1, int(t.Index)}] = true

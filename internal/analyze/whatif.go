@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"container/heap"
 	"slices"
 	"sort"
 	"strconv"
@@ -133,33 +132,6 @@ func longestChain(stages []*model.StageAttempt, cost map[int]int64) (int64, []in
 	return longest, path
 }
 
-// slot is one core of the simulated cluster: when it is next free and
-// which executor it belongs to.
-type slot struct {
-	free int64
-	exec int
-	id   int
-}
-
-// slots is a min-heap of cores by the time they become free.
-type slots []slot
-
-func (h slots) Len() int { return len(h) }
-func (h slots) Less(i, j int) bool {
-	if h[i].free != h[j].free {
-		return h[i].free < h[j].free
-	}
-	return h[i].id < h[j].id
-}
-func (h slots) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *slots) Push(x any)   { *h = append(*h, x.(slot)) }
-func (h *slots) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // coldStarts is what an executor's first task paid beyond its stage's
 // median task — the JVM warming up, the Python worker daemon starting —
 // per recorded first task, and its mean, which each simulated executor
@@ -213,68 +185,6 @@ func coldStart(groups []*jobGroup) coldStarts {
 	return coldStarts{mean: mean, excess: excess}
 }
 
-// simulate replays the recorded task durations of every job group on
-// cores task slots of perExec cores per executor, as Sparklens' what-if
-// does: a stage starts when its parents finished, each task on the
-// earliest free slot. Each simulated executor pays the recorded cold
-// start once, on its first task (the recorded first tasks run warm). It
-// returns the estimated wall time including the driver's time outside
-// jobs.
-func simulate(groups []*jobGroup, driverMs int64, cores, perExec int, cs coldStarts) int64 {
-	if cores <= 0 {
-		return 0
-	}
-	most := 0 // more slots than the largest group's tasks change nothing
-	for _, g := range groups {
-		n := 0
-		for _, s := range g.stages {
-			n += len(s.Tasks)
-		}
-		most = max(most, n)
-	}
-	cores = max(min(cores, most), 1)
-	perExec = max(perExec, 1)
-	warm := map[int]bool{}
-	total := driverMs
-	h := make(slots, cores)
-	var durs []int64
-	for _, g := range groups {
-		for i := range h {
-			h[i] = slot{exec: i / perExec, id: i}
-		}
-		finish := map[int]int64{}
-		var groupEnd int64
-		for _, s := range g.stages {
-			var ready int64
-			for _, p := range s.ParentIDs {
-				ready = max(ready, finish[p])
-			}
-			ready = max(ready, finish[s.StageID]) // a re-attempt follows its predecessor
-			durs = durs[:0]
-			for _, t := range s.Tasks {
-				if t.FinishTime != 0 {
-					durs = append(durs, t.FinishTime-t.LaunchTime-cs.excess[t])
-				}
-			}
-			end := ready
-			for _, d := range durs {
-				if !warm[h[0].exec] {
-					warm[h[0].exec] = true
-					d += cs.mean
-				}
-				start := max(h[0].free, ready)
-				h[0].free = start + d
-				heap.Fix(&h, 0)
-				end = max(end, start+d)
-			}
-			finish[s.StageID] = end
-			groupEnd = max(groupEnd, end)
-		}
-		total += groupEnd
-	}
-	return total
-}
-
 // whatIf estimates wall time at 0.5×, 1×, 2× and 4× the cores seen,
 // keyed by what it simulates: executors × cores each (in local mode one
 // JVM, local[N], whose cores scale). The 1× row is the recorded run
@@ -288,7 +198,8 @@ func whatIf(groups []*jobGroup, cp CriticalPath, execs, coresPerExec int, cs col
 	if execs <= 0 || coresPerExec <= 0 {
 		return nil
 	}
-	base := simulate(groups, cp.DriverMs, execs*coresPerExec, coresPerExec, cs)
+	sim := newSimulation(groups, cs)
+	base := sim.run(cp.DriverMs, execs*coresPerExec, coresPerExec)
 	var out []WhatIf
 	for _, f := range []float64{0.5, 1, 2, 4} {
 		// Whole executors of the recorded size; half of one executor is
@@ -301,13 +212,16 @@ func whatIf(groups []*jobGroup, cp CriticalPath, execs, coresPerExec int, cs col
 			n = 1
 		}
 		c := n * per
-		sim := simulate(groups, cp.DriverMs, c, per, cs)
-		w := WhatIf{Factor: f, Executors: n, Cores: c, Local: local, SimulatedMs: sim,
-			EstimatedMs: max(actualMs+sim-base, 0), Actual: f == 1}
+		ms := base // the recorded executors and cores: the base run again
+		if c != execs*coresPerExec || per != coresPerExec {
+			ms = sim.run(cp.DriverMs, c, per)
+		}
+		w := WhatIf{Factor: f, Executors: n, Cores: c, Local: local, SimulatedMs: ms,
+			EstimatedMs: max(actualMs+ms-base, 0), Actual: f == 1}
 		if f == 1 {
 			w.EstimatedMs = actualMs
 		}
-		if busy := sim - cp.DriverMs; busy > 0 {
+		if busy := ms - cp.DriverMs; busy > 0 {
 			w.ClusterUtilPct = 100 * float64(cp.TaskTimeMs) / float64(busy*int64(c))
 		}
 		if i := slices.IndexFunc(out, func(o WhatIf) bool { return o.Executors == n && o.Cores == c }); i >= 0 {

@@ -209,6 +209,9 @@ func (d *Decoder) fastTaskInfo(s *scanner, ti *TaskInfo) {
 func (d *Decoder) fastAccumulables(s *scanner, sqlUpdates *[]AccumUpdate) []model.Accumulable {
 	var out []model.Accumulable
 	s.array(func() {
+		if s.internalAccum(sqlUpdates) {
+			return
+		}
 		var acc model.Accumulable
 		// Raw name and JSON values, read only if the accumulable is kept:
 		// most are internal task metrics that replay drops, and interning

@@ -122,6 +122,9 @@ func FuzzFastPath(f *testing.F) {
 	for _, ln := range keyOrderLines {
 		f.Add([]byte(ln))
 	}
+	for _, c := range accumLines {
+		f.Add([]byte(`{"Event":"SparkListenerTaskEnd","Task Info":{"Accumulables":[` + c.elem + `]}}`))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFastPath(t, NewDecoder(), line)
 	})

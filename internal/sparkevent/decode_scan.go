@@ -3,6 +3,7 @@ package sparkevent
 import (
 	"encoding/binary"
 	"math/bits"
+	"strconv"
 )
 
 // scanner walks one JSON line for the task fast path. Any input it is not
@@ -295,6 +296,66 @@ func (s *scanner) scalarOf(raw []byte) []byte {
 		s.bad = true
 	}
 	return out
+}
+
+// internalAccum skips an accumulable element written exactly as Spark 3
+// writes a task's own metric or a SQL metric's update,
+//
+//	{"ID":1,"Name":"internal.metrics.executorRunTime","Update":1838,"Value":1838,"Internal":true,"Count Failed Values":true}
+//	{"ID":9,"Name":"output rows","Update":"365","Value":"365","Internal":true,"Count Failed Values":true,"Metadata":"sql"}
+//
+// which the decoder does not keep (internal), adding a SQL metric's update
+// to sqlUpdates, and reports whether it did; on any other element it
+// leaves s where it was, for the general reading. Most of a Spark 3 task
+// end is such elements: read through fields and its closures they were a
+// quarter of decoding a log.
+func (s *scanner) internalAccum(sqlUpdates *[]AccumUpdate) bool {
+	start, depth := s.i, s.depth
+	if !s.literal(`{"ID":`) {
+		return false
+	}
+	id := s.int()
+	ok := !s.bad && s.literal(`,"Name":`) && s.peek() == '"'
+	var update []byte
+	if ok {
+		_, esc := s.rawString()
+		ok = !s.bad && !esc && s.literal(`,"Update":`)
+	}
+	if ok {
+		update, ok = s.plainScalar()
+		ok = ok && s.literal(`,"Value":`)
+	}
+	if ok {
+		_, ok = s.plainScalar()
+		ok = ok && s.literal(`,"Internal":true,"Count Failed Values":true`)
+	}
+	sql := ok && s.literal(`,"Metadata":"sql"`)
+	if !ok || !s.literal(`}`) {
+		s.i, s.depth, s.bad = start, depth, false
+		return false
+	}
+	if sql {
+		if n, err := strconv.ParseInt(string(update), 10, 64); err == nil {
+			*sqlUpdates = append(*sqlUpdates, AccumUpdate{ID: id, Value: n})
+		}
+	}
+	return true
+}
+
+// plainScalar reads a number, or a string without escapes, as scalar
+// does, reporting whether there was one.
+func (s *scanner) plainScalar() ([]byte, bool) {
+	if s.i >= len(s.b) {
+		return nil, false
+	}
+	if c := s.b[s.i]; c == '"' {
+		b, esc := s.rawString()
+		return b, !esc && !s.bad
+	} else if c != '-' && (c < '0' || c > '9') {
+		return nil, false
+	}
+	b := s.number()
+	return b, !s.bad
 }
 
 // skip reads any value.
