@@ -26,7 +26,7 @@ const warmUpMs = 2000
 // A first task slower than that is slow for another reason and counts as
 // any task.
 func (c coldTasks) excused(t *model.Task, med int64) bool {
-	return c[t] && t.FinishTime-t.LaunchTime-med <= max(warmUpMs, 3*t.Metrics().ExecutorDeserializeTime)
+	return c[t] && t.FinishTime-t.LaunchTime-med <= max(warmUpMs, 3*t.Metric(model.TMExecutorDeserializeTime))
 }
 
 // findColdTasks marks every executor's first wave of tasks.
@@ -73,8 +73,7 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64, cold col
 		if !ok || !t.Successful() {
 			continue
 		}
-		tm := t.Metrics()
-		b := tm.InputBytesRead + tm.ShuffleReadBytes()
+		b := t.Metric(model.TMInputBytesRead) + t.ShuffleReadBytes()
 		if d > longest || (d == longest && t.FinishTime > longestEnd) {
 			longest, longestEnd = d, t.FinishTime
 		}
@@ -83,7 +82,7 @@ func balance(s *model.StageAttempt, durations Quantiles, stageMs int64, cold col
 		}
 		lastEnd = max(lastEnd, t.FinishTime)
 		bytes = append(bytes, b)
-		records = append(records, tm.InputRecordsRead+tm.ShuffleRead.RecordsRead)
+		records = append(records, t.Metric(model.TMInputRecordsRead)+t.Metric(model.TMShuffleRecordsRead))
 		h := hosts[t.Host]
 		if h == nil {
 			h = &hostAcc{}

@@ -31,16 +31,16 @@ func executorAccs(execs []*model.Executor, stages []*model.StageAttempt) map[str
 			if t.FinishTime == 0 {
 				continue
 			}
-			tm := t.Metrics()
 			if x := acc[t.ExecutorID]; x != nil {
+				run, gc := t.Metric(model.TMExecutorRunTime), t.Metric(model.TMJvmGcTime)
 				x.busy = model.SatAdd(x.busy, model.Span(t.LaunchTime, t.FinishTime))
 				x.tasks++
 				if t.Failed {
 					x.failed++
 				}
-				x.run = model.SatAdd(x.run, tm.ExecutorRunTime)
-				x.gc = model.SatAdd(x.gc, tm.JvmGcTime)
-				x.gcShare = model.SatAdd(x.gcShare, min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0)))
+				x.run = model.SatAdd(x.run, run)
+				x.gc = model.SatAdd(x.gc, gc)
+				x.gcShare = model.SatAdd(x.gcShare, min(max(gc, 0), max(run, 0)))
 			}
 			if t.Successful() || killedAttempt(t) {
 				continue

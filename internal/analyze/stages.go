@@ -45,19 +45,20 @@ func taskTimes(s *model.StageAttempt) TaskTimes {
 			continue
 		}
 		out.TaskTimeMs = model.SatAdd(out.TaskTimeMs, d)
-		tm := t.Metrics()
-		out.PeakExecutionMemoryBytes = max(out.PeakExecutionMemoryBytes, tm.PeakExecutionMemory)
+		run := t.Metric(model.TMExecutorRunTime)
+		out.PeakExecutionMemoryBytes = max(out.PeakExecutionMemoryBytes, t.Metric(model.TMPeakExecutionMemory))
 		// A task's GC time is the JVM's for the whole executor while it
 		// ran: capped at its run time, a share of run time stays ≤ 100 %.
-		out.GCShareMs = model.SatAdd(out.GCShareMs, min(max(tm.JvmGcTime, 0), max(tm.ExecutorRunTime, 0)))
-		delay := model.SatAdd(d, -model.SatAdd(model.SatAdd(max(tm.ExecutorRunTime, 0), max(tm.ExecutorDeserializeTime, 0)), max(tm.ResultSerializationTime, 0)))
+		out.GCShareMs = model.SatAdd(out.GCShareMs, min(max(t.Metric(model.TMJvmGcTime), 0), max(run, 0)))
+		delay := model.SatAdd(d, -model.SatAdd(model.SatAdd(max(run, 0), max(t.Metric(model.TMExecutorDeserializeTime), 0)),
+			max(t.Metric(model.TMResultSerializationTime), 0)))
 		if t.GettingResultTime > 0 {
 			delay = model.SatAdd(delay, -model.Span(t.GettingResultTime, t.FinishTime))
 		}
 		out.SchedulerDelayMs = model.SatAdd(out.SchedulerDelayMs, max(delay, 0))
 		if t.Successful() {
 			durs = append(durs, d)
-			runs = append(runs, tm.ExecutorRunTime)
+			runs = append(runs, run)
 		}
 	}
 	if len(durs) > 0 {
