@@ -20,7 +20,7 @@ import (
 	"github.com/sparkdx/sparkdx/internal/redact"
 )
 
-const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX|abfss://…|wasbs://…|az://…|gs://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--profile --profile-dir DIR [--profile-every 10m] [--profile-duration 30s] [--profile-max-size 256MiB] [--profile-apps ID,…]] [--proc /proc]"
+const agentUsage = "agent [--interval 10s] [--listen 127.0.0.1:9877 [--auth-token-file FILE] [--allowed-hosts NAME,…]] [--once --format json] [--heap-dump-at 0.95 [--heap-dump-at-driver 0.9] [--heap-dump-apps ID,…] --heap-dump-dir DIR [--heap-dump-upload s3://BUCKET/PREFIX|abfss://…|wasbs://…|az://…|gs://BUCKET/PREFIX]] [--otlp-endpoint URL [--otlp-protocol http/protobuf|grpc]] [--spark-rest-interval 30s] [--profile --profile-dir DIR [--profile-every 10m] [--profile-duration 30s] [--profile-max-size 256MiB] [--profile-apps ID,…] [--profile-alloc]] [--proc /proc]"
 
 // agentConfig is agent's command line: the flags' values as typed,
 // checked by Validate before anything is opened.
@@ -31,7 +31,7 @@ type agentConfig struct {
 	heapUpload, otlp, otlpProtocol       string
 	procRoot, cgroupRoot, host           string
 	profileDir, profileApps, profileMax  string
-	once, profile                        bool
+	once, profile, profileAlloc          bool
 	heapAt, heapAtDriver                 float64
 	interval, sparkREST                  time.Duration
 	profileEvery, profileDuration        time.Duration
@@ -62,6 +62,7 @@ func agentFlags(fs *flag.FlagSet) *agentConfig {
 	fs.DurationVar(&c.profileEvery, "profile-every", 10*time.Minute, "how often each JVM is recorded (1m to 24h; JVMs are recorded one at a time)")
 	fs.DurationVar(&c.profileDuration, "profile-duration", 30*time.Second, "how long each recording lasts (1s to 5m, shorter than --profile-every)")
 	fs.StringVar(&c.profileMax, "profile-max-size", "256MiB", "bytes of profiles --profile-dir keeps; the oldest are removed past it (the last recording always stays)")
+	fs.BoolVar(&c.profileAlloc, "profile-alloc", false, "also write each recording's allocation samples (bytes allocated, by stack) as APP-EXEC-pidN-TIME.alloc.pb.gz")
 	fs.StringVar(&c.profileApps, "profile-apps", "", "record only the JVMs of these applications (comma-separated ids or patterns: app-2026*; default all)")
 	fs.StringVar(&c.procRoot, "proc", "/proc", "proc filesystem to read (a host's /proc mounted in a container)")
 	fs.StringVar(&c.cgroupRoot, "cgroup", "/sys/fs/cgroup", "cgroup filesystem to read")
@@ -107,6 +108,9 @@ const (
 // validateProfile checks the recording schedule's flags.
 func (c *agentConfig) validateProfile() error {
 	if !c.profile {
+		if c.profileAlloc {
+			return usageErr("--profile-alloc needs --profile")
+		}
 		return nil
 	}
 	switch {
@@ -172,7 +176,7 @@ func (c *agentConfig) newAgent(logger *slog.Logger) (*agent.Agent, error) {
 		}
 	}
 	a, err := agent.New(agent.Config{ProfileEvery: time.Duration(every), ProfileDuration: c.profileDuration, ProfileDir: c.profileDir,
-		ProfileApps: splitList(c.profileApps), ProfileMaxBytes: profMax, HeapDumpAtRole: atRole, ProcRoot: c.procRoot, CgroupRoot: c.cgroupRoot, Host: c.host, Interval: c.interval,
+		ProfileApps: splitList(c.profileApps), ProfileMaxBytes: profMax, ProfileAlloc: c.profileAlloc, HeapDumpAtRole: atRole, ProcRoot: c.procRoot, CgroupRoot: c.cgroupRoot, Host: c.host, Interval: c.interval,
 		HeapDumpAt: c.heapAt, HeapDumpDir: c.heapDir, HeapDumpApps: splitList(c.heapApps), HeapDumpUpload: c.heapUpload, Stores: agent.Stores{S3: c.s3.config(), Azure: azure.Config{}.WithEnv(nil), GCS: gcs.Config{}.WithEnv(nil)}, SparkREST: c.sparkREST, Redaction: rules, Logger: logger})
 	if err != nil {
 		return nil, usageErr("%v", err)

@@ -69,7 +69,8 @@ func TestAgentUsageErrors(t *testing.T) {
 		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-upload", "abfss://c@acct.blob.core.windows.net/p"}, // a Blob host for ADLS
 		{"agent", "--heap-dump-at", "0.9", "--heap-dump-dir", "/tmp", "--heap-dump-apps", "app-[1"},                                   // a bad pattern
 		{"agent", "--interval", "0s"},
-		{"agent", "--profile"}, // no directory
+		{"agent", "--profile"},                                // no directory
+		{"agent", "--profile-alloc", "--profile-dir", "/tmp"}, // no schedule
 		{"agent", "--profile", "--profile-dir", "/tmp", "--profile-every", "10s"},
 		{"agent", "--profile", "--profile-dir", "/tmp", "--profile-every", "48h"},
 		{"agent", "--profile", "--profile-dir", "/tmp", "--profile-duration", "10m"},

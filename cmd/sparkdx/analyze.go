@@ -51,7 +51,7 @@ func analyzeFlags(fs *flag.FlagSet) *analyzeConfig {
 	fs.StringVar(&c.out, "o", "", "write the report to `FILE` instead of stdout")
 	fs.BoolVar(&c.strict, "strict", false, "fail on the first malformed line instead of skipping it")
 	fs.StringVar(&c.failOn, "fail-on", "", "exit 1 when a finding is at least this severe: warning|critical")
-	fs.StringVar(&c.profiles, "profiles", "", "directory of CPU profiles (`DIR`: sparkdx agent --profile-dir, or APP_ID*.collapsed files): each app's adds top frames per stage (text) and flame graphs (html)")
+	fs.StringVar(&c.profiles, "profiles", "", "directory of CPU profiles (`DIR`: sparkdx agent --profile-dir, or APP_ID*.pb.gz/.collapsed files): each app's adds top frames per stage (text) and flame graphs (html)")
 	fs.BoolVar(&c.all, "all", false, "show every finding in full (text, html): the info ones are counted in one line otherwise")
 	fs.StringVar(&c.otlp.Endpoint, "otlp-endpoint", "", "also send each app's trace and metrics to this OTLP collector (http://host:4317)")
 	fs.StringVar(&c.otlp.Protocol, "otlp-protocol", "grpc", "OTLP protocol: grpc|http/protobuf")

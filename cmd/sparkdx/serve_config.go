@@ -56,7 +56,7 @@ func serveFlags(fs *flag.FlagSet) *serveConfig {
 	fs.StringVar(&c.data, "data", "", "directory of the embedded store (default: $XDG_STATE_HOME or ~/.local/state/sparkdx)")
 	fs.StringVar(&c.tokenFile, "auth-token-file", "", "file holding the bearer token every request but /healthz must carry")
 	fs.StringVar(&c.allowedHosts, "allowed-hosts", "", "host names requests may name besides localhost, the --listen host, this machine's name, the --peers hosts and IP addresses (`NAME,.domain,…`; *: any): a DNS rebinding guard")
-	fs.StringVar(&c.profiles, "profiles", "", "directory of CPU profiles (sparkdx agent --profile-dir, or APP_ID*.collapsed files): an application's add flame graphs to its page")
+	fs.StringVar(&c.profiles, "profiles", "", "directory of CPU profiles (sparkdx agent --profile-dir, or APP_ID*.pb.gz/.collapsed files): an application's add flame graphs to its app, stage and executors pages")
 	fs.DurationVar(&c.poll, "poll", 2*time.Second, "rescan interval (inotify wakes local directories sooner)")
 	fs.IntVar(&c.workers, "workers", 0, "ingest workers (default: half the CPUs, at least 1; the rest serve requests)")
 	fs.IntVar(&c.queue, "queue", 1024, "ingest queue capacity")

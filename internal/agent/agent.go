@@ -64,12 +64,17 @@ type Config struct {
 	// attach protocol as `sparkdx profile` does, and writes each
 	// recording's CPU profile into ProfileDir as pprof and collapsed
 	// stacks. ProfileMaxBytes (default 256 MiB) bounds what the directory
-	// keeps: the oldest profiles are removed past it.
+	// keeps: the oldest profiles are removed past it. ProfileAlloc also
+	// writes each recording's allocation samples (jdk.ObjectAllocationSample,
+	// bytes by stack) as APP-EXEC-pidN-TIME.alloc.pb.gz: the recording's
+	// settings sample allocations whether or not, so it costs the JVM
+	// nothing more, the agent a second profile to build and write.
 	ProfileEvery    time.Duration
 	ProfileDuration time.Duration
 	ProfileDir      string
 	ProfileApps     []string
 	ProfileMaxBytes int64
+	ProfileAlloc    bool
 
 	// Redaction is applied to every command line the agent keeps,
 	// before it keeps it (redact.Rules.Args); nil means redact.Default().

@@ -24,6 +24,8 @@ import (
 const (
 	ProfilePprofSuffix     = ".cpu.pb.gz"
 	ProfileCollapsedSuffix = ".cpu.collapsed"
+	// ProfileAllocSuffix is the allocation profile's (Config.ProfileAlloc).
+	ProfileAllocSuffix = ".alloc.pb.gz"
 )
 
 // profiler records the node's drivers and executors on a schedule, one
@@ -36,6 +38,7 @@ type profiler struct {
 	duration time.Duration
 	maxBytes int64
 	apps     []string
+	alloc    bool // also write the allocation samples
 	procRoot string
 	log      *slog.Logger
 
@@ -63,7 +66,7 @@ type ProfileStats struct {
 
 func newProfiler(cfg Config) *profiler {
 	return &profiler{dir: cfg.ProfileDir, every: cfg.ProfileEvery, duration: cfg.ProfileDuration, maxBytes: cfg.ProfileMaxBytes,
-		apps: cfg.ProfileApps, procRoot: cfg.ProcRoot, log: cfg.Logger, failed: map[procKey]bool{}, disabled: map[procKey]bool{}}
+		apps: cfg.ProfileApps, alloc: cfg.ProfileAlloc, procRoot: cfg.ProcRoot, log: cfg.Logger, failed: map[procKey]bool{}, disabled: map[procKey]bool{}}
 }
 
 // profileTarget is a JVM to record, as the last cycle saw it.
@@ -170,8 +173,8 @@ func (pr *profiler) one(ctx context.Context, t profileTarget) {
 		"removed", removed)...)
 }
 
-// record takes one recording of t and writes its CPU profile; files is
-// nil when nothing was written.
+// record takes one recording of t and writes its CPU profile (and its
+// allocation profile when asked); files is nil when nothing was written.
 func (pr *profiler) record(ctx context.Context, t profileTarget, now time.Time) (files []string, size int64, err error) {
 	r, err := profile.Record(ctx, t.key.pid, profile.RecordOptions{ProcRoot: pr.procRoot, Duration: pr.duration})
 	if err != nil {
@@ -182,16 +185,24 @@ func (pr *profiler) record(ctx context.Context, t profileTarget, now time.Time) 
 		// covers its full duration, so that files compare.
 		return nil, 0, err
 	}
-	p, err := r.Profile(profile.CPU)
+	outs := []profileOut{{ProfilePprofSuffix, profile.CPU, profile.WritePprof}, {ProfileCollapsedSuffix, profile.CPU, profile.WriteCollapsed}}
+	kinds := []profile.Kind{profile.CPU}
+	if pr.alloc {
+		outs = append(outs, profileOut{ProfileAllocSuffix, profile.Alloc, profile.WritePprof})
+		kinds = append(kinds, profile.Alloc)
+	}
+	ps, err := r.Profiles(kinds...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pid %d: %w", t.key.pid, err)
 	}
-	p.Labels = []profile.Label{{Key: "app_id", Value: t.appID}, {Key: "executor_id", Value: t.execID}, {Key: "role", Value: string(t.role)}}
+	profiles := map[profile.Kind]*profile.Profile{}
+	for i, p := range ps {
+		p.Labels = []profile.Label{{Key: "app_id", Value: t.appID}, {Key: "executor_id", Value: t.execID}, {Key: "role", Value: string(t.role)}}
+		profiles[kinds[i]] = p
+	}
 	stem := profileStem(t, now)
-	for _, f := range []struct {
-		suffix string
-		write  func(io.Writer, *profile.Profile) error
-	}{{ProfilePprofSuffix, profile.WritePprof}, {ProfileCollapsedSuffix, profile.WriteCollapsed}} {
+	for _, f := range outs {
+		p := profiles[f.kind]
 		n, err := writeFile(filepath.Join(pr.dir, stem+f.suffix), func(w io.Writer) error { return f.write(w, p) })
 		if err != nil {
 			for _, done := range files {
@@ -203,6 +214,14 @@ func (pr *profiler) record(ctx context.Context, t profileTarget, now time.Time) 
 		size += n
 	}
 	return files, size, nil
+}
+
+// profileOut is a file a recording is written to: a kind of samples in
+// a format.
+type profileOut struct {
+	suffix string
+	kind   profile.Kind
+	write  func(io.Writer, *profile.Profile) error
 }
 
 // profileStem names a recording by its JVM's application, executor (or
@@ -261,7 +280,8 @@ func (pr *profiler) prune(keep []string) (removed int, kept int64, err error) {
 	var files []file
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ProfilePprofSuffix) && !strings.HasSuffix(name, ProfileCollapsedSuffix) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ProfilePprofSuffix) && !strings.HasSuffix(name, ProfileCollapsedSuffix) &&
+			!strings.HasSuffix(name, ProfileAllocSuffix) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {

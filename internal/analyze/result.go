@@ -99,6 +99,11 @@ type CriticalPath struct {
 	// median (JVM warm-up, Python workers starting), on average: the
 	// what-if charges it once per simulated executor.
 	ColdStartMs int64 `json:"coldStartMs"`
+	// StageIDs are the stages of the critical path: each job group's
+	// longest chain, from its first stage to its last, groups in order
+	// (the stages whose longest tasks add up to CriticalPathMs less
+	// DriverMs). The reports' per-stage profile lines follow it.
+	StageIDs []int `json:"stageIds,omitempty"`
 }
 
 // WhatIf is the wall time on different executors and cores, keyed by

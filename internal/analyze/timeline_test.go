@@ -56,10 +56,10 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
-// TestSimulate checks the what-if scheduler on known task sets.
-func TestSimulate(t *testing.T) {
-	a := model.NewAttempt()
-	mk := func(id int, parents []int, durs ...int64) *model.StageAttempt {
+// stageMaker makes stages of a with parents and tasks of durations durs,
+// all launched at 1.
+func stageMaker(a *model.Attempt) func(id int, parents []int, durs ...int64) *model.StageAttempt {
+	return func(id int, parents []int, durs ...int64) *model.StageAttempt {
 		st, _ := a.StageOrNew(id, 0)
 		st.ParentIDs = parents
 		for i, d := range durs {
@@ -67,6 +67,11 @@ func TestSimulate(t *testing.T) {
 		}
 		return st
 	}
+}
+
+// TestSimulate checks the what-if scheduler on known task sets.
+func TestSimulate(t *testing.T) {
+	mk := stageMaker(model.NewAttempt())
 	// stage 0: 4 tasks of 10; stage 1 (after 0): tasks 30, 10, 10.
 	g := &jobGroup{stages: []*model.StageAttempt{mk(0, nil, 10, 10, 10, 10), mk(1, []int{0}, 30, 10, 10)}}
 	for _, c := range []struct {

@@ -84,20 +84,9 @@ func criticalPath(groups []*jobGroup, duration int64, cores int, cs coldStarts) 
 			cost[s.StageID] = model.SatAdd(cost[s.StageID], longest)
 		}
 		cp.TaskTimeMs = model.SatAdd(cp.TaskTimeMs, taskTime)
-		chain := map[int]int64{}
-		var longestChain int64
-		for _, s := range g.stages { // parents have lower ids: already done
-			if _, done := chain[s.StageID]; done {
-				continue
-			}
-			var before int64
-			for _, p := range s.ParentIDs {
-				before = max(before, chain[p])
-			}
-			chain[s.StageID] = model.SatAdd(before, cost[s.StageID])
-			longestChain = max(longestChain, chain[s.StageID])
-		}
+		longestChain, path := longestChain(g.stages, cost)
 		chains = model.SatAdd(chains, longestChain)
+		cp.StageIDs = append(cp.StageIDs, path...)
 		if cores > 0 {
 			ideal = model.SatAdd(ideal, taskTime/int64(cores))
 		}
@@ -106,6 +95,41 @@ func criticalPath(groups []*jobGroup, duration int64, cores int, cs coldStarts) 
 	cp.CriticalPathMs = cp.DriverMs + chains
 	cp.IdealMs = cp.DriverMs + ideal
 	return cp
+}
+
+// longestChain is the costliest chain of stages through their parents
+// (each stage's cost added once, over its attempts) and its stage ids
+// from the first to run to the last; among equal chains the one through
+// the lower ids.
+func longestChain(stages []*model.StageAttempt, cost map[int]int64) (int64, []int) {
+	chain := map[int]int64{}
+	prev := map[int]int{} // stage id → the parent its chain runs through
+	end, longest := -1, int64(0)
+	for _, s := range stages { // parents have lower ids: already done
+		if _, done := chain[s.StageID]; done {
+			continue
+		}
+		var before int64
+		from := -1
+		for _, p := range s.ParentIDs {
+			if c, ok := chain[p]; ok && (from < 0 || c > before || c == before && p < from) {
+				before, from = c, p
+			}
+		}
+		if from >= 0 {
+			prev[s.StageID] = from
+		}
+		chain[s.StageID] = model.SatAdd(before, cost[s.StageID])
+		if end < 0 || chain[s.StageID] > longest {
+			end, longest = s.StageID, chain[s.StageID]
+		}
+	}
+	var path []int
+	for id, ok := end, end >= 0; ok; id, ok = prev[id] {
+		path = append(path, id)
+	}
+	slices.Reverse(path)
+	return longest, path
 }
 
 // coldStarts is what an executor's first task paid beyond its stage's

@@ -59,8 +59,13 @@ type Sample struct {
 	Thread string     // its name when sampled (from thread dumps when there are some)
 	Task   Task
 	OnTask bool // the thread ran a Spark task
-	Value  int64
-	Time   time.Time
+	// Executor is the executor id ("driver" for the driver) of the JVM
+	// the sample came from, when the profiles of many JVMs are read into
+	// one (ReadAppProfiles): from a pprof file's executor_id label or a
+	// profile file's name. Empty when not known.
+	Executor string
+	Value    int64
+	Time     time.Time
 }
 
 // Profile is the samples of one kind from one recording.
@@ -125,6 +130,30 @@ func (p *Profile) Stage(id int) *Profile {
 		}
 	}
 	return out
+}
+
+// Executor keeps the samples of executor id.
+func (p *Profile) Executor(id string) *Profile {
+	out := &Profile{Kind: p.Kind, Start: p.Start, End: p.End, Labels: p.Labels}
+	for _, s := range p.Samples {
+		if s.Executor == id {
+			out.Samples = append(out.Samples, s)
+		}
+	}
+	return out
+}
+
+// Executors lists the executors that have samples, in order; samples of
+// no known executor are left out.
+func (p *Profile) Executors() []string {
+	var ids []string
+	for _, s := range p.Samples {
+		if s.Executor != "" && !slices.Contains(ids, s.Executor) {
+			ids = append(ids, s.Executor)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // Stages lists the stages that have samples, in order.

@@ -50,9 +50,10 @@ func TestReadCollapsedErrors(t *testing.T) {
 	}
 }
 
-// TestAppFiles: an application's CPU profiles are the collapsed files
-// named by its id and a separator, not those of an id it is a prefix of,
-// nor native or allocation profiles, nor pprof files.
+// TestAppFiles: an application's CPU profiles are the collapsed and
+// pprof files named by its id and a separator, not those of an id it is
+// a prefix of, nor native or allocation profiles; of a recording written
+// both ways, the pprof file alone.
 func TestAppFiles(t *testing.T) {
 	dir := t.TempDir()
 	const app = "app-20261128100000-0001"
@@ -60,6 +61,9 @@ func TestAppFiles(t *testing.T) {
 		app + "-3-pid1-20261128T100000Z.cpu.collapsed", // the agent's
 		app + ".collapsed", // sparkdx profile -o
 		app + "-driver-pid2-20261128T100000Z.cpu.pb.gz",
+		app + "-driver-pid2-20261128T100000Z.cpu.collapsed", // the same recording
+		app + "-3.alloc.pb.gz",
+		app + "-3.cpu.pprof",
 		app + "1-3-pid1-20261128T100000Z.cpu.collapsed", // app-…-00011
 		app + "-3.alloc.collapsed",
 		app + "-3.native.collapsed",
@@ -70,7 +74,7 @@ func TestAppFiles(t *testing.T) {
 		}
 	}
 	got, err := AppFiles(dir, app)
-	want := []string{app + "-3-pid1-20261128T100000Z.cpu.collapsed", app + ".collapsed"}
+	want := []string{app + "-3-pid1-20261128T100000Z.cpu.collapsed", app + "-driver-pid2-20261128T100000Z.cpu.pb.gz", app + ".collapsed"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
@@ -98,5 +102,35 @@ func TestWorkCollapsedGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	if err != nil || !bytes.Equal(b.Bytes(), want) {
 		t.Errorf("%s differs from work.jfr's CPU profile (%v); refresh it with -update", golden, err)
+	}
+}
+
+// TestReadAppProfilesExecutors: the samples of each agent file belong to
+// the executor its name gives; a file named by the application alone
+// gives none.
+func TestReadAppProfilesExecutors(t *testing.T) {
+	dir := t.TempDir()
+	const app = "app-20261128100000-0001"
+	data, err := os.ReadFile("testdata/work.cpu.collapsed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{app + "-3-pid1-20261128T100000Z.cpu.collapsed", app + "-driver-pid2-20261128T100000Z.cpu.collapsed", app + ".collapsed"} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _, err := ReadAppProfiles(dir, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := p.Total() / 3
+	if got := p.Executors(); !slices.Equal(got, []string{"3", "driver"}) {
+		t.Errorf("got executors %v, want [3 driver]", got)
+	}
+	for _, id := range []string{"3", "driver", ""} {
+		if got := p.Executor(id).Total(); got != one {
+			t.Errorf("executor %q: got %d samples, want %d (one file's)", id, got, one)
+		}
 	}
 }

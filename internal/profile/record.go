@@ -47,11 +47,24 @@ type Recorded struct {
 // sample named from the thread dumps taken while it ran: what `sparkdx
 // profile` and the agent's scheduled recordings both write from.
 func (r *Recorded) Profile(kind Kind) (*Profile, error) {
+	ps, err := r.Profiles(kind)
+	if err != nil {
+		return nil, err
+	}
+	return ps[0], nil
+}
+
+// Profiles is Profile of each kind, the recording parsed once.
+func (r *Recorded) Profiles(kinds ...Kind) ([]*Profile, error) {
 	rec, err := jfr.Parse(r.JFR)
 	if err != nil {
 		return nil, err
 	}
-	return Build(rec, kind, r.Names), nil
+	out := make([]*Profile, len(kinds))
+	for i, k := range kinds {
+		out[i] = Build(rec, k, r.Names)
+	}
+	return out, nil
 }
 
 // Record starts a flight recording in JVM pid through the attach

@@ -65,8 +65,8 @@ type htmlQuery struct {
 
 const htmlQueriesShown = 50
 
-// htmlFlameStages is how many of the longest stages get a flame graph of
-// their own.
+// htmlFlameStages is how many stages (profiledStages) get a flame graph
+// of their own.
 const htmlFlameStages = 10
 
 type kv struct{ K, V string }

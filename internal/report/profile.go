@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -27,25 +28,43 @@ func TopFrames(p *profile.Profile, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// profiledStages are the stages of the longest n, longest first, that the
-// profile has samples of; those without any are left out.
-func profiledStages(r *analyze.Result, p *profile.Profile, n int) []int {
-	has := map[int]bool{}
+// profiledStages are the stages the reports break a profile down by:
+// those of the critical path (analyze's CriticalPath.StageIDs) that have
+// samples, in the path's order — at most n, those with the most samples
+// when more have some. Without a path, or when none of its stages was
+// profiled, the longest n stages with samples, longest first (onPath
+// false). One definition for the text and HTML reports; the JSON report
+// carries the path itself.
+func profiledStages(r *analyze.Result, p *profile.Profile, n int) (ids []int, onPath bool) {
+	totals := map[int]int64{}
 	for _, id := range p.Stages() {
-		has[id] = true
+		totals[id] = p.Stage(id).Total()
 	}
-	var out []int
-	for _, s := range topStages(r, n) {
-		if has[s.StageID] && !slices.Contains(out, s.StageID) {
-			out = append(out, s.StageID)
+	for _, id := range r.CriticalPath.StageIDs {
+		if totals[id] > 0 && !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
 	}
-	return out
+	if len(ids) > 0 {
+		if len(ids) > n {
+			most := slices.Clone(ids)
+			slices.SortStableFunc(most, func(a, b int) int { return cmp.Compare(totals[b], totals[a]) })
+			ids = slices.DeleteFunc(ids, func(id int) bool { return !slices.Contains(most[:n], id) })
+		}
+		return ids, true
+	}
+	for _, s := range topStages(r, n) {
+		if totals[s.StageID] > 0 && !slices.Contains(ids, s.StageID) {
+			ids = append(ids, s.StageID)
+		}
+	}
+	return ids, false
 }
 
 // writeProfile prints the top frames of the application's profile and of
-// each of its longest stages that has samples: which code the time of
-// the stages that set the wall time went to.
+// each stage of the critical path that has samples (else of the longest
+// stages): which code the time of the stages that set the wall time went
+// to.
 func writeProfile(w io.Writer, in *Input, st style, n int) {
 	p := in.Profile
 	if p == nil || in.Result == nil {
@@ -55,10 +74,15 @@ func writeProfile(w io.Writer, in *Input, st style, n int) {
 	if len(in.ProfileFiles) == 1 {
 		files = "profile " + units.OneLine(in.ProfileFiles[0])
 	}
-	fmt.Fprintf(w, "%s  %s\n", st.bold("Where the CPU went"), st.dim(fmt.Sprintf("%d %s samples from %s", p.Total(), p.Kind, files)))
+	ids, onPath := profiledStages(in.Result, p, n)
+	which := "longest stages"
+	if onPath {
+		which = "critical path's stages"
+	}
+	fmt.Fprintf(w, "%s  %s\n", st.bold("Where the CPU went"), st.dim(fmt.Sprintf("%d %s samples from %s; %s", p.Total(), p.Kind, files, which)))
 	t := &table{head: []string{"", "samples", "top frames"}, right: []bool{false, true, false}}
 	t.add(nil, "all threads", fmt.Sprint(p.Total()), TopFrames(p, profileTop))
-	for _, id := range profiledStages(in.Result, p, n) {
+	for _, id := range ids {
 		s := p.Stage(id)
 		t.add(nil, fmt.Sprintf("stage %d", id), fmt.Sprint(s.Total()), TopFrames(s, profileTop))
 	}
@@ -67,9 +91,10 @@ func writeProfile(w io.Writer, in *Input, st style, n int) {
 }
 
 // htmlFlame is the report's flame-graph section: the application's
-// profile and its longest stages', each drawn by profile.FlameJS from
-// its data.
+// profile and its stages' (profiledStages), each drawn by
+// profile.FlameJS from its data.
 type htmlFlame struct {
+	OnPath  bool // the stages are the critical path's, not the longest
 	Samples int64
 	Kind    string
 	Unit    string
@@ -97,7 +122,9 @@ func flameOf(in *Input, n int) *htmlFlame {
 		return nil
 	}
 	f := &htmlFlame{Samples: p.Total(), Kind: string(p.Kind), Unit: p.Kind.Unit(), Files: strings.Join(in.ProfileFiles, ", "), Data: string(data)}
-	for _, id := range profiledStages(in.Result, p, n) {
+	ids, onPath := profiledStages(in.Result, p, n)
+	f.OnPath = onPath
+	for _, id := range ids {
 		s := p.Stage(id)
 		d, err := profile.FlameData(s)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,11 +63,10 @@ func fileShare(t *testing.T, file string, stage int, frame string) float64 {
 	return in / all
 }
 
-// TestProfileText: the text report names each profiled stage's top frame
-// with its share as the file says, longest stage first; a stage without
-// samples has no line.
-func TestProfileText(t *testing.T) {
-	in, file := profiledApp(t)
+// profileLines are the stage lines of the text report's profile section,
+// in order, and the section.
+func profileLines(t *testing.T, in *Input) (order []string, lines map[string]string, sec string) {
+	t.Helper()
 	var b bytes.Buffer
 	if err := WriteText(&b, []*Input{in}, TextOptions{Width: 200}); err != nil {
 		t.Fatal(err)
@@ -76,8 +76,7 @@ func TestProfileText(t *testing.T) {
 	if !ok {
 		t.Fatalf("no profile section in:\n%s", out)
 	}
-	lines := map[string]string{}
-	var order []string
+	lines = map[string]string{}
 	for _, l := range strings.Split(sec, "\n")[2:] {
 		f := strings.Fields(l)
 		if len(f) < 3 || f[0] != "stage" {
@@ -86,10 +85,52 @@ func TestProfileText(t *testing.T) {
 		lines[f[1]] = l
 		order = append(order, f[1])
 	}
+	return order, lines, sec
+}
+
+// TestProfileText: the text report names each profiled stage of the
+// critical path (here 0, 1, 2: three jobs one after another; 0 has no
+// samples) with its top frame and share as the file says, in the path's
+// order; a stage without samples has no line.
+func TestProfileText(t *testing.T) {
+	in, file := profiledApp(t)
+	if want := []int{0, 1, 2}; !slices.Equal(in.Result.CriticalPath.StageIDs, want) {
+		t.Fatalf("got critical path %v, want %v", in.Result.CriticalPath.StageIDs, want)
+	}
+	order, lines, sec := profileLines(t, in)
 	want1 := fmt.Sprintf("%.1f %% in Work.spin", 100*fileShare(t, file, 1, "Work.spin"))
 	want2 := fmt.Sprintf("%.1f %% in Work.allocate", 100*fileShare(t, file, 2, "Work.allocate"))
-	if strings.Join(order, ",") != "2,1" || !strings.Contains(lines["1"], want1) || !strings.Contains(lines["2"], want2) {
-		t.Errorf("got stage lines %q (order %v), want stage 2 with %q then stage 1 with %q; section:\n%s", lines, order, want2, want1, sec)
+	if strings.Join(order, ",") != "1,2" || !strings.Contains(lines["1"], want1) || !strings.Contains(lines["2"], want2) ||
+		!strings.Contains(sec, "critical path's stages") {
+		t.Errorf("got stage lines %q (order %v), want the critical path's: stage 1 with %q then stage 2 with %q; section:\n%s", lines, order, want1, want2, sec)
+	}
+}
+
+// TestProfileStagesChoice: the stages follow the critical path, even
+// when a longer stage is off it; with no path, or none of its stages
+// profiled, the longest stages with samples, longest first (2 then 1).
+func TestProfileStagesChoice(t *testing.T) {
+	for _, tc := range []struct {
+		path  []int
+		want  string
+		which string
+	}{
+		{[]int{0, 1}, "1", "critical path's stages"},
+		{[]int{2, 1}, "2,1", "critical path's stages"},
+		{nil, "2,1", "longest stages"},
+		{[]int{0}, "2,1", "longest stages"},
+	} {
+		in, _ := profiledApp(t)
+		in.Result.CriticalPath.StageIDs = tc.path
+		order, _, sec := profileLines(t, in)
+		if got := strings.Join(order, ","); got != tc.want || !strings.Contains(sec, tc.which) {
+			t.Errorf("path %v: got stages %s, want %s of the %s; section:\n%s", tc.path, got, tc.want, tc.which, sec)
+		}
+	}
+	in, _ := profiledApp(t)
+	in.Result.CriticalPath.StageIDs = []int{0, 1, 2}
+	if ids, onPath := profiledStages(in.Result, in.Profile, 1); !onPath || !slices.Equal(ids, []int{1}) {
+		t.Errorf("one stage of the path: got %v (on path %t), want [1], the one with the most samples", ids, onPath)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 
 // finishedPage serves a drill-down page of an application none of whose
 // attempts runs from the page cache, keyed by the attempts' logs and
-// their last change (and, with samples, the agent samples the page
-// draws): such a page changes only with them. A big application's stage
+// their last change (and, with samples, the agent samples and profiles
+// the page draws): such a page changes only with them. A big application's stage
 // or environment page costs 10-15 ms of CPU to render from its model, and
 // a person goes back and forth between the same few pages. Pages of
 // running applications, and errors, are rendered every time.
@@ -32,7 +32,7 @@ func (s *Pages) finishedPage(h http.HandlerFunc, samples bool) http.HandlerFunc 
 			}
 		}
 		if samples {
-			fmt.Fprintf(&key, "|%d", len(s.memorySamples(id)))
+			fmt.Fprintf(&key, "|%d|%s", len(s.memorySamples(id)), strings.Join(s.profileFiles(atts[0].ID), "/"))
 		}
 		key.WriteString("|" + r.URL.EscapedPath() + "?" + pagecache.ParamKey(r.URL.Query(), pagecache.AppPageParams...))
 		if body, _, ok := s.cfg.Cache.Get(key.String(), 0, 0); ok {

@@ -74,5 +74,6 @@ func (s *Pages) executorsPage(w http.ResponseWriter, r *http.Request) {
 		memory = v.Memory
 	}
 	s.render(w, http.StatusOK, "executors.html", map[string]any{"Title": "Executors · " + sum.Name,
-		"Live": sum.Status == "running", "Sum": sum, "Executors": execs, "Memory": memory})
+		"Live": sum.Status == "running", "Sum": sum, "Executors": execs, "Memory": memory,
+		"Flame": s.executorFlames(sum.ID)})
 }

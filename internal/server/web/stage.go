@@ -93,7 +93,7 @@ func (s *Pages) stagePage(w http.ResponseWriter, r *http.Request) {
 		"Charts": newStageCharts(sa), "Attempts": stageAttempts(d.attempt, sid),
 		"Sum": sum, "Stage": st, "Executors": execs, "Quantiles": quantileRows(qs), "QuantileHeads": quantileHeads(qs),
 		"Tasks": tasks, "Sort": pg.sort, "Sorts": taskSorts, "Offset": pg.offset, "Total": total, "Page": pg.length,
-		"Short": units.ShortName(st.Name, 80)}
+		"Short": units.ShortName(st.Name, 80), "Flame": s.stageFlame(sum.ID, sid)}
 	if pg.offset > 0 {
 		data["Prev"] = pg.link(max(pg.offset-pg.length, 0), sum.AttemptID)
 	}

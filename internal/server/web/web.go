@@ -56,7 +56,8 @@ type Config struct {
 	// when nil.
 	Jobs JobSource
 	// Profiles is a directory of CPU profiles named by application id
-	// (profile.AppFiles): the app page draws their flame graphs.
+	// (profile.AppFiles): the app, stage and executors pages draw their
+	// flame graphs.
 	Profiles string
 }
 

@@ -15,7 +15,9 @@ import java.util.List;
  * "classes N" defines N new classes;
  * "gc" runs System.gc().
  * With -Dsdx.hot=true a thread named like a task of stage 3 spends its
- * time in burn, for a profiler to find.
+ * time in burn, for a profiler to find; with -Dsdx.alloc=true one named
+ * like a task of stage 4 allocates garbage in churn, for an allocation
+ * profile to find.
  */
 public final class Load {
     static final List<Object> live = new ArrayList<>();
@@ -29,6 +31,13 @@ public final class Load {
             x = x * 6364136223846793005L + 1442695040888963407L;
         }
         return x;
+    }
+
+    /** churn is the allocating method: 64 KiB arrays dropped at once. */
+    static long churn(long n) {
+        byte[] b = new byte[64 << 10];
+        b[(int) (n & 0xffff)] = 1;
+        return b.length;
     }
 
     public static void run(String[] args) throws Exception {
@@ -53,6 +62,18 @@ public final class Load {
             Thread t = new Thread(() -> {
                 for (long n = 0; ; n++) sink = burn(n);
             }, "Executor task launch worker for task 0.0 in stage 3.0 (TID 9)");
+            t.setDaemon(true);
+            t.start();
+        }
+        if (Boolean.getBoolean("sdx.alloc")) {
+            Thread t = new Thread(() -> {
+                for (long n = 0; ; n++) {
+                    sink = churn(n);
+                    if ((n & 1023) == 0) {
+                        try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+                    }
+                }
+            }, "Executor task launch worker for task 1.0 in stage 4.0 (TID 10)");
             t.setDaemon(true);
             t.start();
         }
