@@ -48,6 +48,11 @@ func TestHistoryServerClients(t *testing.T) {
 		plan  []string // the drivers' options
 	}{{"spark-events", shared, nil}, {"scenarios", scen, []string{"--one-per-shape"}}} {
 		t.Run(set.name, func(t *testing.T) {
+			// The two sets run side by side, each with its own History
+			// Server and serve: the clients spend most of their time
+			// waiting on the servers' answers (about 6 minutes a set on a
+			// loaded machine), one after the other the package's longest.
+			t.Parallel()
 			dir := t.TempDir()
 			for _, p := range set.paths {
 				if err := copyLog(p, filepath.Join(dir, filepath.Base(p))); err != nil {

@@ -217,6 +217,10 @@ func TestHistoryServerDifferential(t *testing.T) {
 			continue // outside logs are checked against the reference line only
 		}
 		t.Run(line.Version, func(t *testing.T) {
+			// The lines run side by side (go test's -parallel bounds
+			// them): one line's History Server start overlaps the other
+			// line's comparisons instead of waiting for them.
+			t.Parallel()
 			tally := map[string]*count{}
 			for _, g := range groups {
 				t.Run(g.name, func(t *testing.T) { differential(t, line, g.paths, tally) })

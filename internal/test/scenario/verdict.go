@@ -37,6 +37,9 @@ type Verdict struct {
 	Inputs map[string]string `json:"inputs"`
 	Passed time.Time         `json:"passed"`
 	Log    string            `json:"log"` // the event log the run wrote (base name)
+	// Cores is the recording machine's CPU count, where the check of a
+	// committed log depends on it (the what-if's runs).
+	Cores int `json:"cores,omitempty"`
 }
 
 // LiveKey returns what decides a live run of s on Spark version: the
@@ -86,11 +89,22 @@ func (s *Scenario) LiveKey(root, version string) (Verdict, error) {
 			}
 		}
 	}
+	v, err := keyOf(root, files)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("scenario: %s: key: %w", s.Name, err)
+	}
+	return v, nil
+}
+
+// keyOf returns the key of files (relative to the repository root, slash
+// separated): the start of each one's SHA-256, and one SHA-256 over the
+// sorted names and sums.
+func keyOf(root string, files []string) (Verdict, error) {
 	v := Verdict{Inputs: map[string]string{}}
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
-			return Verdict{}, fmt.Errorf("scenario: %s: key: %w", s.Name, err)
+			return Verdict{}, err
 		}
 		sum := sha256.Sum256(b)
 		v.Inputs[f] = hex.EncodeToString(sum[:])[:16]
